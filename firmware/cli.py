@@ -1,0 +1,139 @@
+"""The ``cribbage-board`` command: the board itself and its tools.
+
+    cribbage-board                      the board (on a PC: the terminal board)
+    cribbage-board replay FILE [--json] a game record's resulting state
+    cribbage-board count CARDS --starter CARD [--crib] [--json]
+    cribbage-board count --distribution [--crib] [--hand-size N] [--json]
+    cribbage-board pegging CARDS [--go] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from scorer.cards import parse_cards
+from scorer.counting import distribution, score_hand, score_play
+from scorer.errors import CribbageError, RecordSyntaxError
+from scorer.record import replay
+from scorer.report import state_dict, summary
+
+PROG = "cribbage-board"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="An electronic cribbage peg-board and score ledger."
+    )
+    parser.add_argument(
+        "--state",
+        metavar="FILE",
+        help="the ledger database (default: $STATE_DIRECTORY or ~/.local/state/cribbage-board)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser("console", help="keep score by typing record lines in the terminal")
+    play.add_argument("--state", metavar="FILE", help=argparse.SUPPRESS)
+
+    rep = sub.add_parser("replay", help="replay a game record and print the resulting state")
+    rep.add_argument("file", help="the game record (- for standard input)")
+    rep.add_argument("--json", action="store_true", help="print the state as JSON")
+    rep.add_argument("--export", action="store_true", help="print the record as the ledger exports it")
+
+    count = sub.add_parser("count", help="count a hand or crib from its cards")
+    count.add_argument("cards", nargs="*", help="3, 4 or 5 cards, e.g. 5H 5D 5S JC")
+    count.add_argument("--starter", help="the starter (cut) card")
+    count.add_argument("--crib", action="store_true", help="count as a crib (only a 5-card flush)")
+    count.add_argument(
+        "--distribution",
+        action="store_true",
+        help="count every hand + starter from a 52-card pack and print how many score each total",
+    )
+    count.add_argument("--hand-size", type=int, default=4, choices=(3, 4, 5))
+    count.add_argument("--json", action="store_true")
+
+    peg = sub.add_parser("pegging", help="points for the last card played in the play")
+    peg.add_argument("cards", nargs="+", help="the cards played since the count was reset, in order")
+    peg.add_argument("--go", action="store_true", help="the last card is the last before a go")
+    peg.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "replay":
+            return _replay(args)
+        if args.command == "count":
+            return _count(args, parser)
+        if args.command == "pegging":
+            return _pegging(args)
+        from .console import run_console
+
+        return run_console(args.state)
+    except RecordSyntaxError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2
+    except CribbageError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _replay(args) -> int:
+    name = "<stdin>" if args.file == "-" else args.file
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"{PROG}: cannot read {name}: {error}", file=sys.stderr)
+        return 2
+    try:
+        result = replay(text.splitlines())
+    except RecordSyntaxError as error:
+        print(f"{name}:{error.line}: {error}", file=sys.stderr)
+        return 2
+    if args.export:
+        print("\n".join(result.book.record_lines()))
+    elif args.json:
+        print(json.dumps(state_dict(result.book, result.rejected), indent=2))
+    else:
+        print(summary(result.book, result.rejected))
+    return 0
+
+
+def _count(args, parser) -> int:
+    if args.distribution:
+        if args.cards or args.starter:
+            parser.error("--distribution counts every hand: give no cards")
+        counts = distribution(args.hand_size, args.crib)
+        full = {str(total): counts.get(total, 0) for total in range(max(counts) + 1)}
+        if args.json:
+            print(json.dumps(full))
+        else:
+            for total, number in full.items():
+                print(f"{total:>3} {number:>10}")
+        return 0
+    if not args.starter:
+        parser.error("count needs --starter CARD (or --distribution)")
+    starter = parse_cards([args.starter])[0]
+    score = score_hand(parse_cards(args.cards, [starter]), starter, crib=args.crib)
+    print(json.dumps(score.to_dict()) if args.json else f"{score.say()}")
+    return 0
+
+
+def _pegging(args) -> int:
+    score = score_play(parse_cards(args.cards), go=args.go)
+    if args.json:
+        print(json.dumps({"points": score.total, "items": score.to_dict()["items"]}))
+    else:
+        print(f"{score.say()}" if score.items else "no points")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

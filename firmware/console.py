@@ -1,0 +1,86 @@
+"""The terminal board: keep score by typing game-record lines.
+
+Every accepted line is saved in the ledger before the board answers, so
+quitting (or a power cut) loses nothing: the next start resumes the game.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from scorer.errors import CribbageError
+from scorer.record import parse_line
+from scorer.report import summary
+from scorer.store import LedgerStore
+
+HELP = """\
+Type one line of the game record and press Enter:
+  game six-card seats=Alice,Bob dealer=Alice   start a game (options: exact-out muggins
+                                               skunk=acc|lurch|triple points=acc|casual)
+  heels              the dealer's 2 for a jack turned
+  peg Bob 2          points in the play        go Bob / 31 Bob
+  hand Bob 8         a hand in the show        crib 4   the dealer's crib
+  muggins Alice 2    claim points missed       undo / redo
+  status  export  help  quit"""
+
+
+def default_state_path() -> Path:
+    """Where the ledger lives: systemd's StateDirectory, else ~/.local/state."""
+    base = os.environ.get("STATE_DIRECTORY")
+    if base:
+        return Path(base.split(":")[0]) / "ledger.sqlite3"
+    xdg = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(xdg) / "cribbage-board" / "ledger.sqlite3"
+
+
+def run_console(state: str | None = None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+    """Read record lines until quit or end of input; returns the exit status."""
+    path = Path(state) if state else default_state_path()
+    store = LedgerStore(path)
+    out = stdout.write
+    try:
+        for message in store.messages:
+            out(f"! {message}\n")
+        out(f"cribbage-board: ledger {path}\n")
+        if store.game is None:
+            out(HELP + "\n")
+        else:
+            out(summary(store.book) + "\n")
+        interactive = stdin.isatty()
+        while True:
+            if interactive:
+                out("> ")
+                stdout.flush()
+            line = stdin.readline()
+            if not line:
+                break
+            command = line.strip().lower()
+            if command in ("quit", "exit"):
+                break
+            if command in ("help", "?"):
+                out(HELP + "\n")
+                continue
+            if command == "status":
+                out(summary(store.book) + "\n")
+                continue
+            if command == "export":
+                out("\n".join(store.export()) + "\n")
+                continue
+            try:
+                action = parse_line(line)
+                if action is None:
+                    continue
+                result = store.apply(action)
+            except CribbageError as error:
+                out(f"! {error}\n")
+                continue
+            describe = getattr(result, "describe", None)
+            if describe:
+                out(f"  {command.split()[0] if command in ('undo', 'redo') else 'ok'}: {describe()}\n")
+            out(summary(store.book) + "\n")
+    finally:
+        store.close()
+    return 0

@@ -1,0 +1,64 @@
+"""Playing cards: parsing, values and the 52-card deck."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from .errors import CardError
+
+SUITS = "CDHS"
+RANK_NAMES = {1: "A", 10: "10", 11: "J", 12: "Q", 13: "K"}
+_RANK_BY_TEXT = {"A": 1, "T": 10, "10": 10, "J": 11, "Q": 12, "K": 13}
+_RANK_BY_TEXT.update({str(n): n for n in range(2, 10)})
+JACK = 11
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Card:
+    """One card: ``rank`` 1 (ace) to 13 (king), ``suit`` one of ``CDHS``."""
+
+    rank: int
+    suit: str
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.rank <= 13 or self.suit not in SUITS:
+            raise CardError(f"no such card: rank {self.rank!r} suit {self.suit!r}")
+
+    @property
+    def value(self) -> int:
+        """Counting value: ace 1, pip cards face value, court cards 10."""
+        return min(self.rank, 10)
+
+    def __str__(self) -> str:
+        return RANK_NAMES.get(self.rank, str(self.rank)) + self.suit
+
+
+def parse_card(text: str) -> Card:
+    """Parse ``5H``, ``10D``, ``TD``, ``js`` into a :class:`Card`."""
+    token = text.strip().upper()
+    rank = _RANK_BY_TEXT.get(token[:-1])
+    suit = token[-1:] if token else ""
+    if rank is None or suit not in SUITS or not suit:
+        raise CardError(
+            f"{text!r} is not a card: use rank A 2-9 10 T J Q K and suit C D H S, e.g. 5H or TD"
+        )
+    return Card(rank, suit)
+
+
+def parse_cards(texts: Iterable[str], already: Iterable[Card] = ()) -> list[Card]:
+    """Parse several cards, refusing any card given twice (also against ``already``)."""
+    seen = set(already)
+    cards = []
+    for text in texts:
+        card = parse_card(text)
+        if card in seen:
+            raise CardError(f"{card} is given twice: each card is in the pack once")
+        seen.add(card)
+        cards.append(card)
+    return cards
+
+
+def deck() -> list[Card]:
+    """The 52 cards, in rank then suit order."""
+    return [Card(rank, suit) for rank in range(1, 14) for suit in SUITS]

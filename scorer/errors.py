@@ -1,0 +1,57 @@
+"""The scorer's exception tree.
+
+Every refusal is a ``ValueError`` subclass whose message fits a small
+screen and tells the player what to do instead.
+"""
+
+
+class CribbageError(ValueError):
+    """Base of every error the scorer raises for bad input."""
+
+
+class CardError(CribbageError):
+    """A card that cannot be parsed, or a card given twice."""
+
+
+class PlayError(CribbageError):
+    """A card that cannot be played (it would pass 31)."""
+
+
+class RuleError(CribbageError):
+    """An entry the rules refuse; the game is unchanged."""
+
+
+class UnknownVariantError(CribbageError):
+    """A variant or option name the scorer does not know."""
+
+
+class SetupError(CribbageError):
+    """A game that cannot be set up as asked (seats, dealer, options)."""
+
+
+class UnknownSeatError(RuleError):
+    """A seat that is not in the game."""
+
+
+class OutOfTurnError(RuleError):
+    """An entry made out of order (show order, heels after the play)."""
+
+
+class ImpossibleScoreError(RuleError):
+    """Points that no hand, crib or card can score."""
+
+
+class GameOverError(RuleError):
+    """An entry after the game has ended."""
+
+
+class NothingToUndoError(RuleError):
+    """Undo or redo with nothing to take back or put again."""
+
+
+class RecordSyntaxError(CribbageError):
+    """A game-record line that is not valid syntax."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line

@@ -1,0 +1,638 @@
+"""The game state machine and its ledger, with undo and redo.
+
+A :class:`Game` takes typed :class:`Entry` objects through :meth:`Game.push`,
+which either accepts one (and records it in the ledger) or raises a
+:class:`~scorer.errors.RuleError` and changes nothing. :meth:`Game.is_legal`
+asks the same question without raising. A :class:`Match` is a run of games
+between the same seats, with the tally.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from .counting import possible_totals
+from .errors import (
+    GameOverError,
+    ImpossibleScoreError,
+    NothingToUndoError,
+    OutOfTurnError,
+    RuleError,
+    SetupError,
+    UnknownSeatError,
+)
+from .variants import VARIANTS, Options, ResultKind, Variant, result_kind
+
+MAX_PLAY_POINTS = 15  # no single card can peg more
+CRIB_SIZE = 4
+
+
+class EntryKind(Enum):
+    """What an entry in the ledger records."""
+
+    START = "start"  # five-card: pone's three for last, pegged at the start of the game
+    HEELS = "heels"
+    PEG = "peg"
+    GO = "go"
+    THIRTY_ONE = "31"
+    HAND = "hand"
+    CRIB = "crib"
+    MUGGINS = "muggins"
+
+
+PLAY_KINDS = (EntryKind.PEG, EntryKind.GO, EntryKind.THIRTY_ONE)
+FIXED_POINTS = {EntryKind.HEELS: 2, EntryKind.GO: 1, EntryKind.THIRTY_ONE: 2}
+
+
+class Phase(Enum):
+    """Where a deal stands: before the play, in the play, in the show, or game over."""
+
+    HEELS = "heels"
+    PLAY = "play"
+    SHOW = "show"
+    OVER = "over"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An entry a player makes. ``seat`` may be None for heels and crib
+    (the dealer's); heels, go and 31 have fixed points."""
+
+    kind: EntryKind
+    seat: str | None = None
+    points: int = 0
+
+    @classmethod
+    def heels(cls) -> "Entry":
+        return cls(EntryKind.HEELS, None, 2)
+
+    @classmethod
+    def peg(cls, seat: str, points: int) -> "Entry":
+        return cls(EntryKind.PEG, seat, points)
+
+    @classmethod
+    def go(cls, seat: str) -> "Entry":
+        return cls(EntryKind.GO, seat, 1)
+
+    @classmethod
+    def thirty_one(cls, seat: str) -> "Entry":
+        return cls(EntryKind.THIRTY_ONE, seat, 2)
+
+    @classmethod
+    def hand(cls, seat: str, points: int) -> "Entry":
+        return cls(EntryKind.HAND, seat, points)
+
+    @classmethod
+    def crib(cls, points: int, seat: str | None = None) -> "Entry":
+        return cls(EntryKind.CRIB, seat, points)
+
+    @classmethod
+    def muggins(cls, seat: str, points: int) -> "Entry":
+        return cls(EntryKind.MUGGINS, seat, points)
+
+    def record(self) -> str:
+        """The game-record line for this entry."""
+        kind = self.kind
+        if kind is EntryKind.HEELS:
+            return "heels" if self.seat is None else f"heels {self.seat}"
+        if kind in (EntryKind.GO, EntryKind.THIRTY_ONE):
+            return f"{kind.value} {self.seat}"
+        if kind is EntryKind.CRIB and self.seat is None:
+            return f"crib {self.points}"
+        return f"{kind.value} {self.seat} {self.points}"
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """An accepted entry: who, what, the points claimed and the points that
+    moved the peg (fewer under exact-out), the deal it belongs to, and a note."""
+
+    kind: EntryKind
+    seat: str
+    points: int
+    pegged: int
+    deal: int
+    entry: Entry
+    note: str = ""
+
+    def describe(self) -> str:
+        """Short text for a small screen: "Bob hand 8"."""
+        what = {EntryKind.START: "3 for last", EntryKind.THIRTY_ONE: "31"}.get(
+            self.kind, self.kind.value
+        )
+        text = f"{self.seat} {what} {self.points}"
+        return f"{text} ({self.note})" if self.note else text
+
+
+@dataclass(frozen=True)
+class Side:
+    """A scoring side: one seat, or a partnership of two."""
+
+    name: str
+    seats: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of a finished game."""
+
+    winner: str  # side name
+    loser: str  # side name: the lowest other side, or in low-ball the side that reached the target
+    kind: ResultKind
+    margin: int
+    game_points: int
+    scores: tuple[tuple[str, int], ...]  # (side name, final score)
+    lowball: bool = False
+
+    def to_dict(self) -> dict:
+        return {
+            "winner": self.winner,
+            "loser": self.loser,
+            "result": self.kind.value,
+            "margin": self.margin,
+            "game_points": self.game_points,
+            "scores": dict(self.scores),
+            "lowball": self.lowball,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Outcome":
+        return cls(
+            winner=data["winner"],
+            loser=data["loser"],
+            kind=ResultKind(data["result"]),
+            margin=int(data["margin"]),
+            game_points=int(data["game_points"]),
+            scores=tuple((name, int(score)) for name, score in data["scores"].items()),
+            lowball=bool(data.get("lowball", False)),
+        )
+
+
+@dataclass(frozen=True)
+class GameState:
+    """Everything that changes as entries are pegged; immutable, one per ledger entry."""
+
+    scores: tuple[int, ...]
+    backs: tuple[int, ...]
+    dealer: int  # seat index
+    deal: int
+    phase: Phase
+    shown: int  # show counts finished in this deal
+    last_count: int | None = None  # ledger index of a count muggins may still be claimed on
+    outcome: Outcome | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class HistoryEvent:
+    """One line of the visible history: an entry accepted, undone or redone."""
+
+    action: str  # "entry", "undo" or "redo"
+    entry: LedgerEntry
+
+    def record(self) -> str:
+        return self.entry.entry.record() if self.action == "entry" else self.action
+
+
+class Game:
+    """One game of cribbage: the rules, the seats, the ledger and undo/redo."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        seats: list[str] | tuple[str, ...],
+        dealer: str | None = None,
+        options: Options | None = None,
+    ):
+        self.variant = variant
+        self.options = options or Options()
+        self.seats = _check_seats(variant, seats)
+        if variant.partnership:
+            self.sides = tuple(
+                Side(f"{self.seats[i]}+{self.seats[i + 2]}", (self.seats[i], self.seats[i + 2]))
+                for i in range(2)
+            )
+        else:
+            self.sides = tuple(Side(seat, (seat,)) for seat in self.seats)
+        self._side_of_seat = {
+            seat: index for index, side in enumerate(self.sides) for seat in side.seats
+        }
+        dealer_index = 0 if dealer is None else self._seat_index(dealer, SetupError)
+        zero = tuple(0 for _ in self.sides)
+        self._base = GameState(zero, zero, dealer_index, 1, Phase.HEELS, 0)
+        self._stack: list[tuple[LedgerEntry, GameState]] = []
+        self._redo: list[Entry] = []
+        self.history: list[HistoryEvent] = []
+        if variant.start_bonus:
+            pone = self.seats[(dealer_index + 1) % len(self.seats)]
+            self._base, bonus = self._peg(
+                self._base, EntryKind.START, Entry(EntryKind.START, pone, variant.start_bonus)
+            )
+            self._start_entries = (bonus,)
+        else:
+            self._start_entries = ()
+
+    # ---- queries ---------------------------------------------------------
+
+    @property
+    def state(self) -> GameState:
+        return self._stack[-1][1] if self._stack else self._base
+
+    @property
+    def ledger(self) -> list[LedgerEntry]:
+        """The accepted entries in force, oldest first (the start bonus included)."""
+        return list(self._start_entries) + [entry for entry, _ in self._stack]
+
+    @property
+    def redo_entries(self) -> list[Entry]:
+        """Entries undone and not yet redone, the next to redo last."""
+        return list(self._redo)
+
+    @property
+    def dealer(self) -> str:
+        return self.seats[self.state.dealer]
+
+    @property
+    def phase(self) -> Phase:
+        return self.state.phase
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.state.outcome
+
+    @property
+    def is_over(self) -> bool:
+        return self.state.outcome is not None
+
+    @property
+    def first_dealer(self) -> str:
+        return self.seats[self._base.dealer]
+
+    def side_of(self, seat: str) -> Side:
+        """The side a seat scores for."""
+        return self.sides[self._side_of_seat[self.seats[self._seat_index(seat)]]]
+
+    def score(self, side: str) -> int:
+        return self.state.scores[self._side_index(side)]
+
+    def show_order(self, state: GameState | None = None) -> list[tuple[str, str]]:
+        """The whole show of the deal: (seat, "hand"/"crib"), clockwise from the dealer's left."""
+        state = state or self.state
+        n = len(self.seats)
+        order = [(self.seats[(state.dealer + k) % n], "hand") for k in range(1, n + 1)]
+        return order + [(self.seats[state.dealer], "crib")]
+
+    def remaining_show(self) -> list[tuple[str, str]]:
+        """The counts still to come in this deal's show, next first (empty once over)."""
+        if self.is_over:
+            return []
+        return self.show_order()[self.state.shown:]
+
+    def next_count(self) -> tuple[str, str] | None:
+        """The seat and count ("hand" or "crib") the show expects next, or None when over."""
+        remaining = self.remaining_show()
+        return remaining[0] if remaining else None
+
+    def is_legal(self, entry: Entry) -> bool:
+        """Whether :meth:`push` would accept ``entry``."""
+        try:
+            self._apply(self.state, entry)
+        except RuleError:
+            return False
+        return True
+
+    def check(self, entry: Entry) -> None:
+        """Raise the error :meth:`push` would raise for ``entry``; change nothing."""
+        self._apply(self.state, entry)
+
+    def header(self) -> str:
+        """The game-record line that starts this game."""
+        parts = [
+            "game",
+            self.variant.name,
+            "seats=" + ",".join(self.seats),
+            f"dealer={self.first_dealer}",
+        ]
+        if self.variant.target != _default_target(self.variant):
+            parts.append(f"target={self.variant.target}")
+        if self.options.exact_out:
+            parts.append("exact-out")
+        if self.options.muggins:
+            parts.append("muggins")
+        if self.options.skunk.value != "acc":
+            parts.append(f"skunk={self.options.skunk.value}")
+        if self.options.points.spec() != "acc":
+            parts.append(f"points={self.options.points.spec()}")
+        return " ".join(parts)
+
+    def record_lines(self) -> list[str]:
+        """This game as a game record: the header, then every action in order."""
+        return [self.header()] + [event.record() for event in self.history]
+
+    # ---- changes ---------------------------------------------------------
+
+    def push(self, entry: Entry) -> LedgerEntry:
+        """Peg an entry, or raise a RuleError and change nothing. Clears redo."""
+        accepted = self._push(entry)
+        self._redo.clear()
+        self.history.append(HistoryEvent("entry", accepted))
+        return accepted
+
+    def undo(self) -> LedgerEntry:
+        """Take back the last entry in force (any entry of the game)."""
+        if not self._stack:
+            raise NothingToUndoError("Nothing to undo in this game")
+        entry, _ = self._stack.pop()
+        self._redo.append(entry.entry)
+        self.history.append(HistoryEvent("undo", entry))
+        return entry
+
+    def redo(self) -> LedgerEntry:
+        """Put back the last entry undone."""
+        if not self._redo:
+            raise NothingToUndoError("Nothing to redo")
+        accepted = self._push(self._redo[-1])
+        self._redo.pop()
+        self.history.append(HistoryEvent("redo", accepted))
+        return accepted
+
+    def _push(self, entry: Entry) -> LedgerEntry:
+        state, accepted = self._apply(self.state, entry)
+        self._stack.append((accepted, state))
+        return accepted
+
+    # ---- the rules -------------------------------------------------------
+
+    def _apply(self, state: GameState, entry: Entry) -> tuple[GameState, LedgerEntry]:
+        if state.outcome is not None:
+            raise GameOverError(
+                f"Game over: {state.outcome.winner} won. Undo, or start a new game"
+            )
+        if not isinstance(entry, Entry):
+            raise RuleError(f"not an entry: {entry!r}")
+        if entry.points < 0:
+            raise ImpossibleScoreError("Points can't be negative")
+        kind = entry.kind
+        if kind in FIXED_POINTS and entry.points != FIXED_POINTS[kind]:
+            raise ImpossibleScoreError(f"{kind.value} is worth {FIXED_POINTS[kind]}")
+        dealer = self.seats[state.dealer]
+        if kind is EntryKind.START:
+            raise RuleError("The start bonus is pegged by the board at the start of the game")
+        if kind is EntryKind.HEELS:
+            seat = dealer if entry.seat is None else self.seats[self._seat_index(entry.seat)]
+            if state.phase is not Phase.HEELS:
+                raise OutOfTurnError("His heels is pegged when the starter is cut, before the play")
+            if seat != dealer:
+                raise OutOfTurnError(f"Only the dealer, {dealer}, pegs his heels")
+            state = replace(state, phase=Phase.PLAY, last_count=None)
+            return self._peg(state, kind, replace(entry, seat=seat))
+        if kind is EntryKind.CRIB and entry.seat is None:
+            entry = replace(entry, seat=dealer)
+        if entry.seat is None:
+            raise UnknownSeatError(f"{kind.value} needs a seat: one of {', '.join(self.seats)}")
+        seat = self.seats[self._seat_index(entry.seat)]
+        entry = replace(entry, seat=seat)
+        if kind in PLAY_KINDS:
+            if state.phase is Phase.SHOW:
+                who, what = self.show_order(state)[state.shown]
+                raise OutOfTurnError(f"The play is over: {who}'s {what} is next")
+            if kind is EntryKind.PEG:
+                if entry.points == 0:
+                    raise ImpossibleScoreError("Nothing to peg: dial 1 or more")
+                if entry.points > MAX_PLAY_POINTS:
+                    raise ImpossibleScoreError(
+                        f"No card pegs more than {MAX_PLAY_POINTS} in the play"
+                    )
+            state = replace(state, phase=Phase.PLAY)
+            new_state, accepted = self._peg(state, kind, entry)
+            return replace(new_state, last_count=self._next_index()), accepted
+        if kind in (EntryKind.HAND, EntryKind.CRIB):
+            return self._count_show(state, entry)
+        if kind is EntryKind.MUGGINS:
+            return self._muggins(state, entry)
+        raise RuleError(f"unknown entry kind {kind!r}")
+
+    def _count_show(self, state: GameState, entry: Entry) -> tuple[GameState, LedgerEntry]:
+        order = self.show_order(state)
+        who, what = order[state.shown]
+        if entry.kind is EntryKind.CRIB:
+            if entry.seat != self.seats[state.dealer]:
+                raise OutOfTurnError(f"The crib is the dealer's: {self.seats[state.dealer]}")
+            if what != "crib":
+                raise OutOfTurnError(f"{who}'s hand comes before the crib")
+            size, name = CRIB_SIZE, "crib"
+        else:
+            if what == "crib":
+                raise OutOfTurnError(f"{who}'s crib is next")
+            if entry.seat != who:
+                raise OutOfTurnError(f"{who} counts next: {_describe_order(order[state.shown:])}")
+            size, name = self.variant.hand_size, "hand"
+        self._check_show_total(entry.points, size, entry.kind is EntryKind.CRIB, name)
+        shown = state.shown + 1
+        state = replace(state, phase=Phase.SHOW, shown=shown)
+        new_state, accepted = self._peg(state, entry.kind, entry)
+        if shown == len(order) and new_state.outcome is None:
+            new_state = replace(
+                new_state,
+                dealer=(state.dealer + 1) % len(self.seats),
+                deal=state.deal + 1,
+                phase=Phase.HEELS,
+                shown=0,
+            )
+        return replace(new_state, last_count=self._next_index()), accepted
+
+    def _check_show_total(self, points: int, size: int, crib: bool, name: str) -> None:
+        possible = possible_totals(size, crib)
+        if points > max(possible):
+            raise ImpossibleScoreError(f"{points} is more than a {name} can score ({max(possible)})")
+        if points not in possible:
+            raise ImpossibleScoreError(f"{points} is not a possible {name}")
+
+    def _muggins(self, state: GameState, entry: Entry) -> tuple[GameState, LedgerEntry]:
+        if not self.options.muggins:
+            raise RuleError("Muggins is off in this game: turn it on in the options")
+        if state.last_count is None:
+            raise OutOfTurnError("Muggins is claimed right after a count")
+        counted = self.ledger[state.last_count]
+        if self._side_of_seat[entry.seat] == self._side_of_seat[counted.seat]:
+            raise RuleError("Muggins is for an opponent's missed points")
+        if entry.points == 0:
+            raise ImpossibleScoreError("Nothing to claim: dial 1 or more")
+        total = counted.points + entry.points
+        if counted.kind in (EntryKind.HAND, EntryKind.CRIB):
+            crib = counted.kind is EntryKind.CRIB
+            size = CRIB_SIZE if crib else self.variant.hand_size
+            possible = possible_totals(size, crib)
+            if total not in possible:
+                name = counted.kind.value
+                raise ImpossibleScoreError(
+                    f"{counted.points}+{entry.points}={total} is not a possible {name}"
+                )
+        elif counted.kind is EntryKind.PEG:
+            if total > MAX_PLAY_POINTS:
+                raise ImpossibleScoreError(
+                    f"{counted.points}+{entry.points}: no card pegs more than {MAX_PLAY_POINTS}"
+                )
+        else:
+            raise RuleError(f"Nothing to claim on {counted.kind.value}")
+        new_state, accepted = self._peg(state, EntryKind.MUGGINS, entry)
+        return replace(new_state, last_count=None), accepted
+
+    def _peg(self, state: GameState, kind: EntryKind, entry: Entry) -> tuple[GameState, LedgerEntry]:
+        """Move the side's pegs; count the game out the instant it reaches the target."""
+        side = self._side_of_seat[entry.seat]
+        target = self.variant.target
+        score = state.scores[side]
+        points, note = entry.points, ""
+        if self.options.exact_out and score + points > target:
+            note = f"{entry.seat} needs exactly {target - score}"
+            points = 0
+        scores, backs = list(state.scores), list(state.backs)
+        if points:
+            backs[side] = score
+            scores[side] = min(score + points, target)
+        new_state = replace(state, scores=tuple(scores), backs=tuple(backs), note=note)
+        if scores[side] >= target:
+            new_state = replace(new_state, phase=Phase.OVER, outcome=self._outcome(side, scores))
+        accepted = LedgerEntry(kind, entry.seat, entry.points, points, state.deal, entry, note)
+        return new_state, accepted
+
+    def _outcome(self, reached: int, scores: list[int]) -> Outcome:
+        others = [i for i in range(len(self.sides)) if i != reached]
+        if self.variant.lowball:
+            winner = min(others, key=lambda i: scores[i])
+            loser, kind = reached, ResultKind.WIN
+            margin = scores[loser] - scores[winner]
+        else:
+            winner = reached
+            loser = min(others, key=lambda i: scores[i])
+            kind = result_kind(scores[loser], self.variant.target, self.options.skunk)
+            margin = scores[winner] - scores[loser]
+        return Outcome(
+            winner=self.sides[winner].name,
+            loser=self.sides[loser].name,
+            kind=kind,
+            margin=margin,
+            game_points=self.options.points.for_kind(kind),
+            scores=tuple((side.name, scores[i]) for i, side in enumerate(self.sides)),
+            lowball=self.variant.lowball,
+        )
+
+    # ---- helpers ---------------------------------------------------------
+
+    def _next_index(self) -> int:
+        return len(self._start_entries) + len(self._stack)
+
+    def _seat_index(self, seat: str, error: type[Exception] = UnknownSeatError) -> int:
+        wanted = str(seat).strip().lower()
+        for index, name in enumerate(self.seats):
+            if name.lower() == wanted:
+                return index
+        raise error(f"{seat} is not in this game: seats are {', '.join(self.seats)}")
+
+    def _side_index(self, name: str) -> int:
+        wanted = name.strip().lower()
+        for index, side in enumerate(self.sides):
+            if side.name.lower() == wanted or wanted in (s.lower() for s in side.seats):
+                return index
+        raise UnknownSeatError(f"{name} is not a side in this game")
+
+
+def _describe_order(order: list[tuple[str, str]]) -> str:
+    return " > ".join(f"{seat} {what}" for seat, what in order)
+
+
+def _default_target(variant: Variant) -> int:
+    base = VARIANTS.get(variant.name)
+    return base.target if base else variant.target
+
+
+def _check_seats(variant: Variant, seats) -> tuple[str, ...]:
+    seats = tuple(str(s).strip() for s in seats)
+    if len(seats) != variant.players:
+        raise SetupError(
+            f"{variant.name} is for {variant.players} players, not {len(seats)}: name {variant.players} seats"
+        )
+    for seat in seats:
+        if not seat or any(ch.isspace() or ch in ",=#+" for ch in seat):
+            raise SetupError(f"seat name {seat!r}: use letters and digits, no spaces, commas, + or =")
+    if len({s.lower() for s in seats}) != len(seats):
+        raise SetupError("each seat needs its own name")
+    return seats
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A side's standing in the match."""
+
+    side: str
+    wins: int
+    game_points: int
+
+
+class Match:
+    """Games in a row between the same seats: the loser of one deals first in the next."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        seats,
+        dealer: str | None = None,
+        options: Options | None = None,
+        results: list[Outcome] | None = None,
+    ):
+        self.game = Game(variant, seats, dealer, options)
+        self.results: list[Outcome] = list(results or [])
+
+    @property
+    def variant(self) -> Variant:
+        return self.game.variant
+
+    @property
+    def options(self) -> Options:
+        return self.game.options
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return self.game.seats
+
+    def next_dealer(self) -> str:
+        """Who deals first in the next game: a seat of the last game's loser."""
+        game = self.game
+        if game.outcome is None:
+            return game.first_dealer
+        losing = next(side for side in game.sides if side.name == game.outcome.loser)
+        return losing.seats[0]
+
+    def new_game(self, dealer: str | None = None) -> Game:
+        """Finish this game into the tally and start the next one.
+
+        A game not yet over is abandoned: it counts for nobody."""
+        game = self.game
+        if game.outcome is not None:
+            expected = self.next_dealer()
+            if dealer is not None and dealer.strip().lower() != expected.lower():
+                raise SetupError(f"{game.outcome.loser} lost the last game: {expected} deals first")
+            self.results.append(game.outcome)
+            dealer = expected
+        self.game = Game(game.variant, game.seats, dealer, game.options)
+        return self.game
+
+    def tally(self) -> list[Tally]:
+        """Wins and game points of each side, over the finished games of the match
+        (the current game counts once it is over)."""
+        results = list(self.results)
+        if self.game.outcome is not None:
+            results.append(self.game.outcome)
+        return [
+            Tally(
+                side.name,
+                sum(1 for r in results if r.winner == side.name),
+                sum(r.game_points for r in results if r.winner == side.name),
+            )
+            for side in self.game.sides
+        ]
+
+    def games_played(self) -> int:
+        return len(self.results) + (1 if self.game.outcome is not None else 0)

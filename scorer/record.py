@@ -1,0 +1,218 @@
+"""The plain-text game record: parsing, replay and the scorebook it drives.
+
+One action a line, ``#`` starts a comment::
+
+    game six-card seats=Alice,Bob dealer=Alice [target=N] [exact-out] [muggins]
+         [skunk=acc|lurch|triple|none] [points=acc|casual|W/S/D/T/L]
+    heels [SEAT]        peg SEAT N        go SEAT        31 SEAT
+    hand SEAT N         crib [SEAT] N     muggins SEAT N
+    undo                redo
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterable
+
+from .errors import CribbageError, RecordSyntaxError, RuleError, SetupError
+from .game import Entry, EntryKind, Game, LedgerEntry, Match
+from .variants import Options, SkunkLines, Variant, find_variant, parse_game_points
+
+
+class Command(Enum):
+    """Record actions that are not entries."""
+
+    UNDO = "undo"
+    REDO = "redo"
+
+
+@dataclass(frozen=True)
+class GameHeader:
+    """A ``game`` line: the variant, the seats (clockwise), the first dealer, the options."""
+
+    variant: Variant
+    seats: tuple[str, ...]
+    dealer: str | None = None
+    options: Options = field(default_factory=Options)
+
+    def same_match(self, match: Match) -> bool:
+        """Whether this game continues ``match`` (same variant, seats and options)."""
+        return (
+            self.variant == match.variant
+            and tuple(s.lower() for s in self.seats) == tuple(s.lower() for s in match.seats)
+            and self.options == match.options
+        )
+
+
+Action = GameHeader | Entry | Command
+
+_HEADER_HELP = "seats=A,B dealer=A target=N exact-out muggins skunk=acc|lurch|triple|none points=acc|casual"
+_SEAT_AND_POINTS = {"peg": EntryKind.PEG, "hand": EntryKind.HAND, "muggins": EntryKind.MUGGINS}
+_SEAT_ONLY = {"go": EntryKind.GO, "31": EntryKind.THIRTY_ONE}
+
+
+def parse_line(text: str) -> Action | None:
+    """Parse one record line; None for a blank or comment line."""
+    words = text.split("#", 1)[0].split()
+    if not words:
+        return None
+    verb, args = words[0].lower(), words[1:]
+    if verb == "game":
+        return _parse_header(args)
+    if verb in ("undo", "redo"):
+        _expect(verb, args, 0, verb)
+        return Command(verb)
+    if verb == "heels":
+        _expect(verb, args, (0, 1), "heels [SEAT]")
+        return Entry(EntryKind.HEELS, args[0] if args else None, 2)
+    if verb in _SEAT_ONLY:
+        _expect(verb, args, 1, f"{verb} SEAT")
+        kind = _SEAT_ONLY[verb]
+        return Entry(kind, args[0], 1 if kind is EntryKind.GO else 2)
+    if verb in _SEAT_AND_POINTS:
+        _expect(verb, args, 2, f"{verb} SEAT POINTS")
+        return Entry(_SEAT_AND_POINTS[verb], args[0], _points(args[1], verb))
+    if verb == "crib":
+        _expect(verb, args, (1, 2), "crib [SEAT] POINTS")
+        seat = args[0] if len(args) == 2 else None
+        return Entry(EntryKind.CRIB, seat, _points(args[-1], verb))
+    raise RecordSyntaxError(
+        f"unknown line {words[0]!r}: use game, heels, peg, go, 31, hand, crib, muggins, undo or redo"
+    )
+
+
+def _expect(verb: str, args: list[str], count, usage: str) -> None:
+    counts = count if isinstance(count, tuple) else (count,)
+    if len(args) not in counts:
+        raise RecordSyntaxError(f"{verb} takes: {usage}")
+
+
+def _points(text: str, verb: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise RecordSyntaxError(f"{verb}: points must be a whole number, not {text!r}") from None
+
+
+def _parse_header(args: list[str]) -> GameHeader:
+    if not args or "=" in args[0]:
+        raise RecordSyntaxError(f"game needs a variant first, e.g. game six-card {_HEADER_HELP}")
+    settings: dict[str, str] = {}
+    flags: set[str] = set()
+    for word in args[1:]:
+        key, sep, value = word.partition("=")
+        key = key.lower()
+        if sep:
+            if key not in ("seats", "dealer", "target", "skunk", "points") or not value:
+                raise RecordSyntaxError(f"unknown game setting {word!r}: use {_HEADER_HELP}")
+            settings[key] = value
+        elif key in ("exact-out", "muggins"):
+            flags.add(key)
+        else:
+            raise RecordSyntaxError(f"unknown game option {word!r}: use {_HEADER_HELP}")
+    try:
+        target = settings.get("target")
+        variant = find_variant(args[0], None if target is None else _points(target, "target"))
+        try:
+            skunk = SkunkLines(settings.get("skunk", "acc").lower())
+        except ValueError:
+            raise RecordSyntaxError(
+                f"skunk={settings['skunk']}: use acc, lurch, triple or none"
+            ) from None
+        points = parse_game_points(settings.get("points", "acc"))
+    except RecordSyntaxError:
+        raise
+    except CribbageError as error:
+        raise RecordSyntaxError(str(error)) from None
+    if "seats" not in settings:
+        raise RecordSyntaxError(f"game needs seats=, e.g. seats=Alice,Bob for {variant.name}")
+    seats = tuple(settings["seats"].split(","))
+    options = Options(
+        exact_out="exact-out" in flags, muggins="muggins" in flags, skunk=skunk, points=points
+    )
+    return GameHeader(variant, seats, settings.get("dealer"), options)
+
+
+class Scorebook:
+    """Applies record actions: starts games and matches, pegs entries, undoes and redoes."""
+
+    def __init__(self, match: Match | None = None):
+        self.match = match
+        self.games: list[Game] = []  # finished or abandoned games of this match, in order
+
+    @property
+    def game(self) -> Game | None:
+        return self.match.game if self.match else None
+
+    def apply(self, action: Action) -> LedgerEntry | Game:
+        """Apply one action; raises a CribbageError (and changes nothing) if refused."""
+        if isinstance(action, GameHeader):
+            return self.start(action)
+        game = self.game
+        if game is None:
+            raise RuleError("No game yet: start one with a game line")
+        if action is Command.UNDO:
+            return game.undo()
+        if action is Command.REDO:
+            return game.redo()
+        return game.push(action)
+
+    def start(self, header: GameHeader) -> Game:
+        """Start the next game of the match, or a new match if the header differs."""
+        if self.match is not None and header.same_match(self.match):
+            previous = self.match.game
+            self.match.new_game(header.dealer)
+            self.games.append(previous)
+        else:
+            self.match = Match(header.variant, header.seats, header.dealer, header.options)
+            self.games = []
+        return self.match.game
+
+    def record_lines(self) -> list[str]:
+        """The whole match as a game record (every game, every action)."""
+        games = self.games + ([self.game] if self.game else [])
+        return [line for game in games for line in game.record_lines()]
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A record line the rules refused; it is skipped, like a refused button press."""
+
+    line: int
+    entry: str
+    error: str
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "entry": self.entry, "error": self.error}
+
+
+@dataclass
+class Replay:
+    """What replaying a record gives: the scorebook and the lines refused."""
+
+    book: Scorebook
+    rejected: list[Rejection]
+
+
+def replay(lines: Iterable[str], book: Scorebook | None = None) -> Replay:
+    """Replay a record. A line of bad syntax raises RecordSyntaxError with its
+    line number; entries the rules refuse are skipped and listed."""
+    book = book or Scorebook()
+    rejected: list[Rejection] = []
+    for number, text in enumerate(lines, start=1):
+        try:
+            action = parse_line(text)
+        except RecordSyntaxError as error:
+            raise RecordSyntaxError(str(error), number) from None
+        if action is None:
+            continue
+        try:
+            book.apply(action)
+        except SetupError as error:
+            raise RecordSyntaxError(str(error), number) from None
+        except CribbageError as error:
+            if isinstance(action, GameHeader):
+                raise RecordSyntaxError(str(error), number) from None
+            rejected.append(Rejection(number, text.split("#", 1)[0].strip(), str(error)))
+    return Replay(book, rejected)

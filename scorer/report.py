@@ -1,0 +1,93 @@
+"""The state of a scorebook as plain data (for JSON) and as a short summary."""
+
+from __future__ import annotations
+
+from .record import Rejection, Scorebook
+
+
+def state_dict(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> dict:
+    """The state the replay and simulate commands print as JSON."""
+    game = book.game
+    if game is None:
+        return {"variant": None, "rejected": [r.to_dict() for r in rejected]}
+    state = game.state
+    outcome = game.outcome
+    remaining = game.remaining_show()
+    ledger = game.ledger
+    match = book.match
+    return {
+        "variant": game.variant.name,
+        "target": game.variant.target,
+        "seats": list(game.seats),
+        "sides": [
+            {
+                "name": side.name,
+                "seats": list(side.seats),
+                "score": state.scores[i],
+                "back": state.backs[i],
+            }
+            for i, side in enumerate(game.sides)
+        ],
+        "dealer": game.dealer,
+        "deal": state.deal,
+        "phase": state.phase.value,
+        "next": {"seat": remaining[0][0], "count": remaining[0][1]} if remaining else None,
+        "show_order": [{"seat": seat, "count": what} for seat, what in remaining],
+        "winner": outcome.winner if outcome else None,
+        "loser": outcome.loser if outcome else None,
+        "result": outcome.kind.value if outcome else None,
+        "margin": outcome.margin if outcome else None,
+        "game_points": outcome.game_points if outcome else None,
+        "options": {
+            "exact_out": game.options.exact_out,
+            "muggins": game.options.muggins,
+            "skunk": game.options.skunk.value,
+            "points": game.options.points.spec(),
+        },
+        "last": ledger[-1].describe() if ledger else None,
+        "note": state.note or None,
+        "entries": len(ledger),
+        "redo": len(game.redo_entries),
+        "match": {
+            "games": match.games_played(),
+            "tally": [
+                {"side": t.side, "wins": t.wins, "game_points": t.game_points}
+                for t in match.tally()
+            ],
+        },
+        "rejected": [r.to_dict() for r in rejected],
+    }
+
+
+def summary(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> str:
+    """A few lines for a person: scores, dealer, what comes next, the result."""
+    game = book.game
+    if game is None:
+        return "No game in the record."
+    data = state_dict(book, rejected)
+    lines = [
+        f"{data['variant']} to {data['target']}, deal {data['deal']}, "
+        f"{data['dealer']} deals, phase {data['phase']}"
+    ]
+    width = max(len(side["name"]) for side in data["sides"])
+    for side in data["sides"]:
+        lines.append(f"  {side['name']:<{width}}  {side['score']:>3}  (back {side['back']})")
+    if data["winner"]:
+        result = data["result"].replace("-", " ")
+        lines.append(
+            f"{data['winner']} wins ({result}, by {data['margin']}, "
+            f"{data['game_points']} game points)"
+        )
+    elif data["show_order"]:
+        order = " > ".join(f"{s['seat']} {s['count']}" for s in data["show_order"])
+        lines.append(f"show: {order}")
+    if data["note"]:
+        lines.append(data["note"])
+    if data["match"]["games"]:
+        tally = ", ".join(
+            f"{t['side']} {t['wins']} ({t['game_points']} pts)" for t in data["match"]["tally"]
+        )
+        lines.append(f"match after {data['match']['games']} games: {tally}")
+    for rejection in rejected:
+        lines.append(f"line {rejection.line} refused: {rejection.entry}: {rejection.error}")
+    return "\n".join(lines)

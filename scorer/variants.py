@@ -1,0 +1,160 @@
+"""Rule sets: the seed variants as data, found by name, and the house options."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from .errors import UnknownVariantError
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of playing: players, hand size, target and the start bonus."""
+
+    name: str
+    players: int
+    dealt: int
+    hand_size: int  # cards each player keeps for the play and the show
+    target: int
+    partnership: bool = False  # four-hand: partners opposite peg as one side
+    start_bonus: int = 0  # five-card: pone pegs 3 at the start of the game
+    lowball: bool = False  # the first side to reach the target loses
+    description: str = ""
+
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant("six-card", 2, 6, 4, 121, description="the standard game, 2 players to 121"),
+        Variant(
+            "five-card", 2, 5, 3, 61, start_bonus=3,
+            description="the old game to 61; pone pegs 3 for last at the start",
+        ),
+        Variant("seven-card", 2, 7, 5, 181, description="hands of 5, to 181"),
+        Variant("three-hand", 3, 5, 4, 121, description="3 players, each alone"),
+        Variant(
+            "four-hand", 4, 5, 4, 121, partnership=True,
+            description="4 players, partners opposite score as a team",
+        ),
+        Variant("four-hand-individual", 4, 5, 4, 121, description="4 players, each alone"),
+        Variant(
+            "low-ball", 2, 6, 4, 121, lowball=True,
+            description="as six-card, but the first to reach 121 loses",
+        ),
+    )
+}
+
+
+def find_variant(name: str, target: int | None = None) -> Variant:
+    """The variant called ``name`` (case-insensitive), optionally with another target."""
+    variant = VARIANTS.get(name.strip().lower())
+    if variant is None:
+        raise UnknownVariantError(
+            f"unknown variant {name!r}: choose one of {', '.join(VARIANTS)}"
+        )
+    if target is not None:
+        if not 31 <= target <= 1000:
+            raise UnknownVariantError(f"target {target} is out of range: use 31 to 1000")
+        variant = replace(variant, target=target)
+    return variant
+
+
+class SkunkLines(Enum):
+    """Which losing margins make a skunk (or lurch)."""
+
+    NONE = "none"
+    ACC = "acc"  # under target-30 skunk, under target-60 double skunk
+    LURCH = "lurch"  # British: under half the target is lurched (a double game)
+    TRIPLE = "triple"  # ACC plus the house triple skunk under target-90
+
+
+class ResultKind(Enum):
+    """How a game was won."""
+
+    WIN = "win"
+    SKUNK = "skunk"
+    DOUBLE_SKUNK = "double-skunk"
+    TRIPLE_SKUNK = "triple-skunk"
+    LURCH = "lurch"
+
+
+@dataclass(frozen=True)
+class GamePoints:
+    """Match points a winner earns for each kind of result."""
+
+    win: int = 2
+    skunk: int = 3
+    double_skunk: int = 3
+    triple_skunk: int = 3
+    lurch: int = 4
+
+    def for_kind(self, kind: ResultKind) -> int:
+        return {
+            ResultKind.WIN: self.win,
+            ResultKind.SKUNK: self.skunk,
+            ResultKind.DOUBLE_SKUNK: self.double_skunk,
+            ResultKind.TRIPLE_SKUNK: self.triple_skunk,
+            ResultKind.LURCH: self.lurch,
+        }[kind]
+
+    def spec(self) -> str:
+        """The record spelling: a preset name or win/skunk/double/triple/lurch."""
+        for name, preset in GAME_POINT_PRESETS.items():
+            if preset == self:
+                return name
+        return "/".join(
+            str(n) for n in (self.win, self.skunk, self.double_skunk, self.triple_skunk, self.lurch)
+        )
+
+
+GAME_POINT_PRESETS = {
+    "acc": GamePoints(2, 3, 3, 3, 4),  # ACC tournament: a double skunk earns nothing more
+    "casual": GamePoints(1, 2, 3, 4, 2),  # skunk 2 games, double 3; lurch a double game
+}
+
+
+def parse_game_points(text: str) -> GamePoints:
+    """``acc``, ``casual`` or numbers ``win/skunk/double/triple/lurch`` (trailing ones optional)."""
+    preset = GAME_POINT_PRESETS.get(text.lower())
+    if preset is not None:
+        return preset
+    try:
+        numbers = [int(part) for part in text.split("/")]
+    except ValueError:
+        numbers = []
+    if not 1 <= len(numbers) <= 5 or any(n < 0 for n in numbers):
+        raise UnknownVariantError(
+            f"points={text!r}: use acc, casual or win/skunk/double/triple/lurch, e.g. 1/2/3"
+        )
+    fields = ["win", "skunk", "double_skunk", "triple_skunk", "lurch"]
+    values = dict(zip(fields, numbers))
+    # Unnamed values follow the last one given, so 1/2/3 means a triple skunk is 3.
+    for name in fields[len(numbers):]:
+        values[name] = numbers[-1]
+    return GamePoints(**values)
+
+
+@dataclass(frozen=True)
+class Options:
+    """House rules, all off by default (skunk lines default to ACC)."""
+
+    exact_out: bool = False
+    muggins: bool = False
+    skunk: SkunkLines = SkunkLines.ACC
+    points: GamePoints = field(default_factory=lambda: GAME_POINT_PRESETS["acc"])
+
+
+def result_kind(loser_score: int, target: int, lines: SkunkLines) -> ResultKind:
+    """The result a loser's score makes under the chosen skunk lines."""
+    if lines is SkunkLines.LURCH:
+        return ResultKind.LURCH if loser_score * 2 < target else ResultKind.WIN
+    if lines is SkunkLines.NONE:
+        return ResultKind.WIN
+    if lines is SkunkLines.TRIPLE and loser_score < target - 90:
+        return ResultKind.TRIPLE_SKUNK
+    if loser_score < target - 60:
+        return ResultKind.DOUBLE_SKUNK
+    if loser_score < target - 30:
+        return ResultKind.SKUNK
+    return ResultKind.WIN

@@ -1,0 +1,408 @@
+"""The rules the game state machine enforces, table-driven from game records."""
+
+import pytest
+
+from scorer.errors import (
+    GameOverError,
+    ImpossibleScoreError,
+    OutOfTurnError,
+    RuleError,
+    SetupError,
+    UnknownSeatError,
+)
+from scorer.game import Entry, Game, Phase
+from scorer.variants import Options, SkunkLines, find_variant
+
+from conftest import play
+
+SIX = "game six-card seats=Alice,Bob dealer=Alice"
+
+
+def scores(state):
+    return {side["name"]: side["score"] for side in state["sides"]}
+
+
+def errors(state):
+    return [r["error"] for r in state["rejected"]]
+
+
+# ---- refusals: (record after the header, the error expected on the last line) ----
+REFUSALS = [
+    ("heels Bob", "Only the dealer, Alice, pegs his heels"),
+    ("peg Bob 2\nheels", "His heels is pegged when the starter is cut, before the play"),
+    ("heels\nheels", "His heels is pegged when the starter is cut, before the play"),
+    ("hand Alice 8", "Bob counts next: Bob hand > Alice hand > Alice crib"),
+    ("crib 4", "Bob's hand comes before the crib"),
+    ("hand Bob 8\ncrib 4", "Alice's hand comes before the crib"),
+    ("hand Bob 8\nhand Alice 8\nhand Alice 4", "Alice's crib is next"),
+    ("hand Bob 8\nhand Alice 8\ncrib Bob 4", "The crib is the dealer's: Alice"),
+    ("hand Bob 19", "19 is not a possible hand"),
+    ("hand Bob 25", "25 is not a possible hand"),
+    ("hand Bob 26", "26 is not a possible hand"),
+    ("hand Bob 27", "27 is not a possible hand"),
+    ("hand Bob 30", "30 is more than a hand can score (29)"),
+    ("hand Bob 8\nhand Alice 8\ncrib 19", "19 is not a possible crib"),
+    ("peg Bob 16", "No card pegs more than 15 in the play"),
+    ("peg Bob -2", "Points can't be negative"),
+    ("hand Bob -1", "Points can't be negative"),
+    ("peg Bob 0", "Nothing to peg: dial 1 or more"),
+    ("peg Zed 2", "Zed is not in this game: seats are Alice, Bob"),
+    ("hand Bob 8\npeg Alice 2", "The play is over: Alice's hand is next"),
+    ("hand Bob 8\ngo Alice", "The play is over: Alice's hand is next"),
+    ("muggins Alice 2", "Muggins is off in this game: turn it on in the options"),
+    ("undo", "Nothing to undo in this game"),
+    ("redo", "Nothing to redo"),
+]
+
+
+@pytest.mark.parametrize("lines, error", REFUSALS)
+def test_refused_entries_change_nothing(lines, error):
+    """Each refused entry gives its message and leaves the state as it was."""
+    *before, last = lines.split("\n")
+    state = play("\n".join([SIX, *before, last]))
+    assert errors(state)[-1] == error
+    assert state["rejected"][-1]["line"] == len(before) + 2
+    without = play("\n".join([SIX, *before]))
+    state.pop("rejected"), without.pop("rejected")
+    assert state == without
+
+
+def test_heels_pegs_two_for_the_dealer_and_starts_the_play():
+    """His heels gives the dealer 2 at once and moves the deal into the play."""
+    state = play(f"{SIX}\nheels")
+    assert scores(state) == {"Alice": 2, "Bob": 0}
+    assert state["phase"] == "play"
+
+
+def test_show_order_and_dealer_rotation_in_six_card():
+    """Pone's hand, dealer's hand, dealer's crib; then the deal passes to the left."""
+    state = play(f"{SIX}\npeg Bob 2")
+    assert [(s["seat"], s["count"]) for s in state["show_order"]] == [
+        ("Bob", "hand"), ("Alice", "hand"), ("Alice", "crib")]
+    state = play(f"{SIX}\nhand Bob 8\nhand Alice 6\ncrib 0")
+    assert state["dealer"] == "Bob" and state["deal"] == 2 and state["phase"] == "heels"
+    assert state["next"] == {"seat": "Alice", "count": "hand"}
+    assert scores(state) == {"Alice": 6, "Bob": 8}
+
+
+def test_zero_counts_are_accepted_and_advance_the_show():
+    """A nineteen (zero) hand is pegged as 0 and the show moves on."""
+    state = play(f"{SIX}\nhand Bob 0")
+    assert state["next"] == {"seat": "Alice", "count": "hand"}
+    assert not state["rejected"]
+
+
+@pytest.mark.parametrize("variant, seats, dealer, order", [
+    ("three-hand", "A,B,C", "A", [("B", "hand"), ("C", "hand"), ("A", "hand"), ("A", "crib")]),
+    ("three-hand", "A,B,C", "C", [("A", "hand"), ("B", "hand"), ("C", "hand"), ("C", "crib")]),
+    ("four-hand", "A,B,C,D", "A",
+     [("B", "hand"), ("C", "hand"), ("D", "hand"), ("A", "hand"), ("A", "crib")]),
+    ("four-hand-individual", "A,B,C,D", "B",
+     [("C", "hand"), ("D", "hand"), ("A", "hand"), ("B", "hand"), ("B", "crib")]),
+])
+def test_show_rotation_for_three_and_four_players(variant, seats, dealer, order):
+    """With 3 or 4 players the show goes clockwise from the dealer's left, dealer last, then crib."""
+    state = play(f"game {variant} seats={seats} dealer={dealer}")
+    assert [(s["seat"], s["count"]) for s in state["show_order"]] == order
+
+
+def test_partners_peg_into_one_team_total():
+    """In four-hand partnership, partners opposite share a score."""
+    state = play("""
+        game four-hand seats=A,B,C,D dealer=A
+        peg A 2
+        peg C 3
+        peg B 1
+        hand B 4
+        hand C 6
+    """)
+    assert [(s["name"], s["seats"], s["score"]) for s in state["sides"]] == [
+        ("A+C", ["A", "C"], 11), ("B+D", ["B", "D"], 5)]
+
+
+def test_counting_out_ends_the_game_at_once():
+    """The pone who counts out wins; nothing after is pegged and the winner sits on 121."""
+    state = play(f"""
+        {SIX}
+        peg Alice 15
+        peg Bob 15
+        hand Bob 29
+        hand Alice 29
+        crib 29
+        hand Alice 29
+        hand Bob 29
+        crib Bob 29
+        hand Alice 29
+        hand Bob 20
+        hand Bob 24
+        hand Alice 4
+        crib Bob 2
+    """)
+    assert state["phase"] == "over"
+    assert state["winner"] == "Bob" and state["loser"] == "Alice"
+    assert scores(state)["Bob"] == 121
+    assert scores(state)["Alice"] == 102
+    assert state["next"] is None
+    assert all(e.startswith("Game over: Bob won") for e in errors(state)[-3:])
+    assert state["result"] == "win" and state["margin"] == 19
+
+
+def test_heels_can_win_the_game():
+    """His heels is pegged at once and can count the dealer out."""
+    game = Game(find_variant("six-card"), ["Alice", "Bob"], "Alice")
+    for _ in range(4):
+        game.push(Entry.peg("Alice", 15))
+    game.push(Entry.peg("Alice", 14))   # 74
+    game.push(Entry.hand("Bob", 0))
+    game.push(Entry.hand("Alice", 29))  # 103
+    game.push(Entry.crib(16))           # 119
+    game.push(Entry.hand("Alice", 0))   # Bob deals, Alice is pone
+    game.push(Entry.hand("Bob", 0))
+    game.push(Entry.crib(0))            # Alice deals deal 3
+    assert game.state.phase is Phase.HEELS and game.dealer == "Alice"
+    game.push(Entry.heels())
+    assert game.is_over and game.outcome.winner == "Alice"
+    assert game.outcome.kind.value == "double-skunk"
+
+
+def _finish(loser_points: int, options=None, target_variant="six-card"):
+    variant = find_variant(target_variant)
+    game = Game(variant, ["A", "B"], "A", options)
+    left = loser_points
+    while left:
+        step = min(15, left)
+        game.push(Entry.peg("B", step))
+        left -= step
+    left = variant.target
+    while left:
+        step = min(15, left)
+        game.push(Entry.peg("A", step))
+        left -= step
+    return game.outcome
+
+
+@pytest.mark.parametrize("lines, loser, kind, points", [
+    ("acc", 91, "win", 2),
+    ("acc", 90, "skunk", 3),
+    ("acc", 61, "skunk", 3),
+    ("acc", 60, "double-skunk", 3),
+    ("acc", 0, "double-skunk", 3),
+    ("triple", 31, "double-skunk", 3),
+    ("triple", 30, "triple-skunk", 3),
+    ("lurch", 61, "win", 2),
+    ("lurch", 60, "lurch", 4),
+    ("none", 10, "win", 2),
+])
+def test_skunk_lines_at_121(lines, loser, kind, points):
+    """ACC skunk under 91 and double under 61; lurch under half; triple under 31 as a house rule."""
+    outcome = _finish(loser, Options(skunk=SkunkLines(lines)))
+    assert (outcome.kind.value, outcome.game_points) == (kind, points)
+    assert outcome.margin == 121 - loser
+
+
+@pytest.mark.parametrize("variant, loser, kind", [
+    ("five-card", 27, "skunk"),  # the pone's 3 for last makes 30, under 61 - 30
+    ("five-card", 28, "win"),
+    ("seven-card", 151, "win"),
+    ("seven-card", 150, "skunk"),
+    ("seven-card", 120, "double-skunk"),
+])
+def test_skunk_lines_scale_with_the_target(variant, loser, kind):
+    """Skunk lines are target - 30 and target - 60."""
+    assert _finish(loser, target_variant=variant).kind.value == kind
+
+
+def test_lurch_scales_with_the_target():
+    """Under half of 61 (under 31) is lurched."""
+    lurch = Options(skunk=SkunkLines.LURCH)
+    assert _finish(27, lurch, "five-card").kind.value == "lurch"  # 30 with the pone's 3
+    assert _finish(28, lurch, "five-card").kind.value == "win"
+
+
+def test_casual_game_points():
+    """Casual points: a skunk is 2 games, a double skunk 3; values are settings."""
+    from scorer.variants import parse_game_points
+
+    casual = Options(points=parse_game_points("casual"))
+    assert _finish(100, casual).game_points == 1
+    assert _finish(80, casual).game_points == 2
+    assert _finish(50, casual).game_points == 3
+    four = Options(points=parse_game_points("1/2/4"))
+    assert _finish(50, four).game_points == 4
+
+
+def test_exact_out_forfeits_overshoot_and_says_what_is_needed():
+    """Under exact-out, points past the target are lost and the peg stays."""
+    state = play("""
+        game six-card seats=Alice,Bob dealer=Alice exact-out
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 13
+        peg Alice 5
+    """)
+    assert scores(state)["Alice"] == 118
+    assert state["note"] == "Alice needs exactly 3"
+    assert state["winner"] is None
+    state = play("""
+        game six-card seats=Alice,Bob dealer=Alice exact-out
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 13
+        peg Alice 3
+    """)
+    assert state["winner"] == "Alice" and scores(state)["Alice"] == 121
+
+
+def test_exact_out_show_count_still_advances_the_order():
+    """A forfeited show count is still the count: the order moves on."""
+    game = Game(find_variant("six-card"), ["A", "B"], "A", Options(exact_out=True))
+    for _ in range(8):
+        game.push(Entry.peg("B", 15))  # 120
+    entry = game.push(Entry.hand("B", 4))
+    assert entry.pegged == 0 and entry.note == "B needs exactly 1"
+    assert game.next_count() == ("A", "hand")
+    assert game.score("B") == 120
+
+
+def test_low_ball_first_to_target_loses():
+    """In low-ball the side that reaches 121 first loses."""
+    state = play("""
+        game low-ball seats=Alice,Bob dealer=Alice
+        peg Alice 15
+        peg Bob 10
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 15
+        peg Alice 1
+    """)
+    assert state["phase"] == "over"
+    assert state["loser"] == "Alice" and state["winner"] == "Bob"
+    assert state["result"] == "win" and state["margin"] == 111
+
+
+def test_five_card_start_bonus_goes_to_pone_and_cannot_be_undone():
+    """Five-card: the pone pegs 3 for last at the start of the game."""
+    state = play("game five-card seats=Alice,Bob dealer=Alice")
+    assert scores(state) == {"Alice": 0, "Bob": 3}
+    assert state["target"] == 61
+    state = play("game five-card seats=Alice,Bob dealer=Alice\nundo")
+    assert errors(state) == ["Nothing to undo in this game"]
+
+
+@pytest.mark.parametrize("variant, hand, ok, error", [
+    ("five-card", 20, True, None),
+    ("five-card", 16, False, "16 is not a possible hand"),
+    ("five-card", 21, False, "21 is more than a hand can score (20)"),
+    ("seven-card", 30, True, None),
+    ("seven-card", 35, False, "35 is not a possible hand"),
+    ("seven-card", 46, True, None),
+    ("seven-card", 47, False, "47 is more than a hand can score (46)"),
+])
+def test_impossible_hands_depend_on_hand_size(variant, hand, ok, error):
+    """The refused totals come from counting every hand of the variant's size."""
+    state = play(f"game {variant} seats=A,B dealer=A\nhand B {hand}")
+    assert (not state["rejected"]) == ok
+    if error:
+        assert errors(state) == [error]
+
+
+def test_crib_in_five_card_is_four_cards():
+    """In five-card the hands are 3 cards but the crib is 4: 24 is a possible crib."""
+    state = play("game five-card seats=A,B dealer=A\nhand B 2\nhand A 2\ncrib 24")
+    assert not state["rejected"]
+
+
+MUGGINS = "game six-card seats=Alice,Bob dealer=Alice muggins"
+
+
+@pytest.mark.parametrize("lines, error", [
+    ("hand Bob 8\nmuggins Alice 2", None),
+    ("hand Bob 8\nmuggins Bob 2", "Muggins is for an opponent's missed points"),
+    ("hand Bob 8\nmuggins Alice 11", "8+11=19 is not a possible hand"),
+    ("hand Bob 8\nmuggins Alice 0", "Nothing to claim: dial 1 or more"),
+    ("hand Bob 8\nmuggins Alice 2\nmuggins Alice 2", "Muggins is claimed right after a count"),
+    ("heels\nmuggins Bob 2", "Muggins is claimed right after a count"),
+    ("muggins Bob 2", "Muggins is claimed right after a count"),
+    ("peg Bob 2\nmuggins Alice 2", None),
+    ("peg Bob 12\nmuggins Alice 4", "12+4: no card pegs more than 15"),
+    ("hand Bob 8\nhand Alice 8\ncrib 20\nmuggins Bob 4", None),
+    ("hand Bob 8\nhand Alice 8\ncrib 20\nmuggins Bob 5", "20+5=25 is not a possible crib"),
+])
+def test_muggins_claims(lines, error):
+    """Muggins: an opponent claims missed points right after a count; not for heels."""
+    state = play(f"{MUGGINS}\n{lines}")
+    assert errors(state) == ([error] if error else [])
+
+
+def test_muggins_points_go_to_the_claimant_and_keep_the_show_order():
+    """Claimed points go to the claimant; the show still expects the next count."""
+    state = play(f"{MUGGINS}\nhand Bob 8\nmuggins Alice 2")
+    assert scores(state) == {"Alice": 2, "Bob": 8}
+    assert state["next"] == {"seat": "Alice", "count": "hand"}
+
+
+def test_is_legal_and_check_do_not_change_the_game():
+    """is_legal answers without raising; check raises the error push would."""
+    game = Game(find_variant("six-card"), ["Alice", "Bob"], "Alice")
+    assert game.is_legal(Entry.hand("Bob", 8))
+    assert not game.is_legal(Entry.hand("Alice", 8))
+    with pytest.raises(OutOfTurnError):
+        game.check(Entry.hand("Alice", 8))
+    assert game.ledger == [] and game.history == []
+
+
+@pytest.mark.parametrize("entry, error", [
+    (Entry.peg("Zed", 2), UnknownSeatError),
+    (Entry.hand("Bob", 19), ImpossibleScoreError),
+    (Entry.hand("Alice", 4), OutOfTurnError),
+])
+def test_errors_are_value_errors_with_precise_types(entry, error):
+    """Refusals are precise ValueError subclasses."""
+    game = Game(find_variant("six-card"), ["Alice", "Bob"], "Alice")
+    with pytest.raises(error) as caught:
+        game.push(entry)
+    assert isinstance(caught.value, ValueError) and isinstance(caught.value, RuleError)
+
+
+def test_entries_after_the_game_is_over_are_refused():
+    """Nothing is pegged once a side has counted out."""
+    game = Game(find_variant("five-card"), ["A", "B"], "A")
+    for points in (15, 15, 15, 15, 1):
+        game.push(Entry.peg("A", points))
+    assert game.is_over
+    with pytest.raises(GameOverError, match="Game over: A won"):
+        game.push(Entry.peg("B", 2))
+
+
+@pytest.mark.parametrize("variant, seats, dealer, message", [
+    ("six-card", ["A"], None, "six-card is for 2 players, not 1"),
+    ("three-hand", ["A", "B"], None, "three-hand is for 3 players, not 2"),
+    ("six-card", ["A", "a"], None, "each seat needs its own name"),
+    ("six-card", ["A", "B C"], None, "seat name 'B C'"),
+    ("six-card", ["A", "B"], "Z", "Z is not in this game"),
+])
+def test_bad_setups_are_clear_errors(variant, seats, dealer, message):
+    """Seats and dealer are checked when a game is set up."""
+    with pytest.raises(SetupError, match=message):
+        Game(find_variant(variant), seats, dealer)
+
+
+def test_seat_names_match_case_insensitively():
+    """A seat typed in another case is the same seat."""
+    state = play(f"{SIX}\npeg bob 2\nhand BOB 4")
+    assert scores(state) == {"Alice": 0, "Bob": 6}
+    assert not state["rejected"]
