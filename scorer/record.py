@@ -207,6 +207,8 @@ def replay(lines: Iterable[str], book: Scorebook | None = None) -> Replay:
             raise RecordSyntaxError(str(error), number) from None
         if action is None:
             continue
+        if book.game is None and not isinstance(action, GameHeader):
+            raise RecordSyntaxError("the record must start with a game line", number)
         try:
             book.apply(action)
         except SetupError as error:

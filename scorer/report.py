@@ -87,7 +87,8 @@ def summary(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> str:
         tally = ", ".join(
             f"{t['side']} {t['wins']} ({t['game_points']} pts)" for t in data["match"]["tally"]
         )
-        lines.append(f"match after {data['match']['games']} games: {tally}")
+        games = data["match"]["games"]
+        lines.append(f"match after {games} game{'s' if games != 1 else ''}: {tally}")
     for rejection in rejected:
         lines.append(f"line {rejection.line} refused: {rejection.entry}: {rejection.error}")
     return "\n".join(lines)

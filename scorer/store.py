@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .errors import CribbageError
 from .game import Game, LedgerEntry, Match, Outcome
-from .record import Action, Command, GameHeader, Scorebook, parse_line
+from .record import Action, GameHeader, Scorebook, parse_line
 
 SCHEMA_VERSION = "1"
 _SCHEMA = """
@@ -176,7 +176,7 @@ class LedgerStore:
                 ).lastrowid
             else:
                 game_id = self._game_id
-                line = action.value if isinstance(action, Command) else action.record()
+                line = game.history[-1].record()  # as the game recorded it, seat resolved
                 conn.execute("INSERT INTO actions (game_id, line) VALUES (?, ?)", (game_id, line))
                 outcome = json.dumps(game.outcome.to_dict()) if game.outcome else None
                 conn.execute("UPDATE games SET outcome=? WHERE id=?", (outcome, game_id))

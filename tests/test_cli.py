@@ -1,0 +1,147 @@
+"""The cribbage-board command line: replay, count, pegging, the terminal board."""
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware.cli import main
+from firmware.console import run_console
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "tests" / "data" / "example-game.txt"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_replay_json_of_the_readme_example(capsys):
+    """The README's example game replays to a finished game, Alice skunking Bob."""
+    code, out, err = run(capsys, "replay", str(EXAMPLE), "--json")
+    assert code == 0, err
+    state = json.loads(out)
+    assert state["winner"] == "Alice" and state["result"] == "skunk"
+    assert state["phase"] == "over" and state["next"] is None
+    assert [(s["name"], s["score"]) for s in state["sides"]] == [("Alice", 121), ("Bob", 73)]
+    assert state["game_points"] == 3
+    assert [r["line"] for r in state["rejected"]] == [22, 28, 42]
+
+
+def test_readme_example_is_the_test_file():
+    """The example game in the README is the one the tests replay."""
+    readme = (ROOT / "README.md").read_text()
+    assert EXAMPLE.read_text().strip() in readme
+
+
+def test_replay_syntax_error_exits_2_with_file_and_line(tmp_path, capsys):
+    """A line of bad syntax: exit 2 and file:line: message."""
+    record = tmp_path / "bad.txt"
+    record.write_text("game six-card seats=A,B\npeg A 2\npeg A two\n")
+    code, out, err = run(capsys, "replay", str(record), "--json")
+    assert code == 2
+    assert err.strip() == f"{record}:3: peg: points must be a whole number, not 'two'"
+
+
+def test_replay_missing_file_is_a_clear_error(tmp_path, capsys):
+    """A file that cannot be read: exit 2 and a one-line message."""
+    code, out, err = run(capsys, "replay", str(tmp_path / "nope.txt"))
+    assert code == 2 and "cannot read" in err and "Traceback" not in err
+
+
+def test_replay_summary_and_export(capsys):
+    """Without --json a short summary; --export the ledger's record, which replays the same."""
+    code, out, _ = run(capsys, "replay", str(EXAMPLE))
+    assert code == 0 and "Alice wins (skunk, by 48, 3 game points)" in out
+    code, exported, _ = run(capsys, "replay", str(EXAMPLE), "--export")
+    code, first, _ = run(capsys, "replay", str(EXAMPLE), "--json")
+    sys.stdin = io.StringIO(exported)
+    try:
+        code, again, _ = run(capsys, "replay", "-", "--json")
+    finally:
+        sys.stdin = sys.__stdin__
+    first, again = json.loads(first), json.loads(again)
+    first.pop("rejected"), again.pop("rejected")
+    assert first == again
+
+
+def test_count_says_the_29_hand(capsys):
+    """count prints the breakdown the way players say it."""
+    code, out, _ = run(capsys, "count", "5H", "5D", "5S", "JC", "--starter", "5C")
+    assert code == 0 and out.strip().endswith("a double pair royal is 28 and nobs is 29")
+
+
+def test_count_json_and_crib(capsys):
+    """--json gives total and items; --crib applies the crib flush rule."""
+    code, out, _ = run(capsys, "count", "2H", "4H", "6H", "8H", "--starter", "QS", "--json")
+    data = json.loads(out)
+    assert data["total"] == 4 and data["items"] == [
+        {"kind": "flush", "points": 4, "cards": ["2H", "4H", "6H", "8H"]}]
+    code, out, _ = run(capsys, "count", "2H", "4H", "6H", "8H", "--starter", "QS", "--crib", "--json")
+    assert json.loads(out) == {"total": 0, "items": []}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["count", "5H", "5D", "5S", "JC", "--starter", "5H"], "5H is given twice"),
+    (["count", "5H", "5D", "5S", "XC", "--starter", "5C"], "'XC' is not a card"),
+    (["pegging", "KH", "KS", "KD", "KC"], "KC makes 40, past 31"),
+])
+def test_card_errors_exit_2_with_a_message(capsys, argv, message):
+    """Bad cards exit 2 with a one-line message naming the card."""
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_count_distribution_json(capsys):
+    """--distribution prints every total 0-29 with its exact count."""
+    code, out, _ = run(capsys, "count", "--distribution", "--json")
+    data = json.loads(out)
+    assert list(data) == [str(n) for n in range(30)]
+    assert sum(data.values()) == 12_994_800
+    assert data["19"] == data["25"] == data["26"] == data["27"] == 0
+    assert data["29"] == 4
+
+
+def test_pegging_json(capsys):
+    """pegging prints the points for the last card played."""
+    code, out, _ = run(capsys, "pegging", "10H", "5S", "--json")
+    assert json.loads(out) == {
+        "points": 2, "items": [{"kind": "fifteen", "points": 2, "cards": ["10H", "5S"]}]}
+    code, out, _ = run(capsys, "pegging", "10H", "5S", "5D")
+    assert out.strip() == "a pair is 2"
+
+
+def test_console_keeps_score_and_resumes(tmp_path):
+    """The terminal board takes record lines, refuses bad ones, and resumes after quitting."""
+    state = tmp_path / "ledger.sqlite3"
+    out = io.StringIO()
+    run_console(str(state), io.StringIO("game six-card seats=Alice,Bob\npeg Bob 2\nhand Alice 4\nhand Bob 19\nhand Bob 4\n"), out)
+    text = out.getvalue()
+    assert "! Bob counts next" in text and "! 19 is not a possible hand" in text
+    out = io.StringIO()
+    run_console(str(state), io.StringIO("status\nundo\nquit\n"), out)
+    text = out.getvalue()
+    assert "  Bob      6  (back 2)" in text  # resumed: Bob's peg 2 and hand 4 are still there
+    assert "undo: Bob hand 4" in text
+    assert text.rstrip().endswith("show: Bob hand > Alice hand > Alice crib")
+
+
+def test_console_command_runs_with_no_input(tmp_path):
+    """The installed command starts the terminal board and exits cleanly at end of input."""
+    result = subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "--state", str(tmp_path / "l.sqlite3")],
+        input="game six-card seats=A,B\npeg A 3\n", capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "ok: A peg 3" in result.stdout and "A    3  (back 0)" in result.stdout
+
+
+def test_ci_runs_the_readme_test_command():
+    """.ci/run calls exactly the test command the README gives."""
+    readme = (ROOT / "README.md").read_text()
+    command = readme.split("Run the tests:")[1].split("```sh\n")[1].split("\n```")[0]
+    assert command in (ROOT / ".ci" / "run").read_text()

@@ -1,0 +1,147 @@
+"""The game-record format: parsing, replay, JSON state and export."""
+
+import pytest
+
+from scorer.errors import RecordSyntaxError
+from scorer.game import Entry, EntryKind
+from scorer.record import Command, GameHeader, parse_line, replay
+from scorer.report import state_dict, summary
+from scorer.variants import SkunkLines
+
+from conftest import play
+
+
+@pytest.mark.parametrize("line, action", [
+    ("heels", Entry.heels()),
+    ("heels Alice", Entry(EntryKind.HEELS, "Alice", 2)),
+    ("peg Bob 2   # a pair", Entry.peg("Bob", 2)),
+    ("go Bob", Entry.go("Bob")),
+    ("31 Alice", Entry.thirty_one("Alice")),
+    ("hand Bob 8", Entry.hand("Bob", 8)),
+    ("crib 4", Entry.crib(4)),
+    ("crib Alice 4", Entry.crib(4, "Alice")),
+    ("muggins Alice 2", Entry.muggins("Alice", 2)),
+    ("peg Bob -2", Entry.peg("Bob", -2)),
+    ("UNDO", Command.UNDO),
+    ("redo", Command.REDO),
+    ("   # just a comment", None),
+    ("", None),
+])
+def test_parse_entry_lines(line, action):
+    """Each record line parses to its action; comments and blanks to nothing."""
+    assert parse_line(line) == action
+
+
+def test_parse_game_header_with_options():
+    """The game line carries the variant, seats, dealer and house options."""
+    header = parse_line("game six-card seats=Alice,Bob dealer=Bob exact-out muggins skunk=lurch points=casual")
+    assert isinstance(header, GameHeader)
+    assert header.variant.name == "six-card" and header.seats == ("Alice", "Bob")
+    assert header.dealer == "Bob"
+    assert header.options.exact_out and header.options.muggins
+    assert header.options.skunk is SkunkLines.LURCH
+    assert header.options.points.win == 1
+
+
+@pytest.mark.parametrize("line, message", [
+    ("peg Bob", "peg takes: peg SEAT POINTS"),
+    ("peg Bob two", "peg: points must be a whole number, not 'two'"),
+    ("hand 8", "hand takes: hand SEAT POINTS"),
+    ("undo 2", "undo takes: undo"),
+    ("score Bob 2", "unknown line 'score'"),
+    ("game", "game needs a variant first"),
+    ("game six-card", "game needs seats="),
+    ("game six-card seats=A,B color=red", "unknown game setting 'color=red'"),
+    ("game six-card seats=A,B turbo", "unknown game option 'turbo'"),
+    ("game six-card seats=A,B skunk=big", "skunk=big: use acc, lurch, triple or none"),
+    ("game six-card seats=A,B points=lots", "points='lots'"),
+    ("game cribbage seats=A,B", "unknown variant 'cribbage': choose one of six-card, five-card"),
+])
+def test_syntax_errors_are_clear(line, message):
+    """A bad line raises RecordSyntaxError naming what is wrong."""
+    with pytest.raises(RecordSyntaxError, match=message):
+        parse_line(line)
+
+
+def test_replay_reports_the_line_of_a_syntax_error():
+    """Replay stops at bad syntax with the line number."""
+    with pytest.raises(RecordSyntaxError) as caught:
+        replay(["game six-card seats=A,B", "peg A 2", "bogus"])
+    assert caught.value.line == 3
+
+
+@pytest.mark.parametrize("lines", [
+    ["peg A 2"],
+    ["game six-card seats=A,B,C"],
+    ["game six-card seats=A,B dealer=Z"],
+])
+def test_replay_refuses_a_record_without_a_proper_game_line(lines):
+    """An entry before any game, or a game that cannot be set up, is an error with its line."""
+    with pytest.raises(RecordSyntaxError) as caught:
+        replay(lines)
+    assert caught.value.line == 1
+
+
+def test_json_state_has_the_documented_fields():
+    """The JSON state carries every documented field."""
+    state = play("""
+        game six-card seats=Alice,Bob dealer=Alice
+        heels
+        peg Bob 2
+        hand Bob 19
+    """)
+    for key in ("variant", "target", "seats", "sides", "dealer", "deal", "phase", "next",
+                "winner", "loser", "result", "game_points", "rejected"):
+        assert key in state
+    assert state["sides"][0] == {"name": "Alice", "seats": ["Alice"], "score": 2, "back": 0}
+    assert state["sides"][1] == {"name": "Bob", "seats": ["Bob"], "score": 2, "back": 0}
+    assert state["rejected"] == [
+        {"line": 4, "entry": "hand Bob 19", "error": "19 is not a possible hand"}]
+    assert state["phase"] == "play" and state["next"] == {"seat": "Bob", "count": "hand"}
+
+
+def test_match_continues_and_the_loser_deals_first():
+    """A second game line with the same seats continues the match; the loser deals."""
+    lines = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"]
+    lines += ["game five-card seats=A,B", "peg B 2"]
+    result = replay(lines)
+    state = state_dict(result.book)
+    assert state["dealer"] == "B"
+    assert state["sides"][0]["score"] == 3  # A is pone now and pegs three for last
+    assert state["match"]["games"] == 1
+    assert state["match"]["tally"] == [
+        {"side": "A", "wins": 1, "game_points": 3}, {"side": "B", "wins": 0, "game_points": 0}]
+
+
+def test_next_game_refuses_the_winner_as_first_dealer():
+    """The loser of a game deals first in the next: another dealer is an error."""
+    lines = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"]
+    with pytest.raises(RecordSyntaxError, match="B deals first"):
+        replay(lines + ["game five-card seats=A,B dealer=A"])
+
+
+def test_other_seats_start_a_new_match():
+    """A game line with other seats starts a new match with an empty tally."""
+    lines = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"]
+    state = state_dict(replay(lines + ["game six-card seats=C,D"]).book)
+    assert state["match"]["games"] == 0 and state["seats"] == ["C", "D"]
+
+
+def test_export_then_replay_gives_the_same_state_for_a_match():
+    """The exported record of a whole match replays to the same state."""
+    lines = ["game five-card seats=A,B dealer=A muggins skunk=triple"] + ["peg A 15"] * 4
+    lines += ["peg A 1", "game five-card seats=A,B", "peg B 2", "muggins A 1", "hand A 8", "undo"]
+    first = replay(lines)
+    exported = first.book.record_lines()
+    second = replay(exported)
+    assert state_dict(second.book) == state_dict(first.book)
+    assert second.book.record_lines() == exported
+
+
+def test_summary_is_short_and_human():
+    """Without --json the replay prints a short summary."""
+    result = replay(["game six-card seats=Alice,Bob dealer=Alice", "peg Bob 2", "hand Bob 30"])
+    text = summary(result.book, result.rejected)
+    assert "six-card to 121, deal 1, Alice deals, phase play" in text
+    assert "show: Bob hand > Alice hand > Alice crib" in text
+    assert "line 3 refused: hand Bob 30: 30 is more than a hand can score (29)" in text
