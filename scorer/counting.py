@@ -91,14 +91,29 @@ def _as_cards(cards: Iterable[Card | str], already: Iterable[Card] = ()) -> list
 
 
 @lru_cache(maxsize=None)
-def _subset_masks(n: int) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
-    """For each subset of n cards (as a bit mask), the smaller subset it
-    extends by one card, that card's index, and the indices it holds."""
-    table = [(0, 0, ())]
-    for mask in range(1, 1 << n):
-        low = (mask & -mask).bit_length() - 1
-        table.append((mask & (mask - 1), low, tuple(i for i in range(n) if mask >> i & 1)))
-    return tuple(table)
+def _fifteens(values: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Index sets of the cards (values sorted) that total 15; at most 2002 keys."""
+    n = len(values)
+    return tuple(
+        subset
+        for k in range(2, n + 1)
+        for subset in combinations(range(n), k)
+        if sum(values[i] for i in subset) == 15
+    )
+
+
+@lru_cache(maxsize=None)
+def _pairs_and_runs(ranks: tuple[int, ...]) -> tuple[tuple[str, int, tuple[int, ...]], ...]:
+    """(kind, points, indices) of every pair and run among cards whose ranks
+    (sorted) are ``ranks``; at most 6188 keys for five cards."""
+    by_rank: dict[int, list[int]] = {}
+    for index, rank in enumerate(ranks):
+        by_rank.setdefault(rank, []).append(index)
+    found = [("pair", 2, pair) for rank in by_rank for pair in combinations(by_rank[rank], 2)]
+    for run_ranks in _maximal_runs(by_rank):
+        for run in product(*(by_rank[r] for r in run_ranks)):
+            found.append(("run", len(run), run))
+    return tuple(found)
 
 
 def score_hand(cards: Iterable[Card | str], starter: Card | str, crib: bool = False) -> Score:
@@ -112,24 +127,13 @@ def score_hand(cards: Iterable[Card | str], starter: Card | str, crib: bool = Fa
     hand = _as_cards(cards, [starter])
     if len(hand) not in HAND_SIZES:
         raise CardError(f"a hand has 3, 4 or 5 cards, not {len(hand)}")
-    five = hand + [starter]
-    values = [c.value for c in five]
-    items: list[ScoreItem] = []
-    sums = [0]
-    for rest, low, members in _subset_masks(len(five))[1:]:
-        total = sums[rest] + values[low]
-        sums.append(total)
-        if total == 15:
-            items.append(ScoreItem("fifteen", 2, tuple([five[i] for i in members])))
-    by_rank: dict[int, list[Card]] = {}
-    for card in five:
-        by_rank.setdefault(card.rank, []).append(card)
-    for rank in sorted(by_rank):
-        for pair in combinations(by_rank[rank], 2):
-            items.append(ScoreItem("pair", 2, pair))
-    for run_ranks in _maximal_runs(by_rank):
-        for run in product(*(by_rank[r] for r in run_ranks)):
-            items.append(ScoreItem("run", len(run), run))
+    five = sorted(hand + [starter])
+    items = [
+        ScoreItem("fifteen", 2, tuple([five[i] for i in subset]))
+        for subset in _fifteens(tuple([min(c.rank, 10) for c in five]))
+    ]
+    for kind, points, indices in _pairs_and_runs(tuple([c.rank for c in five])):
+        items.append(ScoreItem(kind, points, tuple([five[i] for i in indices])))
     suit = hand[0].suit
     if all(c.suit == suit for c in hand):
         if starter.suit == suit:
