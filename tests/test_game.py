@@ -231,35 +231,16 @@ def test_casual_game_points():
     assert _finish(50, four).game_points == 4
 
 
+EXACT_TO_118 = "game six-card seats=Alice,Bob dealer=Alice exact-out\n" + "peg Alice 15\n" * 7 + "peg Alice 13"
+
+
 def test_exact_out_forfeits_overshoot_and_says_what_is_needed():
     """Under exact-out, points past the target are lost and the peg stays."""
-    state = play("""
-        game six-card seats=Alice,Bob dealer=Alice exact-out
-        peg Alice 15
-        peg Alice 15
-        peg Alice 15
-        peg Alice 15
-        peg Alice 15
-        peg Alice 15
-        peg Alice 15
-        peg Alice 13
-        peg Alice 5
-    """)
+    state = play(f"{EXACT_TO_118}\npeg Alice 5")
     assert scores(state)["Alice"] == 118
     assert state["note"] == "Alice needs exactly 3"
     assert state["winner"] is None
-    state = play("""
-        game six-card seats=Alice,Bob dealer=Alice exact-out
-        peg Alice 15
-        peg Alice 15
-        peg Alice 15
-        peg Alice 15
-        peg Alice 15
-        peg Alice 15
-        peg Alice 15
-        peg Alice 13
-        peg Alice 3
-    """)
+    state = play(f"{EXACT_TO_118}\npeg Alice 3")
     assert state["winner"] == "Alice" and scores(state)["Alice"] == 121
 
 
