@@ -1,0 +1,283 @@
+"""Buttons and the rotary encoder, as one queue of input events.
+
+Real and mock use the same gpiozero code: only the pin factory differs
+(real pins on the Pi, ``MockFactory`` pins in tests and the simulator).
+Button debounce is our own (gpiozero's ``bounce_time`` does nothing under
+the mock), with an injectable clock so it can be tested.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .errors import HardwareError
+
+KNOB = "knob"  # the encoder's push switch
+ENCODER = "encoder"
+DEFAULT_BUTTONS = {"red": 5, "blue": 6, "green": 16, "yellow": 26, "undo": 13, "menu": 19}
+
+
+@dataclass(frozen=True)
+class InputEvent:
+    """One thing a player did.
+
+    ``kind``: press, release, click (a release without a hold), hold (held
+    past the hold time; no click follows), turn (``steps`` +1 clockwise, -1 back).
+    """
+
+    kind: str
+    source: str
+    steps: int = 0
+    duration: float = 0.0
+
+
+@dataclass(frozen=True)
+class InputPins:
+    """GPIO (BCM) numbers of the buttons and the encoder, and the timings."""
+
+    buttons: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_BUTTONS))
+    encoder_a: int = 17
+    encoder_b: int = 27
+    encoder_button: int = 22
+    debounce_s: float = 0.02
+    hold_s: float = 1.0
+
+    def __post_init__(self):
+        pins = list(self.buttons.values()) + [self.encoder_a, self.encoder_b, self.encoder_button]
+        names = list(self.buttons) + ["encoder a", "encoder b", KNOB]
+        seen: dict[int, str] = {}
+        for name, pin in zip(names, pins):
+            if not isinstance(pin, int) or not 0 <= pin <= 27:
+                raise ValueError(f"{name}: GPIO {pin!r} is not a Raspberry Pi GPIO (0-27)")
+            if pin in seen:
+                raise ValueError(f"{name} and {seen[pin]} are both on GPIO{pin}: give each its own pin")
+            seen[pin] = name
+        if KNOB in self.buttons:
+            raise ValueError(f"{KNOB!r} is the encoder's switch: name the buttons otherwise")
+        if not 0 <= self.debounce_s < self.hold_s:
+            raise ValueError("debounce_s must be at least 0 and shorter than hold_s")
+
+
+class Debouncer:
+    """Leading-edge debounce: a change is taken at once, then further changes
+    are ignored for ``interval`` seconds (contact bounce)."""
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic):
+        self.interval = interval
+        self.clock = clock
+        self.state = False
+        self.changed_at = float("-inf")
+
+    def feed(self, pressed: bool) -> bool:
+        """Offer a new pin state; True if it is taken as a real change."""
+        now = self.clock()
+        if pressed == self.state or now - self.changed_at < self.interval:
+            return False
+        self.state = pressed
+        self.changed_at = now
+        return True
+
+    def settled(self) -> bool:
+        return self.clock() - self.changed_at >= self.interval
+
+
+class Controls:
+    """The board's buttons and encoder; read events from ``events`` (a queue)."""
+
+    def __init__(
+        self,
+        pins: InputPins | None = None,
+        pin_factory=None,
+        clock: Callable[[], float] = time.monotonic,
+        settle_timers: bool = True,
+    ):
+        from gpiozero import Button, RotaryEncoder  # a pin factory is chosen by the caller
+        from gpiozero.exc import GPIOZeroError
+
+        self.pins = pins or InputPins()
+        self.events: queue.Queue[InputEvent] = queue.Queue()
+        self._clock = clock
+        self._settle_timers = settle_timers
+        self._lock = threading.Lock()
+        self._buttons = {}
+        self._debounce: dict[str, Debouncer] = {}
+        self._pressed_at: dict[str, float] = {}
+        self._held: set[str] = set()
+        wanted = dict(self.pins.buttons)
+        wanted[KNOB] = self.pins.encoder_button
+        try:
+            for name, pin in wanted.items():
+                button = Button(pin, pull_up=True, hold_time=self.pins.hold_s, pin_factory=pin_factory)
+                button.when_pressed = lambda name=name: self._edge(name, True)
+                button.when_released = lambda name=name: self._edge(name, False)
+                button.when_held = lambda name=name: self._hold(name)
+                self._buttons[name] = button
+                self._debounce[name] = Debouncer(self.pins.debounce_s, clock)
+            self._encoder = RotaryEncoder(
+                self.pins.encoder_a, self.pins.encoder_b, max_steps=0, pin_factory=pin_factory
+            )
+        except GPIOZeroError as error:
+            self.close()
+            raise HardwareError(f"buttons and encoder could not be set up: {error}") from None
+        self._encoder.when_rotated_clockwise = lambda: self._put(InputEvent("turn", ENCODER, 1))
+        self._encoder.when_rotated_counter_clockwise = lambda: self._put(
+            InputEvent("turn", ENCODER, -1)
+        )
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._buttons)
+
+    def _put(self, event: InputEvent) -> None:
+        self.events.put(event)
+
+    def _edge(self, name: str, pressed: bool) -> None:
+        with self._lock:
+            if not self._debounce[name].feed(pressed):
+                if self._settle_timers:
+                    timer = threading.Timer(self.pins.debounce_s, self.settle)
+                    timer.daemon = True
+                    timer.start()
+                return
+            self._emit_edge(name, pressed)
+
+    def _emit_edge(self, name: str, pressed: bool) -> None:
+        now = self._clock()
+        if pressed:
+            self._pressed_at[name] = now
+            self._held.discard(name)
+            self._put(InputEvent("press", name))
+            return
+        duration = now - self._pressed_at.pop(name, now)
+        self._put(InputEvent("release", name, duration=duration))
+        if name not in self._held:
+            self._put(InputEvent("click", name, duration=duration))
+        self._held.discard(name)
+
+    def _hold(self, name: str) -> None:
+        with self._lock:
+            if self._debounce[name].state and name not in self._held:
+                self._held.add(name)
+                self._put(InputEvent("hold", name, duration=self.pins.hold_s))
+
+    def settle(self) -> None:
+        """Catch up with a button whose last change fell inside the debounce time."""
+        with self._lock:
+            for name, button in self._buttons.items():
+                debounce = self._debounce[name]
+                if debounce.settled() and button.is_pressed != debounce.state:
+                    if debounce.feed(button.is_pressed):
+                        self._emit_edge(name, debounce.state)
+
+    def get(self, timeout: float | None = None) -> InputEvent | None:
+        """The next event, or None after ``timeout`` seconds."""
+        try:
+            return self.events.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def drain(self) -> list[InputEvent]:
+        """Every event waiting, oldest first."""
+        out = []
+        while True:
+            try:
+                out.append(self.events.get_nowait())
+            except queue.Empty:
+                return out
+
+    def close(self) -> None:
+        for button in self._buttons.values():
+            button.close()
+        encoder = getattr(self, "_encoder", None)
+        if encoder is not None:
+            encoder.close()
+        self._buttons = {}
+
+    def __enter__(self) -> "Controls":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class ManualClock:
+    """A clock that moves only when told: makes debounce timing exact in tests."""
+
+    def __init__(self, start: float = 1000.0):
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class MockControls(Controls):
+    """Controls on gpiozero ``MockFactory`` pins, with helpers to press, hold and turn.
+
+    The debounce runs on a :class:`ManualClock` the helpers move on, so a
+    scripted click takes no real time; a hold waits for gpiozero's own hold
+    thread, in real time (keep ``hold_s`` short in tests)."""
+
+    def __init__(self, pins: InputPins | None = None, clock: ManualClock | None = None):
+        from gpiozero.pins.mock import MockFactory
+
+        self.factory = MockFactory()
+        self.clock = clock or ManualClock()
+        super().__init__(pins, self.factory, self.clock, settle_timers=False)
+
+    def _pin(self, name: str):
+        if name == KNOB:
+            return self.factory.pin(self.pins.encoder_button)
+        if name not in self.pins.buttons:
+            raise HardwareError(f"no button {name!r}: buttons are {', '.join(self.names)}")
+        return self.factory.pin(self.pins.buttons[name])
+
+    def press(self, name: str) -> None:
+        self._pin(name).drive_low()
+
+    def release(self, name: str) -> None:
+        self._pin(name).drive_high()
+
+    def click(self, name: str, seconds: float = 0.08) -> None:
+        """A short press: down for ``seconds``, then up (and a pause after)."""
+        self.press(name)
+        self.clock.advance(seconds)
+        self.release(name)
+        self.clock.advance(seconds)
+
+    def bounce(self, name: str, edges: int = 4) -> None:
+        """Contact bounce: a burst of edges within the debounce time, ending pressed."""
+        pin = self._pin(name)
+        for k in range(edges):
+            (pin.drive_low if k % 2 == 0 else pin.drive_high)()
+            self.clock.advance(self.pins.debounce_s / (edges + 1))
+        pin.drive_low()
+
+    def hold(self, name: str) -> None:
+        """Hold a button past the hold time: waits (real time) for gpiozero's hold."""
+        self.press(name)
+        deadline = time.monotonic() + self.pins.hold_s * 5 + 1
+        while name not in self._held and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if name not in self._held:
+            raise HardwareError(f"{name} was held but no hold was seen")
+        self.clock.advance(self.pins.hold_s)
+        self.release(name)
+        self.clock.advance(0.08)
+
+    def turn(self, steps: int) -> None:
+        """Turn the encoder ``steps`` detents (positive clockwise)."""
+        a = self.factory.pin(self.pins.encoder_a)
+        b = self.factory.pin(self.pins.encoder_b)
+        first, second = (a, b) if steps > 0 else (b, a)
+        for _ in range(abs(steps)):
+            first.drive_low()
+            second.drive_low()
+            first.drive_high()
+            second.drive_high()

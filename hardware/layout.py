@@ -1,0 +1,201 @@
+"""Board layouts: which LED of the strip is which hole of which track.
+
+A layout is TOML data. Each track has runs of holes mapped to runs of LEDs
+(a run of LEDs may go backwards, as serpentine strips are laid), an optional
+start hole, and the board has one game hole. Positions (``at``, ``step``, in
+hole pitches) place each hole for the printable template.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from .errors import LayoutError
+
+HOLES_PER_TRACK = 120
+GAME_HOLE = 121
+START_HOLE = 0
+BUNDLED = ("classic-121", "three-track-121")
+
+
+@dataclass(frozen=True)
+class Hole:
+    """One hole: its LED and its position on the board (in hole pitches)."""
+
+    track: int  # 0-based; -1 for the game hole
+    number: int  # 1..120, 0 the start hole, 121 the game hole
+    led: int
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The whole board: tracks of holes, the game hole and the strip's size."""
+
+    name: str
+    strip_leds: int
+    leds_per_metre: float
+    tracks: tuple[tuple[Hole, ...], ...]  # per track, indexed by hole number - 1
+    starts: tuple[Hole | None, ...]
+    game_hole: Hole
+
+    @property
+    def pitch_mm(self) -> float:
+        """Distance between holes: the strip's LED spacing."""
+        return 1000.0 / self.leds_per_metre
+
+    def led(self, track: int, hole: int) -> int:
+        """The LED of ``hole`` (0 start, 1-120, 121 game) on ``track`` (0-based)."""
+        return self.hole(track, hole).led
+
+    def hole(self, track: int, hole: int) -> Hole:
+        if not 0 <= track < len(self.tracks):
+            raise LayoutError(f"layout {self.name} has {len(self.tracks)} tracks, not track {track + 1}")
+        if hole == GAME_HOLE:
+            return self.game_hole
+        if hole == START_HOLE:
+            start = self.starts[track]
+            if start is None:
+                raise LayoutError(f"layout {self.name}: track {track + 1} has no start hole")
+            return start
+        if not 1 <= hole <= HOLES_PER_TRACK:
+            raise LayoutError(f"hole {hole} is off the board: holes are 0 to {GAME_HOLE}")
+        return self.tracks[track][hole - 1]
+
+    def all_holes(self) -> list[Hole]:
+        holes = [h for track in self.tracks for h in track]
+        holes += [s for s in self.starts if s is not None]
+        return holes + [self.game_hole]
+
+
+def _range(text, where: str) -> list[int]:
+    """ "1-30" -> [1..30]; "59-30" -> [59..30]; a bare number is a run of one."""
+    if isinstance(text, int):
+        return [text]
+    try:
+        first, _, last = str(text).partition("-")
+        first, last = int(first), int(last or first)
+    except ValueError:
+        raise LayoutError(f"{where}: {text!r} is not a range like \"1-30\"") from None
+    step = 1 if last >= first else -1
+    return list(range(first, last + step, step))
+
+
+def _point(entry: dict, where: str, key: str = "at", default=(0, 0)) -> tuple[float, float]:
+    value = entry.get(key, default)
+    if not (isinstance(value, (list, tuple)) and len(value) == 2
+            and all(isinstance(v, (int, float)) for v in value)):
+        raise LayoutError(f"{where}: {key} must be [x, y], not {value!r}")
+    return float(value[0]), float(value[1])
+
+
+def _led(entry, where: str) -> int:
+    led = entry.get("led") if isinstance(entry, dict) else None
+    if not isinstance(led, int) or isinstance(led, bool):
+        raise LayoutError(f"{where}: needs led = N")
+    return led
+
+
+def parse_layout(data: dict, source: str = "layout") -> Layout:
+    """Check a layout table and build it; every error names the entry."""
+    known = {"name", "strip_leds", "leds_per_metre", "game_hole", "tracks"}
+    for key in data:
+        if key not in known:
+            raise LayoutError(f"{source}: unknown key {key!r}: use {', '.join(sorted(known))}")
+    strip_leds = data.get("strip_leds")
+    if not isinstance(strip_leds, int) or strip_leds < 1:
+        raise LayoutError(f"{source}: strip_leds must be the number of LEDs on the strip")
+    per_metre = data.get("leds_per_metre", 60)
+    if not isinstance(per_metre, (int, float)) or per_metre <= 0:
+        raise LayoutError(f"{source}: leds_per_metre must be a positive number")
+    tracks_data = data.get("tracks")
+    if not isinstance(tracks_data, list) or not 2 <= len(tracks_data) <= 4:
+        raise LayoutError(f"{source}: give 2, 3 or 4 [[tracks]], one per side")
+    used: dict[int, str] = {}
+
+    def claim(led: int, what: str, where: str) -> None:
+        if not 0 <= led < strip_leds:
+            raise LayoutError(f"{where}: LED {led} is past the end of the {strip_leds}-LED strip")
+        if led in used:
+            raise LayoutError(f"{where}: LED {led} is already {used[led]}")
+        used[led] = what
+
+    tracks, starts = [], []
+    for t, track in enumerate(tracks_data):
+        where = f"{source}: track {t + 1}"
+        holes: dict[int, Hole] = {}
+        runs = track.get("runs")
+        if not isinstance(runs, list) or not runs:
+            raise LayoutError(f"{where}: needs runs = [{{ holes = \"1-30\", leds = \"0-29\" }}, ...]")
+        for r, run in enumerate(runs):
+            run_where = f"{where} run {r + 1}"
+            numbers = _range(run.get("holes"), run_where)
+            leds = _range(run.get("leds"), run_where)
+            if len(numbers) != len(leds):
+                raise LayoutError(f"{run_where}: {len(numbers)} holes but {len(leds)} LEDs")
+            x, y = _point(run, run_where)
+            dx, dy = _point(run, run_where, "step", (1, 0))
+            for k, (number, led) in enumerate(zip(numbers, leds)):
+                if not 1 <= number <= HOLES_PER_TRACK:
+                    raise LayoutError(f"{run_where}: hole {number} is out of range 1-{HOLES_PER_TRACK}")
+                if number in holes:
+                    raise LayoutError(f"{run_where}: hole {number} is given twice")
+                claim(led, f"track {t + 1} hole {number}", f"{run_where}: hole {number}")
+                holes[number] = Hole(t, number, led, x + k * dx, y + k * dy)
+        missing = [n for n in range(1, HOLES_PER_TRACK + 1) if n not in holes]
+        if missing:
+            raise LayoutError(f"{where}: holes {_ranges(missing)} have no LED")
+        tracks.append(tuple(holes[n] for n in range(1, HOLES_PER_TRACK + 1)))
+        start = track.get("start")
+        if start is None:
+            starts.append(None)
+        else:
+            led = _led(start, f"{where} start")
+            claim(led, f"track {t + 1} start hole", f"{where} start")
+            starts.append(Hole(t, START_HOLE, led, *_point(start, f"{where} start")))
+    game = data.get("game_hole")
+    led = _led(game, f"{source}: game_hole")
+    claim(led, "the game hole", f"{source}: the game hole")
+    game_hole = Hole(-1, GAME_HOLE, led, *_point(game, f"{source}: game_hole"))
+    return Layout(
+        str(data.get("name", source)), strip_leds, float(per_metre),
+        tuple(tracks), tuple(starts), game_hole,
+    )
+
+
+def _ranges(numbers: list[int]) -> str:
+    parts, start, prev = [], numbers[0], numbers[0]
+    for n in numbers[1:] + [None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ", ".join(parts)
+
+
+def load_layout(name_or_path: str | Path) -> Layout:
+    """A bundled layout by name (``classic-121``, ``three-track-121``) or a TOML file."""
+    text_name = str(name_or_path)
+    if text_name in BUNDLED:
+        source = f"{text_name} (bundled)"
+        text = resources.files("hardware.layouts").joinpath(f"{text_name}.toml").read_text()
+    else:
+        path = Path(name_or_path)
+        source = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise LayoutError(
+                f"cannot read layout {path}: {error.strerror}; bundled layouts: {', '.join(BUNDLED)}"
+            ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise LayoutError(f"{source}: not valid TOML: {error}") from None
+    return parse_layout(data, source)

@@ -1,0 +1,1 @@
+"""Bundled board layouts (TOML)."""

@@ -1,0 +1,188 @@
+"""The LED strip: an interface, a power-aware frame pipeline, a real and a mock backend.
+
+Colours go in as the eye should see them; each frame shown is scaled by the
+brightness (capped), gamma-corrected, and scaled down again if its estimated
+current would pass the supply's budget. ``rpi_ws281x`` is imported only when
+a real strip is opened, never at module import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+from .errors import DeviceNotFoundError, HardwareError
+
+RGB = tuple[int, int, int]
+OFF: RGB = (0, 0, 0)
+
+# A WS2812 draws about 20 mA per colour channel at full duty, and ~1 mA idle.
+MA_PER_CHANNEL = 20.0
+MA_IDLE_PER_LED = 1.0
+
+
+class LedStrip(Protocol):
+    """What the firmware needs of an LED strip."""
+
+    count: int
+
+    def show(self, frame: Sequence[RGB]) -> None:
+        """Display one frame: a colour for every LED."""
+
+    def set_brightness(self, level: float) -> None:
+        """0.0 to 1.0, capped by the configured maximum."""
+
+    def close(self) -> None:
+        """Turn the LEDs off and release the strip."""
+
+
+@dataclass(frozen=True)
+class PowerSettings:
+    """The brightness cap, the current budget and the gamma of the strip."""
+
+    max_brightness: float = 0.5
+    budget_ma: float = 4000.0
+    gamma: float = 2.2
+
+    def __post_init__(self):
+        if not 0 < self.max_brightness <= 1:
+            raise ValueError("max_brightness must be above 0 and at most 1")
+        if self.budget_ma <= 0:
+            raise ValueError("budget_ma must be positive: the supply's current in milliamps")
+        if not 1 <= self.gamma <= 3:
+            raise ValueError("gamma must be between 1 and 3 (2.2 suits WS2812)")
+
+
+def estimate_ma(frame: Sequence[RGB]) -> float:
+    """Estimated current of a frame of raw (output) channel values."""
+    total = sum(r + g + b for r, g, b in frame)
+    return len(frame) * MA_IDLE_PER_LED + total * MA_PER_CHANNEL / 255.0
+
+
+class FramePipeline:
+    """Brightness, gamma and current limit, from wanted colours to output values."""
+
+    def __init__(self, count: int, power: PowerSettings | None = None):
+        self.count = count
+        self.power = power or PowerSettings()
+        self.brightness = self.power.max_brightness
+        self._gamma = [round(255 * (i / 255) ** self.power.gamma) for i in range(256)]
+        self.last_scale = 1.0
+
+    def set_brightness(self, level: float) -> None:
+        self.brightness = max(0.0, min(float(level), 1.0)) * self.power.max_brightness
+
+    def render(self, frame: Sequence[RGB]) -> list[RGB]:
+        if len(frame) != self.count:
+            raise HardwareError(f"a frame needs {self.count} colours, one per LED, not {len(frame)}")
+        gamma, level = self._gamma, self.brightness
+        out = [
+            (gamma[_channel(r, level)], gamma[_channel(g, level)], gamma[_channel(b, level)])
+            for r, g, b in frame
+        ]
+        wanted = estimate_ma(out)
+        idle = self.count * MA_IDLE_PER_LED
+        self.last_scale = 1.0
+        if wanted > self.power.budget_ma and wanted > idle:
+            scale = max(0.0, (self.power.budget_ma - idle) / (wanted - idle))
+            out = [(int(r * scale), int(g * scale), int(b * scale)) for r, g, b in out]
+            self.last_scale = scale
+        return out
+
+
+def _channel(value: int, level: float) -> int:
+    return min(255, max(0, int(value * level + 0.5)))
+
+
+class MockStrip:
+    """A strip that records every frame shown (as output values), for tests and the simulator."""
+
+    def __init__(self, count: int, power: PowerSettings | None = None):
+        self.count = count
+        self.pipeline = FramePipeline(count, power)
+        self.frames: list[list[RGB]] = []
+        self.wanted: list[list[RGB]] = []  # the colours asked for, before the pipeline
+        self.closed = False
+
+    def show(self, frame: Sequence[RGB]) -> None:
+        if self.closed:
+            raise HardwareError("the LED strip is closed")
+        self.wanted.append(list(frame))
+        self.frames.append(self.pipeline.render(frame))
+
+    def set_brightness(self, level: float) -> None:
+        self.pipeline.set_brightness(level)
+
+    @property
+    def last_frame(self) -> list[RGB] | None:
+        return self.frames[-1] if self.frames else None
+
+    def close(self) -> None:
+        if not self.closed:
+            self.frames.append([OFF] * self.count)
+            self.closed = True
+
+
+SPI_PIN = 10  # GPIO10, /dev/spidev0.0: no root needed
+PWM_PINS = (12, 18, 13, 19)
+
+
+class Ws281xStrip:
+    """A WS2812 strip on rpi_ws281x: SPI on GPIO10 by default (no root), PWM as an option.
+
+    ``library`` is the rpi_ws281x module (a fake in tests). Only construct this
+    on a Raspberry Pi: off a Pi the library crashes the process.
+    """
+
+    def __init__(
+        self,
+        count: int,
+        pin: int = SPI_PIN,
+        power: PowerSettings | None = None,
+        freq_hz: int = 800_000,
+        dma: int = 10,
+        invert: bool = False,
+        library=None,
+    ):
+        if pin != SPI_PIN and pin not in PWM_PINS:
+            raise HardwareError(
+                f"LED data on GPIO{pin} is not supported: use GPIO10 (SPI) or 12/13/18/19 (PWM)"
+            )
+        if library is None:
+            try:
+                import rpi_ws281x as library  # imported here, never at module import
+            except ImportError:
+                raise DeviceNotFoundError(
+                    "rpi_ws281x is not installed: on the Pi run pip install rpi_ws281x in the venv"
+                ) from None
+        self.count = count
+        self.pin = pin
+        self.pipeline = FramePipeline(count, power)
+        self._library = library
+        channel = 1 if pin in (13, 19) else 0
+        self._strip = library.PixelStrip(count, pin, freq_hz, dma, invert, 255, channel)
+        try:
+            self._strip.begin()
+        except RuntimeError as error:
+            where = "/dev/spidev0.0 (enable SPI with raspi-config)" if pin == SPI_PIN else (
+                "/dev/mem (PWM needs root)")
+            raise DeviceNotFoundError(f"LED strip on GPIO{pin} did not start: {error}; check {where}") from None
+        self._open = True
+
+    def show(self, frame: Sequence[RGB]) -> None:
+        if not self._open:
+            raise HardwareError("the LED strip is closed")
+        color = self._library.Color
+        for index, (r, g, b) in enumerate(self.pipeline.render(frame)):
+            self._strip.setPixelColor(index, color(r, g, b))
+        self._strip.show()
+
+    def set_brightness(self, level: float) -> None:
+        self.pipeline.set_brightness(level)
+
+    def close(self) -> None:
+        if self._open:
+            for index in range(self.count):
+                self._strip.setPixelColor(index, 0)
+            self._strip.show()
+            self._open = False

@@ -1,0 +1,93 @@
+"""Buttons and encoder on gpiozero MockFactory pins: events, debounce, hold, turns."""
+
+import pytest
+
+from hardware.errors import HardwareError
+from hardware.inputs import KNOB, Debouncer, InputPins, ManualClock, MockControls
+
+
+@pytest.fixture
+def controls():
+    board = MockControls(InputPins(hold_s=0.05))
+    try:
+        yield board
+    finally:
+        board.close()
+
+
+def kinds(events):
+    return [(e.kind, e.source, e.steps) for e in events]
+
+
+def test_click_gives_press_release_click(controls):
+    """A short press gives press, release and click, with its duration."""
+    controls.click("red")
+    events = controls.drain()
+    assert kinds(events) == [("press", "red", 0), ("release", "red", 0), ("click", "red", 0)]
+    assert events[-1].duration == pytest.approx(0.08)
+
+
+def test_hold_gives_hold_and_no_click(controls):
+    """Holding past hold_s gives a hold; the release after it is not a click."""
+    controls.hold("undo")
+    assert [e.kind for e in controls.drain()] == ["press", "hold", "release"]
+
+
+def test_encoder_turns_and_knob(controls):
+    """One clockwise detent is +1, one back is -1; the knob is a button too."""
+    controls.turn(3)
+    controls.turn(-1)
+    controls.click(KNOB)
+    assert kinds(controls.drain()) == [
+        ("turn", "encoder", 1), ("turn", "encoder", 1), ("turn", "encoder", 1),
+        ("turn", "encoder", -1), ("press", KNOB, 0), ("release", KNOB, 0), ("click", KNOB, 0)]
+
+
+def test_contact_bounce_gives_one_press(controls):
+    """A burst of edges inside the debounce time is one press."""
+    controls.bounce("blue")
+    controls.clock.advance(0.1)
+    controls.release("blue")
+    assert [e.kind for e in controls.drain()] == ["press", "release", "click"]
+
+
+def test_release_inside_the_debounce_time_is_caught_up_by_settle(controls):
+    """A real release that came too soon is emitted once the pin has settled."""
+    controls.press("green")
+    controls.clock.advance(0.005)
+    controls.release("green")
+    assert [e.kind for e in controls.drain()] == ["press"]
+    controls.clock.advance(0.05)
+    controls.settle()
+    assert [e.kind for e in controls.drain()] == ["release", "click"]
+
+
+def test_debouncer_with_a_manual_clock():
+    """Changes inside the interval are ignored; the state changes once settled."""
+    clock = ManualClock()
+    debounce = Debouncer(0.02, clock)
+    assert debounce.feed(True)
+    clock.advance(0.01)
+    assert not debounce.feed(False)
+    clock.advance(0.02)
+    assert debounce.feed(False) and not debounce.state
+    assert not debounce.feed(False)
+
+
+def test_unknown_button_is_a_clear_error(controls):
+    """The helpers name the buttons there are."""
+    with pytest.raises(HardwareError, match="no button 'purple': buttons are red, blue"):
+        controls.click("purple")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"buttons": {"red": 5, "blue": 5}}, "blue and red are both on GPIO5"),
+    ({"buttons": {"red": 40}}, "GPIO 40 is not a Raspberry Pi GPIO"),
+    ({"encoder_a": 5}, "are both on GPIO5"),
+    ({"buttons": {"knob": 4}}, "'knob' is the encoder's switch"),
+    ({"debounce_s": 2.0}, "debounce_s must be"),
+])
+def test_bad_pin_settings(kwargs, message):
+    """Shared pins, pins off the header and bad timings are refused, naming them."""
+    with pytest.raises(ValueError, match=message):
+        InputPins(**kwargs)

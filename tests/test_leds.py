@@ -1,0 +1,125 @@
+"""The LED strip: brightness cap, gamma, current budget; mock and rpi_ws281x backends."""
+
+import pytest
+
+from hardware.errors import DeviceNotFoundError, HardwareError
+from hardware.leds import (
+    FramePipeline,
+    MockStrip,
+    PowerSettings,
+    Ws281xStrip,
+    estimate_ma,
+)
+
+WHITE = (255, 255, 255)
+
+
+def test_full_white_242_leds_is_about_14_amps():
+    """The estimate matches the WS2812 rule of thumb: 60 mA a LED at full white."""
+    assert 14_000 <= estimate_ma([WHITE] * 242) <= 15_000
+
+
+def test_brightness_cap_and_gamma():
+    """Output is capped by max_brightness and gamma-corrected."""
+    pipeline = FramePipeline(1, PowerSettings(max_brightness=0.5, budget_ma=10_000, gamma=2.0))
+    assert pipeline.render([WHITE]) == [(64, 64, 64)]  # (128/255)^2 * 255
+    pipeline.set_brightness(2.0)  # asked past 1: still the cap
+    assert pipeline.render([WHITE]) == [(64, 64, 64)]
+    pipeline.set_brightness(0)
+    assert pipeline.render([WHITE]) == [(0, 0, 0)]
+
+
+def test_frames_over_the_budget_are_scaled_down():
+    """A frame that would draw more than the budget is dimmed to fit."""
+    power = PowerSettings(max_brightness=1.0, budget_ma=2000, gamma=1.0)
+    pipeline = FramePipeline(242, power)
+    out = pipeline.render([WHITE] * 242)
+    assert estimate_ma(out) <= 2000
+    assert pipeline.last_scale < 0.2
+    assert out[0][0] == out[-1][2] > 0
+    small = pipeline.render([WHITE] + [(0, 0, 0)] * 241)
+    assert small[0] == WHITE and pipeline.last_scale == 1.0
+
+
+def test_bad_power_settings_are_refused():
+    """Brightness, budget and gamma out of range are clear errors."""
+    for kwargs, message in [({"max_brightness": 0}, "max_brightness"),
+                            ({"budget_ma": -1}, "budget_ma"), ({"gamma": 5}, "gamma")]:
+        with pytest.raises(ValueError, match=message):
+            PowerSettings(**kwargs)
+
+
+def test_mock_strip_records_every_frame_and_turns_off_on_close():
+    """The mock records each frame shown; closing shows an all-off frame."""
+    strip = MockStrip(3, PowerSettings(max_brightness=1.0, gamma=1.0))
+    strip.show([(255, 0, 0), (0, 255, 0), (0, 0, 0)])
+    strip.show([(0, 0, 255)] * 3)
+    assert strip.frames == [[(255, 0, 0), (0, 255, 0), (0, 0, 0)], [(0, 0, 255)] * 3]
+    strip.close()
+    assert strip.last_frame == [(0, 0, 0)] * 3
+    with pytest.raises(HardwareError, match="closed"):
+        strip.show([(0, 0, 0)] * 3)
+
+
+def test_frame_of_the_wrong_length_is_refused():
+    """A frame must give one colour per LED."""
+    with pytest.raises(HardwareError, match="a frame needs 3 colours, one per LED, not 2"):
+        MockStrip(3).show([(0, 0, 0)] * 2)
+
+
+class FakeWs281x:
+    """A stand-in for the rpi_ws281x module (a real PixelStrip crashes off a Pi)."""
+
+    def __init__(self, fail_begin=False):
+        self.strips = []
+        self.fail_begin = fail_begin
+        outer = self
+
+        class PixelStrip:
+            def __init__(self, num, pin, freq_hz, dma, invert, brightness, channel):
+                self.args = (num, pin, freq_hz, dma, invert, brightness, channel)
+                self.pixels = [0] * num
+                self.shown = []
+                outer.strips.append(self)
+
+            def begin(self):
+                if outer.fail_begin:
+                    raise RuntimeError("ws2811_init failed with code -13 (Unable to initialize SPI)")
+
+            def setPixelColor(self, n, color):
+                self.pixels[n] = color
+
+            def show(self):
+                self.shown.append(list(self.pixels))
+
+        self.PixelStrip = PixelStrip
+
+    @staticmethod
+    def Color(red, green, blue, white=0):
+        return (white << 24) | (red << 16) | (green << 8) | blue
+
+
+def test_ws281x_strip_uses_spi_by_default_and_writes_colours():
+    """The real backend opens GPIO10 (SPI, no root) and writes each pixel, then shows."""
+    library = FakeWs281x()
+    strip = Ws281xStrip(2, power=PowerSettings(max_brightness=1.0, gamma=1.0), library=library)
+    assert library.strips[0].args == (2, 10, 800_000, 10, False, 255, 0)
+    strip.show([(255, 0, 0), (0, 0, 1)])
+    assert library.strips[0].shown == [[0xFF0000, 0x000001]]
+    strip.close()
+    assert library.strips[0].shown[-1] == [0, 0]
+
+
+def test_ws281x_pwm_channel_and_bad_pin():
+    """PWM pins pick their channel; any other pin is refused with the choices."""
+    library = FakeWs281x()
+    Ws281xStrip(1, pin=13, library=library)
+    assert library.strips[0].args[-1] == 1
+    with pytest.raises(HardwareError, match="GPIO4 is not supported: use GPIO10"):
+        Ws281xStrip(1, pin=4, library=library)
+
+
+def test_ws281x_start_failure_names_the_device():
+    """A strip that will not start says which device to check."""
+    with pytest.raises(DeviceNotFoundError, match="/dev/spidev0.0 \\(enable SPI with raspi-config\\)"):
+        Ws281xStrip(1, library=FakeWs281x(fail_begin=True))
