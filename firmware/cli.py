@@ -5,6 +5,7 @@
     cribbage-board count CARDS --starter CARD [--crib] [--json]
     cribbage-board count --distribution [--crib] [--hand-size N] [--json]
     cribbage-board pegging CARDS [--go] [--json]
+    cribbage-board board-template [--layout FILE] -o board.svg
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import sys
 from pathlib import Path
 
+from hardware.errors import HardwareError
 from scorer.cards import parse_cards
 from scorer.counting import distribution, score_hand, score_play
 from scorer.errors import CribbageError, RecordSyntaxError
@@ -58,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     peg.add_argument("cards", nargs="+", help="the cards played since the count was reset, in order")
     peg.add_argument("--go", action="store_true", help="the last card is the last before a go")
     peg.add_argument("--json", action="store_true")
+    tpl = sub.add_parser("board-template", help="draw a board layout to scale as an SVG drilling template")
+    tpl.add_argument("--layout", default="classic-121", help="a layout file or a bundled name (classic-121, three-track-121)")
+    tpl.add_argument("-o", "--output", required=True, help="the SVG file to write")
+    tpl.add_argument("--target", type=int, default=121, help="the game the skunk lines are drawn for")
     return parser
 
 
@@ -72,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             return _count(args, parser)
         if args.command == "pegging":
             return _pegging(args)
+        if args.command == "board-template":
+            return _board_template(args)
         from .console import run_console
 
         return run_console(args.state)
@@ -79,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
     except CribbageError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2
+    except HardwareError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -132,6 +143,24 @@ def _pegging(args) -> int:
         print(json.dumps({"points": score.total, "items": score.to_dict()["items"]}))
     else:
         print(f"{score.say()}" if score.items else "no points")
+    return 0
+
+
+def _board_template(args) -> int:
+    from hardware.layout import load_layout
+    from hardware.template import board_svg
+
+    layout = load_layout(args.layout)
+    target = args.target
+    # ACC lines: a loser under target-30 is skunked, under target-60 double skunked.
+    marks = {target - 30: f"skunk line ({target - 30})", target - 60: f"double skunk ({target - 60})"}
+    svg = board_svg(layout, marks)
+    try:
+        Path(args.output).write_text(svg, encoding="utf-8")
+    except OSError as error:
+        print(f"{PROG}: cannot write {args.output}: {error.strerror}", file=sys.stderr)
+        return 2
+    print(f"{args.output}: {layout.name}, hole pitch {layout.pitch_mm:.2f} mm; print at 100%")
     return 0
 
 
