@@ -41,3 +41,38 @@ def test_bad_display_settings(kwargs, message):
     """Unknown chips, buses and rotations are refused."""
     with pytest.raises(ValueError, match=message):
         DisplaySettings(**kwargs)
+
+
+class FakeSerial:
+    """A stand-in for luma's I2C/SPI transport: records what the driver sends."""
+
+    def __init__(self):
+        self.commands, self.sent = [], []
+
+    def command(self, *cmd):
+        self.commands.append(cmd)
+
+    def data(self, data):
+        self.sent.extend(data)
+
+    def cleanup(self):
+        pass
+
+
+@pytest.mark.parametrize("chip", ["ssd1306", "sh1106"])
+def test_real_drivers_send_the_image_over_their_transport(chip):
+    """The real luma drivers, on a fake transport, receive the 128x64 image as 1024 bytes."""
+    from luma.oled import device as oled
+
+    from hardware.display import LumaDisplay
+
+    serial = FakeSerial()
+    display = LumaDisplay(getattr(oled, chip)(serial, width=128, height=64), "OLED")
+    serial.sent.clear()
+    image = Image.new("1", (128, 64))
+    ImageDraw.Draw(image).rectangle((0, 0, 127, 7), fill=1)  # the top 8 rows lit: page 0 all on
+    display.show(image)
+    assert len(serial.sent) == 1024
+    assert serial.sent[:128] == [0xFF] * 128 and set(serial.sent[128:]) == {0}
+    display.close()
+    assert display.closed
