@@ -1,6 +1,8 @@
 """The ``cribbage-board`` command: the board itself and its tools.
 
-    cribbage-board                      the board (on a PC: the terminal board)
+    cribbage-board [--backend mock]     the board (on a PC: the mock board in the terminal)
+    cribbage-board simulate SCRIPT [--json] [--snapshots DIR]
+    cribbage-board console              keep score by typing game-record lines
     cribbage-board replay FILE [--json] a game record's resulting state
     cribbage-board count CARDS --starter CARD [--crib] [--json]
     cribbage-board count --distribution [--crib] [--hand-size N] [--json]
@@ -16,6 +18,8 @@ import sys
 from pathlib import Path
 
 from hardware.errors import HardwareError
+
+from .config import ConfigError, load_config
 from scorer.cards import parse_cards
 from scorer.counting import distribution, score_hand, score_play
 from scorer.errors import CribbageError, RecordSyntaxError
@@ -29,15 +33,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="An electronic cribbage peg-board and score ledger."
     )
-    parser.add_argument(
-        "--state",
-        metavar="FILE",
-        help="the ledger database (default: $STATE_DIRECTORY or ~/.local/state/cribbage-board)",
-    )
+    _board_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("console", help="keep score by typing record lines in the terminal")
-    play.add_argument("--state", metavar="FILE", help=argparse.SUPPRESS)
+    play.add_argument("--state", metavar="FILE", help="the ledger database")
+
+    sim = sub.add_parser("simulate", help="run a script of button presses and turns on the mock board")
+    sim.add_argument("script", help="the script (- for standard input)")
+    sim.add_argument("--json", action="store_true", help="print the final state as JSON")
+    sim.add_argument("--snapshots", metavar="DIR", help="save PNGs of the LED board and OLED after each step")
+    _board_options(sim)
 
     rep = sub.add_parser("replay", help="replay a game record and print the resulting state")
     rep.add_argument("file", help="the game record (- for standard input)")
@@ -67,6 +73,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _board_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", choices=("real", "mock"), help="real devices or the mock board")
+    parser.add_argument("--config", metavar="FILE", help="the config file (default /etc/cribbage-board/config.toml)")
+    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                        help="override a config key, e.g. --set leds.max_brightness=0.3")
+    parser.add_argument(
+        "--state", metavar="FILE",
+        help="the ledger database (default: $STATE_DIRECTORY or ~/.local/state/cribbage-board)",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
@@ -80,13 +97,18 @@ def main(argv: list[str] | None = None) -> int:
             return _pegging(args)
         if args.command == "board-template":
             return _board_template(args)
-        from .console import run_console
+        if args.command == "console":
+            from .console import run_console
 
-        return run_console(args.state)
+            return run_console(args.state)
+        return _board(args)
     except RecordSyntaxError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
     except CribbageError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2
+    except ConfigError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
     except HardwareError as error:
@@ -144,6 +166,33 @@ def _pegging(args) -> int:
     else:
         print(f"{score.say()}" if score.items else "no points")
     return 0
+
+
+def _board(args) -> int:
+    """The board itself: real devices on a Pi, the terminal mock board elsewhere."""
+    from hardware.backend import choose_backend
+
+    from .app import Board, open_devices, state_path
+    from .sdnotify import Notifier
+    from .simulator import run_terminal, simulate_main
+
+    config = load_config(args.config, args.set)
+    if args.command == "simulate":
+        return simulate_main(args, config)
+    backend = choose_backend(args.backend, config.values[""]["backend"] or None)
+    print(f"{PROG}: {backend.message}", file=sys.stderr)
+    path = state_path(config, args.state)
+    if backend.name == "mock":
+        return run_terminal(config, path)
+    from scorer.store import LedgerStore
+
+    devices = open_devices(config, backend)
+    for warning in devices.warnings:
+        print(f"{PROG}: {warning}", file=sys.stderr)
+    store = LedgerStore(path)
+    for message in store.messages:
+        print(f"{PROG}: {message}", file=sys.stderr)
+    return Board(config, store, devices, notifier=Notifier()).run()
 
 
 def _board_template(args) -> int:

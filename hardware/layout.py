@@ -18,7 +18,7 @@ from .errors import LayoutError
 HOLES_PER_TRACK = 120
 GAME_HOLE = 121
 START_HOLE = 0
-BUNDLED = ("classic-121", "three-track-121")
+BUNDLED = ("classic-121", "three-track-121", "four-track-121")
 
 
 @dataclass(frozen=True)

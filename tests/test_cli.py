@@ -134,7 +134,7 @@ def test_console_keeps_score_and_resumes(tmp_path):
 def test_console_command_runs_with_no_input(tmp_path):
     """The installed command starts the terminal board and exits cleanly at end of input."""
     result = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "--state", str(tmp_path / "l.sqlite3")],
+        [sys.executable, "-m", "firmware.cli", "console", "--state", str(tmp_path / "l.sqlite3")],
         input="game six-card seats=A,B\npeg A 3\n", capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "ok: A peg 3" in result.stdout and "A    3  (back 0)" in result.stdout

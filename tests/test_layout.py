@@ -15,7 +15,8 @@ def bundled_data(name="classic-121"):
     return tomllib.loads(resources.files("hardware.layouts").joinpath(f"{name}.toml").read_text())
 
 
-@pytest.mark.parametrize("name, tracks, leds", [("classic-121", 2, 243), ("three-track-121", 3, 364)])
+@pytest.mark.parametrize("name, tracks, leds", [
+    ("classic-121", 2, 243), ("three-track-121", 3, 364), ("four-track-121", 4, 485)])
 def test_bundled_layouts_use_every_led_once(name, tracks, leds):
     """Each bundled board maps every hole, start hole and the game hole to its own LED."""
     layout = load_layout(name)
@@ -91,4 +92,4 @@ def test_hole_lookup_errors():
         layout.led(0, 122)
     with pytest.raises(LayoutError, match="has 2 tracks, not track 3"):
         layout.led(2, 1)
-    assert set(BUNDLED) == {"classic-121", "three-track-121"}
+    assert set(BUNDLED) == {"classic-121", "three-track-121", "four-track-121"}

@@ -1,0 +1,192 @@
+"""The board's configuration: a commented TOML default, the system file, and
+command-line overrides. Unknown keys and bad values are one-line errors that
+name the file and the key."""
+
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
+COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the file and key."""
+
+
+def _default_text() -> str:
+    return resources.files("firmware").joinpath("default-config.toml").read_text()
+
+
+def defaults() -> dict:
+    """The packaged default configuration."""
+    return tomllib.loads(_default_text())
+
+
+# ---- checks: each returns the cleaned value or raises ValueError(reason) ----
+
+def _choice(*options: str) -> Callable[[Any], str]:
+    def check(value):
+        if not isinstance(value, str) or value.lower() not in options:
+            raise ValueError(f"use one of {', '.join(repr(o) for o in options)}")
+        return value.lower()
+    return check
+
+
+def _text(value):
+    if not isinstance(value, str):
+        raise ValueError("must be text in quotes")
+    return value
+
+
+def _flag(value):
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+def _number(low: float, high: float, integer: bool = False):
+    def check(value):
+        kinds = (int,) if integer else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
+            kind = "a whole number" if integer else "a number"
+            raise ValueError(f"must be {kind} from {low:g} to {high:g}")
+        return value
+    return check
+
+
+def _gpio(value):
+    return _number(0, 27, integer=True)(value)
+
+
+def _names(value):
+    if (not isinstance(value, list) or not 2 <= len(value) <= 4
+            or not all(isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,12}", v) for v in value)):
+        raise ValueError("must be 2 to 4 names in quotes, letters and digits, up to 12 each")
+    if len({v.lower() for v in value}) != len(value):
+        raise ValueError("each player needs their own name")
+    return value
+
+
+def _colours(value):
+    if not isinstance(value, list) or not 2 <= len(value) <= 4 or not all(
+        isinstance(v, str) and re.fullmatch(r"#[0-9a-fA-F]{6}", v) for v in value
+    ):
+        raise ValueError('must be 2 to 4 colours like "#ff0000"')
+    return [tuple(int(v[i:i + 2], 16) for i in (1, 3, 5)) for v in value]
+
+
+def _variant(value):
+    from scorer.variants import VARIANTS
+
+    if not isinstance(value, str) or value.lower() not in VARIANTS:
+        raise ValueError(f"use one of {', '.join(VARIANTS)}")
+    return value.lower()
+
+
+def _points(value):
+    from scorer.variants import parse_game_points
+
+    if not isinstance(value, str):
+        raise ValueError('must be text like "acc" or "1/2/3"')
+    parse_game_points(value)
+    return value
+
+
+SCHEMA: dict[str, dict[str, Callable]] = {
+    "": {"backend": lambda v: _choice("", "real", "mock")(v), "state": _text},
+    "game": {
+        "variant": _variant, "players": _names, "dealer": _text, "exact_out": _flag,
+        "muggins": _flag, "skunk": _choice("acc", "lurch", "triple", "none"), "points": _points,
+    },
+    "leds": {
+        "layout": _text, "pin": _gpio, "max_brightness": _number(0.01, 1),
+        "budget_ma": _number(100, 100_000), "gamma": _number(1, 3), "colours": _colours,
+        "back_peg": _number(0, 1), "marks": _number(0, 1),
+    },
+    "display": {
+        "enabled": _flag, "chip": _choice("ssd1306", "sh1106"), "bus": _choice("i2c", "spi"),
+        "i2c_port": _number(0, 20, integer=True), "i2c_address": _number(0x03, 0x77, integer=True),
+        "rotate": _number(0, 3, integer=True),
+    },
+    "inputs": {
+        **{name: _gpio for name in (*COLOUR_BUTTONS, "undo", "menu", "encoder_a", "encoder_b", "encoder_button")},
+        "debounce_ms": _number(0, 200), "hold_ms": _number(200, 5000),
+    },
+}
+
+
+@dataclass
+class Config:
+    """The checked configuration: ``values[section][key]``, and where it came from."""
+
+    values: dict
+    sources: list[str]
+
+    def __getitem__(self, section: str) -> dict:
+        return self.values[section]
+
+
+def _merge(target: dict, data: dict, source: str) -> None:
+    for key, value in data.items():
+        if isinstance(value, dict):
+            if key not in SCHEMA or key == "":
+                raise ConfigError(f"{source}: unknown section [{key}]: use {', '.join('[' + s + ']' for s in SCHEMA if s)}")
+            for sub, subvalue in value.items():
+                _set(target, key, sub, subvalue, source)
+        else:
+            _set(target, "", key, value, source)
+
+
+def _set(target: dict, section: str, key: str, value, source: str) -> None:
+    name = f"[{section}] {key}" if section else key
+    checks = SCHEMA.get(section, {})
+    if key not in checks:
+        known = ", ".join(checks)
+        raise ConfigError(f"{source}: unknown key {name}: {'[' + section + '] takes' if section else 'use'} {known}")
+    try:
+        target.setdefault(section, {})[key] = checks[key](value)
+    except ValueError as error:
+        raise ConfigError(f"{source}: {name} = {value!r}: {error}") from None
+
+
+def parse_override(text: str) -> tuple[str, str, Any]:
+    """``leds.max_brightness=0.3`` -> ("leds", "max_brightness", 0.3)."""
+    name, sep, raw = text.partition("=")
+    if not sep or not name.strip():
+        raise ConfigError(f"--set {text!r}: use --set section.key=value, e.g. leds.max_brightness=0.3")
+    section, _, key = name.strip().rpartition(".")
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()  # plain text without quotes
+    return section, key, value
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Config:
+    """Defaults, then the file (``path``, or the system file if it exists), then overrides."""
+    values: dict = {}
+    _merge(values, defaults(), "default config")
+    sources = ["default config"]
+    if path is None and SYSTEM_CONFIG.exists():
+        path = SYSTEM_CONFIG
+    if path is not None:
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise ConfigError(f"{path}: cannot read the config: {error.strerror}") from None
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(f"{path}: not valid TOML: {error}") from None
+        _merge(values, data, str(path))
+        sources.append(str(path))
+    for text in overrides:
+        section, key, value = parse_override(text)
+        _set(values, section, key, value, f"--set {text}")
+    return Config(copy.deepcopy(values), sources)

@@ -1,0 +1,298 @@
+"""The board on a PC: the real app on mock hardware, scripted or in a terminal.
+
+A script is one physical action a line (``#`` comments)::
+
+    turn 8          # the encoder, 8 detents clockwise (negative: back)
+    click knob      # a short press (press is the same); knob, red, blue, green,
+    click red       #   yellow, undo, menu
+    hold undo       # held past the hold time
+    down red        # the button alone down, or up
+    up red
+    wait 0.5        # let real time pass (animations)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import sys
+import time
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+from hardware.backend import BackendChoice
+from hardware.inputs import KNOB
+from hardware.layout import Layout
+from scorer.errors import RecordSyntaxError
+from scorer.report import state_dict
+from scorer.store import LedgerStore
+
+from .app import Board, open_devices
+from .config import Config
+
+BUTTONS = ("red", "blue", "green", "yellow", "undo", "menu", KNOB)
+MOCK = BackendChoice("mock", "simulator", "mock hardware (simulator)")
+SCRIPT_HOLD_S = 0.05  # the hold time in scripts: the same code, less waiting
+
+
+def parse_script(lines) -> list[tuple[int, str, str]]:
+    """(line number, verb, argument) for each action; RecordSyntaxError for a bad line."""
+    actions = []
+    for number, text in enumerate(lines, start=1):
+        words = text.split("#", 1)[0].split()
+        if not words:
+            continue
+        verb = words[0].lower()
+        verb = "click" if verb == "press" else verb
+        if verb in ("click", "hold", "down", "up"):
+            if len(words) != 2 or words[1].lower() not in BUTTONS:
+                raise RecordSyntaxError(f"{verb} takes one of {', '.join(BUTTONS)}", number)
+            actions.append((number, verb, words[1].lower()))
+        elif verb in ("turn", "wait"):
+            try:
+                value = int(words[1]) if verb == "turn" else float(words[1])
+                if len(words) != 2 or (verb == "wait" and not 0 <= value <= 60):
+                    raise ValueError
+            except (ValueError, IndexError):
+                usage = "turn N (detents, negative turns back)" if verb == "turn" else "wait SECONDS (0-60)"
+                raise RecordSyntaxError(f"use {usage}", number) from None
+            actions.append((number, verb, words[1]))
+        else:
+            raise RecordSyntaxError(
+                f"unknown action {words[0]!r}: use click, hold, down, up, turn or wait", number
+            )
+    return actions
+
+
+def board_png(layout: Layout, frame, path: Path, scale: int = 14) -> None:
+    """Draw the LED board: each hole a dot of its colour at its place."""
+    holes = layout.all_holes()
+    min_x = min(h.x for h in holes)
+    min_y = min(h.y for h in holes)
+    width = int((max(h.x for h in holes) - min_x + 2) * scale)
+    height = int((max(h.y for h in holes) - min_y + 2) * scale)
+    image = Image.new("RGB", (width, height), (24, 16, 8))
+    draw = ImageDraw.Draw(image)
+    r = scale * 0.35
+    for hole in holes:
+        cx = (hole.x - min_x + 1) * scale
+        cy = (hole.y - min_y + 1) * scale
+        colour = tuple(frame[hole.led])
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour, outline=(70, 55, 40))
+    image.save(path, format="PNG")
+
+
+class Simulator:
+    """The board on mock hardware, with helpers to act and to look."""
+
+    def __init__(self, config: Config, state: Path, hold_s: float | None = SCRIPT_HOLD_S):
+        self.store = LedgerStore(state)
+        self.devices = open_devices(config, MOCK, hold_s)
+        self.board = Board(config, self.store, self.devices)
+        self.controls = self.devices.controls
+        self.board.draw()
+
+    def act(self, verb: str, argument: str) -> None:
+        controls = self.controls
+        if verb == "turn":
+            controls.turn(int(argument))
+        elif verb == "wait":
+            time.sleep(float(argument))
+        elif verb == "click":
+            controls.click(argument)
+        elif verb == "hold":
+            controls.hold(argument)
+        elif verb == "down":
+            controls.press(argument)
+        elif verb == "up":
+            controls.release(argument)
+        self.board.step(0)
+        self.board.draw()
+
+    def snapshot(self, directory: Path, name: str) -> None:
+        """PNGs of the LED board (pegs settled, no animation) and the OLED."""
+        self.board.draw(settled=True)
+        directory.mkdir(parents=True, exist_ok=True)
+        board_png(self.devices.layout, self.devices.strip.wanted[-1], directory / f"{name}-leds.png")
+        if self.devices.display is not None:
+            self.devices.display.save_png(directory / f"{name}-oled.png")
+
+    def close(self) -> None:
+        self.board.close()
+
+
+def run_script(
+    lines, config: Config, state: Path, snapshots: Path | None = None
+) -> dict:
+    """Run a script of physical actions; the final state as replay's JSON, with
+    each refused press in ``rejected``."""
+    actions = parse_script(lines)
+    sim = Simulator(config, state)
+    rejected = []
+    try:
+        if snapshots is not None:
+            sim.snapshot(snapshots, "step-0000")
+        for step, (number, verb, argument) in enumerate(actions, start=1):
+            said = sim.board.controller.message_at
+            sim.act(verb, argument)
+            controller = sim.board.controller
+            if controller.message_alert and controller.message_at != said:
+                rejected.append({"line": number, "entry": f"{verb} {argument}", "error": controller.message})
+            if snapshots is not None:
+                sim.snapshot(snapshots, f"step-{step:04d}")
+        result = state_dict(sim.store.book)
+        result["rejected"] = rejected
+        result["screen"] = _screen_text(sim.board.controller.screen())
+        return result
+    finally:
+        sim.close()
+
+
+def _screen_text(screen) -> dict:
+    return {
+        "title": screen.title, "lines": list(screen.lines), "big": screen.big,
+        "caption": screen.big_caption, "footer": screen.footer, "alert": screen.alert,
+    }
+
+
+# ---- the terminal board ------------------------------------------------------
+
+HELP = (
+    "keys: r b g y colour buttons | space knob | , . turn (< > x5) | u undo, U hold undo (redo) | "
+    "m menu, M hold knob | q quit"
+)
+KEYS = {
+    "r": ("click", "red"), "b": ("click", "blue"), "g": ("click", "green"), "y": ("click", "yellow"),
+    " ": ("click", KNOB), "\r": ("click", KNOB), "\n": ("click", KNOB),
+    ",": ("turn", "-1"), ".": ("turn", "1"), "<": ("turn", "-5"), ">": ("turn", "5"),
+    "-": ("turn", "-1"), "+": ("turn", "1"), "=": ("turn", "1"),
+    "u": ("click", "undo"), "U": ("hold", "undo"), "m": ("click", "menu"), "M": ("hold", KNOB),
+}
+ARROWS = {"\x1b[D": ("turn", "-1"), "\x1b[C": ("turn", "1"), "\x1b[A": ("turn", "1"), "\x1b[B": ("turn", "-1")}
+
+
+def board_text(layout: Layout, frame, colour: bool = True) -> list[str]:
+    """The LED board as terminal lines: a coloured dot per hole."""
+    holes = layout.all_holes()
+    min_x = min(h.x for h in holes)
+    min_y = min(h.y for h in holes)
+    rows = int(max(h.y for h in holes) - min_y) + 1
+    cols = int(max(h.x for h in holes) - min_x) + 1
+    grid = [["  "] * cols for _ in range(rows)]
+    for hole in holes:
+        r, g, b = frame[hole.led]
+        lit = r + g + b > 0
+        dot = "●" if lit and max(r, g, b) > 40 else ("·" if not lit else "•")
+        if colour and lit:
+            cell = f"\x1b[38;2;{max(r, 60 if r else 0)};{max(g, 60 if g else 0)};{max(b, 60 if b else 0)}m{dot}\x1b[0m "
+        else:
+            cell = dot + " "
+        grid[int(hole.y - min_y)][int(round(hole.x - min_x))] = cell
+    return ["".join(row).rstrip() for row in grid]
+
+
+def oled_text(image) -> list[str]:
+    """The OLED in braille: each character is 2x4 pixels (64x16 characters)."""
+    pixels = image.convert("1").load()
+    width, height = image.size
+    bits = ((0, 0, 0x01), (0, 1, 0x02), (0, 2, 0x04), (1, 0, 0x08),
+            (1, 1, 0x10), (1, 2, 0x20), (0, 3, 0x40), (1, 3, 0x80))
+    lines = []
+    for y in range(0, height, 4):
+        chars = []
+        for x in range(0, width, 2):
+            code = 0
+            for dx, dy, bit in bits:
+                if pixels[x + dx, y + dy]:
+                    code |= bit
+            chars.append(chr(0x2800 + code))
+        lines.append("".join(chars))
+    return lines
+
+
+def run_terminal(config: Config, state: Path, stdin=sys.stdin, stdout=sys.stdout) -> int:
+    """The interactive mock board; keys drive the mock pins. Ends on q or end of input."""
+    sim = Simulator(config, state, hold_s=None)
+    interactive = stdin.isatty()
+    saved = None
+    if interactive:
+        import termios
+        import tty
+
+        saved = termios.tcgetattr(stdin.fileno())
+        tty.setcbreak(stdin.fileno())
+    colour = interactive or os.environ.get("FORCE_COLOR") == "1"
+    try:
+        _paint(sim, stdout, colour, clear=interactive)
+        while True:
+            timeout = 0.03 if sim.board.animating(time.monotonic()) else 1.0
+            if interactive:
+                ready, _, _ = select.select([stdin], [], [], timeout)
+                if not ready:
+                    sim.board.step(0)
+                    _paint(sim, stdout, colour, clear=True)
+                    continue
+                key = os.read(stdin.fileno(), 8).decode("utf-8", "replace")
+            else:
+                key = stdin.read(1)
+            if not key or key in ("q", "\x04"):
+                break
+            action = ARROWS.get(key) or KEYS.get(key[:1])
+            if action is None:
+                continue
+            sim.act(*action)
+            if interactive:
+                _paint(sim, stdout, colour, clear=True)
+        if not interactive:
+            _paint(sim, stdout, colour, clear=False)
+        return 0
+    finally:
+        if saved is not None:
+            import termios
+
+            termios.tcsetattr(stdin.fileno(), termios.TCSADRAIN, saved)
+        sim.close()
+
+
+def _paint(sim: Simulator, stdout, colour: bool, clear: bool) -> None:
+    devices = sim.devices
+    lines = ["cribbage-board (mock) - " + sim.board.controller.game.header()]
+    lines += board_text(devices.layout, devices.strip.wanted[-1], colour)
+    lines.append("")
+    if devices.display is not None and devices.display.image is not None:
+        lines += oled_text(devices.display.image)
+    lines += ["", HELP]
+    out = ("\x1b[H\x1b[2J" if clear else "") + "\n".join(lines) + "\n"
+    stdout.write(out)
+    stdout.flush()
+
+
+def simulate_main(args, config: Config) -> int:
+    """``cribbage-board simulate SCRIPT [--json] [--snapshots DIR]``."""
+    import tempfile
+
+    name = "<stdin>" if args.script == "-" else args.script
+    try:
+        text = sys.stdin.read() if args.script == "-" else Path(args.script).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"cribbage-board: cannot read {name}: {error}", file=sys.stderr)
+        return 2
+    try:
+        parse_script(text.splitlines())
+    except RecordSyntaxError as error:
+        print(f"{name}:{error.line}: {error}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as scratch:
+        state = Path(args.state) if args.state else Path(scratch) / "ledger.sqlite3"
+        snapshots = Path(args.snapshots) if args.snapshots else None
+        result = run_script(text.splitlines(), config, state, snapshots)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        for r in result["rejected"]:
+            print(f"line {r['line']} refused: {r['entry']}: {r['error']}")
+        screen = result["screen"]
+        print("\n".join([screen["title"], *screen["lines"], screen["footer"]]))
+    return 0

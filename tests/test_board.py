@@ -1,0 +1,241 @@
+"""Whole games through the mock pins: LED frames, OLED content, resume, refusals, the menu."""
+
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from firmware.config import load_config
+from firmware.simulator import Simulator, board_png, run_script
+from firmware.views import Screen, oled_image
+from hardware.layout import load_layout
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+RED, BLUE = (255, 0, 0), (0, 80, 255)
+
+
+def make(tmp_path, *overrides):
+    return Simulator(load_config(overrides=list(overrides)), tmp_path / "ledger.sqlite3")
+
+
+@pytest.fixture
+def sim(tmp_path):
+    board = make(tmp_path)
+    try:
+        yield board
+    finally:
+        board.close()
+
+
+def dial_and(sim, points, button):
+    sim.act("turn", str(points - sim.board.controller.dial))
+    sim.act("click", button)
+
+
+def play_deal(sim, pegs, counts):
+    """pegs: [(button, points)] in the play; counts: the show counts in order (knob)."""
+    for button, points in pegs:
+        dial_and(sim, points, button)
+    for points in counts:
+        dial_and(sim, points, "knob")
+
+
+def settled(sim):
+    sim.board.draw(settled=True)
+    return sim.devices.strip.wanted[-1]
+
+
+def scores(sim):
+    return sim.board.controller.game.state.scores
+
+
+def test_a_whole_game_from_start_to_win(sim):
+    """Twelve deals pegged with the buttons and the knob; Red wins, Blue is skunked."""
+    layout = sim.devices.layout
+    sim.act("click", "red")  # his heels for Red, the first dealer
+    deals = [
+        ([("blue", 2), ("red", 3)], [8, 12, 4]),     # Red deals: Blue hand, Red hand, Red crib
+        ([("red", 2), ("blue", 1)], [10, 6, 2]),     # Blue deals: Red hand, Blue hand, Blue crib
+    ] * 6
+    for pegs, counts in deals:
+        if sim.board.controller.game.is_over:
+            break
+        play_deal(sim, pegs, counts)
+    game = sim.board.controller.game
+    assert game.is_over
+    assert game.outcome.winner == "Red" and game.outcome.kind.value == "skunk"
+    assert scores(sim)[0] == 121
+    frame = settled(sim)
+    assert frame[layout.game_hole.led] == RED                  # the winner's peg in the game hole
+    assert frame[layout.led(1, scores(sim)[1])] == BLUE        # Blue's front peg
+    back = game.state.backs[1]
+    assert frame[layout.led(1, back)] == tuple(int(c * 0.25 + 0.5) for c in BLUE)  # the dimmer back peg
+    screen = sim.board.controller.screen()
+    assert screen.lines[0] == "Red wins!" and screen.lines[1].startswith("skunk, by")
+    assert sim.devices.display.image.getbbox() is not None
+
+
+def test_front_and_back_pegs_and_marks_on_the_leds(sim):
+    """Front peg full colour, back peg dimmer, skunk lines and game hole faint, the dealer's track marked."""
+    layout = sim.devices.layout
+    dial_and(sim, 5, "blue")
+    dial_and(sim, 3, "blue")
+    frame = settled(sim)
+    assert frame[layout.led(1, 8)] == BLUE
+    assert frame[layout.led(1, 5)] == (0, 20, 64)
+    faint = (15, 15, 15)
+    assert frame[layout.led(1, 91)] == frame[layout.led(1, 61)] == frame[layout.game_hole.led] == faint
+    assert frame[layout.led(0, 91)] == frame[layout.led(0, 61)] == (31, 0, 0)  # Red deals: Red's lines in red
+    assert frame[layout.starts[0].led] == RED and frame[layout.starts[1].led] == (0, 0, 0)
+    assert sum(1 for c in frame if c != (0, 0, 0)) == 2 + 4 + 1 + 1  # Blue's pegs, lines, game hole, Red at the start
+
+
+def test_slide_animation_moves_the_front_peg(sim):
+    """Right after pegging, the front peg slides from its old hole towards the new one."""
+    layout = sim.devices.layout
+    dial_and(sim, 10, "red")
+    move = sim.board.controller.moves[0]
+    sim.board.draw(now=move.at + 0.1)  # halfway through a 0.2 s slide
+    frame = sim.devices.strip.wanted[-1]
+    assert frame[layout.led(0, 5)] == RED and frame[layout.led(0, 10)] != RED
+    sim.board.draw(now=move.at + 1)
+    assert sim.devices.strip.wanted[-1][layout.led(0, 10)] == RED
+
+
+def test_refusals_show_on_the_oled_and_change_nothing(sim):
+    """A 19 hand, a count out of order and a press with nothing dialled are refused on screen."""
+    dial_and(sim, 19, "knob")
+    screen = sim.board.controller.screen()
+    assert screen.alert and screen.footer == "19 is not a possible hand"
+    assert scores(sim) == (0, 0)
+    sim.act("turn", "-19")
+    sim.act("click", "blue")
+    assert sim.board.controller.screen().footer == "Dial the points first, then press"
+    sim.act("click", "green")
+    assert "No player on the green button" in sim.board.controller.screen().footer
+
+
+def test_show_order_on_the_oled(sim):
+    """The screen says whose count is next and the rest of the show."""
+    dial_and(sim, 2, "blue")
+    screen = sim.board.controller.screen()
+    assert screen.lines[0] == "deal 1, play"
+    assert screen.big == "0" and screen.big_caption == "knob: Blue hand > Red hand > Red crib"
+    assert screen.title == "Red* 0  Blue 2"
+    dial_and(sim, 8, "knob")
+    screen = sim.board.controller.screen()
+    assert screen.lines[0] == "deal 1, show" and screen.big_caption == "knob: Red hand > Red crib"
+
+
+def test_undo_and_hold_to_redo(sim):
+    """Undo takes back a mis-peg and says so; holding undo redoes it."""
+    dial_and(sim, 12, "blue")
+    sim.act("click", "undo")
+    assert scores(sim) == (0, 0) and sim.board.controller.screen().footer == "Undone: Blue peg 12"
+    sim.act("hold", "undo")
+    assert scores(sim) == (0, 12) and sim.board.controller.screen().footer == "Redone: Blue peg 12"
+
+
+def test_board_resumes_after_a_restart(tmp_path):
+    """A new board on the same ledger shows exactly the acknowledged state."""
+    first = make(tmp_path)
+    dial_and(first, 6, "blue")
+    dial_and(first, 8, "knob")
+    expected = first.board.controller.game.state
+    first.devices.controls.close()  # a power cut: no clean shutdown of the ledger
+    second = make(tmp_path)
+    try:
+        assert second.board.controller.game.state == expected
+        assert settled(second)[second.devices.layout.led(1, 14)] == BLUE
+    finally:
+        second.close()
+
+
+def test_menu_new_game_needs_confirmation(sim):
+    """Holding the knob opens the menu; a new game over a game in progress must be confirmed."""
+    dial_and(sim, 4, "red")
+    sim.act("hold", "knob")
+    assert sim.board.controller.screen().title == "Menu"
+    sim.act("click", "knob")  # New game
+    assert sim.board.controller.screen().title == "Abandon this game?"
+    sim.act("click", "knob")  # No
+    sim.act("click", "menu")  # back out of the menu
+    assert scores(sim) == (4, 0) and not sim.board.controller.menus
+    sim.act("hold", "knob")
+    sim.act("click", "knob")
+    sim.act("turn", "1")
+    sim.act("click", "knob")  # Yes
+    assert scores(sim) == (0, 0) and sim.board.controller.game.ledger == []
+
+
+def test_check_my_count_from_the_menu(sim):
+    """Check my count: pick four cards and the starter; the total lands on the dial."""
+    sim.act("hold", "knob")
+    sim.act("turn", "5")
+    assert sim.board.controller.screen().lines[sim.board.controller.screen().highlight] == "Check my count"
+    sim.act("click", "knob")
+    for _ in range(5):  # AC, AD, AH, AS are taken in turn by clicking the first card each time
+        sim.act("click", "knob")
+    controller = sim.board.controller
+    assert controller.dial == 12 and "a double pair royal is 12" in controller.message
+
+
+def test_script_runner_reports_refusals_and_snapshots(tmp_path):
+    """simulate: the final state JSON with refused presses, and PNGs after every step."""
+    script = ["click red", "turn 2", "click blue", "turn 19", "click knob", "turn -11", "click knob"]
+    result = run_script(script, load_config(), tmp_path / "l.sqlite3", tmp_path / "snaps")
+    assert result["sides"][1]["score"] == 10 and result["next"] == {"seat": "Red", "count": "hand"}
+    assert result["rejected"] == [{"line": 5, "entry": "click knob", "error": "19 is not a possible hand"}]
+    shots = sorted(p.name for p in (tmp_path / "snaps").iterdir())
+    assert len(shots) == 16 and shots[0] == "step-0000-leds.png" and shots[-1] == "step-0007-oled.png"
+
+
+def test_missing_oled_carries_on(tmp_path):
+    """With the display off (or missing) the board still keeps score on the LEDs."""
+    board = make(tmp_path, "display.enabled=false")
+    try:
+        dial_and(board, 3, "blue")
+        assert scores(board) == (0, 3) and board.devices.display is None
+    finally:
+        board.close()
+
+
+def test_sigterm_path_turns_leds_off_and_clears(sim):
+    """Closing the board shows an all-off frame."""
+    sim.close()
+    assert set(sim.devices.strip.last_frame) == {(0, 0, 0)}
+
+
+# ---- golden images ---------------------------------------------------------
+
+SCREENS = {
+    "play": Screen(title="Red* 14  Blue 10", lines=("deal 3, play",),
+                   big="12", big_caption="knob: Blue hand > Red hand > Red crib", footer="Blue peg 2"),
+    "refused": Screen(title="Red* 14  Blue 10", lines=("deal 3, show",), big="19",
+                      big_caption="knob: Red hand > Red crib",
+                      footer="Red counts next: Red hand > Red crib", alert=True),
+    "over": Screen(title="Red 121  Blue* 88", lines=("Red wins!", "skunk, by 33", "match: Red 3 Blue 0"),
+                   footer="hold knob: new game"),
+    "menu": Screen(title="Menu", lines=("New game", "Variant: six-card", "First dealer: Red", "Options"),
+                   highlight=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCREENS))
+def test_oled_screens_match_golden_images(name):
+    """The main OLED screens match their reference PNGs (a few pixels of font hinting allowed)."""
+    image = oled_image(SCREENS[name])
+    reference = Image.open(GOLDEN / f"oled-{name}.png").convert("1")
+    diff = ImageChops.difference(image.convert("L"), reference.convert("L"))
+    differing = diff.size[0] * diff.size[1] - diff.histogram()[0]
+    assert differing <= 64, f"{differing} pixels differ from tests/data/golden/oled-{name}.png"
+
+
+def test_led_board_png(tmp_path):
+    """The LED board picture has a dot for every hole."""
+    layout = load_layout("classic-121")
+    frame = [(0, 0, 0)] * layout.strip_leds
+    frame[layout.led(0, 1)] = RED
+    board_png(layout, frame, tmp_path / "b.png")
+    image = Image.open(tmp_path / "b.png")
+    assert RED in {image.getpixel((x, y)) for x in range(40) for y in range(40)}

@@ -1,0 +1,69 @@
+"""The config: the commented default, a file, overrides; one-line errors naming file and key."""
+
+import pytest
+
+from firmware.config import ConfigError, defaults, load_config, parse_override
+
+
+def test_default_config_loads_and_matches_the_documented_values():
+    """The packaged default file is valid and is what the board uses."""
+    config = load_config(overrides=[])
+    assert config["game"]["variant"] == "six-card"
+    assert config["leds"]["colours"][0] == (255, 0, 0)
+    assert config["display"]["i2c_address"] == 0x3C
+    assert defaults()["inputs"]["red"] == 5
+
+
+def test_file_and_overrides(tmp_path):
+    """A file changes the defaults; --set changes both."""
+    path = tmp_path / "config.toml"
+    path.write_text('[game]\nvariant = "five-card"\nplayers = ["Ann", "Bo"]\n[leds]\nmax_brightness = 0.2\n')
+    config = load_config(path, ["leds.max_brightness=0.3", "game.muggins=true", "backend=mock"])
+    assert config["game"]["variant"] == "five-card" and config["game"]["players"] == ["Ann", "Bo"]
+    assert config["leds"]["max_brightness"] == 0.3 and config["game"]["muggins"] is True
+    assert config.values[""]["backend"] == "mock"
+    assert config.sources == ["default config", str(path)]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[leds]\nbrightnes = 0.3\n", "config.toml: unknown key [leds] brightnes: [leds] takes layout, pin"),
+    ("[led]\npin = 10\n", "config.toml: unknown section [led]: use [game], [leds], [display], [inputs]"),
+    ("[leds]\nmax_brightness = 3\n", "config.toml: [leds] max_brightness = 3: must be a number from 0.01 to 1"),
+    ("[game]\nvariant = \"crib\"\n", "config.toml: [game] variant = 'crib': use one of six-card"),
+    ("[inputs]\nred = 40\n", "config.toml: [inputs] red = 40: must be a whole number from 0 to 27"),
+    ("[leds]\ncolours = [\"red\"]\n", "config.toml: [leds] colours = ['red']: must be 2 to 4 colours"),
+    ("[display]\nenabled = 1\n", "config.toml: [display] enabled = 1: must be true or false"),
+    ("colour = 1\n", "config.toml: unknown key colour: use backend, state"),
+    ("[game\n", "config.toml: not valid TOML"),
+])
+def test_bad_config_is_one_line_naming_file_and_key(tmp_path, text, message):
+    """Each mistake is one line that names the file and the key."""
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value).startswith(str(tmp_path / message.split(":", 1)[0]) + ":" + message.split(":", 1)[1])
+    assert "\n" not in str(caught.value)
+
+
+def test_bad_override_and_missing_file(tmp_path):
+    """A malformed --set and an unreadable file are clear too."""
+    with pytest.raises(ConfigError, match="--set 'leds': use --set section.key=value"):
+        load_config(overrides=["leds"])
+    with pytest.raises(ConfigError, match="--set leds.gamma=9: \\[leds\\] gamma = 9: must be a number from 1 to 3"):
+        load_config(overrides=["leds.gamma=9"])
+    with pytest.raises(ConfigError, match="cannot read the config"):
+        load_config(tmp_path / "missing.toml")
+    assert parse_override("game.players=[\"A\",\"B\"]") == ("game", "players", ["A", "B"])
+    assert parse_override("leds.layout=my-board.toml") == ("leds", "layout", "my-board.toml")
+
+
+def test_cli_exits_2_on_bad_config(tmp_path, capsys):
+    """The board stops with exit 2 and the one line."""
+    from firmware.cli import main
+
+    path = tmp_path / "config.toml"
+    path.write_text("[leds]\nbudget = 1\n")
+    assert main(["--backend", "mock", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cribbage-board: {path}: unknown key [leds] budget") and err.count("\n") == 1

@@ -1,0 +1,85 @@
+"""The systemd unit (verified, no warnings) and the sd_notify helper (against a socket)."""
+
+import os
+import shutil
+import socket
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from firmware.sdnotify import Notifier
+
+ROOT = Path(__file__).resolve().parent.parent
+UNIT = ROOT / "systemd" / "cribbage-board.service"
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_unit_verifies_without_any_warning(tmp_path):
+    """systemd-analyze verify passes with empty output (ExecStart pointed at a stand-in)."""
+    fake = tmp_path / "opt" / "cribbage-board" / "venv" / "bin" / "cribbage-board"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    unit = tmp_path / "cribbage-board.service"
+    unit.write_text(UNIT.read_text().replace("/opt/cribbage-board", str(tmp_path / "opt" / "cribbage-board")))
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "" and result.stdout == ""
+
+
+def test_unit_settings():
+    """Type=notify, a watchdog, restart on failure, a dedicated user with the device groups, state dir."""
+    lines = {line.split("=", 1)[0]: line.split("=", 1)[1] for line in UNIT.read_text().splitlines()
+             if "=" in line and not line.startswith("#")}
+    assert lines["Type"] == "notify" and lines["Restart"] == "on-failure"
+    assert int(lines["WatchdogSec"]) > 0
+    assert lines["User"] == "cribbage" and set(lines["SupplementaryGroups"].split()) == {"gpio", "i2c", "spi"}
+    assert lines["StateDirectory"] == "cribbage-board"
+    assert "--backend real" in lines["ExecStart"]
+
+
+def test_install_script_is_valid_bash():
+    """The install script parses."""
+    subprocess.run(["bash", "-n", str(ROOT / "systemd" / "install.sh")], check=True)
+
+
+@pytest.fixture
+def notify_socket(tmp_path):
+    path = tmp_path / "notify"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    server.bind(str(path))
+    server.settimeout(5)
+    try:
+        yield path, server
+    finally:
+        server.close()
+
+
+def test_sd_notify_sends_ready_watchdog_and_stopping(notify_socket):
+    """Messages arrive on $NOTIFY_SOCKET as systemd expects them."""
+    path, server = notify_socket
+    notifier = Notifier({"NOTIFY_SOCKET": str(path), "WATCHDOG_USEC": "30000000",
+                         "WATCHDOG_PID": str(os.getpid())})
+    assert notifier.enabled and notifier.watchdog_interval == 30.0
+    assert notifier.ready("board ready")
+    assert server.recv(256) == b"READY=1\nSTATUS=board ready"
+    notifier.watchdog()
+    assert server.recv(256) == b"WATCHDOG=1"
+    notifier.stopping()
+    assert server.recv(256) == b"STOPPING=1"
+    notifier.close()
+
+
+def test_sd_notify_is_a_no_op_outside_systemd():
+    """Without NOTIFY_SOCKET nothing is sent and nothing fails."""
+    notifier = Notifier({})
+    assert not notifier.enabled and not notifier.ready() and notifier.watchdog_interval is None
+
+
+def test_watchdog_for_another_process_is_ignored(notify_socket):
+    """WATCHDOG_PID naming another process means the watchdog is not ours."""
+    path, _ = notify_socket
+    notifier = Notifier({"NOTIFY_SOCKET": str(path), "WATCHDOG_USEC": "1000", "WATCHDOG_PID": "1"})
+    assert notifier.watchdog_interval is None
