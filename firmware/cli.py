@@ -82,6 +82,8 @@ def _board_options(parser: argparse.ArgumentParser) -> None:
         "--state", metavar="FILE",
         help="the ledger database (default: $STATE_DIRECTORY or ~/.local/state/cribbage-board)",
     )
+    parser.add_argument("--headless", action="store_true",
+                        help="with the mock backend: run the board loop without the terminal view")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -182,7 +184,7 @@ def _board(args) -> int:
     backend = choose_backend(args.backend, config.values[""]["backend"] or None)
     print(f"{PROG}: {backend.message}", file=sys.stderr)
     path = state_path(config, args.state)
-    if backend.name == "mock":
+    if backend.name == "mock" and not args.headless:
         return run_terminal(config, path)
     from scorer.store import LedgerStore
 

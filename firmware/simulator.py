@@ -173,6 +173,19 @@ KEYS = {
 ARROWS = {"\x1b[D": ("turn", "-1"), "\x1b[C": ("turn", "1"), "\x1b[A": ("turn", "1"), "\x1b[B": ("turn", "-1")}
 
 
+def split_keys(chunk: str) -> list[str]:
+    """Keys in what the terminal sent: arrow sequences whole, other characters one by one."""
+    keys, i = [], 0
+    while i < len(chunk):
+        if chunk.startswith("\x1b[", i) and i + 2 < len(chunk):
+            keys.append(chunk[i:i + 3])
+            i += 3
+        else:
+            keys.append(chunk[i])
+            i += 1
+    return keys
+
+
 def board_text(layout: Layout, frame, colour: bool = True) -> list[str]:
     """The LED board as terminal lines: a coloured dot per hole."""
     holes = layout.all_holes()
@@ -234,15 +247,16 @@ def run_terminal(config: Config, state: Path, stdin=sys.stdin, stdout=sys.stdout
                     sim.board.step(0)
                     _paint(sim, stdout, colour, clear=True)
                     continue
-                key = os.read(stdin.fileno(), 8).decode("utf-8", "replace")
+                chunk = os.read(stdin.fileno(), 64).decode("utf-8", "replace")
             else:
-                key = stdin.read(1)
-            if not key or key in ("q", "\x04"):
+                chunk = stdin.read(1)
+            keys = split_keys(chunk)
+            if not keys or "q" in keys or "\x04" in keys:
                 break
-            action = ARROWS.get(key) or KEYS.get(key[:1])
-            if action is None:
-                continue
-            sim.act(*action)
+            for key in keys:
+                action = ARROWS.get(key) or KEYS.get(key)
+                if action is not None:
+                    sim.act(*action)
             if interactive:
                 _paint(sim, stdout, colour, clear=True)
         if not interactive:
@@ -263,6 +277,8 @@ def _paint(sim: Simulator, stdout, colour: bool, clear: bool) -> None:
     lines.append("")
     if devices.display is not None and devices.display.image is not None:
         lines += oled_text(devices.display.image)
+    screen = sim.board.controller.screen()
+    lines.append(("! " if screen.alert else "  ") + screen.footer)
     lines += ["", HELP]
     out = ("\x1b[H\x1b[2J" if clear else "") + "\n".join(lines) + "\n"
     stdout.write(out)

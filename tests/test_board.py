@@ -239,3 +239,22 @@ def test_led_board_png(tmp_path):
     board_png(layout, frame, tmp_path / "b.png")
     image = Image.open(tmp_path / "b.png")
     assert RED in {image.getpixel((x, y)) for x in range(40) for y in range(40)}
+
+
+def test_simulate_command_json_and_syntax_errors(tmp_path, capsys):
+    """simulate prints the JSON state; a bad line exits 2 with file:line."""
+    import json
+
+    from firmware.cli import main
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    example = readme.split("For example, his heels")[1].split("```\n")[1]
+    script = tmp_path / "s.txt"
+    script.write_text(example)
+    assert main(["simulate", str(script), "--json"]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert [s["score"] for s in state["sides"]] == [2, 10] and state["rejected"] == []
+    script.write_text("turn 2\nspin knob\n")
+    assert main(["simulate", str(script)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"{script}:2: unknown action 'spin': use click, hold, down, up, turn or wait")

@@ -83,3 +83,31 @@ def test_watchdog_for_another_process_is_ignored(notify_socket):
     path, _ = notify_socket
     notifier = Notifier({"NOTIFY_SOCKET": str(path), "WATCHDOG_USEC": "1000", "WATCHDOG_PID": "1"})
     assert notifier.watchdog_interval is None
+
+
+def test_board_is_ready_then_stops_cleanly_on_sigterm(tmp_path, notify_socket):
+    """The board says READY=1 once up, and on SIGTERM says STOPPING=1 and exits 0."""
+    import signal
+    import sys
+
+    path, server = notify_socket
+    env = dict(os.environ, NOTIFY_SOCKET=str(path), WATCHDOG_USEC="2000000")
+    env.pop("WATCHDOG_PID", None)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "firmware.cli", "--backend", "mock", "--headless",
+         "--state", str(tmp_path / "ledger.sqlite3")],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        messages = [server.recv(256)]
+        assert messages[0].startswith(b"READY=1\nSTATUS=board ready: six-card")
+        messages.append(server.recv(256))
+        assert messages[1] == b"WATCHDOG=1"
+        child.send_signal(signal.SIGTERM)
+        assert server.recv(256) == b"STOPPING=1"
+        out, err = child.communicate(timeout=20)
+        assert child.returncode == 0, err
+        assert "mock hardware (argument)" in err and "Traceback" not in err
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
