@@ -104,28 +104,27 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_console(args.state)
         return _board(args)
-    except RecordSyntaxError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
-        return 2
-    except CribbageError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
-        return 2
-    except ConfigError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
-        return 2
-    except HardwareError as error:
+    except (CribbageError, ConfigError, HardwareError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
 
 
-def _replay(args) -> int:
-    name = "<stdin>" if args.file == "-" else args.file
+def read_source(path: str) -> tuple[str, str | None]:
+    """(name, text) of a file argument, ``-`` for standard input; text None
+    (and a one-line message printed) when it cannot be read."""
+    name = "<stdin>" if path == "-" else path
     try:
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+        return name, sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         print(f"{PROG}: cannot read {name}: {error}", file=sys.stderr)
+        return name, None
+
+
+def _replay(args) -> int:
+    name, text = read_source(args.file)
+    if text is None:
         return 2
     try:
         result = replay(text.splitlines())

@@ -289,11 +289,10 @@ def simulate_main(args, config: Config) -> int:
     """``cribbage-board simulate SCRIPT [--json] [--snapshots DIR]``."""
     import tempfile
 
-    name = "<stdin>" if args.script == "-" else args.script
-    try:
-        text = sys.stdin.read() if args.script == "-" else Path(args.script).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        print(f"cribbage-board: cannot read {name}: {error}", file=sys.stderr)
+    from .cli import read_source
+
+    name, text = read_source(args.script)
+    if text is None:
         return 2
     try:
         parse_script(text.splitlines())
