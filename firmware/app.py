@@ -118,13 +118,21 @@ class Board:
         colours = tuple(leds["colours"])
         self.style = LedStyle(colours, leds["back_peg"], leds["marks"])
         self.controller = Controller(
-            store, GameSettings.from_config(config["game"]), clock, devices.strip.set_brightness
+            store, GameSettings.from_config(config["game"]), clock, devices.strip.set_brightness,
+            max_sides=len(devices.layout.tracks),
         )
         for message in store.messages + devices.warnings:
-            self.controller._say(message, alert=True)
+            self.controller.say(message, alert=True)
+        sides, tracks = len(self.controller.game.sides), len(devices.layout.tracks)
+        if sides > tracks:
+            self.controller.say(f"this game has {sides} sides; the board shows {tracks}", alert=True)
+        # Count every hand once, in the background, so the first show count does not wait.
+        hand_size = self.controller.game.variant.hand_size
+        threading.Thread(target=_warm_counts, args=(hand_size,), daemon=True).start()
         self._stop = threading.Event()
         self._last_image: bytes | None = None
         self.frames_shown = 0
+        self.strip_error: str | None = None
 
     # ---- drawing ---------------------------------------------------------
 
@@ -152,8 +160,15 @@ class Board:
         game = self.controller.game
         slide, celebrate = (None, None) if settled else (self._slide(now), self._celebrating(now))
         frame = led_frame(self.devices.layout, BoardView.of(game), self.style, slide, celebrate)
-        self.devices.strip.show(frame)
-        self.frames_shown += 1
+        try:
+            self.devices.strip.show(frame)
+            self.frames_shown += 1
+            self.strip_error = None
+        except (HardwareError, OSError, RuntimeError) as error:
+            # Keep scoring on the OLED; try the strip again with the next frame.
+            if self.strip_error is None:
+                self.controller.say(f"LED strip failed ({error}); scores are safe", alert=True)
+            self.strip_error = str(error)
         display = self.devices.display
         if display is not None:
             image = oled_image(self.controller.screen())
@@ -164,7 +179,7 @@ class Board:
                     self._last_image = data
                 except (HardwareError, OSError) as error:
                     self.devices.display = None
-                    self.controller._say(f"OLED stopped ({error}); carrying on without it", alert=True)
+                    self.controller.say(f"OLED stopped ({error}); carrying on without it", alert=True)
 
     # ---- running ---------------------------------------------------------
 
@@ -223,6 +238,13 @@ class Board:
                 self.devices.display.close()
             except Exception:
                 pass
+
+
+def _warm_counts(hand_size: int) -> None:
+    from scorer.counting import CRIB_SIZE, possible_totals
+
+    for size, crib in ((hand_size, False), (CRIB_SIZE, True)):
+        possible_totals(size, crib)
 
 
 def state_path(config: Config, override: str | None = None) -> Path:

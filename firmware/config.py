@@ -189,4 +189,44 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Co
     for text in overrides:
         section, key, value = parse_override(text)
         _set(values, section, key, value, f"--set {text}")
-    return Config(copy.deepcopy(values), sources)
+        sources.append(f"--set {text}")
+    config = Config(copy.deepcopy(values), sources)
+    _check_together(config)
+    return config
+
+
+def _check_together(config: Config) -> None:
+    """Checks across keys: pins in use twice, a layout with too few tracks for the game."""
+    from hardware.errors import LayoutError
+    from hardware.layout import load_layout
+    from scorer.variants import find_variant
+
+    from .app import input_pins
+
+    where = config.sources[-1]
+    try:
+        pins = input_pins(config)
+    except ValueError as error:
+        raise ConfigError(f"{where}: [inputs] {error}") from None
+    used = {pin: name for name, pin in pins.buttons.items()}
+    used.update({pins.encoder_a: "encoder_a", pins.encoder_b: "encoder_b", pins.encoder_button: "encoder_button"})
+    if config["leds"]["pin"] in used:
+        raise ConfigError(
+            f"{where}: [leds] pin = {config['leds']['pin']} is also [inputs] {used[config['leds']['pin']]}: "
+            "give the strip its own pin"
+        )
+    try:
+        layout = load_layout(config["leds"]["layout"])
+    except LayoutError as error:
+        raise ConfigError(f"{where}: [leds] layout: {error}") from None
+    variant = find_variant(config["game"]["variant"])
+    sides = 2 if variant.partnership else variant.players
+    if sides > len(layout.tracks):
+        raise ConfigError(
+            f"{where}: [game] variant = {variant.name!r} has {sides} sides but the layout "
+            f"{layout.name} has {len(layout.tracks)} tracks: choose a layout with {sides} in [leds] layout"
+        )
+    if len(config["game"]["players"]) < variant.players:
+        raise ConfigError(
+            f"{where}: [game] players: {variant.name} needs {variant.players} names"
+        )

@@ -104,8 +104,10 @@ class Controller:
         settings: GameSettings,
         clock: Callable[[], float] = time.monotonic,
         set_brightness: Callable[[float], None] | None = None,
+        max_sides: int = 4,
     ):
         self.store = store
+        self.max_sides = max_sides
         self.settings = settings
         self.clock = clock
         self.dial = 0
@@ -130,7 +132,8 @@ class Controller:
     def game(self) -> Game:
         return self.store.game
 
-    def _say(self, text: str, alert: bool = False) -> None:
+    def say(self, text: str, alert: bool = False) -> None:
+        """Show a message on the OLED footer; an alert stays until the next accepted entry."""
         self.message, self.message_alert, self.message_at = text, alert, self.clock()
 
     def _apply(self, action) -> bool:
@@ -139,17 +142,17 @@ class Controller:
         try:
             result = self.store.apply(action)
         except CribbageError as error:
-            self._say(str(error), alert=True)
+            self.say(str(error), alert=True)
             return False
         game = self.game
         now = self.clock()
         if isinstance(action, GameHeader):
-            self._say(f"New game: {game.variant.name}, {game.dealer} deals")
+            self.say(f"New game: {game.variant.name}, {game.dealer} deals")
             self.finished_at = None
             self.moves = []
         else:
             verb = {Command.UNDO: "Undone: ", Command.REDO: "Redone: "}.get(action, "")
-            self._say(verb + result.describe())
+            self.say(verb + result.describe())
             after = game.state.scores
             self.moves = [Move(i, b, a, now) for i, (b, a) in enumerate(zip(before, after)) if a > b]
             self.finished_at = now if game.is_over else None
@@ -160,7 +163,11 @@ class Controller:
         try:
             header = settings.header(dealer)
         except CribbageError as error:
-            self._say(str(error), alert=True)
+            self.say(str(error), alert=True)
+            return False
+        sides = 2 if header.variant.partnership else header.variant.players
+        if sides > self.max_sides:
+            self.say(f"{header.variant.name} needs a board with {sides} tracks", alert=True)
             return False
         if self.game is not None and self.game.is_over and header.same_match(self.store.book.match):
             header = replace(header, dealer=None)  # the loser deals first
@@ -200,7 +207,7 @@ class Controller:
         game = self.game
         nxt = game.next_count()
         if nxt is None:
-            self._say("Game over: hold the knob for a new game", alert=True)
+            self.say("Game over: hold the knob for a new game", alert=True)
             return False
         seat, what = nxt
         entry = Entry.crib(self.dial, seat) if what == "crib" else Entry.hand(seat, self.dial)
@@ -209,13 +216,13 @@ class Controller:
     def _colour(self, index: int) -> bool:
         game = self.game
         if index >= len(game.seats):
-            self._say(f"No player on the {COLOUR_BUTTONS[index]} button in {game.variant.name}", alert=True)
+            self.say(f"No player on the {COLOUR_BUTTONS[index]} button in {game.variant.name}", alert=True)
             return False
         seat = game.seats[index]
         if self.dial == 0:
             if game.phase is Phase.HEELS and seat == game.dealer:
                 return self._apply(Entry.heels())
-            self._say("Dial the points first, then press", alert=True)
+            self.say("Dial the points first, then press", alert=True)
             return False
         if game.phase is Phase.SHOW and game.options.muggins:
             return self._apply(Entry.muggins(seat, self.dial))
@@ -286,7 +293,7 @@ class Controller:
             def chosen():
                 self.settings = replace(self.settings, dealer=name)
                 self._back()
-                self._say(f"{name} deals first in the next new game")
+                self.say(f"{name} deals first in the next new game")
             return chosen
         self._push(Menu("First dealer", [(p, pick(p)) for p in players]))
 
@@ -304,7 +311,7 @@ class Controller:
                 self.settings = replace(self.settings, options=replace(opts, **{field_name: value}))
                 self._back()
                 self._options_menu()
-                self._say("Options apply from the next new game")
+                self.say("Options apply from the next new game")
             return chosen
         on = {True: "on", False: "off"}
         self._push(Menu("Options (next game)", [
@@ -322,7 +329,7 @@ class Controller:
                 self.brightness = level
                 self._set_brightness(level)
                 self._close_menus()
-                self._say(f"Brightness {round(level * 10)}")
+                self.say(f"Brightness {round(level * 10)}")
             return chosen
         cursor = min(range(10), key=lambda k: abs(levels[k] - self.brightness))
         self._push(Menu("Brightness", [(f"{round(l * 10)}", pick(l)) for l in levels], cursor))
@@ -354,12 +361,12 @@ class Controller:
         hand = " ".join(str(c) for c in cards[:-1])
         self.dial = score.total
         self._close_menus()
-        self._say(f"{hand} + {cards[-1]}: {score.say()}")
+        self.say(f"{hand} + {cards[-1]}: {score.say()}")
 
     def _confirm_shutdown(self) -> None:
         def stop():
             self.shutdown_requested = True
-            self._say("Shutting down: safe to unplug when dark")
+            self.say("Shutting down: safe to unplug when dark")
         self._confirm("Shut down the board?", stop)
 
     # ---- what the screen shows ------------------------------------------

@@ -109,7 +109,6 @@ class Simulator:
         elif verb == "up":
             controls.release(argument)
         self.board.step(0)
-        self.board.draw()
 
     def snapshot(self, directory: Path, name: str) -> None:
         """PNGs of the LED board (pegs settled, no animation) and the OLED."""

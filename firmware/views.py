@@ -82,12 +82,12 @@ def led_frame(
     """The colour of every LED: marks first, then back pegs, then front pegs on top.
 
     ``celebrate`` (seconds since the win) runs a chase along the winner's track.
+    Sides beyond the layout's tracks are not drawn (the app says so).
     """
     frame = [OFF] * layout.strip_leds
     faint = _scale(MARK_WHITE, style.marks)
-    if len(board.scores) > len(layout.tracks):
-        raise ValueError(f"{len(board.scores)} sides need a layout with {len(board.scores)} tracks")
-    for track in range(len(board.scores)):
+    shown = min(len(board.scores), len(layout.tracks))
+    for track in range(shown):
         # The dealer's track shows its skunk-line marks in the dealer's colour.
         mark = faint
         if track == board.dealer_side:
@@ -98,12 +98,12 @@ def led_frame(
                 if 1 <= hole <= HOLES_PER_TRACK:
                     frame[layout.led(track, hole)] = mark
     frame[layout.game_hole.led] = faint
-    if board.winner_side is not None and celebrate is not None:
+    if board.winner_side is not None and board.winner_side < shown and celebrate is not None:
         colour = _scale(style.colours[board.winner_side], style.back_peg)
         offset = int(celebrate * 20) % 6
         for hole in range(1 + offset, HOLES_PER_TRACK + 1, 6):
             frame[layout.led(board.winner_side, hole)] = colour
-    for side, (score, back) in enumerate(zip(board.scores, board.backs)):
+    for side, (score, back) in enumerate(zip(board.scores[:shown], board.backs[:shown])):
         colour = style.colours[side % len(style.colours)]
         front = score
         if slide is not None and slide.side == side:

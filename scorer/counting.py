@@ -17,6 +17,7 @@ from .cards import JACK, RANK_NAMES, SUITS, Card, parse_cards
 from .errors import CardError, PlayError
 
 HAND_SIZES = (3, 4, 5)
+CRIB_SIZE = 4
 _PAIR_NAMES = {2: "a pair", 3: "a pair royal", 4: "a double pair royal"}
 
 

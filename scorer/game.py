@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from .counting import possible_totals
+from .counting import CRIB_SIZE, possible_totals
 from .errors import (
     GameOverError,
     ImpossibleScoreError,
@@ -25,7 +25,6 @@ from .errors import (
 from .variants import VARIANTS, Options, ResultKind, Variant, result_kind
 
 MAX_PLAY_POINTS = 15  # no single card can peg more
-CRIB_SIZE = 4
 
 
 class EntryKind(Enum):

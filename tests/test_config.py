@@ -22,7 +22,8 @@ def test_file_and_overrides(tmp_path):
     assert config["game"]["variant"] == "five-card" and config["game"]["players"] == ["Ann", "Bo"]
     assert config["leds"]["max_brightness"] == 0.3 and config["game"]["muggins"] is True
     assert config.values[""]["backend"] == "mock"
-    assert config.sources == ["default config", str(path)]
+    assert config.sources == ["default config", str(path), "--set leds.max_brightness=0.3",
+                              "--set game.muggins=true", "--set backend=mock"]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -35,6 +36,11 @@ def test_file_and_overrides(tmp_path):
     ("[display]\nenabled = 1\n", "config.toml: [display] enabled = 1: must be true or false"),
     ("colour = 1\n", "config.toml: unknown key colour: use backend, state"),
     ("[game\n", "config.toml: not valid TOML"),
+    ("[inputs]\nred = 5\nblue = 5\n", "config.toml: [inputs] blue and red are both on GPIO5"),
+    ("[inputs]\nred = 10\n", "config.toml: [leds] pin = 10 is also [inputs] red"),
+    ("[game]\nvariant = \"three-hand\"\n", "config.toml: [game] variant = 'three-hand' has 3 sides but"),
+    ("[game]\nplayers = [\"A\", \"B\"]\nvariant = \"four-hand\"\n",
+     "config.toml: [game] players: four-hand needs 4 names"),
 ])
 def test_bad_config_is_one_line_naming_file_and_key(tmp_path, text, message):
     """Each mistake is one line that names the file and the key."""
