@@ -128,7 +128,8 @@ class Board:
             self.controller.say(f"this game has {sides} sides; the board shows {tracks}", alert=True)
         # Count every hand once, in the background, so the first show count does not wait.
         hand_size = self.controller.game.variant.hand_size
-        threading.Thread(target=_warm_counts, args=(hand_size,), daemon=True).start()
+        self.warm_thread = threading.Thread(target=_warm_counts, args=(hand_size,), daemon=True)
+        self.warm_thread.start()
         self._stop = threading.Event()
         self._last_image: bytes | None = None
         self.frames_shown = 0

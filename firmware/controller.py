@@ -123,8 +123,6 @@ class Controller:
         self._count_cards: list[Card] = []
         if store.game is None:
             self._start_game(settings)
-        elif store.game.is_over:
-            self.finished_at = clock()
 
     # ---- the game --------------------------------------------------------
 

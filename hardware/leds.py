@@ -65,21 +65,20 @@ class FramePipeline:
     def __init__(self, count: int, power: PowerSettings | None = None):
         self.count = count
         self.power = power or PowerSettings()
-        self.brightness = self.power.max_brightness
         self._gamma = [round(255 * (i / 255) ** self.power.gamma) for i in range(256)]
         self.last_scale = 1.0
+        self.set_brightness(1.0)
 
     def set_brightness(self, level: float) -> None:
+        """0 to 1 of the cap; rebuilds the one lookup table a channel goes through."""
         self.brightness = max(0.0, min(float(level), 1.0)) * self.power.max_brightness
+        self._table = [self._gamma[_channel(v, self.brightness)] for v in range(256)]
 
     def render(self, frame: Sequence[RGB]) -> list[RGB]:
         if len(frame) != self.count:
             raise HardwareError(f"a frame needs {self.count} colours, one per LED, not {len(frame)}")
-        gamma, level = self._gamma, self.brightness
-        out = [
-            (gamma[_channel(r, level)], gamma[_channel(g, level)], gamma[_channel(b, level)])
-            for r, g, b in frame
-        ]
+        table = self._table
+        out = [(table[r], table[g], table[b]) for r, g, b in frame]
         wanted = estimate_ma(out)
         idle = self.count * MA_IDLE_PER_LED
         self.last_scale = 1.0

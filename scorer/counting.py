@@ -198,6 +198,7 @@ def score_play(cards: Sequence[Card | str], go: bool = False) -> Score:
 _VALUES = tuple(min(r, 10) for r in range(1, 14))
 
 
+@lru_cache(maxsize=None)
 def _rank_points(counts: tuple[int, ...]) -> int:
     """Fifteens, pairs and runs of the cards whose rank counts are ``counts``
     (index 0 is the ace); suits play no part in these."""

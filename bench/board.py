@@ -1,0 +1,233 @@
+"""Benchmark: the board app on mock hardware. Prints a table.
+
+- latency from a mock pin edge (the release that pegs points) to the strip's show()
+- composing one LED frame and one OLED image, for 2 and 4 tracks
+- start-up to READY=1, with an empty ledger and with 1,000 finished games
+- CPU used while idle for 10 s, and peak memory
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from firmware.config import load_config  # noqa: E402
+from firmware.simulator import Simulator  # noqa: E402
+from firmware.views import BoardView, LedStyle, Screen, led_frame, oled_image  # noqa: E402
+from hardware.layout import load_layout  # noqa: E402
+from hardware.leds import FramePipeline  # noqa: E402
+from scorer.game import Entry, Game  # noqa: E402
+from scorer.record import parse_line  # noqa: E402
+from scorer.store import LedgerStore  # noqa: E402
+from scorer.variants import find_variant  # noqa: E402
+
+US_PER_LED = 30.0  # 24 bits at 1.25 us
+RESET_US = 280.0
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def latency(directory: Path, presses: int = 400) -> tuple[list[float], list[float]]:
+    """(edge-to-show seconds, of which the ledger's durable write) for pegging presses."""
+    sim = Simulator(load_config(), directory / "ledger.sqlite3")
+    strip, controls, board = sim.devices.strip, sim.devices.controls, sim.board
+    board.warm_thread.join()  # steady state: the start-up hand counting is done
+    shown_at = []
+    original_show = strip.show
+
+    def timed_show(frame):
+        original_show(frame)
+        shown_at.append(time.perf_counter())
+    strip.show = timed_show
+    store = sim.store
+    original_apply = store.apply
+    apply_seconds = []
+
+    def timed_apply(action):
+        start = time.perf_counter()
+        try:
+            return original_apply(action)
+        finally:
+            apply_seconds.append(time.perf_counter() - start)
+    store.apply = timed_apply
+    results, ledger = [], []
+    rng = random.Random(1)
+    try:
+        for k in range(presses):
+            controls.turn(rng.randint(1, 3))
+            board.step(0)
+            button = "red" if k % 2 else "blue"
+            controls.press(button)
+            board.step(0)
+            controls.clock.advance(0.08)
+            shown_at.clear()
+            apply_seconds.clear()
+            start = time.perf_counter()
+            controls.release(button)  # the click that pegs
+            board.step(0)
+            results.append(shown_at[0] - start)
+            ledger.append(sum(apply_seconds))
+            if board.controller.game.state.scores[k % 2 == 0] > 100:
+                controls.click("undo")  # keep the game going: take pegs back
+                board.step(0)
+                for _ in range(40):
+                    controls.click("undo")
+                    board.step(0)
+    finally:
+        sim.close()
+    return results, ledger
+
+
+def compose(tracks: int, repeats: int = 300) -> tuple[float, float, float]:
+    """Seconds to compose one LED frame, to pass it through the power pipeline, and one OLED image."""
+    layout = load_layout({2: "classic-121", 4: "four-track-121"}[tracks])
+    variant = find_variant("six-card" if tracks == 2 else "four-hand-individual")
+    seats = ["A", "B", "C", "D"][:variant.players]
+    game = Game(variant, seats, "A")
+    for k, seat in enumerate(seats * 10):
+        game.push(Entry.peg(seat, 1 + k % 7))
+    view = BoardView.of(game)
+    style = LedStyle()
+    pipeline = FramePipeline(layout.strip_leds)
+    start = time.perf_counter()
+    for _ in range(repeats):
+        frame = led_frame(layout, view, style)
+    frame_s = (time.perf_counter() - start) / repeats
+    start = time.perf_counter()
+    for _ in range(repeats):
+        pipeline.render(frame)
+    pipe_s = (time.perf_counter() - start) / repeats
+    scores = "  ".join(f"{s}* {10 + k}" for k, s in enumerate(seats))
+    screen = Screen(title=scores, lines=("deal 3, play",), big="12",
+                    big_caption="knob: B hand > C hand > A hand > A crib", footer="B peg 2")
+    start = time.perf_counter()
+    for _ in range(repeats):
+        oled_image(screen)
+    return frame_s, pipe_s, (time.perf_counter() - start) / repeats
+
+
+def fill_ledger(path: Path, games: int) -> None:
+    """A ledger with ``games`` finished six-card games in one match (written unsynced, for speed)."""
+    rng = random.Random(5)
+    with LedgerStore(path) as store:
+        store._conn.execute("PRAGMA synchronous=OFF")
+        header = "game six-card seats=Red,Blue dealer=Red"
+        for _ in range(games):
+            store.apply(parse_line(header if store.game is None or not store.game.is_over
+                                   else "game six-card seats=Red,Blue"))
+            game = store.game
+            while not game.is_over:
+                for _ in range(rng.randint(1, 4)):
+                    store.apply(Entry.peg(rng.choice(["Red", "Blue"]), rng.randint(1, 6)))
+                    if game.is_over:
+                        break
+                for seat, what in game.remaining_show():
+                    if game.is_over:
+                        break
+                    points = rng.choice([0, 2, 4, 6, 8, 12])
+                    store.apply(Entry.crib(points) if what == "crib" else Entry.hand(seat, points))
+
+
+def start_board(state: Path, idle_seconds: float = 0.0) -> dict:
+    """Start the headless mock board; time to READY=1; optionally idle CPU and peak memory."""
+    with tempfile.TemporaryDirectory() as scratch:
+        address = os.path.join(scratch, "notify")
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        server.bind(address)
+        server.settimeout(60)
+        env = dict(os.environ, NOTIFY_SOCKET=address)
+        env.pop("WATCHDOG_USEC", None)
+        start = time.perf_counter()
+        child = subprocess.Popen(
+            [sys.executable, "-m", "firmware.cli", "--backend", "mock", "--headless", "--state", str(state)],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            message = server.recv(512)
+            ready = time.perf_counter() - start
+            assert message.startswith(b"READY=1"), message
+            result = {"ready_s": ready}
+            if idle_seconds:
+                time.sleep(1.0)  # let the background hand counting finish
+                before = _cpu_seconds(child.pid)
+                time.sleep(idle_seconds)
+                result["idle_cpu_s"] = _cpu_seconds(child.pid) - before
+                result["peak_rss_mb"] = _peak_rss_mb(child.pid)
+            return result
+        finally:
+            child.terminate()
+            child.wait(timeout=20)
+            server.close()
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def main() -> int:
+    rows = []
+    layout = load_layout("classic-121")
+    wire_ms = (layout.strip_leds * US_PER_LED + RESET_US) / 1000
+    for label, base in (("tmpfs", Path("/dev/shm")), ("disk", ROOT)):
+        if not base.is_dir():
+            continue
+        with tempfile.TemporaryDirectory(dir=base) as scratch:
+            seconds, ledger = latency(Path(scratch))
+        rows.append((f"press to show(), ledger on {label}: median / p99",
+                     f"{statistics.median(seconds) * 1e3:.2f} / {percentile(seconds, 0.99) * 1e3:.2f} ms"))
+        rows.append((f"  of which the durable ledger write ({label}): median",
+                     f"{statistics.median(ledger) * 1e3:.2f} ms"))
+    rows.append((f"wire time of one frame, {layout.strip_leds} LEDs", f"{wire_ms:.2f} ms"))
+    for tracks in (2, 4):
+        frame_s, pipe_s, oled_s = compose(tracks)
+        rows.append((f"compose LED frame, {tracks} tracks", f"{frame_s * 1e3:.3f} ms"))
+        rows.append((f"  brightness/gamma/budget pipeline, {tracks} tracks", f"{pipe_s * 1e3:.3f} ms"))
+        rows.append((f"compose OLED image, {tracks} sides", f"{oled_s * 1e3:.3f} ms"))
+    with tempfile.TemporaryDirectory() as scratch:
+        empty = Path(scratch) / "empty.sqlite3"
+        full = Path(scratch) / "full.sqlite3"
+        fill_start = time.perf_counter()
+        fill_ledger(full, 1000)
+        fill_s = time.perf_counter() - fill_start
+        size_mb = full.stat().st_size / 1e6
+        for label, path in (("empty ledger", empty), ("1,000 finished games", full)):
+            times = []
+            for _ in range(5):
+                times.append(start_board(path)["ready_s"])
+                if path is empty:
+                    for extra in empty.parent.glob("empty.sqlite3*"):
+                        extra.unlink()
+            rows.append((f"start to READY=1, {label} (median of 5)", f"{statistics.median(times) * 1e3:.0f} ms"))
+        rows.append(("  (1,000 games: ledger size, time to write it unsynced)", f"{size_mb:.1f} MB, {fill_s:.1f} s"))
+        idle = start_board(full, idle_seconds=10.0)
+        rows.append(("CPU while idle for 10 s", f"{idle['idle_cpu_s'] * 1e3:.0f} ms ({idle['idle_cpu_s'] / 10 * 100:.2f}%)"))
+        rows.append(("peak memory (VmHWM)", f"{idle['peak_rss_mb']:.1f} MB"))
+    width = max(len(name) for name, _ in rows)
+    print(f"{'benchmark':<{width}}  result")
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
