@@ -205,12 +205,14 @@ def main() -> int:
         rows.append((f"compose OLED image, {tracks} sides", f"{oled_s * 1e3:.3f} ms"))
     with tempfile.TemporaryDirectory() as scratch:
         empty = Path(scratch) / "empty.sqlite3"
+        one = Path(scratch) / "one.sqlite3"
         full = Path(scratch) / "full.sqlite3"
+        fill_ledger(one, 1)
         fill_start = time.perf_counter()
         fill_ledger(full, 1000)
         fill_s = time.perf_counter() - fill_start
         size_mb = full.stat().st_size / 1e6
-        for label, path in (("empty ledger", empty), ("1,000 finished games", full)):
+        for label, path in (("empty ledger", empty), ("1 finished game", one), ("1,000 finished games", full)):
             times = []
             for _ in range(5):
                 times.append(start_board(path)["ready_s"])

@@ -44,6 +44,7 @@ def cold_distribution(hand_size: int, crib: bool) -> float:
     counting.distribution.cache_clear()
     counting.possible_totals.cache_clear()
     counting._suit_outcomes.cache_clear()
+    counting._rank_points.cache_clear()
     start = time.perf_counter()
     distribution(hand_size, crib)
     return time.perf_counter() - start

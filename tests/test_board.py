@@ -258,3 +258,33 @@ def test_simulate_command_json_and_syntax_errors(tmp_path, capsys):
     assert main(["simulate", str(script)]) == 2
     assert capsys.readouterr().err.strip() == (
         f"{script}:2: unknown action 'spin': use click, hold, down, up, turn or wait")
+
+
+def test_laps_in_a_181_game():
+    """Past 120 the front peg goes round again, and the start hole lights for the second lap."""
+    from firmware.views import BoardView, LedStyle, led_frame, peg_hole
+
+    layout = load_layout("classic-121")
+    assert peg_hole(130, 181) == (10, 1) and peg_hole(181, 181) == (121, 0) and peg_hole(120, 181) == (120, 0)
+    view = BoardView(target=181, scores=(130, 20), backs=(125, 10), dealer_side=1, winner_side=None)
+    frame = led_frame(layout, view, LedStyle())
+    assert frame[layout.led(0, 10)] == RED and frame[layout.led(0, 5)] == (64, 0, 0)
+    assert frame[layout.starts[0].led] == (64, 0, 0)  # second lap
+    assert frame[layout.led(0, 31)] == (15, 15, 15)  # the skunk line at 151 falls on hole 31 (second lap)
+
+
+def test_three_hand_game_on_the_three_track_board(tmp_path):
+    """Three players, three tracks: the show goes round from the dealer's left, dealer last, then crib."""
+    board = make(tmp_path, "game.variant=three-hand", "leds.layout=three-track-121")
+    try:
+        controller = board.board.controller
+        assert controller.screen().big_caption == "knob: Blue hand > Green hand > Red hand > Red crib"
+        dial_and(board, 3, "green")
+        for points in (4, 6, 8, 2):
+            dial_and(board, points, "knob")
+        assert scores(board) == (10, 4, 9)
+        assert controller.game.dealer == "Blue"
+        frame = settled(board)
+        assert frame[board.devices.layout.led(2, 9)] == (0, 192, 0)
+    finally:
+        board.close()
