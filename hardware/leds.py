@@ -148,6 +148,13 @@ class Ws281xStrip:
                 f"LED data on GPIO{pin} is not supported: use GPIO10 (SPI) or 12/13/18/19 (PWM)"
             )
         if library is None:
+            from .backend import pi_model
+
+            if pi_model() is None:
+                # Off a Pi, constructing a PixelStrip crashes the process (even at exit).
+                raise DeviceNotFoundError(
+                    "the LED strip needs a Raspberry Pi and this is not one: use --backend mock"
+                )
             try:
                 import rpi_ws281x as library  # imported here, never at module import
             except ImportError:

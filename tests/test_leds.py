@@ -123,3 +123,25 @@ def test_ws281x_start_failure_names_the_device():
     """A strip that will not start says which device to check."""
     with pytest.raises(DeviceNotFoundError, match="/dev/spidev0.0 \\(enable SPI with raspi-config\\)"):
         Ws281xStrip(1, library=FakeWs281x(fail_begin=True))
+
+
+def test_real_strip_refuses_to_start_off_a_pi():
+    """Off a Pi the real backend refuses before rpi_ws281x is touched (it would crash the process)."""
+    from hardware.backend import pi_model
+
+    if pi_model() is not None:
+        pytest.skip("this is a Raspberry Pi")
+    with pytest.raises(DeviceNotFoundError, match="needs a Raspberry Pi and this is not one: use --backend mock"):
+        Ws281xStrip(10)
+
+
+def test_real_backend_on_a_pc_is_a_clear_error(tmp_path, capsys):
+    """cribbage-board --backend real on a PC: one line, exit 2, no crash."""
+    from firmware.cli import main
+    from hardware.backend import pi_model
+
+    if pi_model() is not None:
+        pytest.skip("this is a Raspberry Pi")
+    assert main(["--backend", "real", "--state", str(tmp_path / "l.sqlite3")]) == 2
+    err = capsys.readouterr().err
+    assert "not a Raspberry Pi" in err and "use --backend mock" in err
