@@ -29,6 +29,7 @@ from hardware.leds import FramePipeline  # noqa: E402
 from scorer.game import Entry, Game  # noqa: E402
 from scorer.record import parse_line  # noqa: E402
 from scorer.store import LedgerStore  # noqa: E402
+from table import print_table  # noqa: E402
 from scorer.variants import find_variant  # noqa: E402
 
 US_PER_LED = 30.0  # 24 bits at 1.25 us
@@ -224,10 +225,7 @@ def main() -> int:
         idle = start_board(full, idle_seconds=10.0)
         rows.append(("CPU while idle for 10 s", f"{idle['idle_cpu_s'] * 1e3:.0f} ms ({idle['idle_cpu_s'] / 10 * 100:.2f}%)"))
         rows.append(("peak memory (VmHWM)", f"{idle['peak_rss_mb']:.1f} MB"))
-    width = max(len(name) for name, _ in rows)
-    print(f"{'benchmark':<{width}}  result")
-    for name, value in rows:
-        print(f"{name:<{width}}  {value}")
+    print_table(rows)
     return 0
 
 

@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from scorer import counting  # noqa: E402
 from scorer.cards import deck  # noqa: E402
 from scorer.counting import distribution, score_hand, score_play  # noqa: E402
+from table import print_table  # noqa: E402
 
 HANDS = 5000
 REPEATS = 7
@@ -84,10 +85,7 @@ def main() -> int:
         rows.append(("cribbage-scorer show_calc_score, same hands", f"{theirs * 1e6:.1f} us"))
         rows.append(("ratio cribbage-scorer / score_hand", f"{theirs / ours:.2f}x"))
         rows.append((f"totals that differ on {HANDS} hands", str(mismatches)))
-    width = max(len(name) for name, _ in rows)
-    print(f"{'benchmark':<{width}}  result")
-    for name, value in rows:
-        print(f"{name:<{width}}  {value}")
+    print_table(rows)
     return 0
 
 

@@ -174,32 +174,30 @@ class Controller:
     # ---- events ----------------------------------------------------------
 
     def handle(self, event: InputEvent) -> bool:
-        """Act on one input event; True when the screen or LEDs should change."""
-        if event.kind in ("press", "release"):
+        """Act on one input event; True when the screen or LEDs should change
+        (an accepted entry, or a refusal to show)."""
+        if event.kind not in ("turn", "hold", "click"):
             return False
         if self.menus:
-            return self._menu_event(event)
-        if event.kind == "turn":
+            self._menu_event(event)
+        elif event.kind == "turn":
             self.dial = max(0, min(MAX_DIAL, self.dial + event.steps))
-            return True
-        if event.kind == "hold":
+        elif event.kind == "hold":
             if event.source == "undo":
-                return self._apply(Command.REDO) or True
-            if event.source == KNOB:
+                self._apply(Command.REDO)
+            elif event.source == KNOB:
                 self.open_menu()
-            return True
-        if event.kind != "click":
-            return False
-        if event.source == KNOB:
-            return self._count_show() or True
-        if event.source == "undo":
-            return self._apply(Command.UNDO) or True
-        if event.source == "menu":
+        elif event.source == KNOB:
+            self._count_show()
+        elif event.source == "undo":
+            self._apply(Command.UNDO)
+        elif event.source == "menu":
             self.open_menu()
-            return True
-        if event.source in COLOUR_BUTTONS:
-            return self._colour(COLOUR_BUTTONS.index(event.source)) or True
-        return False
+        elif event.source in COLOUR_BUTTONS:
+            self._colour(COLOUR_BUTTONS.index(event.source))
+        else:
+            return False
+        return True
 
     def _count_show(self) -> bool:
         game = self.game
@@ -250,7 +248,7 @@ class Controller:
     def _back(self) -> None:
         self.menus.pop()
 
-    def _menu_event(self, event: InputEvent) -> bool:
+    def _menu_event(self, event: InputEvent) -> None:
         menu = self.menus[-1]
         if event.kind == "turn":
             menu.turn(event.steps)
@@ -260,7 +258,6 @@ class Controller:
             event.kind == "hold" and event.source == KNOB
         ):
             self._back()
-        return True
 
     def _confirm(self, question: str, action: Callable[[], None]) -> None:
         def yes():
@@ -338,7 +335,7 @@ class Controller:
         self._card_picker()
 
     def _card_picker(self) -> None:
-        size = find_variant(self.settings.variant).hand_size if self.game is None else self.game.variant.hand_size
+        size = self.game.variant.hand_size
         chosen = self._count_cards
         cards = [c for c in deck() if c not in chosen]
         what = "starter" if len(chosen) == size else f"card {len(chosen) + 1} of {size}"

@@ -6,7 +6,7 @@ the display, and the tests compare them with expected frames and images.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
@@ -149,7 +149,6 @@ class Screen:
     footer: str = ""
     alert: bool = False
     highlight: int | None = None
-    extra: dict = field(default_factory=dict, compare=False)
 
 
 def _fit(draw: ImageDraw.ImageDraw, text: str, size: int, width: int) -> str:

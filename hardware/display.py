@@ -83,7 +83,9 @@ class LumaDisplay:
         if not self.closed:
             try:
                 self.device.clear()
-                self.device.cleanup() if hasattr(self.device, "cleanup") else None
+                cleanup = getattr(self.device, "cleanup", None)
+                if cleanup is not None:
+                    cleanup()
             finally:
                 self.closed = True
 

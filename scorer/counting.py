@@ -13,7 +13,7 @@ from itertools import combinations, product
 from math import comb
 from typing import Iterable, NamedTuple, Sequence
 
-from .cards import JACK, RANK_NAMES, SUITS, Card, parse_cards
+from .cards import JACK, SUITS, Card, parse_cards
 from .errors import CardError, PlayError
 
 HAND_SIZES = (3, 4, 5)
@@ -333,8 +333,3 @@ def impossible_totals(hand_size: int = 4, crib: bool = False) -> frozenset[int]:
     """Totals below the maximum that no hand (or crib) can score."""
     possible = possible_totals(hand_size, crib)
     return frozenset(range(max(possible) + 1)) - possible
-
-
-def rank_name(rank: int) -> str:
-    """A rank as players write it: A, 2..10, J, Q, K."""
-    return RANK_NAMES.get(rank, str(rank))
