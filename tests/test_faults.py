@@ -38,6 +38,7 @@ CHILD = textwrap.dedent("""
     while True:
         if sim.board.controller.game.is_over:
             sim.act("hold", "knob"); sim.act("click", "knob")  # new game
+            print("ack", json.dumps(sim.store.export()), flush=True)
         roll = rng.random()
         if roll < 0.45:
             sim.act("turn", str(rng.randint(1, 12)))
