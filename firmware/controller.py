@@ -335,28 +335,43 @@ class Controller:
         self._card_picker()
 
     def _card_picker(self) -> None:
+        """Pick the next card in two turns of the knob: its rank, then its suit."""
         size = self.game.variant.hand_size
         chosen = self._count_cards
-        cards = [c for c in deck() if c not in chosen]
+        free = [c for c in deck() if c not in chosen]
         what = "starter" if len(chosen) == size else f"card {len(chosen) + 1} of {size}"
 
         def pick(card):
             def picked():
                 chosen.append(card)
                 self._back()
+                self._back()
                 if len(chosen) == size + 1:
-                    score = score_hand(chosen[:-1], chosen[-1])
-                    self._show_count(score, chosen)
+                    self._show_count(chosen)
                 else:
                     self._card_picker()
             return picked
-        self._push(Menu(f"Count: {what}", [(str(c), pick(c)) for c in cards]))
 
-    def _show_count(self, score, cards) -> None:
-        hand = " ".join(str(c) for c in cards[:-1])
+        def rank(number):
+            def suits():
+                options = [c for c in free if c.rank == number]
+                self._push(Menu(f"{what}: suit", [(str(c), pick(c)) for c in options]))
+            return suits
+        ranks = sorted({c.rank for c in free})
+        names = {1: "A", 11: "J", 12: "Q", 13: "K"}
+        self._push(Menu(f"Count {what}: rank", [(names.get(r, str(r)), rank(r)) for r in ranks]))
+
+    def _show_count(self, cards) -> None:
+        hand, starter = cards[:-1], cards[-1]
+        score = score_hand(hand, starter)
+        text = f"{' '.join(str(c) for c in hand)} + {starter}: {score.say()}"
+        if len(hand) == 4:
+            crib = score_hand(hand, starter, crib=True).total
+            if crib != score.total:
+                text += f" (as a crib: {crib})"
         self.dial = score.total
         self._close_menus()
-        self.say(f"{hand} + {cards[-1]}: {score.say()}")
+        self.say(text)
 
     def _confirm_shutdown(self) -> None:
         def stop():

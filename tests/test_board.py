@@ -174,10 +174,22 @@ def test_check_my_count_from_the_menu(sim):
     sim.act("turn", "5")
     assert sim.board.controller.screen().lines[sim.board.controller.screen().highlight] == "Check my count"
     sim.act("click", "knob")
-    for _ in range(5):  # AC, AD, AH, AS are taken in turn by clicking the first card each time
+    assert sim.board.controller.screen().title == "Count card 1 of 4: rank"
+    for _ in range(5):  # the first free rank, then its first free suit: AC AD AH AS, starter 2C
+        sim.act("click", "knob")
         sim.act("click", "knob")
     controller = sim.board.controller
-    assert controller.dial == 12 and "a double pair royal is 12" in controller.message
+    assert controller.dial == 12
+    assert controller.message == "AC AD AH AS + 2C: a double pair royal is 12"
+    sim.act("hold", "knob")
+    sim.act("turn", "5")
+    sim.act("click", "knob")
+    for turns in ((4, 0), (4, 0), (10, 0), (11, 0), (4, 0)):  # 5C 5D JC QC, starter 5H
+        for steps in turns:
+            sim.act("turn", str(steps))
+            sim.act("click", "knob")
+    assert controller.message.startswith("5C 5D JC QC + 5H: fifteen 2")
+    assert controller.message.endswith("and a pair royal is 20") and controller.dial == 20
 
 
 def test_script_runner_reports_refusals_and_snapshots(tmp_path):
@@ -288,3 +300,11 @@ def test_three_hand_game_on_the_three_track_board(tmp_path):
         assert frame[board.devices.layout.led(2, 9)] == (0, 192, 0)
     finally:
         board.close()
+
+
+def test_check_my_count_says_when_a_crib_would_count_otherwise(sim):
+    """A four-card flush counts in the hand but not in the crib: the board says both."""
+    from scorer.cards import parse_cards
+
+    sim.board.controller._show_count(parse_cards("2H 4H 6H 8H QS".split()))
+    assert sim.board.controller.message == "2H 4H 6H 8H + QS: a flush of 4 is 4 (as a crib: 0)"
