@@ -229,6 +229,7 @@ class Controller:
     def open_menu(self) -> None:
         items = [
             ("New game", self._confirm_new_game),
+            ("New match", self._confirm_new_match),
             (f"Variant: {self.settings.variant}", self._variant_menu),
             (f"First dealer: {self.settings.dealer or self.settings.players[0]}", self._dealer_menu),
             ("Options", self._options_menu),
@@ -271,6 +272,16 @@ class Controller:
             self._start_game(self.settings)
             return
         self._confirm("Abandon this game?", lambda: self._start_game(self.settings))
+
+    def _confirm_new_match(self) -> None:
+        def start():
+            try:
+                header = replace(self.settings.header(), new_match=True)
+            except CribbageError as error:
+                self.say(str(error), alert=True)
+                return
+            self._apply(header)
+        self._confirm("New match? Tally to 0", start)
 
     def _variant_menu(self) -> None:
         def pick(name):

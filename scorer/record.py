@@ -3,7 +3,7 @@
 One action a line, ``#`` starts a comment::
 
     game six-card seats=Alice,Bob dealer=Alice [target=N] [exact-out] [muggins]
-         [skunk=acc|lurch|triple|none] [points=acc|casual|W/S/D/T/L]
+         [skunk=acc|lurch|triple|none] [points=acc|casual|W/S/D/T/L] [new-match]
     heels [SEAT]        peg SEAT N        go SEAT        31 SEAT
     hand SEAT N         crib [SEAT] N     muggins SEAT N
     undo                redo
@@ -35,11 +35,14 @@ class GameHeader:
     seats: tuple[str, ...]
     dealer: str | None = None
     options: Options = field(default_factory=Options)
+    new_match: bool = False
 
     def same_match(self, match: Match) -> bool:
-        """Whether this game continues ``match`` (same variant, seats and options)."""
+        """Whether this game continues ``match`` (same variant, seats and options,
+        and no ``new-match``)."""
         return (
-            self.variant == match.variant
+            not self.new_match
+            and self.variant == match.variant
             and tuple(s.lower() for s in self.seats) == tuple(s.lower() for s in match.seats)
             and self.options == match.options
         )
@@ -47,7 +50,10 @@ class GameHeader:
 
 Action = GameHeader | Entry | Command
 
-_HEADER_HELP = "seats=A,B dealer=A target=N exact-out muggins skunk=acc|lurch|triple|none points=acc|casual"
+_HEADER_HELP = (
+    "seats=A,B dealer=A target=N exact-out muggins skunk=acc|lurch|triple|none "
+    "points=acc|casual new-match"
+)
 _SEAT_AND_POINTS = {"peg": EntryKind.PEG, "hand": EntryKind.HAND, "muggins": EntryKind.MUGGINS}
 _SEAT_ONLY = {"go": EntryKind.GO, "31": EntryKind.THIRTY_ONE}
 
@@ -107,7 +113,7 @@ def _parse_header(args: list[str]) -> GameHeader:
             if key not in ("seats", "dealer", "target", "skunk", "points") or not value:
                 raise RecordSyntaxError(f"unknown game setting {word!r}: use {_HEADER_HELP}")
             settings[key] = value
-        elif key in ("exact-out", "muggins"):
+        elif key in ("exact-out", "muggins", "new-match"):
             flags.add(key)
         else:
             raise RecordSyntaxError(f"unknown game option {word!r}: use {_HEADER_HELP}")
@@ -131,7 +137,7 @@ def _parse_header(args: list[str]) -> GameHeader:
     options = Options(
         exact_out="exact-out" in flags, muggins="muggins" in flags, skunk=skunk, points=points
     )
-    return GameHeader(variant, seats, settings.get("dealer"), options)
+    return GameHeader(variant, seats, settings.get("dealer"), options, "new-match" in flags)
 
 
 class Scorebook:

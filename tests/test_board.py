@@ -151,6 +151,18 @@ def test_board_resumes_after_a_restart(tmp_path):
         second.close()
 
 
+def test_menu_new_match_resets_the_tally(sim):
+    """New match from the menu, confirmed: a new game with the tally back to 0."""
+    dial_and(sim, 4, "red")
+    sim.act("hold", "knob")
+    sim.act("turn", "1")
+    sim.act("click", "knob")
+    assert sim.board.controller.screen().title == "New match? Tally to 0"
+    sim.act("turn", "1")
+    sim.act("click", "knob")
+    assert scores(sim) == (0, 0) and sim.store.book.match.games_played() == 0
+
+
 def test_menu_new_game_needs_confirmation(sim):
     """Holding the knob opens the menu; a new game over a game in progress must be confirmed."""
     dial_and(sim, 4, "red")
@@ -171,7 +183,7 @@ def test_menu_new_game_needs_confirmation(sim):
 def test_check_my_count_from_the_menu(sim):
     """Check my count: pick four cards and the starter; the total lands on the dial."""
     sim.act("hold", "knob")
-    sim.act("turn", "5")
+    sim.act("turn", "6")
     assert sim.board.controller.screen().lines[sim.board.controller.screen().highlight] == "Check my count"
     sim.act("click", "knob")
     assert sim.board.controller.screen().title == "Count card 1 of 4: rank"
@@ -182,7 +194,7 @@ def test_check_my_count_from_the_menu(sim):
     assert controller.dial == 12
     assert controller.message == "AC AD AH AS + 2C: a double pair royal is 12"
     sim.act("hold", "knob")
-    sim.act("turn", "5")
+    sim.act("turn", "6")
     sim.act("click", "knob")
     for turns in ((4, 0), (4, 0), (10, 0), (11, 0), (4, 0)):  # 5C 5D JC QC, starter 5H
         for steps in turns:

@@ -120,6 +120,13 @@ def test_next_game_refuses_the_winner_as_first_dealer():
         replay(lines + ["game five-card seats=A,B dealer=A"])
 
 
+def test_new_match_flag_starts_a_new_match():
+    """new-match starts a new match with the same seats: the tally is back to 0."""
+    lines = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"]
+    state = state_dict(replay(lines + ["game five-card seats=A,B dealer=A new-match"]).book)
+    assert state["match"]["games"] == 0 and state["dealer"] == "A"
+
+
 def test_other_seats_start_a_new_match():
     """A game line with other seats starts a new match with an empty tally."""
     lines = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"]

@@ -89,6 +89,17 @@ def test_match_and_tally_survive_a_restart(tmp_path):
         assert store.export(store.game_ids()[0])[-1] == "peg A 1"
 
 
+def test_new_match_survives_a_restart(tmp_path):
+    """After new-match the restored tally counts only the new match's games."""
+    path = tmp_path / "l.sqlite3"
+    game = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"]
+    with LedgerStore(path) as store:
+        apply_all(store, game + ["game five-card seats=A,B", "peg B 2", "game five-card seats=A,B new-match"])
+    with LedgerStore(path) as store:
+        assert store.book.match.games_played() == 0
+        assert [t.wins for t in store.book.match.tally()] == [0, 0]
+
+
 def test_undoing_the_winning_entry_clears_the_stored_result(tmp_path):
     """A result undone is not counted in the tally after a restart."""
     path = tmp_path / "l.sqlite3"
