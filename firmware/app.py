@@ -191,7 +191,7 @@ class Board:
         changed = False
         while event is not None:
             changed |= self.controller.handle(event)
-            event = controls.get(0) if not controls.events.empty() else None
+            event = controls.get(0)
         now = self.clock()
         if changed or self.animating(now):
             self.draw(now)
@@ -229,15 +229,13 @@ class Board:
 
     def close(self) -> None:
         """LEDs off, OLED cleared, pins and ledger released."""
-        for closer in (self.devices.strip.close, self.devices.controls.close, self.store.close):
+        closers = [self.devices.strip.close, self.devices.controls.close, self.store.close]
+        if self.devices.display is not None:
+            closers.append(self.devices.display.close)
+        for closer in closers:
             try:
                 closer()
-            except Exception:  # closing must not stop the rest closing
-                pass
-        if self.devices.display is not None:
-            try:
-                self.devices.display.close()
-            except Exception:
+            except Exception:  # closing one device must not stop the rest closing
                 pass
 
 

@@ -220,7 +220,7 @@ def _check_together(config: Config) -> None:
     except LayoutError as error:
         raise ConfigError(f"{where}: [leds] layout: {error}") from None
     variant = find_variant(config["game"]["variant"])
-    sides = 2 if variant.partnership else variant.players
+    sides = variant.sides
     if sides > len(layout.tracks):
         raise ConfigError(
             f"{where}: [game] variant = {variant.name!r} has {sides} sides but the layout "

@@ -50,15 +50,15 @@ class GameSettings:
         )
         return cls(game["variant"], tuple(game["players"]), game["dealer"], options)
 
-    def header(self, dealer: str | None = None) -> GameHeader:
+    def header(self) -> GameHeader:
+        """The game line for a new game; the first dealer only if one of the seats."""
         variant = find_variant(self.variant)
         if len(self.players) < variant.players:
             raise CribbageError(
                 f"{variant.name} needs {variant.players} players: name them in [game] players"
             )
         seats = self.players[: variant.players]
-        if dealer is None and self.dealer:
-            dealer = self.dealer if self.dealer in seats else None
+        dealer = self.dealer if self.dealer in seats else None
         return GameHeader(variant, tuple(seats), dealer, self.options)
 
 
@@ -122,7 +122,7 @@ class Controller:
         self.finished_at: float | None = None
         self._count_cards: list[Card] = []
         if store.game is None:
-            self._start_game(settings)
+            self._start_game()
 
     # ---- the game --------------------------------------------------------
 
@@ -157,13 +157,14 @@ class Controller:
         self.dial = 0
         return True
 
-    def _start_game(self, settings: GameSettings, dealer: str | None = None) -> bool:
+    def _start_game(self, new_match: bool = False) -> bool:
+        """Start a game with the current settings: the next of the match, or a new match."""
         try:
-            header = settings.header(dealer)
+            header = replace(self.settings.header(), new_match=new_match)
         except CribbageError as error:
             self.say(str(error), alert=True)
             return False
-        sides = 2 if header.variant.partnership else header.variant.players
+        sides = header.variant.sides
         if sides > self.max_sides:
             self.say(f"{header.variant.name} needs a board with {sides} tracks", alert=True)
             return False
@@ -269,25 +270,18 @@ class Controller:
     def _confirm_new_game(self) -> None:
         if self.game.is_over or not self.game.ledger:
             self._close_menus()
-            self._start_game(self.settings)
+            self._start_game()
             return
-        self._confirm("Abandon this game?", lambda: self._start_game(self.settings))
+        self._confirm("Abandon this game?", self._start_game)
 
     def _confirm_new_match(self) -> None:
-        def start():
-            try:
-                header = replace(self.settings.header(), new_match=True)
-            except CribbageError as error:
-                self.say(str(error), alert=True)
-                return
-            self._apply(header)
-        self._confirm("New match? Tally to 0", start)
+        self._confirm("New match? Tally to 0", lambda: self._start_game(new_match=True))
 
     def _variant_menu(self) -> None:
         def pick(name):
             def chosen():
                 self.settings = replace(self.settings, variant=name)
-                self._confirm(f"Start {name}?", lambda: self._start_game(self.settings))
+                self._confirm(f"Start {name}?", self._start_game)
             return chosen
         names = list(VARIANTS)
         self._push(Menu("Variant", [(n, pick(n)) for n in names], names.index(self.settings.variant)))

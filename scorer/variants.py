@@ -22,6 +22,11 @@ class Variant:
     lowball: bool = False  # the first side to reach the target loses
     description: str = ""
 
+    @property
+    def sides(self) -> int:
+        """How many scores the game keeps: partners peg as one side."""
+        return 2 if self.partnership else self.players
+
 
 VARIANTS: dict[str, Variant] = {
     v.name: v
