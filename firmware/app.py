@@ -18,7 +18,7 @@ from hardware.backend import BackendChoice
 from hardware.display import DisplaySettings, LumaDisplay, MockDisplay, open_display
 from hardware.errors import HardwareError
 from hardware.inputs import Controls, InputPins, MockControls
-from hardware.layout import Layout, load_layout
+from hardware.layout import Layout
 from hardware.leds import MockStrip, PowerSettings, Ws281xStrip
 from scorer.store import LedgerStore
 
@@ -74,7 +74,7 @@ def open_devices(config: Config, backend: BackendChoice, hold_s: float | None = 
     A missing OLED is a warning and the board carries on without it; a strip
     or inputs that cannot be opened are a HardwareError.
     """
-    layout = load_layout(config["leds"]["layout"])
+    layout = config.layout
     power = power_settings(config)
     pins = input_pins(config, hold_s)
     warnings: list[str] = []

@@ -124,10 +124,12 @@ SCHEMA: dict[str, dict[str, Callable]] = {
 
 @dataclass
 class Config:
-    """The checked configuration: ``values[section][key]``, and where it came from."""
+    """The checked configuration: ``values[section][key]``, where it came from,
+    and the board layout it names (loaded once, when the config is checked)."""
 
     values: dict
     sources: list[str]
+    layout: Any = None  # hardware.layout.Layout
 
     def __getitem__(self, section: str) -> dict:
         return self.values[section]
@@ -191,12 +193,13 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Co
         _set(values, section, key, value, f"--set {text}")
         sources.append(f"--set {text}")
     config = Config(copy.deepcopy(values), sources)
-    _check_together(config)
+    config.layout = _check_together(config)
     return config
 
 
-def _check_together(config: Config) -> None:
-    """Checks across keys: pins in use twice, a layout with too few tracks for the game."""
+def _check_together(config: Config):
+    """Checks across keys; returns the layout, which they load."""
+    # Pins in use twice, a layout with too few tracks for the game, too few names.
     from hardware.errors import LayoutError
     from hardware.layout import load_layout
     from scorer.variants import find_variant
@@ -230,3 +233,4 @@ def _check_together(config: Config) -> None:
         raise ConfigError(
             f"{where}: [game] players: {variant.name} needs {variant.players} names"
         )
+    return layout
