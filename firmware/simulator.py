@@ -68,15 +68,13 @@ def parse_script(lines) -> list[tuple[int, str, str]]:
 
 def board_png(layout: Layout, frame, path: Path, scale: int = 14) -> None:
     """Draw the LED board: each hole a dot of its colour at its place."""
-    holes = layout.all_holes()
-    min_x = min(h.x for h in holes)
-    min_y = min(h.y for h in holes)
-    width = int((max(h.x for h in holes) - min_x + 2) * scale)
-    height = int((max(h.y for h in holes) - min_y + 2) * scale)
+    min_x, min_y, max_x, max_y = layout.bounds()
+    width = int((max_x - min_x + 2) * scale)
+    height = int((max_y - min_y + 2) * scale)
     image = Image.new("RGB", (width, height), (24, 16, 8))
     draw = ImageDraw.Draw(image)
     r = scale * 0.35
-    for hole in holes:
+    for hole in layout.all_holes():
         cx = (hole.x - min_x + 1) * scale
         cy = (hole.y - min_y + 1) * scale
         colour = tuple(frame[hole.led])
@@ -187,13 +185,11 @@ def split_keys(chunk: str) -> list[str]:
 
 def board_text(layout: Layout, frame, colour: bool = True) -> list[str]:
     """The LED board as terminal lines: a coloured dot per hole."""
-    holes = layout.all_holes()
-    min_x = min(h.x for h in holes)
-    min_y = min(h.y for h in holes)
-    rows = int(max(h.y for h in holes) - min_y) + 1
-    cols = int(max(h.x for h in holes) - min_x) + 1
+    min_x, min_y, max_x, max_y = layout.bounds()
+    rows = int(max_y - min_y) + 1
+    cols = int(max_x - min_x) + 1
     grid = [["  "] * cols for _ in range(rows)]
-    for hole in holes:
+    for hole in layout.all_holes():
         r, g, b = frame[hole.led]
         lit = r + g + b > 0
         dot = "●" if lit and max(r, g, b) > 40 else ("·" if not lit else "•")

@@ -66,6 +66,12 @@ class Layout:
             raise LayoutError(f"hole {hole} is off the board: holes are 0 to {GAME_HOLE}")
         return self.tracks[track][hole - 1]
 
+    def bounds(self) -> tuple[float, float, float, float]:
+        """(min x, min y, max x, max y) over every hole, in hole pitches."""
+        holes = self.all_holes()
+        xs, ys = [h.x for h in holes], [h.y for h in holes]
+        return min(xs), min(ys), max(xs), max(ys)
+
     def all_holes(self) -> list[Hole]:
         holes = [h for track in self.tracks for h in track]
         holes += [s for s in self.starts if s is not None]

@@ -25,12 +25,12 @@ def board_svg(
     holes and the game hole marked."""
     pitch = layout.pitch_mm
     marks = marks or {}
-    holes = layout.all_holes()
     margin = 3 * pitch
-    min_x = min(h.x for h in holes) * pitch - margin
-    min_y = min(h.y for h in holes) * pitch - margin
-    width = max(h.x for h in holes) * pitch + margin - min_x
-    height = max(h.y for h in holes) * pitch + margin - min_y + 2 * pitch
+    left, top, right, bottom = layout.bounds()
+    min_x = left * pitch - margin
+    min_y = top * pitch - margin
+    width = right * pitch + margin - min_x
+    height = bottom * pitch + margin - min_y + 2 * pitch
 
     def pos(hole: Hole) -> tuple[float, float]:
         return hole.x * pitch - min_x, hole.y * pitch - min_y
