@@ -187,11 +187,13 @@ def _board(args) -> int:
         return run_terminal(config, path)
     from scorer.store import LedgerStore
 
-    devices = open_devices(config, backend)
-    for warning in devices.warnings:
-        print(f"{PROG}: {warning}", file=sys.stderr)
-    store = LedgerStore(path)
-    for message in store.messages:
+    store = LedgerStore(path)  # before the devices: a ledger error leaves no device open
+    try:
+        devices = open_devices(config, backend)
+    except BaseException:
+        store.close()
+        raise
+    for message in store.messages + devices.warnings:
         print(f"{PROG}: {message}", file=sys.stderr)
     return Board(config, store, devices, notifier=Notifier()).run()
 
