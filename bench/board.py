@@ -162,9 +162,10 @@ def start_board(state: Path, idle_seconds: float = 0.0) -> dict:
             result = {"ready_s": ready}
             if idle_seconds:
                 time.sleep(1.0)  # let the background hand counting finish
-                before = _cpu_seconds(child.pid)
+                before, woken = _cpu_seconds(child.pid), _wakeups(child.pid)
                 time.sleep(idle_seconds)
                 result["idle_cpu_s"] = _cpu_seconds(child.pid) - before
+                result["idle_wakeups"] = _wakeups(child.pid) - woken
                 result["peak_rss_mb"] = _peak_rss_mb(child.pid)
             return result
         finally:
@@ -176,6 +177,19 @@ def start_board(state: Path, idle_seconds: float = 0.0) -> dict:
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wakeups(pid: int) -> int:
+    """Context switches of every thread of a process so far: each is a wake-up."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            for line in (task / "status").read_text().splitlines():
+                if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                    total += int(line.split()[1])
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return total
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -224,6 +238,7 @@ def main() -> int:
         rows.append(("  (1,000 games: ledger size, time to write it unsynced)", f"{size_mb:.1f} MB, {fill_s:.1f} s"))
         idle = start_board(full, idle_seconds=10.0)
         rows.append(("CPU while idle for 10 s", f"{idle['idle_cpu_s'] * 1e3:.0f} ms ({idle['idle_cpu_s'] / 10 * 100:.2f}%)"))
+        rows.append(("wake-ups while idle for 10 s, all threads (target <= 20)", f"{idle['idle_wakeups']}"))
         rows.append(("peak memory (VmHWM)", f"{idle['peak_rss_mb']:.1f} MB"))
     print_table(rows)
     return 0

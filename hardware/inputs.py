@@ -95,7 +95,9 @@ class Controls:
         clock: Callable[[], float] = time.monotonic,
         settle_timers: bool = True,
     ):
-        from gpiozero import Button, RotaryEncoder  # a pin factory is chosen by the caller
+        # DigitalInputDevice, not Button: a Button starts a hold thread that wakes ten
+        # times a second for ever; holds are timed here by one timer per press instead.
+        from gpiozero import DigitalInputDevice, RotaryEncoder  # the caller picks the pin factory
         from gpiozero.exc import GPIOZeroError
 
         self.pins = pins or InputPins()
@@ -107,14 +109,14 @@ class Controls:
         self._debounce: dict[str, Debouncer] = {}
         self._pressed_at: dict[str, float] = {}
         self._held: set[str] = set()
+        self._hold_timers: dict[str, threading.Timer] = {}
         wanted = dict(self.pins.buttons)
         wanted[KNOB] = self.pins.encoder_button
         try:
             for name, pin in wanted.items():
-                button = Button(pin, pull_up=True, hold_time=self.pins.hold_s, pin_factory=pin_factory)
-                button.when_pressed = lambda name=name: self._edge(name, True)
-                button.when_released = lambda name=name: self._edge(name, False)
-                button.when_held = lambda name=name: self._hold(name)
+                button = DigitalInputDevice(pin, pull_up=True, pin_factory=pin_factory)
+                button.when_activated = lambda name=name: self._edge(name, True)
+                button.when_deactivated = lambda name=name: self._edge(name, False)
                 self._buttons[name] = button
                 self._debounce[name] = Debouncer(self.pins.debounce_s, clock)
             self._encoder = RotaryEncoder(
@@ -147,10 +149,12 @@ class Controls:
 
     def _emit_edge(self, name: str, pressed: bool) -> None:
         now = self._clock()
+        self._cancel_hold(name)
         if pressed:
             self._pressed_at[name] = now
             self._held.discard(name)
             self._put(InputEvent("press", name))
+            self._start_hold(name)
             return
         duration = now - self._pressed_at.pop(name, now)
         self._put(InputEvent("release", name, duration=duration))
@@ -158,8 +162,25 @@ class Controls:
             self._put(InputEvent("click", name, duration=duration))
         self._held.discard(name)
 
-    def _hold(self, name: str) -> None:
+    def _start_hold(self, name: str) -> None:
+        """Time this press: a hold is due ``hold_s`` after it unless released first."""
+        timer = threading.Timer(self.pins.hold_s, lambda: self._hold(name, timer))
+        timer.daemon = True
+        self._hold_timers[name] = timer
+        timer.start()
+
+    def _cancel_hold(self, name: str) -> None:
+        timer = self._hold_timers.pop(name, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _hold(self, name: str, timer: threading.Timer) -> None:
         with self._lock:
+            # Only the timer of the press still down counts (not one that fired
+            # while its button was being released).
+            if self._hold_timers.get(name) is not timer:
+                return
+            del self._hold_timers[name]
             if self._debounce[name].state and name not in self._held:
                 self._held.add(name)
                 self._put(InputEvent("hold", name, duration=self.pins.hold_s))
@@ -169,8 +190,8 @@ class Controls:
         with self._lock:
             for name, button in self._buttons.items():
                 debounce = self._debounce[name]
-                if debounce.settled() and button.is_pressed != debounce.state:
-                    if debounce.feed(button.is_pressed):
+                if debounce.settled() and button.is_active != debounce.state:
+                    if debounce.feed(button.is_active):
                         self._emit_edge(name, debounce.state)
 
     def get(self, timeout: float | None = None) -> InputEvent | None:
@@ -190,6 +211,9 @@ class Controls:
                 return out
 
     def close(self) -> None:
+        with self._lock:
+            for name in list(self._hold_timers):
+                self._cancel_hold(name)
         for button in self._buttons.values():
             button.close()
         encoder = getattr(self, "_encoder", None)

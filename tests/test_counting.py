@@ -6,7 +6,9 @@ from scorer.cards import parse_cards
 from scorer.counting import (
     combinations_count,
     distribution,
+    SHOW_TOTALS,
     impossible_totals,
+    possible_totals,
     score_hand,
     score_play,
 )
@@ -176,6 +178,16 @@ def test_impossible_totals_are_derived():
     assert impossible_totals(4, crib=True) == {19, 25, 26, 27}
     counts = distribution(4)
     assert not ({19, 25, 26, 27} & set(counts))
+
+
+@pytest.mark.parametrize("size, crib", sorted(SHOW_TOTALS))
+def test_show_totals_table_is_what_counting_every_hand_gives(size, crib):
+    """The table the game runs on equals the totals found by counting every hand."""
+    counted = frozenset(distribution(size, crib))
+    assert possible_totals(size, crib) == counted
+    highest, impossible = SHOW_TOTALS[size, crib]
+    assert highest == max(counted)
+    assert impossible == frozenset(range(highest + 1)) - counted
 
 
 def test_distribution_agrees_with_brute_force_on_a_small_pack():

@@ -91,3 +91,43 @@ def test_bad_pin_settings(kwargs, message):
     """Shared pins, pins off the header and bad timings are refused, naming them."""
     with pytest.raises(ValueError, match=message):
         InputPins(**kwargs)
+
+
+
+def test_idle_controls_run_no_threads():
+    """Idle buttons start no polling thread; a press runs one hold timer until released."""
+    import threading
+
+    before = threading.active_count()
+    board = MockControls(InputPins(hold_s=30.0))
+    try:
+        assert threading.active_count() == before
+        board.press("red")
+        assert threading.active_count() == before + 1
+        board.clock.advance(0.08)
+        board.release("red")
+        for thread in threading.enumerate():
+            if isinstance(thread, threading.Timer):
+                thread.join(timeout=5)
+        assert threading.active_count() == before
+        assert [e.kind for e in board.drain()] == ["press", "release", "click"]
+    finally:
+        board.close()
+
+
+def test_the_hold_timer_of_an_earlier_press_is_ignored():
+    """A hold timer that fires for a press already released reports no hold."""
+    board = MockControls(InputPins(hold_s=30.0))
+    try:
+        board.press("menu")
+        stale = board._hold_timers["menu"]
+        board.clock.advance(0.08)
+        board.release("menu")
+        board.clock.advance(0.08)
+        board.press("menu")  # pressed again: its own timer runs now
+        board._hold("menu", stale)  # the old timer firing late
+        assert [e.kind for e in board.drain()] == ["press", "release", "click", "press"]
+        board._hold("menu", board._hold_timers["menu"])  # the current one is a hold
+        assert [e.kind for e in board.drain()] == ["hold"]
+    finally:
+        board.close()
