@@ -218,7 +218,7 @@ def _check_led_pin(config: Config, where: str) -> None:
         )
     if driver == "ws281x" and pin != SPI_PIN and pin not in PWM_PINS:
         raise ConfigError(
-            f"{where}: [leds] pin = {pin}: ws281x drives GPIO10 (SPI) or {', '.join(map(str, PWM_PINS))} (PWM)"
+            f"{where}: [leds] pin = {pin}: ws281x drives GPIO10 (SPI) or {', '.join(map(str, sorted(PWM_PINS)))} (PWM)"
         )
 
 
