@@ -267,3 +267,54 @@ def test_an_unknown_driver_is_refused():
     """leds.driver takes auto, spi or ws281x."""
     with pytest.raises(HardwareError, match="leds.driver = 'pwm': use one of auto, spi, ws281x"):
         open_strip("pwm", 3, 10, model=PI4, library=FakeSpidev())
+
+
+@pytest.fixture
+def pi5_board(monkeypatch):
+    """A fake Pi 5: its model, a fake spidev, no rpi_ws281x, and gpiozero's mock pins."""
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
+
+    import hardware.backend
+
+    fake = FakeSpidev()
+    monkeypatch.setitem(sys.modules, "spidev", fake)
+    monkeypatch.setitem(sys.modules, "rpi_ws281x", None)  # importing it fails: it must not be needed
+    monkeypatch.setattr(hardware.backend, "pi_model", lambda: PI5)
+    Device.pin_factory = MockFactory()
+    try:
+        yield fake
+    finally:
+        Device.pin_factory.reset()
+        Device.pin_factory = None
+
+
+def test_the_board_opens_the_spi_strip_on_a_pi_5(pi5_board):
+    """open_devices on a Pi 5 with the default driver: a SpiStrip at 2.4 MHz, frames that decode."""
+    from firmware.app import open_devices
+    from firmware.config import load_config
+    from hardware.backend import BackendChoice
+
+    config = load_config(overrides=["display.enabled=false"])
+    devices = open_devices(config, BackendChoice("real", "argument", "real hardware"))
+    try:
+        assert isinstance(devices.strip, SpiStrip) and devices.strip.count == 243
+        assert (pi5_board.device.opened, pi5_board.device.max_speed_hz) == ((0, 0), 2_400_000)
+        devices.strip.show([(0, 0, 0)] * 242 + [(255, 255, 255)])
+        assert decode(pi5_board.device.writes[-1], 2_400_000).colours()[-1] != (0, 0, 0)
+    finally:
+        devices.strip.close()
+        devices.controls.close()
+    assert pi5_board.device.closed
+
+
+def test_the_board_on_a_pi_5_with_ws281x_says_use_spi(pi5_board):
+    """leds.driver = "ws281x" on a Pi 5 is refused with the key to change, before rpi_ws281x is imported."""
+    from firmware.app import open_devices
+    from firmware.config import load_config
+    from hardware.backend import BackendChoice
+
+    config = load_config(overrides=["display.enabled=false", "leds.driver=ws281x"])
+    with pytest.raises(DeviceNotFoundError) as caught:
+        open_devices(config, BackendChoice("real", "argument", "real hardware"))
+    assert str(caught.value) == 'ws281x does not support the Raspberry Pi 5: set leds.driver = "spi"'
