@@ -263,7 +263,10 @@ class SpiStrip:
         except OSError as error:
             raise _device_error(self.path, error) from None
         try:
+            # The kernel keeps a device's settings between opens: set every one the bytes rely on.
             spi.mode = 0
+            spi.lsbfirst = False
+            spi.bits_per_word = 8
             spi.max_speed_hz = hz
         except OSError as error:
             spi.close()

@@ -37,8 +37,7 @@ class FakeSpidev:
         class SpiDev:
             def __init__(self):
                 self.opened = None
-                self.mode = None
-                self.max_speed_hz = None
+                self.mode = self.lsbfirst = self.bits_per_word = self.max_speed_hz = None
                 self.writes, self.transfers = [], []
                 self.closed = False
                 outer.devices.append(self)
@@ -79,10 +78,11 @@ def bufsiz(tmp_path):
 
 
 def test_spi_strip_opens_spidev0_0_in_mode_0_at_the_clock(bufsiz):
-    """Bus 0 device 0 (/dev/spidev0.0, MOSI = GPIO10), mode 0, max_speed_hz = the clock."""
+    """Bus 0 device 0 (/dev/spidev0.0, MOSI = GPIO10), mode 0, MSB first, 8-bit words, max_speed_hz = the clock."""
     library = FakeSpidev()
     strip = SpiStrip(3, PLAIN, hz=4_800_000, library=library, bufsiz_file=bufsiz(4096))
-    assert (library.device.opened, library.device.mode, library.device.max_speed_hz) == ((0, 0), 0, 4_800_000)
+    spi = library.device
+    assert (spi.opened, spi.mode, spi.lsbfirst, spi.bits_per_word, spi.max_speed_hz) == ((0, 0), 0, False, 8, 4_800_000)
     assert strip.count == 3 and library.device.writes == []
 
 
