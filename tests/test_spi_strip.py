@@ -30,14 +30,14 @@ class FakeSpidev:
     buffer size (at most 65535 bytes); ``transfers`` holds what went out in each.
     """
 
-    def __init__(self, bufsiz=4096, open_error=None, write_error=None):
+    def __init__(self, bufsiz=4096, open_error=None, write_error=None, speed_error=None):
         self.devices = []
         outer = self
 
         class SpiDev:
             def __init__(self):
                 self.opened = None
-                self.mode = self.lsbfirst = self.bits_per_word = self.max_speed_hz = None
+                self.mode = self.lsbfirst = self.bits_per_word = self._speed = None
                 self.writes, self.transfers = [], []
                 self.closed = False
                 outer.devices.append(self)
@@ -46,6 +46,16 @@ class FakeSpidev:
                 if open_error:
                     raise open_error
                 self.opened = (bus, device)
+
+            @property
+            def max_speed_hz(self):
+                return self._speed
+
+            @max_speed_hz.setter
+            def max_speed_hz(self, hz):
+                if speed_error:
+                    raise speed_error
+                self._speed = hz
 
             def writebytes2(self, data):
                 if write_error:
@@ -176,6 +186,14 @@ def test_device_errors_name_the_device_and_the_fix(bufsiz, error, kind, message)
     with pytest.raises(kind) as caught:
         SpiStrip(3, library=FakeSpidev(open_error=error), bufsiz_file=bufsiz(4096))
     assert str(caught.value).startswith(message)
+
+
+def test_a_clock_the_controller_refuses_closes_the_device(bufsiz):
+    """An error setting the SPI clock is a HardwareError naming the device, and the device is closed."""
+    library = FakeSpidev(speed_error=OSError(errno.EINVAL, "Invalid argument"))
+    with pytest.raises(HardwareError, match="/dev/spidev0.0: cannot set SPI mode 0 at 2400000 Hz: Invalid argument"):
+        SpiStrip(3, library=library, bufsiz_file=bufsiz(4096))
+    assert library.device.closed
 
 
 def test_a_failed_write_is_a_hardware_error_naming_the_device(bufsiz):
