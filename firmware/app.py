@@ -19,7 +19,7 @@ from hardware.display import DisplaySettings, LumaDisplay, MockDisplay, open_dis
 from hardware.errors import HardwareError
 from hardware.inputs import Controls, InputPins, MockControls
 from hardware.layout import Layout
-from hardware.leds import MockStrip, PowerSettings, Ws281xStrip
+from hardware.leds import MockStrip, PowerSettings, open_strip
 from scorer.store import LedgerStore
 
 from .config import COLOUR_BUTTONS, Config
@@ -83,7 +83,8 @@ def open_devices(config: Config, backend: BackendChoice, hold_s: float | None = 
         display = MockDisplay() if config["display"]["enabled"] else None
         controls = MockControls(pins)
         return Devices(strip, display, controls, layout, warnings)
-    strip = Ws281xStrip(layout.strip_leds, config["leds"]["pin"], power)
+    strip = open_strip(config["leds"]["driver"], layout.strip_leds, config["leds"]["pin"], power,
+                       hz=config["leds"]["spi_hz"])
     display = None
     if config["display"]["enabled"]:
         try:

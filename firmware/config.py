@@ -99,6 +99,14 @@ def _points(value):
     return value
 
 
+def _spi_hz(value):
+    from hardware.ws2812 import SPI_CLOCKS
+
+    if isinstance(value, bool) or value not in SPI_CLOCKS:
+        raise ValueError(f"use one of {', '.join(str(c) for c in SPI_CLOCKS)} (Hz)")
+    return int(value)
+
+
 SCHEMA: dict[str, dict[str, Callable]] = {
     "": {"backend": lambda v: _choice("", "real", "mock")(v), "state": _text},
     "game": {
@@ -106,7 +114,8 @@ SCHEMA: dict[str, dict[str, Callable]] = {
         "muggins": _flag, "skunk": _choice("acc", "lurch", "triple", "none"), "points": _points,
     },
     "leds": {
-        "layout": _text, "pin": _gpio, "max_brightness": _number(0.01, 1),
+        "layout": _text, "pin": _gpio, "driver": _choice("auto", "spi", "ws281x"), "spi_hz": _spi_hz,
+        "max_brightness": _number(0.01, 1),
         "budget_ma": _number(100, 100_000), "gamma": _number(1, 3), "colours": _colours,
         "back_peg": _number(0, 1), "marks": _number(0, 1),
     },
@@ -197,6 +206,22 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Co
     return config
 
 
+def _check_led_pin(config: Config, where: str) -> None:
+    """The strip's pin must suit its driver: GPIO10 for spi (and auto, which is spi)."""
+    from hardware.leds import PWM_PINS, SPI_PIN
+
+    driver, pin = config["leds"]["driver"], config["leds"]["pin"]
+    if driver in ("auto", "spi") and pin != SPI_PIN:
+        raise ConfigError(
+            f'{where}: [leds] pin = {pin}: with [leds] driver = "{driver}" (SPI) the pin must be 10; '
+            'for a PWM pin set [leds] driver = "ws281x"'
+        )
+    if driver == "ws281x" and pin != SPI_PIN and pin not in PWM_PINS:
+        raise ConfigError(
+            f"{where}: [leds] pin = {pin}: ws281x drives GPIO10 (SPI) or {', '.join(map(str, sorted(PWM_PINS)))} (PWM)"
+        )
+
+
 def _check_together(config: Config):
     """Checks across keys; returns the layout, which they load."""
     # Pins in use twice, a layout with too few tracks for the game, too few names.
@@ -218,6 +243,7 @@ def _check_together(config: Config):
             f"{where}: [leds] pin = {config['leds']['pin']} is also [inputs] {used[config['leds']['pin']]}: "
             "give the strip its own pin"
         )
+    _check_led_pin(config, where)
     try:
         layout = load_layout(config["leds"]["layout"])
     except LayoutError as error:

@@ -1,16 +1,21 @@
-"""The LED strip: an interface, a power-aware frame pipeline, a real and a mock backend.
+"""The LED strip: an interface, a power-aware frame pipeline, two real drivers and a mock.
 
 Colours go in as the eye should see them; each frame shown is scaled by the
 brightness (capped), gamma-corrected, and scaled down again if its estimated
-current would pass the supply's budget. ``rpi_ws281x`` is imported only when
-a real strip is opened, never at module import.
+current would pass the supply's budget. The drivers: ``spi`` (spidev, every
+current Pi, no root), ``ws281x`` (rpi_ws281x, Pi 4 and older); :func:`open_strip`
+picks one. ``spidev`` and ``rpi_ws281x`` are imported only when a real strip is
+opened, never at module import.
 """
 
 from __future__ import annotations
 
+import atexit
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, Sequence
 
+from . import ws2812
 from .errors import DeviceNotFoundError, HardwareError
 
 RGB = tuple[int, int, int]
@@ -170,6 +175,11 @@ class Ws281xStrip:
         try:
             self._strip.begin()
         except RuntimeError as error:
+            # The PixelStrip registered its cleanup at exit; run on a strip that never
+            # started, it crashes the process.
+            cleanup = getattr(self._strip, "_cleanup", None)
+            if cleanup is not None:
+                atexit.unregister(cleanup)
             where = "/dev/spidev0.0 (enable SPI with raspi-config)" if pin == SPI_PIN else (
                 "/dev/mem (PWM needs root)")
             raise DeviceNotFoundError(f"LED strip on GPIO{pin} did not start: {error}; check {where}") from None
@@ -192,3 +202,162 @@ class Ws281xStrip:
                 self._strip.setPixelColor(index, 0)
             self._strip.show()
             self._open = False
+
+
+SPI_DEVICE = (0, 0)  # /dev/spidev0.0: MOSI is GPIO10
+BUFSIZ_FILE = Path("/sys/module/spidev/parameters/bufsiz")
+DEFAULT_BUFSIZ = 4096  # the kernel's default, and what spidev assumes when it cannot read the file
+SPIDEV_MAX_BLOCK = 65535  # spidev's writebytes2 never writes more than this at once
+BUFSIZ_FIX = (
+    "add spidev.bufsiz=65536 at the end of the single line in /boot/firmware/cmdline.txt "
+    "and reboot (systemd/install.sh sets it)"
+)
+
+
+def spi_bufsiz(path: Path = BUFSIZ_FILE) -> int:
+    """The kernel's spidev buffer: the most one SPI transfer can carry (4096 if unreadable)."""
+    try:
+        value = int(path.read_text().strip())
+    except (OSError, ValueError):
+        return DEFAULT_BUFSIZ
+    return value if value > 0 else DEFAULT_BUFSIZ
+
+
+class SpiStrip:
+    """A WS2812 strip on SPI MOSI (GPIO10) through spidev: any current Pi, no root.
+
+    Each frame is encoded by :func:`hardware.ws2812.spi_bytes` and written in one
+    transfer: the kernel splits a write longer than its spidev buffer, and the gap
+    between the pieces can latch the strip mid-frame, so a frame that does not fit
+    is refused when the strip is opened. ``library`` is the spidev module (a fake
+    in tests); ``bufsiz_file`` is where the kernel shows its buffer size.
+    """
+
+    def __init__(
+        self,
+        count: int,
+        power: PowerSettings | None = None,
+        hz: int = ws2812.DEFAULT_HZ,
+        library=None,
+        bufsiz_file: Path = BUFSIZ_FILE,
+        device: tuple[int, int] = SPI_DEVICE,
+    ):
+        try:
+            size = ws2812.frame_size(count, hz)
+        except ValueError as error:
+            raise HardwareError(f"leds.spi_hz: {error}") from None
+        self.count = count
+        self.hz = hz
+        self.path = "/dev/spidev{}.{}".format(*device)
+        self.pipeline = FramePipeline(count, power)
+        if library is None:
+            try:
+                import spidev as library  # imported here, never at module import
+            except ImportError:
+                raise DeviceNotFoundError(
+                    "spidev is not installed: on the Pi run pip install spidev in the venv"
+                ) from None
+        spi = library.SpiDev()
+        try:
+            spi.open(*device)
+        except OSError as error:
+            raise _device_error(self.path, error) from None
+        try:
+            # The kernel keeps a device's settings between opens: set every one the bytes rely on.
+            spi.mode = 0
+            spi.lsbfirst = False
+            spi.bits_per_word = 8
+            spi.max_speed_hz = hz
+        except OSError as error:
+            spi.close()
+            raise HardwareError(f"{self.path}: cannot set SPI mode 0 at {hz} Hz: {error.strerror or error}") from None
+        limit = min(spi_bufsiz(bufsiz_file), SPIDEV_MAX_BLOCK)
+        if size > limit:
+            spi.close()
+            what = f"a frame of {count} LEDs at {hz / 1e6:g} MHz is {size} bytes"
+            if size > SPIDEV_MAX_BLOCK:
+                raise HardwareError(
+                    f"{what}, more than spidev sends in one transfer ({SPIDEV_MAX_BLOCK}): "
+                    "use fewer LEDs or a lower leds.spi_hz"
+                )
+            raise HardwareError(
+                f"{what} but the kernel's SPI buffer is {limit} bytes, so frames would go out in pieces "
+                f"and the strip would flicker: {BUFSIZ_FIX}"
+            )
+        self._spi = spi
+        self._open = True
+
+    def _write(self, frame: Sequence[RGB]) -> None:
+        try:
+            self._spi.writebytes2(ws2812.spi_bytes(frame, self.hz))  # one frame, one transfer
+        except OSError as error:
+            raise HardwareError(f"{self.path}: cannot send to the LED strip: {error.strerror or error}") from None
+
+    def show(self, frame: Sequence[RGB]) -> None:
+        if not self._open:
+            raise HardwareError("the LED strip is closed")
+        self._write(self.pipeline.render(frame))
+
+    def set_brightness(self, level: float) -> None:
+        self.pipeline.set_brightness(level)
+
+    def close(self) -> None:
+        if self._open:
+            self._open = False
+            try:
+                self._write([OFF] * self.count)
+            finally:
+                self._spi.close()
+
+
+def _device_error(path: str, error: OSError) -> HardwareError:
+    """The spidev open error as a message that says what to change."""
+    if isinstance(error, FileNotFoundError):
+        return DeviceNotFoundError(
+            f"no {path}: enable SPI: raspi-config nonint do_spi 0 or dtparam=spi=on "
+            "in /boot/firmware/config.txt, then reboot"
+        )
+    if isinstance(error, PermissionError):
+        return HardwareError(
+            f"{path}: permission denied: add the board's user to the spi group "
+            "(sudo usermod -aG spi USER) and start it again"
+        )
+    return HardwareError(f"{path}: cannot open the LED strip: {error.strerror or error}")
+
+
+def open_strip(
+    driver: str,
+    count: int,
+    pin: int = SPI_PIN,
+    power: PowerSettings | None = None,
+    hz: int = ws2812.DEFAULT_HZ,
+    model: str | None | bool = False,
+    **options,
+) -> LedStrip:
+    """Open the strip with ``driver`` ("auto", "spi" or "ws281x"); ``model`` is the Pi
+    model (False: look it up). ``options`` go to the driver (``library=`` in tests).
+
+    "auto" is spi on every model (see :func:`hardware.backend.led_driver_for`); a
+    ws281x strip is never constructed on a board rpi_ws281x does not support.
+    """
+    from .backend import LED_DRIVERS, led_driver_for, pi_model, ws281x_problem
+
+    model = pi_model() if model is False else model
+    name = driver.strip().lower() if isinstance(driver, str) else driver
+    if name not in LED_DRIVERS:
+        raise HardwareError(f"leds.driver = {driver!r}: use one of {', '.join(LED_DRIVERS)}")
+    if name == "auto":
+        name, _why = led_driver_for(model)
+    if model is None and options.get("library") is None:
+        raise DeviceNotFoundError("the LED strip needs a Raspberry Pi and this is not one: use --backend mock")
+    if name == "spi":
+        if pin != SPI_PIN:
+            raise HardwareError(
+                f'leds.pin = {pin}: the spi driver sends on GPIO10 only: set leds.pin = 10 '
+                '(or leds.driver = "ws281x" for a PWM pin)'
+            )
+        return SpiStrip(count, power, hz, **options)
+    problem = ws281x_problem(model)
+    if problem:
+        raise DeviceNotFoundError(problem)
+    return Ws281xStrip(count, pin, power, **options)

@@ -12,6 +12,7 @@ def test_default_config_loads_and_matches_the_documented_values():
     assert config["leds"]["colours"][0] == (255, 0, 0)
     assert config["display"]["i2c_address"] == 0x3C
     assert defaults()["inputs"]["red"] == 5
+    assert (config["leds"]["driver"], config["leds"]["pin"], config["leds"]["spi_hz"]) == ("auto", 10, 2_400_000)
 
 
 def test_file_and_overrides(tmp_path):
@@ -41,6 +42,15 @@ def test_file_and_overrides(tmp_path):
     ("[game]\nvariant = \"three-hand\"\n", "config.toml: [game] variant = 'three-hand' has 3 sides but"),
     ("[game]\nplayers = [\"A\", \"B\"]\nvariant = \"four-hand\"\n",
      "config.toml: [game] players: four-hand needs 4 names"),
+    ("[leds]\ndriver = \"pwm\"\n", "config.toml: [leds] driver = 'pwm': use one of 'auto', 'spi', 'ws281x'"),
+    ("[leds]\nspi_hz = 3200000\n", "config.toml: [leds] spi_hz = 3200000: use one of 2400000, 4800000, 6400000 (Hz)"),
+    ("[leds]\nspi_hz = \"fast\"\n", "config.toml: [leds] spi_hz = 'fast': use one of 2400000"),
+    ("[leds]\npin = 18\n",
+     'config.toml: [leds] pin = 18: with [leds] driver = "auto" (SPI) the pin must be 10; '
+     'for a PWM pin set [leds] driver = "ws281x"'),
+    ("[leds]\ndriver = \"spi\"\npin = 12\n", 'config.toml: [leds] pin = 12: with [leds] driver = "spi" (SPI)'),
+    ("[leds]\ndriver = \"ws281x\"\npin = 4\n",
+     "config.toml: [leds] pin = 4: ws281x drives GPIO10 (SPI) or 12, 13, 18, 19 (PWM)"),
 ])
 def test_bad_config_is_one_line_naming_file_and_key(tmp_path, text, message):
     """Each mistake is one line that names the file and the key."""
@@ -50,6 +60,14 @@ def test_bad_config_is_one_line_naming_file_and_key(tmp_path, text, message):
         load_config(path)
     assert str(caught.value).startswith(str(tmp_path / message.split(":", 1)[0]) + ":" + message.split(":", 1)[1])
     assert "\n" not in str(caught.value)
+
+
+def test_led_driver_and_clock_choices(tmp_path):
+    """spi and ws281x can be chosen; ws281x takes a PWM pin; the SPI clock takes the offered clocks."""
+    config = load_config(overrides=["leds.driver=\"ws281x\"", "leds.pin=18"])
+    assert (config["leds"]["driver"], config["leds"]["pin"]) == ("ws281x", 18)
+    config = load_config(overrides=["leds.driver=SPI", "leds.spi_hz=6400000"])
+    assert (config["leds"]["driver"], config["leds"]["spi_hz"]) == ("spi", 6_400_000)
 
 
 def test_bad_override_and_missing_file(tmp_path):

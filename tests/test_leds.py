@@ -1,5 +1,7 @@
 """The LED strip: brightness cap, gamma, current budget; mock and rpi_ws281x backends."""
 
+import atexit
+
 import pytest
 
 from hardware.errors import DeviceNotFoundError, HardwareError
@@ -81,6 +83,11 @@ class FakeWs281x:
                 self.pixels = [0] * num
                 self.shown = []
                 outer.strips.append(self)
+                atexit.register(self._cleanup)  # as rpi_ws281x does: fatal at exit if begin() failed
+
+            def _cleanup(self):
+                if getattr(self, "name", None):  # set by the exit test's child process
+                    print(f"cleanup of {self.name}")
 
             def begin(self):
                 if outer.fail_begin:
@@ -123,6 +130,35 @@ def test_ws281x_start_failure_names_the_device():
     """A strip that will not start says which device to check."""
     with pytest.raises(DeviceNotFoundError, match="/dev/spidev0.0 \\(enable SPI with raspi-config\\)"):
         Ws281xStrip(1, library=FakeWs281x(fail_begin=True))
+
+
+EXIT_SCRIPT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from test_leds import FakeWs281x
+from hardware.errors import DeviceNotFoundError
+from hardware.leds import Ws281xStrip
+library = FakeWs281x(fail_begin=sys.argv[2] == "fail")
+try:
+    Ws281xStrip(1, library=library)
+except DeviceNotFoundError:
+    print("did not start")
+library.strips[0].name = sys.argv[2]
+"""
+
+
+@pytest.mark.parametrize("begin, output", [("fail", "did not start\n"), ("start", "cleanup of start\n")])
+def test_ws281x_start_failure_unregisters_the_exit_cleanup(begin, output):
+    """A PixelStrip that did not begin() has no cleanup left for exit (on a Pi that cleanup crashes)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = Path(__file__).parent
+    run = subprocess.run([sys.executable, "-c", EXIT_SCRIPT, str(tests), begin], cwd=tests.parent,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == output
 
 
 def test_real_strip_refuses_to_start_off_a_pi():
