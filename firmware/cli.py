@@ -8,6 +8,7 @@
     cribbage-board count --distribution [--crib] [--hand-size N] [--json]
     cribbage-board pegging CARDS [--go] [--json]
     cribbage-board board-template [--layout FILE] -o board.svg
+    cribbage-board controls-card [--config FILE] [--set K=V] -o card.pdf
 """
 
 from __future__ import annotations
@@ -70,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     tpl.add_argument("--layout", default="classic-121", help="a layout file or a bundled name (classic-121, three-track-121)")
     tpl.add_argument("-o", "--output", required=True, help="the SVG file to write")
     tpl.add_argument("--target", type=int, default=121, help="the game the skunk lines are drawn for")
+    card = sub.add_parser("controls-card", help="draw a one-page A6 card of the controls as a PDF")
+    card.add_argument("--config", metavar="FILE", help="the config file whose buttons, pins and players it shows")
+    card.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a config key")
+    card.add_argument("-o", "--output", required=True, help="the PDF file to write")
     return parser
 
 
@@ -99,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             return _pegging(args)
         if args.command == "board-template":
             return _board_template(args)
+        if args.command == "controls-card":
+            return _controls_card(args)
         if args.command == "console":
             from .console import run_console
 
@@ -213,6 +220,22 @@ def _board_template(args) -> int:
         print(f"{PROG}: cannot write {args.output}: {error.strerror}", file=sys.stderr)
         return 2
     print(f"{args.output}: {layout.name}, hole pitch {layout.pitch_mm:.2f} mm; print at 100%")
+    return 0
+
+
+
+def _controls_card(args) -> int:
+    """``controls-card -o card.pdf``: the controls of this config on one A6 page."""
+    from .card import draw_card
+    from .controls import controls_card
+
+    card = controls_card(load_config(args.config, args.set))
+    try:
+        draw_card(card, args.output)
+    except OSError as error:
+        print(f"{PROG}: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    print(f"{args.output}: the controls card, A6 (105 x 148 mm); print at 100%")
     return 0
 
 

@@ -156,10 +156,9 @@ def _screen_text(screen) -> dict:
 
 # ---- the terminal board ------------------------------------------------------
 
-HELP = (
-    "keys: r b g y colour buttons | space knob | , . turn (< > x5) | u undo, U hold undo (redo) | "
-    "m menu, M hold knob | q quit"
-)
+from .controls import terminal_help  # noqa: E402 (the keys' help comes from the controls table)
+
+HELP = terminal_help()
 KEYS = {
     "r": ("click", "red"), "b": ("click", "blue"), "g": ("click", "green"), "y": ("click", "yellow"),
     " ": ("click", KNOB), "\r": ("click", KNOB), "\n": ("click", KNOB),

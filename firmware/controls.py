@@ -1,0 +1,129 @@
+"""What each control does: one table for the printed controls card and the terminal board's help."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hardware.inputs import KNOB
+from scorer.variants import find_variant
+
+from .config import COLOUR_BUTTONS, Config
+
+
+@dataclass(frozen=True)
+class Control:
+    """One gesture on one control: ``part`` is knob, colour (any player button), undo or menu."""
+
+    part: str
+    gesture: str  # turn, press or hold
+    keys: tuple[str, ...]  # the keys that stand for it on the terminal board
+    short: str  # a few words for the terminal's help line
+    does: str  # what it does, for the card
+
+
+CONTROLS: tuple[Control, ...] = (
+    Control(KNOB, "turn", (",", ".", "<", ">"), "dial points",
+            "Dial the points, shown large on the OLED: clockwise adds, back takes off."),
+    Control(KNOB, "press", (" ",), "peg show count",
+            "Peg the dial as the next count of the show: pone's hand, dealer's hand, then the crib "
+            "(the OLED says whose). With 0 dialled it is a nineteen (no points)."),
+    Control(KNOB, "hold", ("M",), "menu",
+            "The menu."),
+    Control("colour", "press", ("r", "b", "g", "y"), "peg play points (heels)",
+            "Peg the dial to this player in the play. At the start of a deal, with nothing dialled, "
+            "the dealer's button pegs his heels (2). In the show, with muggins on: claim the points "
+            "the last count missed."),
+    Control("undo", "press", ("u",), "undo",
+            "Take back the last entry (any entry, as often as you like)."),
+    Control("undo", "hold", ("U",), "redo",
+            "Redo: put back the last entry undone."),
+    Control("menu", "press", ("m",), "menu",
+            "The menu."),
+)
+
+MENU_NAVIGATION = "In the menu: turn to move, press the knob to choose; menu, undo or hold the knob: back."
+
+# The controller's menu, in its order: the label (up to any ": value") and what it does.
+MENU_ITEMS: tuple[tuple[str, str], ...] = (
+    ("New game", "the next game of the match (asks first mid-game); the loser deals."),
+    ("New match", "a new match: the tally back to 0."),
+    ("Variant", "choose the game, then start it."),
+    ("First dealer", "who deals first in the next new game."),
+    ("Options", "exact-out, muggins, skunk lines: from the next new game."),
+    ("Brightness", "the LEDs, 1 to 10."),
+    ("Check my count", "pick each card (rank, suit), then the starter: the total lands on the dial."),
+    ("Shut down", "safe to unplug when the LEDs are dark."),
+    ("Close", "leave the menu."),
+)
+
+
+def key_names(control: Control) -> str:
+    """The keys as the help shows them: ``space`` for the space bar."""
+    return " ".join("space" if key == " " else key for key in control.keys)
+
+
+def terminal_help() -> str:
+    """The terminal board's one-line key help, from the controls table."""
+    keys: dict[str, list[str]] = {}  # what it does -> its keys, in the table's order
+    for control in CONTROLS:
+        keys.setdefault(control.short, []).append(key_names(control))
+    return "keys: " + " | ".join(f"{' '.join(k)} {short}" for short, k in keys.items()) + " | q quit"
+
+
+@dataclass(frozen=True)
+class Button:
+    """A player button on the card: its name, pin, the seat it pegs for and that side's LED colour."""
+
+    name: str
+    pin: int
+    player: str | None  # None: no player on this button in the game
+    colour: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class ControlsCard:
+    """Everything the printed card shows, taken from the board's config."""
+
+    game: str  # "six-card to 121; Alice deals first"
+    options: str  # "exact-out off, muggins on, skunk lines acc, match points acc"
+    buttons: tuple[Button, ...]
+    pins: dict[str, int]  # knob A, knob B, knob press, undo, menu
+    hold_s: float
+    controls: tuple[Control, ...]
+    menu: tuple[tuple[str, str], ...]
+    source: str  # where the config came from: "default config with 2 --set"
+
+
+def controls_card(config: Config) -> ControlsCard:
+    """The card for this config: players and colours per button, pins, hold time, options."""
+    game, leds, inputs = config["game"], config["leds"], config["inputs"]
+    variant = find_variant(game["variant"])
+    players = list(game["players"][: variant.players])
+    colours = leds["colours"]
+    buttons = []
+    for seat, name in enumerate(COLOUR_BUTTONS):
+        player = players[seat] if seat < len(players) else None
+        side = seat % variant.sides if player else seat  # partners share their side's colour
+        buttons.append(Button(name, inputs[name], player, tuple(colours[side % len(colours)])))
+    dealer = game["dealer"] if game["dealer"] in players else players[0]
+    on = {True: "on", False: "off"}
+    return ControlsCard(
+        game=f"{variant.name} to {variant.target}; {dealer} deals first"
+        + ("; partners share a colour" if variant.partnership else ""),
+        options=(f"exact-out {on[game['exact_out']]}, muggins {on[game['muggins']]}, "
+                 f"skunk lines {game['skunk']}, match points {game['points']}"),
+        buttons=tuple(buttons),
+        pins={"knob A": inputs["encoder_a"], "knob B": inputs["encoder_b"],
+              "knob press": inputs["encoder_button"], "undo": inputs["undo"], "menu": inputs["menu"]},
+        hold_s=inputs["hold_ms"] / 1000,
+        controls=CONTROLS,
+        menu=MENU_ITEMS,
+        source=_source(config.sources),
+    )
+
+
+def _source(sources: list[str]) -> str:
+    """The config file the card is for, and how many --set overrides changed it."""
+    files = [s for s in sources if not s.startswith("--set ")]
+    sets = len(sources) - len(files)
+    return files[-1] + (f" with {sets} --set" if sets else "")
