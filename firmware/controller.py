@@ -379,9 +379,10 @@ class Controller:
         self.say(text)
 
     def _confirm_shutdown(self) -> None:
+        """Shut down, confirmed: the main loop ends and the board saves, goes dark and powers off."""
         def stop():
             self.shutdown_requested = True
-            self.say("Shutting down: safe to unplug when dark")
+            self.say("Shutting down...")
         self._confirm("Shut down the board?", stop)
 
     # ---- what the screen shows ------------------------------------------
