@@ -177,17 +177,18 @@ def open_devices(
     backend: BackendChoice,
     hold_s: float | None = None,
     openers: dict[str, Callable[[], object]] | None = None,
+    retry_s: float = RETRY_SECONDS,
 ) -> Devices:
     """Open the strip, the display and the inputs for the chosen backend.
 
     A device that cannot start is a warning (the board runs without it and
-    tries again); ``openers`` replaces some of the backend's (tests). Only
+    tries again every ``retry_s``); ``openers`` replaces some of the backend's (tests). Only
     when no device at all opens is it a HardwareError: nothing to run on.
     """
     wanted = {**device_openers(config, backend, hold_s), **(openers or {})}
     devices = Devices(
         None, None, None, config.layout, openers=wanted,
-        power_off=None if backend.name == "mock" else power_off,
+        power_off=None if backend.name == "mock" else power_off, retry_s=retry_s,
     )
     for kind in wanted:
         if not devices.open(kind):
