@@ -49,7 +49,7 @@ DEVICE_ERRORS = (HardwareError, OSError, RuntimeError)
 SHUTTING_DOWN = Screen(title="Shutting down...", lines=("Saving the scores", "and turning the", "LEDs off"))
 SAFE_TO_UNPLUG = Screen(
     title="Scores saved",
-    lines=("The Pi powers off.", "Unplug when its", "green light stays", "off."),
+    lines=("Powering off. Unplug", "when the Pi's green", "light stays off."),
 )
 MOCK_STOPPED = Screen(title="Scores saved", lines=("The mock board has", "stopped."))
 POWER_OFF_FAILED = Screen(
@@ -134,7 +134,8 @@ def _open_strip(config: Config, layout: Layout, power: PowerSettings) -> LedStri
 
 
 def _open_controls(pins: InputPins) -> Controls:
-    """The real buttons and encoder; if gpiozero finds no pin library, the error names the first it tried."""
+    """The real buttons and encoder; if gpiozero finds no pin library, the error names the first it
+    tried (lgpio, the one current Pi OS needs) and how to get it."""
     from gpiozero.exc import PinFactoryFallback
 
     with warnings.catch_warnings(record=True) as caught:
@@ -145,7 +146,7 @@ def _open_controls(pins: InputPins) -> Controls:
             fallbacks = [str(w.message) for w in caught if issubclass(w.category, PinFactoryFallback)]
             if not fallbacks:
                 raise
-            raise HardwareError(f"{error} ({fallbacks[0]})") from None
+            raise HardwareError(f"{error} ({fallbacks[0]}): on a Pi, pip install lgpio in the venv") from None
 
 
 def device_openers(
@@ -225,6 +226,8 @@ class Board:
         )
         for message in store.messages + devices.warnings:
             self.controller.say(message, alert=True)
+        for kind in devices.missing():
+            self._show_problem(kind)
         sides, tracks = len(self.controller.game.sides), len(devices.layout.tracks)
         if sides > tracks:
             self.controller.say(f"this game has {sides} sides; the board shows {tracks}", alert=True)
@@ -233,6 +236,7 @@ class Board:
         self.warm_thread = threading.Thread(target=_warm_counts, args=(hand_size,), daemon=True)
         self.warm_thread.start()
         self._stop = threading.Event()
+        self._signalled = False
         self._last_image: bytes | None = None
         self._motion_shown = False  # the strip's last frame is a slide or chase frame
         self._retry_at = {kind: clock() + devices.retry_s for kind in devices.missing()}
@@ -319,6 +323,13 @@ class Board:
 
     # ---- devices that fail and come back ---------------------------------
 
+    def _show_problem(self, kind: str) -> None:
+        """The problem in full on the OLED (until the next input), and in the footer after that."""
+        problem = self.devices.problems[kind]
+        if kind != "display":  # an OLED cannot show its own problem: that is the journal's
+            self.controller.show_problem(DEVICE_NAMES[kind], problem)
+        self.controller.say(problem, alert=True)
+
     def _device_failed(self, kind: str, problem: str, now: float) -> None:
         self.devices.drop(kind, problem)
         if kind == "strip":
@@ -327,7 +338,7 @@ class Board:
             self._last_image = None
         self._retry_at[kind] = now + self.devices.retry_s
         self.log(f"{problem}; trying again every {self.devices.retry_s:g} s")
-        self.controller.say(problem, alert=True)
+        self._show_problem(kind)
 
     def _retry_devices(self, now: float) -> None:
         """Try again each missing device whose time has come."""
@@ -343,8 +354,9 @@ class Board:
 
     def _device_back(self, kind: str) -> None:
         self._retry_at.pop(kind, None)
-        name = DEVICE_NAMES.get(kind, kind)
+        name = DEVICE_NAMES[kind]
         self.log(f"{name} working again")
+        self.controller.clear_problem(name)
         if kind == "strip":
             self.devices.strip.set_brightness(self.controller.brightness)
         self._last_image = None
@@ -356,9 +368,10 @@ class Board:
         problem = self.devices.problems[kind]
         if problem != before:
             self.log(f"{problem}; trying again every {self.devices.retry_s:g} s")
-        if problem != before or not self.controller.message_alert:
+            self._show_problem(kind)
+        elif not self.controller.message_alert:
             self.controller.say(problem, alert=True)
-            self._show_screen(self.controller.screen())
+        self._show_screen(self.controller.screen())
 
     # ---- running ---------------------------------------------------------
 
@@ -398,21 +411,30 @@ class Board:
             self.notifier.watchdog()
             self._next_ping = now + interval / 2
 
-    def stop(self, *_args) -> None:
-        """End the main loop (a signal handler too): it wakes at once and closes down."""
+    def stop(self) -> None:
+        """End the main loop from another thread: it wakes at once and closes down."""
         self._stop.set()
         controls = self.devices.controls
         if controls is not None:
             controls.events.put(InputEvent("wake", "board"))  # handled as nothing
 
+    def _on_signal(self, *_args) -> None:
+        # Only a flag: the loop may hold the queue's or the event's lock when the signal comes.
+        self._signalled = True
+
+    def _running(self) -> bool:
+        return not (self._signalled or self._stop.is_set() or self.controller.shutdown_requested)
+
     def run(self) -> int:
-        """The main loop, until SIGTERM/SIGINT, a shutdown from the menu, or stop()."""
+        """The main loop, until SIGTERM/SIGINT, a shutdown from the menu, or stop().
+
+        A signal is seen at the next wake (at most IDLE_WAKE_SECONDS)."""
         previous = self._catch_signals()
         try:
             self.draw()
             self.notifier.ready(f"board ready: {self.controller.game.variant.name}")
             self._next_ping = self.clock()
-            while not self._stop.is_set() and not self.controller.shutdown_requested:
+            while self._running():
                 now = self.clock()
                 self._ping_watchdog(now)
                 self.step(self.wake_in(now))
@@ -430,7 +452,7 @@ class Board:
         previous = {}
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT):
-                previous[sig] = signal.signal(sig, self.stop)
+                previous[sig] = signal.signal(sig, self._on_signal)
         return previous
 
     # ---- ending ----------------------------------------------------------

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from firmware.app import Board, open_devices
+from firmware.views import font, oled_image
 from firmware.config import load_config
 from firmware.simulator import MOCK
 from hardware.display import MockDisplay
@@ -86,12 +87,18 @@ def test_a_strip_that_cannot_start_is_not_fatal_and_is_retried_until_it_works(tm
     running = Running(tmp_path, devices)
     try:
         controller = running.board.controller
+        notice = controller.screen()  # the whole fix on the OLED until the next input
+        assert notice.title == "LED strip problem"
+        assert notice.lines == ("ws281x does not", "support the Pi 5; set", 'leds.driver = "spi"')  # the fix
+        expected = oled_image(notice).convert("1").tobytes()
+        assert running.wait_until(lambda: devices.display.image is not None)
+        assert devices.display.image.tobytes() == expected
         assert controller.message_alert and STRIP_FIX in controller.message
         devices.controls.turn(6)
         devices.controls.click("blue")
         assert running.wait_until(lambda: controller.game.state.scores == (0, 6))
-        assert running.wait_until(lambda: devices.strip is not None)
-        assert strip.calls == 4 and running.journal[-1] == "LED strip working again"
+        assert running.wait_until(lambda: running.journal[-1:] == ["LED strip working again"])
+        assert strip.calls == 4 and devices.strip is not None
         layout = devices.layout
         assert running.wait_until(lambda: devices.strip.wanted and devices.strip.wanted[-1][layout.led(1, 6)] == (0, 80, 255))
     finally:
@@ -124,7 +131,7 @@ def test_an_oled_that_fails_then_works_comes_back_and_shows_the_board(tmp_path):
     running = Running(tmp_path, devices)
     try:
         assert running.wait_until(lambda: devices.display is not None and devices.display.image is not None)
-        assert "OLED working again" in running.journal
+        assert running.wait_until(lambda: "OLED working again" in running.journal)
         assert devices.problems == {}
     finally:
         running.stop()
@@ -165,9 +172,9 @@ def test_a_strip_that_stops_working_is_dropped_and_reopened(tmp_path):
     running = Running(tmp_path, devices)
     try:
         assert running.wait_until(lambda: len(made) == 2 and devices.strip is made[1])
+        assert running.wait_until(lambda: running.journal[-1:] == ["LED strip working again"])
         assert made[0].closed and made[1].wanted
         assert running.journal[0].startswith("LED strip failed (ws2811_render failed")
-        assert running.journal[-1] == "LED strip working again"
     finally:
         running.stop()
 
@@ -192,3 +199,31 @@ def test_real_backend_off_a_pi_stops_with_one_line(tmp_path):
     lines = result.stderr.strip().splitlines()
     assert lines[-1].startswith("cribbage-board: no device could be opened: the LED strip needs a Raspberry Pi")
     assert "Traceback" not in result.stderr and len(lines) == 2  # the backend line, then the error
+
+
+@pytest.mark.parametrize("problem", [
+    STRIP_FIX,
+    "OLED not found on I2C bus 1 at 0x3c: enable I2C with raspi-config",
+    "buttons and encoder could not be set up: Unable to load any default pin factory! "
+    "(Falling back from lgpio: No module named 'lgpio')",
+    "x" * 200,
+])
+def test_a_problem_notice_fits_the_oled_and_goes_at_the_next_input(tmp_path, problem):
+    """The notice wraps the whole message in the OLED's width (or points to the journal); any input ends it."""
+    from PIL import Image, ImageDraw
+
+    from firmware.simulator import Simulator
+
+    sim = Simulator(load_config(), tmp_path / "l.sqlite3")
+    try:
+        controller = sim.board.controller
+        controller.show_problem("buttons", problem)
+        notice = controller.screen()
+        draw = ImageDraw.Draw(Image.new("1", (128, 64)))
+        assert all(draw.textlength(line, font=font(10)) <= 126 for line in notice.lines)
+        assert problem.endswith(" ".join(notice.lines)) or notice.lines[-1] == "(more in the journal)"
+        assert 1 <= len(notice.lines) <= 4
+        sim.act("turn", "2")  # the input acts as usual, and the game's screen is back
+        assert controller.dial == 2 and controller.screen().big == "2"
+    finally:
+        sim.close()

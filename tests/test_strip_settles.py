@@ -146,6 +146,8 @@ class RunningBoard:
 
     def pegs(self):
         game = self.board.controller.game
+        if not self.devices.strip.wanted:
+            return None  # the loop has not drawn its first frame yet
         frame = self.devices.strip.wanted[-1]
         return read_pegs(self.devices.layout, frame, self.board.style, game.variant.target, len(game.sides))
 
