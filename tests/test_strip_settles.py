@@ -23,17 +23,17 @@ def expected(sides):
     return [{"front": s["score"], "back": s["back"] if s["score"] else None} for s in sides]
 
 
-def script_to_win():
-    """Red deals first and wins; the script ends with Red's winning count (dial, press)."""
+def script_to_win(target=121):
+    """Red deals first and plays until ``target``; the script ends with Red's count that reaches it."""
     lines, red = ["click red"], 2  # his heels
     red_deal = [("blue", 2, None), ("red", 3, "red"), ("knob", 8, None), ("knob", 12, "red"), ("knob", 4, "red")]
     blue_deal = [("red", 2, "red"), ("blue", 1, None), ("knob", 10, "red"), ("knob", 6, None), ("knob", 2, None)]
     for button, points, to_red in (red_deal + blue_deal) * 6:
         lines += [f"turn {points}", f"click {button}"]
         red += points if to_red else 0
-        if red >= 121:
+        if red >= target:
             return lines
-    raise AssertionError("the script does not reach 121")
+    raise AssertionError(f"the script does not reach {target}")
 
 
 @pytest.mark.parametrize("script, strip", [
@@ -60,6 +60,16 @@ def test_simulate_strip_at_the_win_after_the_chase(tmp_path):
     result = run_script(script_to_win(), load_config(), tmp_path / "l.sqlite3")
     assert result["winner"] == "Red" and result["rejected"] == []
     assert result["strip"][0]["front"] == 121 == result["target"]
+    assert result["strip"] == expected(result["sides"])
+
+
+def test_simulate_strip_on_the_second_lap_of_a_181_game(tmp_path):
+    """Seven-card (to 181) past 120: the strip reads the front on lap 2 (hole + 120), as the ledger says."""
+    config = load_config(overrides=["game.variant=seven-card"])
+    result = run_script(script_to_win(target=140), config, tmp_path / "l.sqlite3")
+    assert result["target"] == 181 and result["rejected"] == []
+    red = result["sides"][0]
+    assert red["score"] > 120 and red["back"] > 120
     assert result["strip"] == expected(result["sides"])
 
 
