@@ -211,7 +211,7 @@ class Simulator:
     def shown_frame(self) -> list:
         """The colours of the last frame the strip shows (all off once it is closed)."""
         strip = self.devices.strip
-        if strip is None or strip.closed or not strip.wanted:
+        if strip is None or getattr(strip, "closed", False) or not strip.wanted:
             return [OFF] * self.devices.layout.strip_leds
         return list(strip.wanted[-1])
 
