@@ -1,48 +1,108 @@
 """The board application: devices from the config, the main loop, clean shutdown.
 
 The loop sleeps on the input queue (no busy polling), wakes for events, for
-animation frames and for the systemd watchdog, and draws the LEDs and the
-OLED from the scorer's state.
+animation frames, for device retries and for the systemd watchdog, and draws
+the LEDs and the OLED from the scorer's state. After every slide and win
+chase it draws one more frame: the settled board, pegs where the ledger says.
+
+No device is fatal once the board runs: a strip, OLED or buttons that cannot
+start (or stop working) are left out, the OLED and the journal (stderr) say
+what to fix, and the board tries them again every ``retry_s`` seconds.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from hardware.backend import BackendChoice
-from hardware.display import DisplaySettings, LumaDisplay, MockDisplay, open_display
+from hardware.display import Display, DisplaySettings, MockDisplay, open_display
 from hardware.errors import HardwareError
-from hardware.inputs import Controls, InputPins, MockControls
+from hardware.inputs import Controls, InputEvent, InputPins, MockControls
 from hardware.layout import Layout
-from hardware.leds import MockStrip, PowerSettings, open_strip
+from hardware.leds import LedStrip, MockStrip, PowerSettings, open_strip
 from scorer.store import LedgerStore
 
 from .config import COLOUR_BUTTONS, Config
 from .controller import Controller, GameSettings
+from .power import PowerOffError, power_off
 from .sdnotify import Notifier
-from .views import BoardView, LedStyle, Slide, led_frame, oled_image
+from .views import BoardView, LedStyle, Screen, Slide, led_frame, oled_image
 
 SLIDE_SECONDS_PER_HOLE = 0.02
 SLIDE_MAX_SECONDS = 0.6
 CELEBRATE_SECONDS = 4.0
 FRAME_SECONDS = 0.02
 IDLE_WAKE_SECONDS = 5.0
+RETRY_SECONDS = 30.0
+
+DEVICE_NAMES = {"strip": "LED strip", "display": "OLED", "controls": "buttons"}
+# What a device raises when it cannot start or stops answering.
+DEVICE_ERRORS = (HardwareError, OSError, RuntimeError)
+
+SHUTTING_DOWN = Screen(title="Shutting down...", lines=("Saving the scores", "and turning the", "LEDs off"))
+SAFE_TO_UNPLUG = Screen(
+    title="Scores saved",
+    lines=("Powering off. Unplug", "when the Pi's green", "light stays off."),
+)
+MOCK_STOPPED = Screen(title="Scores saved", lines=("The mock board has", "stopped."))
+POWER_OFF_FAILED = Screen(
+    title="Power-off refused",
+    lines=("Scores saved; Pi on.", "Fix: sudo systemd/", "install.sh (polkit", "rule); see journal"),
+)
+
+
+def journal(line: str) -> None:
+    """One line to stderr: systemd's journal when run as the service."""
+    print(f"cribbage-board: {line}", file=sys.stderr, flush=True)
 
 
 @dataclass
 class Devices:
-    """The board's hardware: the strip, the display (None when missing), the inputs."""
+    """The board's hardware: each device open, or None with the problem to fix.
 
-    strip: object
-    display: LumaDisplay | None
-    controls: Controls
+    ``openers`` open each device (again, to retry); ``power_off`` powers the
+    machine off (None on the mock board, where Shut down only ends the program).
+    """
+
+    strip: LedStrip | None
+    display: Display | None
+    controls: Controls | None
     layout: Layout
     warnings: list[str] = field(default_factory=list)
+    openers: dict[str, Callable[[], object]] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+    power_off: Callable[[], None] | None = None
+    retry_s: float = RETRY_SECONDS
+
+    def missing(self) -> list[str]:
+        """The devices not working now that can be tried again."""
+        return [kind for kind in self.problems if kind in self.openers]
+
+    def open(self, kind: str) -> bool:
+        """Open one device; False when it cannot start, with the problem noted."""
+        try:
+            device = self.openers[kind]()
+        except DEVICE_ERRORS as error:
+            self.problems[kind] = str(error)
+            return False
+        setattr(self, kind, device)
+        self.problems.pop(kind, None)
+        return True
+
+    def drop(self, kind: str, problem: str) -> None:
+        """Take a device that stopped working out of use, noting why."""
+        device = getattr(self, kind)
+        setattr(self, kind, None)
+        self.problems[kind] = problem
+        if device is not None:
+            _close_quietly(device.close)
 
 
 def input_pins(config: Config, hold_s: float | None = None) -> InputPins:
@@ -68,35 +128,76 @@ def display_settings(config: Config) -> DisplaySettings:
     )
 
 
-def open_devices(config: Config, backend: BackendChoice, hold_s: float | None = None) -> Devices:
-    """Open the strip, the display and the inputs for the chosen backend.
+def _open_strip(config: Config, layout: Layout, power: PowerSettings) -> LedStrip:
+    """The real LED strip, with the driver the config names (auto: spi, see hardware.backend)."""
+    leds = config["leds"]
+    return open_strip(leds["driver"], layout.strip_leds, leds["pin"], power, hz=leds["spi_hz"])
 
-    A missing OLED is a warning and the board carries on without it; a strip
-    or inputs that cannot be opened are a HardwareError.
-    """
+
+def _open_controls(pins: InputPins) -> Controls:
+    """The real buttons and encoder; if gpiozero finds no pin library, the error names the first it
+    tried (lgpio, the one current Pi OS needs) and how to get it."""
+    from gpiozero.exc import PinFactoryFallback
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PinFactoryFallback)
+        try:
+            return Controls(pins)
+        except HardwareError as error:
+            fallbacks = [str(w.message) for w in caught if issubclass(w.category, PinFactoryFallback)]
+            if not fallbacks:
+                raise
+            raise HardwareError(f"{error} ({fallbacks[0]}): on a Pi, pip install lgpio in the venv") from None
+
+
+def device_openers(
+    config: Config, backend: BackendChoice, hold_s: float | None = None
+) -> dict[str, Callable[[], object]]:
+    """How to open each device of the backend: called at start, and again to retry."""
     layout = config.layout
     power = power_settings(config)
     pins = input_pins(config, hold_s)
-    warnings: list[str] = []
     if backend.name == "mock":
-        strip = MockStrip(layout.strip_leds, power)
-        display = MockDisplay() if config["display"]["enabled"] else None
-        controls = MockControls(pins)
-        return Devices(strip, display, controls, layout, warnings)
-    strip = open_strip(config["leds"]["driver"], layout.strip_leds, config["leds"]["pin"], power,
-                       hz=config["leds"]["spi_hz"])
-    display = None
-    if config["display"]["enabled"]:
-        try:
-            display = open_display(display_settings(config))
-        except HardwareError as error:
-            warnings.append(f"{error}; carrying on without the OLED")
-    try:
-        controls = Controls(pins)
-    except HardwareError:
-        strip.close()
-        raise
-    return Devices(strip, display, controls, layout, warnings)
+        openers = {
+            "strip": lambda: MockStrip(layout.strip_leds, power),
+            "display": MockDisplay,
+            "controls": lambda: MockControls(pins),
+        }
+    else:
+        openers = {
+            "strip": lambda: _open_strip(config, layout, power),
+            "display": lambda: open_display(display_settings(config)),
+            "controls": lambda: _open_controls(pins),
+        }
+    if not config["display"]["enabled"]:
+        del openers["display"]
+    return openers
+
+
+def open_devices(
+    config: Config,
+    backend: BackendChoice,
+    hold_s: float | None = None,
+    openers: dict[str, Callable[[], object]] | None = None,
+    retry_s: float = RETRY_SECONDS,
+) -> Devices:
+    """Open the strip, the display and the inputs for the chosen backend.
+
+    A device that cannot start is a warning (the board runs without it and
+    tries again every ``retry_s``); ``openers`` replaces some of the backend's (tests). Only
+    when no device at all opens is it a HardwareError: nothing to run on.
+    """
+    wanted = {**device_openers(config, backend, hold_s), **(openers or {})}
+    devices = Devices(
+        None, None, None, config.layout, openers=wanted,
+        power_off=None if backend.name == "mock" else power_off, retry_s=retry_s,
+    )
+    for kind in wanted:
+        if not devices.open(kind):
+            devices.warnings.append(f"{devices.problems[kind]}; trying again every {devices.retry_s:g} s")
+    if not any(getattr(devices, kind) is not None for kind in wanted):
+        raise HardwareError("no device could be opened: " + "; ".join(devices.problems.values()))
+    return devices
 
 
 class Board:
@@ -109,21 +210,25 @@ class Board:
         devices: Devices,
         clock: Callable[[], float] = time.monotonic,
         notifier: Notifier | None = None,
+        log: Callable[[str], None] = journal,
     ):
         self.config = config
         self.store = store
         self.devices = devices
         self.clock = clock
         self.notifier = notifier or Notifier({})
+        self.log = log
         leds = config["leds"]
         colours = tuple(leds["colours"])
         self.style = LedStyle(colours, leds["back_peg"], leds["marks"])
         self.controller = Controller(
-            store, GameSettings.from_config(config["game"]), clock, devices.strip.set_brightness,
+            store, GameSettings.from_config(config["game"]), clock, self._set_brightness,
             max_sides=len(devices.layout.tracks),
         )
         for message in store.messages + devices.warnings:
             self.controller.say(message, alert=True)
+        for kind in devices.missing():
+            self._show_problem(kind)
         sides, tracks = len(self.controller.game.sides), len(devices.layout.tracks)
         if sides > tracks:
             self.controller.say(f"this game has {sides} sides; the board shows {tracks}", alert=True)
@@ -132,18 +237,38 @@ class Board:
         self.warm_thread = threading.Thread(target=_warm_counts, args=(hand_size,), daemon=True)
         self.warm_thread.start()
         self._stop = threading.Event()
+        self._signalled = False
         self._last_image: bytes | None = None
+        self._motion_shown = False  # the strip's last frame is a slide or chase frame
+        self._retry_at = {kind: clock() + devices.retry_s for kind in devices.missing()}
+        self._next_ping = clock()
         self.frames_shown = 0
-        self.strip_error: str | None = None
 
-    # ---- drawing ---------------------------------------------------------
+    # ---- animation -------------------------------------------------------
 
     def animating(self, now: float) -> bool:
         return self._slide(now) is not None or self._celebrating(now) is not None
 
+    def needs_frame(self, now: float) -> bool:
+        """A frame is due: an animation runs, or its last frame is still on the strip."""
+        return self.animating(now) or self._motion_shown
+
+    def settles_at(self, now: float) -> float | None:
+        """When the running slide or win chase ends (clock time); None when all is still."""
+        ends = []
+        for move in self.controller.moves[:1]:
+            ends.append(move.at + self._slide_seconds(move))
+        if self.controller.finished_at is not None:
+            ends.append(self.controller.finished_at + CELEBRATE_SECONDS)
+        ends = [end for end in ends if end > now]
+        return max(ends) if ends else None
+
+    def _slide_seconds(self, move) -> float:
+        return min(SLIDE_MAX_SECONDS, SLIDE_SECONDS_PER_HOLE * (move.end - move.start))
+
     def _slide(self, now: float) -> Slide | None:
         for move in self.controller.moves[:1]:
-            seconds = min(SLIDE_MAX_SECONDS, SLIDE_SECONDS_PER_HOLE * (move.end - move.start))
+            seconds = self._slide_seconds(move)
             progress = (now - move.at) / seconds if seconds else 1.0
             if progress < 1.0:
                 return Slide(move.side, move.start, move.end, progress)
@@ -155,89 +280,246 @@ class Board:
             return now - finished
         return None
 
+    # ---- drawing ---------------------------------------------------------
+
     def draw(self, now: float | None = None, settled: bool = False) -> None:
         """Show the current state on the LEDs and (if changed) the OLED;
         ``settled`` draws the pegs where they end, without animation."""
         now = self.clock() if now is None else now
-        game = self.controller.game
+        self._show_leds(now, settled)
+        self._show_screen(self.controller.screen())
+
+    def _show_leds(self, now: float, settled: bool) -> None:
+        strip = self.devices.strip
+        if strip is None:
+            return
         slide, celebrate = (None, None) if settled else (self._slide(now), self._celebrating(now))
-        frame = led_frame(self.devices.layout, BoardView.of(game), self.style, slide, celebrate)
+        frame = led_frame(self.devices.layout, BoardView.of(self.controller.game), self.style, slide, celebrate)
         try:
-            self.devices.strip.show(frame)
-            self.frames_shown += 1
-            self.strip_error = None
-        except (HardwareError, OSError, RuntimeError) as error:
-            # Keep scoring on the OLED; try the strip again with the next frame.
-            if self.strip_error is None:
-                self.controller.say(f"LED strip failed ({error}); scores are safe", alert=True)
-            self.strip_error = str(error)
+            strip.show(frame)
+        except DEVICE_ERRORS as error:
+            self._device_failed("strip", f"LED strip failed ({error}); scores are safe", now)
+            return
+        self.frames_shown += 1
+        self._motion_shown = slide is not None or celebrate is not None
+
+    def _show_screen(self, screen: Screen) -> None:
+        """Draw a screen on the OLED, unless it already shows exactly that."""
         display = self.devices.display
-        if display is not None:
-            image = oled_image(self.controller.screen())
-            data = image.tobytes()
-            if data != self._last_image:
-                try:
-                    display.show(image)
-                    self._last_image = data
-                except (HardwareError, OSError) as error:
-                    self.devices.display = None
-                    self.controller.say(f"OLED stopped ({error}); carrying on without it", alert=True)
+        if display is None:
+            return
+        image = oled_image(screen)
+        data = image.tobytes()
+        if data == self._last_image:
+            return
+        try:
+            display.show(image)
+            self._last_image = data
+        except DEVICE_ERRORS as error:
+            self._device_failed("display", f"OLED stopped ({error}); carrying on without it", self.clock())
+
+    def _set_brightness(self, level: float) -> None:
+        if self.devices.strip is not None:
+            self.devices.strip.set_brightness(level)
+
+    # ---- devices that fail and come back ---------------------------------
+
+    def _show_problem(self, kind: str) -> None:
+        """The problem in full on the OLED (until the next input), and in the footer after that."""
+        problem = self.devices.problems[kind]
+        if kind != "display":  # an OLED cannot show its own problem: that is the journal's
+            self.controller.show_problem(DEVICE_NAMES[kind], problem)
+        self.controller.say(problem, alert=True)
+
+    def _device_failed(self, kind: str, problem: str, now: float) -> None:
+        self.devices.drop(kind, problem)
+        if kind == "strip":
+            self._motion_shown = False
+        elif kind == "display":
+            self._last_image = None
+        self._retry_at[kind] = now + self.devices.retry_s
+        self.log(f"{problem}; trying again every {self.devices.retry_s:g} s")
+        self._show_problem(kind)
+
+    def _retry_devices(self, now: float) -> None:
+        """Try again each missing device whose time has come."""
+        for kind in self.devices.missing():
+            if now < self._retry_at[kind]:
+                continue
+            before = self.devices.problems[kind]
+            if self.devices.open(kind):
+                self._device_back(kind)
+            else:
+                self._retry_at[kind] = now + self.devices.retry_s
+                self._remind(kind, before)
+
+    def _device_back(self, kind: str) -> None:
+        self._retry_at.pop(kind, None)
+        name = DEVICE_NAMES[kind]
+        self.log(f"{name} working again")
+        self.controller.clear_problem(name)
+        if kind == "strip":
+            self.devices.strip.set_brightness(self.controller.brightness)
+        self._last_image = None
+        self.controller.say(f"{name} working again")
+        self.draw()
+
+    def _remind(self, kind: str, before: str) -> None:
+        """A retry failed: say the problem again if it changed or the screen no longer shows it."""
+        problem = self.devices.problems[kind]
+        if problem != before:
+            self.log(f"{problem}; trying again every {self.devices.retry_s:g} s")
+            self._show_problem(kind)
+        elif not self.controller.message_alert:
+            self.controller.say(problem, alert=True)
+        self._show_screen(self.controller.screen())
 
     # ---- running ---------------------------------------------------------
 
     def step(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` for input, handle all that came, draw if needed."""
-        controls = self.devices.controls
-        event = controls.get(timeout)
-        changed = False
-        while event is not None:
-            changed |= self.controller.handle(event)
-            event = controls.get(0)
+        """Wait up to ``timeout`` for input, handle all that came, retry devices, draw if needed."""
+        changed = self._handle_input(timeout)
         now = self.clock()
-        if changed or self.animating(now):
+        self._retry_devices(now)
+        if changed or self.needs_frame(now):
             self.draw(now)
         return changed
 
-    def stop(self, *_args) -> None:
+    def _handle_input(self, timeout: float) -> bool:
+        """Sleep on the input queue (or, without buttons, on the stop flag); True if anything changed."""
+        controls = self.devices.controls
+        if controls is None:
+            self._stop.wait(timeout)
+            return False
+        changed = False
+        event = controls.get(timeout)
+        while event is not None:
+            changed |= self.controller.handle(event)
+            event = controls.get(0)
+        return changed
+
+    def wake_in(self, now: float) -> float:
+        """How long the loop may sleep: until the next frame, device retry or watchdog ping."""
+        wake = now + (FRAME_SECONDS if self.needs_frame(now) else IDLE_WAKE_SECONDS)
+        wake = min([wake, *(self._retry_at[kind] for kind in self.devices.missing())])
+        if self.notifier.watchdog_interval:
+            wake = min(wake, self._next_ping)
+        return max(0.0, wake - now)
+
+    def _ping_watchdog(self, now: float) -> None:
+        interval = self.notifier.watchdog_interval
+        if interval and now >= self._next_ping:
+            self.notifier.watchdog()
+            self._next_ping = now + interval / 2
+
+    def stop(self) -> None:
+        """End the main loop from another thread: it wakes at once and closes down."""
         self._stop.set()
+        controls = self.devices.controls
+        if controls is not None:
+            controls.events.put(InputEvent("wake", "board"))  # handled as nothing
+
+    def _on_signal(self, *_args) -> None:
+        # Only a flag: the loop may hold the queue's or the event's lock when the signal comes.
+        self._signalled = True
+
+    def _running(self) -> bool:
+        return not (self._signalled or self._stop.is_set() or self.controller.shutdown_requested)
 
     def run(self) -> int:
-        """The main loop, until SIGTERM/SIGINT, a shutdown from the menu, or stop()."""
-        previous = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                previous[sig] = signal.signal(sig, self.stop)
+        """The main loop, until SIGTERM/SIGINT, a shutdown from the menu, or stop().
+
+        A signal is seen at the next wake (at most IDLE_WAKE_SECONDS)."""
+        previous = self._catch_signals()
         try:
             self.draw()
             self.notifier.ready(f"board ready: {self.controller.game.variant.name}")
-            watchdog = self.notifier.watchdog_interval
-            next_ping = self.clock()
-            while not self._stop.is_set() and not self.controller.shutdown_requested:
+            self._next_ping = self.clock()
+            while self._running():
                 now = self.clock()
-                if watchdog and now >= next_ping:
-                    self.notifier.watchdog()
-                    next_ping = now + watchdog / 2
-                timeout = FRAME_SECONDS if self.animating(now) else IDLE_WAKE_SECONDS
-                if watchdog:
-                    timeout = max(0.0, min(timeout, next_ping - now))
-                self.step(timeout)
+                self._ping_watchdog(now)
+                self.step(self.wake_in(now))
             return 0
         finally:
             self.notifier.stopping()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-            self.close()
+            if self.controller.shutdown_requested:
+                self.shut_down()
+            else:
+                self.close()
+
+    def _catch_signals(self) -> dict:
+        previous = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                previous[sig] = signal.signal(sig, self._on_signal)
+        return previous
+
+    # ---- ending ----------------------------------------------------------
+
+    def shut_down(self) -> None:
+        """The menu's Shut down: save and go dark, say when it is safe, then power off.
+
+        The OLED keeps the last message. On the mock board (no ``power_off``)
+        the program just ends.
+        """
+        self.log("shutting down: closing the ledger, LEDs off")
+        self._show_screen(SHUTTING_DOWN)
+        unclosed = self._release(keep_display=True)
+        power = self.devices.power_off
+        if unclosed:
+            what = ", ".join(unclosed)
+            self.log(f"{what} did not close; powering off anyway")
+            self._show_screen(Screen(title="Shutting down...", lines=(f"{what} did not", "close: see journal")))
+        elif power is None:
+            self._show_screen(MOCK_STOPPED)
+        else:
+            self.log("ledger closed, LEDs dark: safe to unplug once the green light stays off")
+            self._show_screen(SAFE_TO_UNPLUG)
+        if power is not None:
+            self._request_power_off(power)
+        self._leave_display(keep_image=power is not None)
+
+    def _request_power_off(self, power: Callable[[], None]) -> None:
+        try:
+            power()
+        except PowerOffError as error:
+            self.log(str(error))
+            self._show_screen(POWER_OFF_FAILED)
+            return
+        self.log("power-off requested")
+
+    def _release(self, keep_display: bool = False) -> list[str]:
+        """Close the ledger, the buttons and the strip (LEDs off), and the OLED
+        unless ``keep_display``; the names of those that failed to close.
+        (Each close is safe to repeat.)"""
+        closers = {"ledger": self.store.close}
+        for kind in ("controls", "strip") + (() if keep_display else ("display",)):
+            device = getattr(self.devices, kind)
+            if device is not None:
+                closers[DEVICE_NAMES[kind]] = device.close
+        return [name for name, closer in closers.items() if not _close_quietly(closer)]
+
+    def _leave_display(self, keep_image: bool) -> None:
+        """Release the OLED; with ``keep_image`` it goes on showing the last message.
+        (A closed display closes no further: a later close() leaves it as it is.)"""
+        display = self.devices.display
+        if display is not None:
+            _close_quietly(lambda: display.close(keep_image=keep_image))
 
     def close(self) -> None:
         """LEDs off, OLED cleared, pins and ledger released."""
-        closers = [self.devices.strip.close, self.devices.controls.close, self.store.close]
-        if self.devices.display is not None:
-            closers.append(self.devices.display.close)
-        for closer in closers:
-            try:
-                closer()
-            except Exception:  # closing one device must not stop the rest closing
-                pass
+        self._release()
+
+
+def _close_quietly(closer: Callable[[], None]) -> bool:
+    """Close one device; False if it raised (closing one must not stop the rest closing)."""
+    try:
+        closer()
+    except Exception:
+        return False
+    return True
 
 
 def _warm_counts(hand_size: int) -> None:

@@ -13,6 +13,7 @@ Controls, learnt in a minute:
 
 from __future__ import annotations
 
+import textwrap
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
@@ -31,6 +32,8 @@ from .views import Screen
 COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
 MAX_DIAL = 60
 MESSAGE_SECONDS = 4.0
+NOTICE_CHARS = 22  # a line of the OLED's 10-pixel font, as text wraps
+NOTICE_LINES = 4
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,19 @@ class GameSettings:
         seats = self.players[: variant.players]
         dealer = self.dealer if self.dealer in seats else None
         return GameHeader(variant, tuple(seats), dealer, self.options)
+
+
+def _notice_lines(problem: str) -> tuple[str, ...]:
+    """The problem wrapped for the OLED; if too long, its last clauses (the fix comes last)."""
+    text = problem
+    while True:
+        lines = textwrap.wrap(text, NOTICE_CHARS)
+        if len(lines) <= NOTICE_LINES:
+            return tuple(lines)
+        cuts = [at for at in (text.find(": "), text.find("; ")) if at >= 0]
+        if not cuts:
+            return tuple(lines[: NOTICE_LINES - 1]) + ("(more in the journal)",)
+        text = text[min(cuts) + 2:]
 
 
 @dataclass(frozen=True)
@@ -121,6 +137,7 @@ class Controller:
         self.shutdown_requested = False
         self.finished_at: float | None = None
         self._count_cards: list[Card] = []
+        self.notices: dict[str, Screen] = {}
         if store.game is None:
             self._start_game()
 
@@ -133,6 +150,13 @@ class Controller:
     def say(self, text: str, alert: bool = False) -> None:
         """Show a message on the OLED footer; an alert stays until the next accepted entry."""
         self.message, self.message_alert, self.message_at = text, alert, self.clock()
+
+    def show_problem(self, device: str, problem: str) -> None:
+        """Show a device's problem (what to fix) until the next input, which also acts as usual."""
+        self.notices[device] = Screen(title=f"{device} problem", lines=_notice_lines(problem))
+
+    def clear_problem(self, device: str) -> None:
+        self.notices.pop(device, None)
 
     def _apply(self, action) -> bool:
         """Send one action to the durable ledger; a refusal becomes the message."""
@@ -179,6 +203,7 @@ class Controller:
         (an accepted entry, or a refusal to show)."""
         if event.kind not in ("turn", "hold", "click"):
             return False
+        self.notices.clear()
         if self.menus:
             self._menu_event(event)
         elif event.kind == "turn":
@@ -379,14 +404,18 @@ class Controller:
         self.say(text)
 
     def _confirm_shutdown(self) -> None:
+        """Shut down, confirmed: the main loop ends and the board saves, goes dark and powers off."""
         def stop():
             self.shutdown_requested = True
-            self.say("Shutting down: safe to unplug when dark")
+            self.say("Shutting down...")
         self._confirm("Shut down the board?", stop)
 
     # ---- what the screen shows ------------------------------------------
 
     def screen(self) -> Screen:
+        if self.notices:  # several take turns
+            shown = list(self.notices.values())
+            return shown[int(self.clock() // MESSAGE_SECONDS) % len(shown)]
         if self.menus:
             return self.menus[-1].screen()
         game = self.game

@@ -24,13 +24,14 @@ from PIL import Image, ImageDraw
 
 from hardware.backend import BackendChoice
 from hardware.inputs import KNOB
-from hardware.layout import Layout
+from hardware.layout import GAME_HOLE, HOLES_PER_TRACK, START_HOLE, Layout
 from scorer.errors import RecordSyntaxError
 from scorer.report import state_dict
 from scorer.store import LedgerStore
 
 from .app import Board, open_devices
 from .config import Config
+from .views import OFF, LedStyle, _scale
 
 BUTTONS = ("red", "blue", "green", "yellow", "undo", "menu", KNOB)
 MOCK = BackendChoice("mock", "simulator", "mock hardware (simulator)")
@@ -82,17 +83,104 @@ def board_png(layout: Layout, frame, path: Path, scale: int = 14) -> None:
     image.save(path, format="PNG")
 
 
-class Simulator:
-    """The board on mock hardware, with helpers to act and to look."""
+def read_pegs(layout: Layout, frame, style: LedStyle, target: int, sides: int) -> list[dict]:
+    """What a frame shows: for each side, the score its lit front and back peg stand for.
 
-    def __init__(self, config: Config, state: Path, hold_s: float | None = SCRIPT_HOLD_S):
+    Decoded from the colours alone, as a player reads the board: the front peg
+    is the hole lit in the side's colour, the back peg the hole lit in its
+    dimmer back-peg colour. Hole N stands for N, the start hole for 0, the
+    game hole for the target. A score past 120 (a 181 game) shows as its hole
+    on the second lap with the start hole lit dim beside the back peg: so a
+    dim start hole *and* a dim hole on the track mean the front is on lap 2
+    (hole + 120); a dim start hole alone is the back peg still at the start.
+    The back peg stands for the highest score its hole can mean below the
+    front. None where no hole (or more than one) is lit so; a layout without
+    start holes cannot show the lap, and reads the first lap.
+    """
+    pegs = []
+    for side in range(sides):
+        if side >= len(layout.tracks):
+            pegs.append({"front": None, "back": None})
+            continue
+        colour = style.colours[side % len(style.colours)]
+        fronts = _holes_lit(layout, frame, side, colour)
+        backs = _holes_lit(layout, frame, side, _scale(colour, style.back_peg))
+        front = _hole_score(fronts[0], target) if len(fronts) == 1 else None
+        second_lap = (
+            target > HOLES_PER_TRACK and front is not None and 0 < front <= HOLES_PER_TRACK
+            and len(backs) == 2 and backs[0] == START_HOLE
+        )
+        if second_lap:
+            front += HOLES_PER_TRACK
+            backs = backs[1:]
+        back = _back_score(backs[0], front, target) if len(backs) == 1 else None
+        pegs.append({"front": front, "back": back})
+    return pegs
+
+
+def _holes_lit(layout: Layout, frame, track: int, colour) -> list[int]:
+    """The holes of a track (start hole first, game hole last) lit in exactly ``colour``."""
+    colour = tuple(colour)
+    start = layout.starts[track]
+    holes = [start] if start is not None else []
+    holes += [*layout.tracks[track], layout.game_hole]
+    return [hole.number for hole in holes if tuple(frame[hole.led]) == colour]
+
+
+def _hole_score(hole: int, target: int) -> int:
+    return target if hole == GAME_HOLE else hole
+
+
+def _back_score(hole: int, front: int | None, target: int) -> int:
+    """The highest score below the front that ``hole`` stands for (a back peg trails its front)."""
+    score = _hole_score(hole, target)
+    below = front if front is not None else HOLES_PER_TRACK + 1
+    while 0 < score and score + HOLES_PER_TRACK < min(below, target):
+        score += HOLES_PER_TRACK
+    return score
+
+
+class SimClock:
+    """Real time, plus the time the simulator skipped to finish animations at once."""
+
+    def __init__(self):
+        self.skipped = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.skipped
+
+    def skip(self, seconds: float) -> None:
+        self.skipped += max(0.0, seconds)
+
+
+class Simulator:
+    """The board on mock hardware, with helpers to act and to look.
+
+    With ``animate`` off (scripts), each action's slide or win chase is
+    finished at once by skipping the clock to its end; the board then draws
+    its settled frame through the same loop step as in real time.
+    """
+
+    def __init__(
+        self, config: Config, state: Path, hold_s: float | None = SCRIPT_HOLD_S, animate: bool = False,
+    ):
+        self.clock = SimClock()
+        self.animate = animate
         self.store = LedgerStore(state)
-        self.devices = open_devices(config, MOCK, hold_s)
-        self.board = Board(config, self.store, self.devices)
+        try:
+            self.devices = open_devices(config, MOCK, hold_s)
+        except BaseException:
+            self.store.close()
+            raise
+        self.board = Board(config, self.store, self.devices, clock=self.clock)
         self.controls = self.devices.controls
+        self.ended = False
         self.board.draw()
 
     def act(self, verb: str, argument: str) -> None:
+        """One physical action; after a confirmed Shut down the board ends (``ended``)."""
+        if self.ended:
+            raise RuntimeError("the board was shut down")
         controls = self.controls
         if verb == "turn":
             controls.turn(int(argument))
@@ -107,14 +195,40 @@ class Simulator:
         elif verb == "up":
             controls.release(argument)
         self.board.step(0)
+        if self.board.controller.shutdown_requested:
+            self.board.shut_down()
+            self.ended = True
+        elif not self.animate:
+            self.finish_animation()
+
+    def finish_animation(self) -> None:
+        """Skip the clock past the running slide or chase, then step: the board draws the settled frame."""
+        end = self.board.settles_at(self.clock())
+        if end is not None:
+            self.clock.skip(end - self.clock() + 1e-6)
+        self.board.step(0)
+
+    def shown_frame(self) -> list:
+        """The colours of the last frame the strip shows (all off once it is closed)."""
+        strip = self.devices.strip
+        if strip is None or getattr(strip, "closed", False) or not strip.wanted:
+            return [OFF] * self.devices.layout.strip_leds
+        return list(strip.wanted[-1])
+
+    def strip_pegs(self) -> list[dict]:
+        """The scores the strip's last frame shows, side by side (see :func:`read_pegs`)."""
+        game = self.board.controller.game
+        return read_pegs(
+            self.devices.layout, self.shown_frame(), self.board.style, game.variant.target, len(game.sides)
+        )
 
     def snapshot(self, directory: Path, name: str) -> None:
-        """PNGs of the LED board (pegs settled, no animation) and the OLED."""
-        self.board.draw(settled=True)
+        """PNGs of the LED board (the frame shown) and the OLED."""
         directory.mkdir(parents=True, exist_ok=True)
-        board_png(self.devices.layout, self.devices.strip.wanted[-1], directory / f"{name}-leds.png")
-        if self.devices.display is not None:
-            self.devices.display.save_png(directory / f"{name}-oled.png")
+        board_png(self.devices.layout, self.shown_frame(), directory / f"{name}-leds.png")
+        display = self.devices.display
+        if display is not None and display.image is not None:
+            display.save_png(directory / f"{name}-oled.png")
 
     def close(self) -> None:
         self.board.close()
@@ -124,7 +238,8 @@ def run_script(
     lines, config: Config, state: Path, snapshots: Path | None = None
 ) -> dict:
     """Run a script of physical actions; the final state as replay's JSON, with
-    each refused press in ``rejected``."""
+    each refused press in ``rejected`` (and each line not run after a Shut
+    down), and in ``strip`` the scores the strip's last frame shows."""
     actions = parse_script(lines)
     sim = Simulator(config, state)
     rejected = []
@@ -132,6 +247,10 @@ def run_script(
         if snapshots is not None:
             sim.snapshot(snapshots, "step-0000")
         for step, (number, verb, argument) in enumerate(actions, start=1):
+            if sim.ended:
+                rejected.append({"line": number, "entry": f"{verb} {argument}",
+                                 "error": "not run: the board was shut down"})
+                continue
             said = sim.board.controller.message_at
             sim.act(verb, argument)
             controller = sim.board.controller
@@ -142,6 +261,7 @@ def run_script(
         result = state_dict(sim.store.book)
         result["rejected"] = rejected
         result["screen"] = _screen_text(sim.board.controller.screen())
+        result["strip"] = sim.strip_pegs()
         return result
     finally:
         sim.close()
@@ -221,8 +341,8 @@ def oled_text(image) -> list[str]:
 
 def run_terminal(config: Config, state: Path, stdin=sys.stdin, stdout=sys.stdout) -> int:
     """The interactive mock board; keys drive the mock pins. Ends on q or end of input."""
-    sim = Simulator(config, state, hold_s=None)
     interactive = stdin.isatty()
+    sim = Simulator(config, state, hold_s=None, animate=interactive)
     saved = None
     if interactive:
         import termios
@@ -234,7 +354,7 @@ def run_terminal(config: Config, state: Path, stdin=sys.stdin, stdout=sys.stdout
     try:
         _paint(sim, stdout, colour, clear=interactive)
         while True:
-            timeout = 0.03 if sim.board.animating(time.monotonic()) else 1.0
+            timeout = 0.03 if sim.board.needs_frame(sim.clock()) else 1.0
             if interactive:
                 ready, _, _ = select.select([stdin], [], [], timeout)
                 if not ready:
@@ -249,12 +369,14 @@ def run_terminal(config: Config, state: Path, stdin=sys.stdin, stdout=sys.stdout
                 break
             for key in keys:
                 action = ARROWS.get(key) or KEYS.get(key)
-                if action is not None:
+                if action is not None and not sim.ended:
                     sim.act(*action)
+            if sim.ended:  # Shut down from the menu ends the mock board
+                break
             if interactive:
                 _paint(sim, stdout, colour, clear=True)
-        if not interactive:
-            _paint(sim, stdout, colour, clear=False)
+        if sim.ended or not interactive:
+            _paint(sim, stdout, colour, clear=interactive)
         return 0
     finally:
         if saved is not None:
@@ -267,7 +389,7 @@ def run_terminal(config: Config, state: Path, stdin=sys.stdin, stdout=sys.stdout
 def _paint(sim: Simulator, stdout, colour: bool, clear: bool) -> None:
     devices = sim.devices
     lines = ["cribbage-board (mock) - " + sim.board.controller.game.header()]
-    lines += board_text(devices.layout, devices.strip.wanted[-1], colour)
+    lines += board_text(devices.layout, sim.shown_frame(), colour)
     lines.append("")
     if devices.display is not None and devices.display.image is not None:
         lines += oled_text(devices.display.image)

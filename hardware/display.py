@@ -28,8 +28,8 @@ class Display(Protocol):
     def clear(self) -> None:
         """Blank the screen."""
 
-    def close(self) -> None:
-        """Blank the screen and release the bus."""
+    def close(self, keep_image: bool = False) -> None:
+        """Blank the screen (unless ``keep_image``: the last image stays on) and release the bus."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,14 @@ class LumaDisplay:
     def clear(self) -> None:
         self.device.clear()
 
-    def close(self) -> None:
+    def close(self, keep_image: bool = False) -> None:
+        """Release the bus; the screen is blanked unless ``keep_image`` (a last message left on)."""
         if not self.closed:
             try:
-                self.device.clear()
+                # luma's cleanup (also run at exit) blanks the screen unless the device persists.
+                self.device.persist = keep_image
+                if not keep_image:
+                    self.device.clear()
                 cleanup = getattr(self.device, "cleanup", None)
                 if cleanup is not None:
                     cleanup()
@@ -115,7 +119,7 @@ class MockDisplay(LumaDisplay):
         self.device.image.save(path, format="PNG")
         return path
 
-    def close(self) -> None:
+    def close(self, keep_image: bool = False) -> None:
         self.closed = True
 
 

@@ -1,0 +1,45 @@
+"""Powering the Pi off: asks systemd-logind through ``systemctl``, as the service's own user.
+
+The board's service runs as the unprivileged user ``cribbage``; logind lets it
+power the machine off only with the polkit rule that ``systemd/install.sh``
+puts in place (the actions ``org.freedesktop.login1.power-off`` and
+``power-off-multiple-sessions``). Without the rule, or off systemd, the call
+fails, and :func:`power_off` says so in one line with the fix.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Callable, Sequence
+
+POWER_OFF_COMMAND = ("systemctl", "--no-ask-password", "poweroff")
+TIMEOUT_SECONDS = 20.0
+FIX = "let the board's user power off: sudo systemd/install.sh puts the polkit rule in place"
+
+
+class PowerOffError(RuntimeError):
+    """The power-off was not accepted; the message is one line that ends with the fix."""
+
+
+def power_off(
+    command: Sequence[str] = POWER_OFF_COMMAND,
+    timeout: float = TIMEOUT_SECONDS,
+    run: Callable[..., subprocess.CompletedProcess] = subprocess.run,
+) -> None:
+    """Ask systemd to power the machine off; PowerOffError (one line) if it refuses.
+
+    Returns once the request is accepted: the machine then stops this program
+    (SIGTERM) on its way down.
+    """
+    try:
+        result = run(list(command), capture_output=True, text=True, timeout=timeout, check=False)
+    except FileNotFoundError:
+        raise PowerOffError(f"{command[0]} not found: power off needs systemd; {FIX}") from None
+    except subprocess.TimeoutExpired:
+        raise PowerOffError(f"{' '.join(command)} gave no answer in {timeout:g} s; {FIX}") from None
+    except OSError as error:
+        raise PowerOffError(f"{' '.join(command)} could not run ({error.strerror}); {FIX}") from None
+    if result.returncode != 0:
+        said = " ".join((result.stderr or result.stdout or "").split())
+        reason = said or f"exit status {result.returncode}"
+        raise PowerOffError(f"power off refused ({reason}); {FIX}")
