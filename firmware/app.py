@@ -232,10 +232,6 @@ class Board:
         sides, tracks = len(self.controller.game.sides), len(devices.layout.tracks)
         if sides > tracks:
             self.controller.say(f"this game has {sides} sides; the board shows {tracks}", alert=True)
-        # Count every hand once, in the background, so the first show count does not wait.
-        hand_size = self.controller.game.variant.hand_size
-        self.warm_thread = threading.Thread(target=_warm_counts, args=(hand_size,), daemon=True)
-        self.warm_thread.start()
         self._stop = threading.Event()
         self._signalled = False
         self._last_image: bytes | None = None
@@ -520,13 +516,6 @@ def _close_quietly(closer: Callable[[], None]) -> bool:
     except Exception:
         return False
     return True
-
-
-def _warm_counts(hand_size: int) -> None:
-    from scorer.counting import CRIB_SIZE, possible_totals
-
-    for size, crib in ((hand_size, False), (CRIB_SIZE, True)):
-        possible_totals(size, crib)
 
 
 def state_path(config: Config, override: str | None = None) -> Path:
