@@ -28,6 +28,7 @@ OLED_MODULE_MM = (27.0, 27.0)  # its breakout board, about 27 x 27 mm: a recess 
 STRIP_MM = 10.0  # a 60 LEDs/m WS2812B strip's width: the length of a cut mark
 MARGIN_MM = 6.0  # blank paper around the drawing
 LED_LABEL_EVERY = 10  # an LED number on every 10th LED
+SCALE_BAR_MM = 100.0  # to check the print's scale
 
 INK = "#000000"
 MARK = "#d00000"
@@ -165,7 +166,13 @@ def template_drawing(
     shapes += _groups_and_marks(layout, marks or {}, group)
     shapes.sort(key=lambda s: s.cls == "cut")  # cut bars on top, where they share a place with a mark
     left, top, right, bottom = _extent(shapes)
-    shapes += _controls((left + right) / 2, bottom + 5 + OLED_MODULE_MM[1] / 2)
+    cy = bottom + 5 + OLED_MODULE_MM[1] / 2
+    controls = _controls((left + right) / 2, cy)
+    shapes += controls
+    end = _extent(controls)[2] + 15
+    if end + SCALE_BAR_MM > right:  # no room beside the controls: under them
+        end, cy = _extent(controls)[0], _extent(controls)[3] + 8
+    shapes += _scale_bar(end, cy)
     shapes += _legend(layout, len(pieces), hole_mm, left, _extent(shapes)[3] + 6)
     left, top, right, bottom = _extent(shapes)
     left, top = left - MARGIN_MM, top - MARGIN_MM
@@ -406,6 +413,17 @@ def _button(x: float, y: float, name: str, colour: str, label_y: float) -> list[
         Text(x, label_y, name, 3.0, "button-label", colour, "middle"),
         Text(x, label_y + 4, f"{BUTTON_MM:g} mm", 2.6, "control-label", anchor="middle"),
     ]
+
+
+def _scale_bar(x: float, y: float) -> list[Shape]:
+    """A 100 mm bar with a tick every 10 mm, to check the print's scale."""
+    shapes: list[Shape] = [Line(x, y, x + SCALE_BAR_MM, y, "scale-bar", INK, 0.4)]
+    for mm in range(0, int(SCALE_BAR_MM) + 1, 10):
+        shapes.append(Line(x + mm, y, x + mm, y - (2.5 if mm % 50 == 0 else 1.5), "scale-tick", INK, 0.2))
+    shapes.append(Text(x, y + 4, "0", 2.6, anchor="middle"))
+    shapes.append(Text(x + SCALE_BAR_MM, y + 4, f"{SCALE_BAR_MM:g} mm", 2.6, anchor="middle"))
+    shapes.append(Text(x + SCALE_BAR_MM / 2, y + 8.5, "at 100 % this bar is exactly 100 mm", 2.6, anchor="middle"))
+    return shapes
 
 
 def _legend(layout: Layout, pieces: int, hole_mm: float, x: float, y: float) -> list[Shape]:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .template import Circle, Drawing, Line, Polyline, Rect, Shape, Text
+from .template import SCALE_BAR_MM, Circle, Drawing, Line, Polyline, Rect, Shape, Text, _distance
 
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4), "a3": (297.0, 420.0)}  # portrait, mm
 PT_PER_MM = 72 / 25.4
 PAGE_MARGIN_MM = 8.0  # left, right and top: inside what printers can print
 FOOTER_MM = 22.0  # the bottom band: page label and scale bar
 OVERLAP_MM = 20.0  # shared by neighbouring pages
-SCALE_BAR_MM = 100.0
 ALIGN = "#c000c0"
 ALIGN_ARM_MM = 5.0
 
@@ -114,11 +113,20 @@ def _tiling(drawing: Drawing, paper: str, width: float, height: float) -> Tiling
 
 def _free_marks(drawing: Drawing, at: float, start: float, end: float, vertical: bool):
     """Three alignment marks along a band, each where it covers no hole or line."""
+    reach = ALIGN_ARM_MM + 1.5
+    lo, hi = (at - reach, start - reach), (at + reach, end + reach)
+    if not vertical:
+        lo, hi = lo[::-1], hi[::-1]
+    near = []
+    for shape in drawing.shapes:
+        left, top, right, bottom = shape.bbox()
+        if shape.cls != "outline" and right >= lo[0] and left <= hi[0] and bottom >= lo[1] and top <= hi[1]:
+            near.append(shape)
     candidates = []
     v = start
     while v <= end:
         point = (at, v) if vertical else (v, at)
-        if not any(_covers(shape, point) for shape in drawing.shapes if shape.cls != "outline"):
+        if not any(_covers(shape, point, reach) for shape in near):
             candidates.append(point)
         v += 2.0
     wanted = [start + (end - start) * f for f in (1 / 6, 1 / 2, 5 / 6)]
@@ -132,17 +140,14 @@ def _free_marks(drawing: Drawing, at: float, start: float, end: float, vertical:
     return chosen
 
 
-def _covers(shape: Shape, point) -> bool:
-    """Whether an alignment mark at ``point`` would touch the shape."""
+def _covers(shape: Shape, point, reach: float) -> bool:
+    """Whether an alignment mark at ``point`` would come within ``reach`` of the shape."""
     x, y = point
-    reach = ALIGN_ARM_MM + 1.5
     left, top, right, bottom = shape.bbox()
     if x < left - reach or x > right + reach or y < top - reach or y > bottom + reach:
         return False
     if isinstance(shape, (Circle, Text)):
         return True
-    from .template import _distance
-
     return any(_distance(point, p, q) < reach for p, q in shape.segments())
 
 
