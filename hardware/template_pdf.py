@@ -108,7 +108,11 @@ def _tiling(drawing: Drawing, paper: str, width: float, height: float) -> Tiling
         y = ys[r] + 0.75 * OVERLAP_MM
         for x in xs:
             marks += _free_marks(drawing, y, x + 10, x + cw - 10, vertical=False)
-    return Tiling(paper, width, height, rows, columns, pages, tuple(marks))
+    kept: list[tuple[float, float]] = []
+    for mark in marks:  # bands cross and overlap: one mark where two would touch
+        if all(math.dist(mark, other) >= 3 * ALIGN_ARM_MM for other in kept):
+            kept.append(mark)
+    return Tiling(paper, width, height, rows, columns, pages, tuple(kept))
 
 
 def _free_marks(drawing: Drawing, at: float, start: float, end: float, vertical: bool):
@@ -214,7 +218,7 @@ def _trim_lines(canvas, colour, tiling: Tiling, page: Page) -> None:
     if page.column > 1:
         x = left + OVERLAP_MM / 2
         canvas.line(*tiling.to_pdf(page, x, top), *tiling.to_pdf(page, x, bottom))
-        tx, ty = tiling.to_pdf(page, left + OVERLAP_MM / 4, top + 5)
+        tx, ty = tiling.to_pdf(page, left + OVERLAP_MM / 4, top + 5 + (OVERLAP_MM if page.row > 1 else 0))
         canvas.saveState()
         canvas.translate(tx, ty)
         canvas.rotate(-90)

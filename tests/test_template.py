@@ -231,6 +231,11 @@ def test_tiles_overlap_and_cover_every_hole(name, paper):
         assert tiling.marks
     for x, y in tiling.marks:
         assert sum(a <= x <= c and b <= y <= d for a, b, c, d in regions.values()) >= 2
+    for (row, column), (a, b, c, d) in regions.items():  # two marks kept by each trimmed page and its neighbour
+        for key, keep in (((row, column + 1), lambda x, y, n: n[0] + OVERLAP_MM / 2 < x <= c and b <= y <= d),
+                          ((row + 1, column), lambda x, y, n: n[1] + OVERLAP_MM / 2 < y <= d and a <= x <= c)):
+            if key in regions:
+                assert sum(keep(x, y, regions[key]) for x, y in tiling.marks) >= 2, (key, paper)
 
 
 def test_board_template_command(tmp_path, capsys):
