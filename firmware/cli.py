@@ -229,14 +229,14 @@ def _board_template(args) -> int:
     try:
         if kind == ".pdf":
             try:
-                from hardware.template_pdf import write_pdf
+                from hardware.template_pdf import PAPER_NAMES, write_pdf
 
                 tiling = write_pdf(drawing, args.paper or "a4", output)
             except ImportError:
                 print(f"{PROG}: a PDF template needs reportlab: pip install reportlab "
                       "(or write board.svg)", file=sys.stderr)
                 return 2
-            sheets = (f"{len(tiling.pages)} {tiling.paper.upper()} "
+            sheets = (f"{len(tiling.pages)} {PAPER_NAMES[tiling.paper]} "
                       f"{'landscape' if tiling.landscape else 'portrait'} pages "
                       f"({tiling.rows} x {tiling.columns}); trim and tape them where the marks meet")
         else:

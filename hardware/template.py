@@ -26,7 +26,7 @@ ENCODER_BODY_MM = 12.0  # the EC11's body, under the board
 OLED_WINDOW_MM = (22.0, 11.0)  # 0.96" SSD1306 128x64: lit area about 21.7 x 10.9 mm
 OLED_MODULE_MM = (27.0, 27.0)  # its breakout board, about 27 x 27 mm: a recess from below
 STRIP_MM = 10.0  # a 60 LEDs/m WS2812B strip's width: the length of a cut mark
-MARGIN_MM = 6.0  # blank paper around the drawing
+MARGIN_MM = 4.0  # blank paper around the drawing
 LED_LABEL_EVERY = 10  # an LED number on every 10th LED
 SCALE_BAR_MM = 100.0  # to check the print's scale
 
@@ -173,7 +173,7 @@ def template_drawing(
     if end + SCALE_BAR_MM > right:  # no room beside the controls: under them
         end, cy = _extent(controls)[0], _extent(controls)[3] + 8
     shapes += _scale_bar(end, cy)
-    shapes += _legend(layout, len(pieces), hole_mm, left, _extent(shapes)[3] + 6)
+    shapes += _legend(layout, len(pieces), hole_mm, left, _extent(shapes)[3] + 4)
     left, top, right, bottom = _extent(shapes)
     left, top = left - MARGIN_MM, top - MARGIN_MM
     width, height = right + MARGIN_MM - left, bottom + MARGIN_MM - top
@@ -229,8 +229,8 @@ def _holes(layout: Layout, hole_mm: float) -> list[Shape]:
     for start in starts:
         shapes += _drill(start.x * pitch, start.y * pitch, r, "start", START, 0.4)
     if starts:
-        first = min(starts, key=lambda s: (s.y, s.x))
-        shapes.append(Text(first.x * pitch, first.y * pitch - pitch / 2 - 2.5, "start", 3.0, colour=START, anchor="middle"))
+        last = max(starts, key=lambda s: (s.y, s.x))  # under the column, clear of its cut bar
+        shapes.append(Text(last.x * pitch, last.y * pitch + pitch / 2 + 5, "start", 3.0, colour=START, anchor="middle"))
     game = layout.game_hole
     x, y = game.x * pitch, game.y * pitch
     shapes += _drill(x, y, r, "game-hole", MARK, 0.5)
@@ -385,9 +385,9 @@ def _controls(cx: float, cy: float) -> list[Shape]:
     shapes.append(Rect(cx - mw / 2, cy - mh / 2, mw, mh, "oled-module", GREY, 0.25, (2.0, 1.0)))
     shapes.append(Line(cx - 3, cy, cx + 3, cy, "centre", INK, 0.12))
     shapes.append(Line(cx, cy - 3, cx, cy + 3, "centre", INK, 0.12))
-    label_y = cy + mh / 2 + 4.5
+    label_y = cy + mh / 2 + 4
     shapes.append(Text(cx, label_y, f"OLED: cut {ww:g} x {wh:g} window", 3.0, "control-label", anchor="middle"))
-    shapes.append(Text(cx, label_y + 4, f"module {mw:g} x {mh:g} from below", 2.6, "control-label", GREY, "middle"))
+    shapes.append(Text(cx, label_y + 3.5, f"module {mw:g} x {mh:g} from below", 2.6, "control-label", GREY, "middle"))
     names = list(DEFAULT_BUTTONS)
     colours = [n for n in names if n in BUTTON_INK]
     others = [n for n in names if n not in BUTTON_INK]
@@ -401,7 +401,7 @@ def _controls(cx: float, cy: float) -> list[Shape]:
     body = ENCODER_BODY_MM
     shapes.append(Rect(ex - body / 2, cy - body / 2, body, body, "encoder-body", GREY, 0.25, (2.0, 1.0)))
     shapes.append(Text(ex, label_y, "encoder (EC11)", 3.0, "control-label", anchor="middle"))
-    shapes.append(Text(ex, label_y + 4, f"{ENCODER_SHAFT_MM:g} mm", 2.6, "control-label", anchor="middle"))
+    shapes.append(Text(ex, label_y + 3.5, f"{ENCODER_SHAFT_MM:g} mm", 2.6, "control-label", anchor="middle"))
     for i, name in enumerate(others):
         shapes += _button(ex + (i + 1) * BUTTON_PITCH_MM, cy, name, INK, label_y)
     return shapes
@@ -411,7 +411,7 @@ def _button(x: float, y: float, name: str, colour: str, label_y: float) -> list[
     return [
         *_drill(x, y, BUTTON_MM / 2, "button", colour, 0.4),
         Text(x, label_y, name, 3.0, "button-label", colour, "middle"),
-        Text(x, label_y + 4, f"{BUTTON_MM:g} mm", 2.6, "control-label", anchor="middle"),
+        Text(x, label_y + 3.5, f"{BUTTON_MM:g} mm", 2.6, "control-label", anchor="middle"),
     ]
 
 
@@ -430,16 +430,16 @@ def _legend(layout: Layout, pieces: int, hole_mm: float, x: float, y: float) -> 
     mw, mh = OLED_MODULE_MM
     lines = [
         (f"{layout.name}: drilling template at 1:1. Hole pitch {layout.pitch_mm:.2f} mm "
-         f"({layout.leds_per_metre:g} LEDs/m). Print at 100 % (actual size) and check the scale.", 4.0, INK),
+         f"({layout.leds_per_metre:g} LEDs/m). Print at 100 % (actual size) and check the scale.", 3.6, INK),
         (f"Drill at the centre crosses: holes, start and game holes {hole_mm:g} mm; buttons {BUTTON_MM:g} mm; "
          f"encoder (EC11) {ENCODER_SHAFT_MM:g} mm. OLED (0.96 in. SSD1306 128x64): cut the "
          f"{OLED_WINDOW_MM[0]:g} x {OLED_WINDOW_MM[1]:g} mm window over its lit area, recess "
-         f"{mw:g} x {mh:g} mm from below (check your module).", 3.2, INK),
+         f"{mw:g} x {mh:g} mm from below (check your module).", 3.0, INK),
         (f"LED strip (teal, under the holes; the arrows run DIN to DOUT; every {LED_LABEL_EVERY}th LED numbered): "
          f"cut it at the orange bars into {pieces} pieces and bridge each dashed gap with three wires "
-         "(5 V, data DOUT to DIN, GND).", 3.2, STRIP),
+         "(5 V, data DOUT to DIN, GND).", 3.0, STRIP),
     ]
-    return [Text(x, y + i * 5.5, text, size, "legend", colour) for i, (text, size, colour) in enumerate(lines)]
+    return [Text(x, y + i * 4.8, text, size, "legend", colour) for i, (text, size, colour) in enumerate(lines)]
 
 
 def _extent(shapes: list[Shape]) -> tuple[float, float, float, float]:

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from .template import SCALE_BAR_MM, Circle, Drawing, Line, Polyline, Rect, Shape, Text, _distance
 
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4), "a3": (297.0, 420.0)}  # portrait, mm
+PAPER_NAMES = {"a4": "A4", "letter": "Letter", "a3": "A3"}
 PT_PER_MM = 72 / 25.4
 PAGE_MARGIN_MM = 8.0  # left, right and top: inside what printers can print
-FOOTER_MM = 22.0  # the bottom band: page label and scale bar
+FOOTER_MM = 21.0  # the bottom band: page label and scale bar
 OVERLAP_MM = 20.0  # shared by neighbouring pages
 ALIGN = "#c000c0"
 ALIGN_ARM_MM = 5.0

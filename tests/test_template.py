@@ -62,6 +62,8 @@ def test_template_draws_every_hole_to_scale():
     root = ET.fromstring(svg)
     assert root.get("width").endswith("mm")
     assert float(root.get("width")[:-2]) == float(root.get("viewBox").split()[2])
+    (bar,) = shapes(svg, "line", "scale-bar")
+    assert float(bar.get("x2")) - float(bar.get("x1")) == 100 and bar.get("y1") == bar.get("y2")
 
 
 def test_template_groups_of_five_and_marks():
