@@ -146,7 +146,6 @@ class Drawing:
     width: float
     height: float
     shapes: tuple[Shape, ...]
-    pitch: float
 
 
 def template_drawing(
@@ -179,7 +178,7 @@ def template_drawing(
     width, height = right + MARGIN_MM - left, bottom + MARGIN_MM - top
     outline = Rect(left + 0.5, top + 0.5, width - 1, height - 1, "outline", width=0.3)
     title = f"{layout.name}: drilling template, hole pitch {pitch:.2f} mm"
-    return Drawing(title, left, top, width, height, (outline, *shapes), pitch)
+    return Drawing(title, left, top, width, height, (outline, *shapes))
 
 
 def board_svg(
