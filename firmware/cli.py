@@ -7,7 +7,7 @@
     cribbage-board count CARDS --starter CARD [--crib] [--json]
     cribbage-board count --distribution [--crib] [--hand-size N] [--json]
     cribbage-board pegging CARDS [--go] [--json]
-    cribbage-board board-template [--layout FILE] -o board.svg
+    cribbage-board board-template [--layout NAME|FILE] [--target N] [--paper a4|letter|a3] -o board.pdf|board.svg
     cribbage-board controls-card [--config FILE] [--set K=V] -o card.pdf
 """
 
@@ -67,10 +67,19 @@ def build_parser() -> argparse.ArgumentParser:
     peg.add_argument("cards", nargs="+", help="the cards played since the count was reset, in order")
     peg.add_argument("--go", action="store_true", help="the last card is the last before a go")
     peg.add_argument("--json", action="store_true")
-    tpl = sub.add_parser("board-template", help="draw a board layout to scale as an SVG drilling template")
-    tpl.add_argument("--layout", default="classic-121", help="a layout file or a bundled name (classic-121, three-track-121)")
-    tpl.add_argument("-o", "--output", required=True, help="the SVG file to write")
+    tpl = sub.add_parser(
+        "board-template",
+        help="draw a board layout at 1:1 as a drilling template: PDF pages to print and tape, or one SVG sheet",
+    )
+    tpl.add_argument(
+        "--layout", default="classic-121",
+        help="a layout file or a bundled name (classic-121, three-track-121, four-track-121)",
+    )
     tpl.add_argument("--target", type=int, default=121, help="the game the skunk lines are drawn for")
+    tpl.add_argument("--paper", choices=("a4", "letter", "a3"),
+                     help="for a PDF: the paper the board is tiled over at 1:1 (default a4)")
+    tpl.add_argument("-o", "--output", required=True,
+                     help="board.pdf (pages to print at 100%% and tape together) or board.svg (one sheet)")
     card = sub.add_parser("controls-card", help="draw a one-page A6 card of the controls as a PDF")
     card.add_argument("--config", metavar="FILE", help="the config file whose buttons, pins and players it shows")
     card.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a config key")
@@ -207,19 +216,44 @@ def _board(args) -> int:
 
 def _board_template(args) -> int:
     from hardware.layout import load_layout
-    from hardware.template import board_svg
+    from hardware.template import svg_text, template_drawing
 
+    output = Path(args.output)
+    kind = output.suffix.lower()
+    if kind not in (".pdf", ".svg"):
+        print(f"{PROG}: board-template writes a .pdf (tiled pages) or an .svg (one sheet), not {output}",
+              file=sys.stderr)
+        return 2
+    if kind == ".svg" and args.paper:
+        print(f"{PROG}: --paper tiles a PDF; an SVG is one sheet: write {output.with_suffix('.pdf')} "
+              "or leave out --paper", file=sys.stderr)
+        return 2
     layout = load_layout(args.layout)
     target = args.target
     # ACC lines: a loser under target-30 is skunked, under target-60 double skunked.
     marks = {target - 30: f"skunk line ({target - 30})", target - 60: f"double skunk ({target - 60})"}
-    svg = board_svg(layout, marks)
+    drawing = template_drawing(layout, marks)
     try:
-        Path(args.output).write_text(svg, encoding="utf-8")
+        if kind == ".pdf":
+            try:
+                from hardware.template_pdf import PAPER_NAMES, write_pdf
+
+                tiling = write_pdf(drawing, args.paper or "a4", output)
+            except ImportError:
+                print(f"{PROG}: a PDF template needs reportlab: pip install reportlab "
+                      "(or write board.svg)", file=sys.stderr)
+                return 2
+            sheets = (f"{len(tiling.pages)} {PAPER_NAMES[tiling.paper]} "
+                      f"{'landscape' if tiling.landscape else 'portrait'} pages "
+                      f"({tiling.rows} x {tiling.columns}); trim and tape them where the marks meet")
+        else:
+            output.write_text(svg_text(drawing), encoding="utf-8")
+            sheets = f"one {drawing.width:.0f} x {drawing.height:.0f} mm sheet"
     except OSError as error:
-        print(f"{PROG}: cannot write {args.output}: {error.strerror}", file=sys.stderr)
+        print(f"{PROG}: cannot write {output}: {error.strerror}", file=sys.stderr)
         return 2
-    print(f"{args.output}: {layout.name}, hole pitch {layout.pitch_mm:.2f} mm; print at 100%")
+    print(f"{output}: {layout.name}, hole pitch {layout.pitch_mm:.2f} mm, {sheets}; "
+          "print at 100 % (actual size) and check the 100 mm scale bar")
     return 0
 
 

@@ -186,7 +186,7 @@ def _ranges(numbers: list[int]) -> str:
 
 
 def load_layout(name_or_path: str | Path) -> Layout:
-    """A bundled layout by name (``classic-121``, ``three-track-121``) or a TOML file."""
+    """A bundled layout by name (one of ``BUNDLED``) or a TOML file."""
     text_name = str(name_or_path)
     if text_name in BUNDLED:
         source = f"{text_name} (bundled)"
