@@ -86,8 +86,12 @@ class Simulator:
     """The board on mock hardware, with helpers to act and to look."""
 
     def __init__(self, config: Config, state: Path, hold_s: float | None = SCRIPT_HOLD_S):
-        self.store = LedgerStore(state)
-        self.devices = open_devices(config, MOCK, hold_s)
+        self.store = LedgerStore(state, holder="cribbage-board (mock board)")
+        try:
+            self.devices = open_devices(config, MOCK, hold_s)
+        except BaseException:
+            self.store.close()  # let the ledger's lock go
+            raise
         self.board = Board(config, self.store, self.devices)
         self.controls = self.devices.controls
         self.board.draw()
