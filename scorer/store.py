@@ -187,7 +187,8 @@ class WriterLock:
 
     def __init__(self, ledger: Path, holder: str):
         self.ledger = ledger
-        self.path = ledger.with_name(ledger.name + ".lock")
+        real = Path(os.path.realpath(ledger))  # one lock whatever symlink leads to the ledger
+        self.path = real.with_name(real.name + ".lock")
         self.created = False
         self._fd: int | None = None
         for _ in range(10):  # another writer may remove the file between our open and flock
@@ -224,8 +225,8 @@ class WriterLock:
                 pass
             except OSError as error:
                 raise StoreError(
-                    f"ledger {self.ledger} cannot be locked: {self.path} "
-                    f"cannot be created ({_os_cause(error)})"
+                    f"ledger {self.ledger} cannot be written: its folder {self.path.parent} "
+                    f"takes no new file ({_os_cause(error)}; the writer's lock {self.path.name} goes there)"
                 ) from error
             try:
                 return os.open(self.path, flags), False
@@ -233,7 +234,7 @@ class WriterLock:
                 continue
             except OSError as error:
                 raise StoreError(
-                    f"ledger {self.ledger} cannot be locked: {self.path} "
+                    f"ledger {self.ledger} cannot be written: its lock {self.path} "
                     f"cannot be opened ({_os_cause(error)})"
                 ) from error
 

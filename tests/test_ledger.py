@@ -152,6 +152,15 @@ def test_the_lock_file_names_the_writer_and_goes_with_it(tmp_path):
         assert store.export() == [GAME[0], "heels Alice"]
 
 
+def test_a_symlink_to_the_ledger_takes_the_same_lock(tmp_path):
+    """Two names for one ledger (a symlink): still one writer."""
+    path = tmp_path / "ledger.sqlite3"
+    (tmp_path / "link.sqlite3").symlink_to(path)
+    with LedgerStore(path, holder="first"):
+        with pytest.raises(LedgerInUseError, match="in use by first"):
+            LedgerStore(tmp_path / "link.sqlite3")
+
+
 def test_a_lock_left_by_a_killed_writer_is_taken(tmp_path):
     """kill -9 leaves the lock file but not the lock: the next writer opens the ledger."""
     path = tmp_path / "ledger.sqlite3"
