@@ -131,33 +131,27 @@ def _os_cause(error: OSError) -> str:
 # ---- the path ----------------------------------------------------------------
 
 
-def _header(path: Path) -> bytes | None:
-    """The first 100 bytes of an existing ledger (None if there is none); raises
-    StoreError, changing nothing, if it is not a file this user can read and write."""
+def _exists(path: Path) -> bool:
+    """Whether a ledger file is there; raises StoreError, changing nothing, if
+    the path is not a file this user can write (or a file that could be made)."""
     try:
         path.stat()
     except FileNotFoundError:
         _check_parent(path)
-        return None
-    except NotADirectoryError:
-        _check_parent(path)
-        raise
+        return False
     except OSError as error:
+        if error.errno == errno.ENOTDIR:
+            _check_parent(path)
         raise StoreError(f"ledger {path} cannot be opened: {_os_cause(error)}") from error
     if path.is_dir():
         raise StoreError(f"ledger {path} is a folder, not a file: give a file path (--state FILE)")
     if not path.is_file():
         raise StoreError(f"ledger {path} is not a regular file: give a file path (--state FILE)")
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        os.close(os.open(path, os.O_RDWR | os.O_CLOEXEC))
     except OSError as error:
         raise StoreError(f"ledger {path} cannot be written: {_os_cause(error)}") from error
-    try:
-        return os.pread(fd, 100, 0)
-    except OSError as error:
-        raise StoreError(f"ledger {path} cannot be read: {_os_cause(error)}") from error
-    finally:
-        os.close(fd)
+    return True
 
 
 def _check_parent(path: Path) -> None:
@@ -430,14 +424,14 @@ class LedgerStore:
         self._clock = clock
         self._conn: sqlite3.Connection | None = None
         self._broken: str | None = None
-        header = _header(self.path)
+        exists = _exists(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)  # a missing state folder is made
         except OSError as error:
             raise StoreError(f"ledger {self.path} cannot be created: {_os_cause(error)}") from error
         self._lock = WriterLock(self.path, holder or _default_holder())
         try:
-            self._open(fresh=header is None)
+            self._open(fresh=not exists)
         except BaseException:
             self._close_quietly()
             self._lock.release(remove=self._lock.created)
@@ -477,7 +471,9 @@ class LedgerStore:
             if kind != "new":
                 check = conn.execute("PRAGMA quick_check").fetchone()[0]
                 if check != "ok":
-                    raise _Damaged(f"integrity check failed: {check}")
+                    problems = [line for line in check.splitlines() if not line.startswith("***")] or [check]
+                    more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+                    raise _Damaged(f"integrity check failed: {problems[0]}{more}")
             conn.execute("BEGIN IMMEDIATE")  # can we write? (read-only file, another writer)
             if kind != "ours":
                 for statement in _SCHEMA.split(";"):
@@ -495,17 +491,19 @@ class LedgerStore:
         """Set the damaged file aside, start a new ledger, and carry over what of
         the current match still reads."""
         self._close_quietly()
+        self.messages.clear()
         salvage = self._salvage()
         moved = self._set_aside(error)
         self._conn = self._connect(fresh=True)
-        carried = self._restore(salvage) if salvage else 0
+        kept = "nothing of it could be carried over"
+        if salvage and self._restore(salvage):
+            _, games, actions = salvage
+            kept = (f"the current match was carried over ({len(games)} games, "
+                    f"{len(actions)} entries of the current one)")
         self.book, self._game_id = _read_book(self._conn, self.path, self.messages)
-        kept = (
-            f"the current match was carried over ({carried} rows)"
-            if carried else "nothing of it could be carried over"
-        )
+        reason = " ".join(str(error).split())  # one line, whatever SQLite said
         self.messages.insert(0,
-            f"ledger {self.path} could not be read ({error}); it was kept as {moved} "
+            f"ledger {self.path} could not be read ({reason}); it was kept as {moved} "
             f"and a new ledger started: {kept}"
         )
 
@@ -534,7 +532,7 @@ class LedgerStore:
             conn.close()
         return [tuple(match)], games, actions
 
-    def _restore(self, salvage: tuple[list, list, list]) -> int:
+    def _restore(self, salvage: tuple[list, list, list]) -> bool:
         matches, games, actions = salvage
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
@@ -546,8 +544,8 @@ class LedgerStore:
         except sqlite3.Error:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            return 0
-        return len(games) + len(actions)
+            return False
+        return True
 
     def _set_aside(self, error: Exception) -> Path:
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self._clock()))
