@@ -675,8 +675,10 @@ class LedgerStore:
 class LedgerReader:
     """A read-only view of a ledger, for export, replay and the web view.
 
-    It never takes the writer's lock and never writes: it opens the database
-    with ``mode=ro`` and reads each answer in one snapshot while the writer goes on.
+    It never takes the writer's lock and never writes the ledger: it opens the
+    database with ``mode=ro`` and reads each answer in one snapshot while the
+    writer goes on. (With no writer running, SQLite itself may leave empty
+    ``-wal``/``-shm`` files beside the ledger; the next writer tidies them.)
     Raises StoreError if there is no ledger at ``path`` or it is not one of ours.
     """
 

@@ -411,6 +411,16 @@ def test_full_disk_at_first_start_creates_nothing(small_disk):
     assert sorted(p.name for p in small_disk.iterdir()) == [filler.name]
 
 
+def test_full_disk_at_a_restart_is_refused_and_changes_nothing(small_disk):
+    """A ledger on a disk that filled up while the board was off: one line, exit 2, the ledger as it was."""
+    path = small_disk / "ledger.sqlite3"
+    make_ledger(path)
+    fill(small_disk)
+    before = listing(small_disk)
+    refused(cli("console", "--state", str(path), stdin="hand Alice 12\n"), f"ledger {path}", "disk full")
+    assert listing(small_disk) == before
+
+
 def _entries():
     """Valid entries that never end a game: Alice and Bob peg 1 in turn."""
     n = 0
