@@ -30,6 +30,7 @@ NOBODY = 65534
 
 
 def apply_all(store, lines):
+    """Apply record lines to a store, each acknowledged in turn."""
     for line in lines:
         store.apply(parse_line(line))
 
@@ -68,6 +69,7 @@ def refused(result, *expected):
 
 
 def make_ledger(path: Path, lines=GAME) -> None:
+    """A ledger holding ``lines``, closed again (no writer left)."""
     with LedgerStore(path) as store:
         apply_all(store, lines)
 
