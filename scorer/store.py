@@ -451,12 +451,21 @@ class LedgerStore:
                 self._replace_damaged(error)
         except sqlite3.Error as error:
             self._close_quietly()
-            for suffix, existed in before.items():  # a ledger we began to create is removed
-                if not existed:
-                    Path(str(self.path) + suffix).unlink(missing_ok=True)
             cause = _sqlite_cause(error, self.path.parent)
+            self._tidy_failed_open(before, fresh, cause == "disk full")
             what = "cannot be created" if fresh else "cannot be opened"
             raise StoreError(f"ledger {self.path} {what}: {cause}") from error
+
+    def _tidy_failed_open(self, before: dict[str, bool], fresh: bool, disk_full: bool) -> None:
+        """Remove what a failed open made: a ledger we began to create, or the empty
+        -wal and the -shm SQLite began on a full disk (nobody else had them open, or
+        they would have been there before)."""
+        wal = Path(f"{self.path}-wal")
+        if not fresh and not (disk_full and wal.exists() and wal.stat().st_size == 0):
+            return
+        for suffix, existed in before.items():
+            if not existed:
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
     def _connect(self, fresh: bool) -> sqlite3.Connection:
         conn = sqlite3.connect(_uri(self.path, "rwc" if fresh else "rw"), uri=True, isolation_level=None)
