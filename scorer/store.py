@@ -219,8 +219,8 @@ class WriterLock:
                 pass
             except OSError as error:
                 raise StoreError(
-                    f"ledger {self.ledger} cannot be written: its folder {self.path.parent} "
-                    f"takes no new file ({_os_cause(error)}; the writer's lock {self.path.name} goes there)"
+                    f"ledger {self.ledger} cannot be written: no file can be made in its folder "
+                    f"{self.path.parent} for the writer's lock ({_os_cause(error)})"
                 ) from error
             try:
                 return os.open(self.path, flags), False
