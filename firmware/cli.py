@@ -203,7 +203,7 @@ def _board(args) -> int:
         return run_terminal(config, path)
     from scorer.store import LedgerStore
 
-    store = LedgerStore(path)  # before the devices: a ledger error leaves no device open
+    store = LedgerStore(path, holder=PROG)  # before the devices: a ledger error leaves no device open
     try:
         devices = open_devices(config, backend)
     except BaseException:

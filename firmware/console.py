@@ -39,7 +39,7 @@ def default_state_path() -> Path:
 def run_console(state: str | None = None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
     """Read record lines until quit or end of input; returns the exit status."""
     path = Path(state) if state else default_state_path()
-    store = LedgerStore(path)
+    store = LedgerStore(path, holder="cribbage-board console")
     out = stdout.write
     try:
         for message in store.messages:

@@ -166,11 +166,11 @@ class Simulator:
     ):
         self.clock = SimClock()
         self.animate = animate
-        self.store = LedgerStore(state)
+        self.store = LedgerStore(state, holder="cribbage-board (mock board)")
         try:
             self.devices = open_devices(config, MOCK, hold_s)
         except BaseException:
-            self.store.close()
+            self.store.close()  # let the ledger's lock go
             raise
         self.board = Board(config, self.store, self.devices, clock=self.clock)
         self.controls = self.devices.controls

@@ -2,14 +2,36 @@
 
 The database holds the game record itself (one row an action), so reopening
 it is a replay of what was acknowledged, undo and redo stacks included.
-A database that cannot be read is moved aside, never deleted.
+
+Files, for a ledger ``LEDGER``:
+
+- ``LEDGER``: the SQLite database (WAL, synchronous=FULL), marked as ours with
+  ``PRAGMA application_id = 0x43524942`` (``APPLICATION_ID``, "CRIB" in ASCII);
+  a ledger written before the marker (application_id 0, our ``meta`` table,
+  schema "1") is recognised and marked when a writer opens it.
+- ``LEDGER-wal``, ``LEDGER-shm``: SQLite's own.
+- ``LEDGER.lock``: exists while a writer runs. The writer holds an exclusive
+  ``flock`` on it for its lifetime and writes its pid and program into it, so a
+  second writer is refused at once and told who holds it. Readers
+  (``LedgerReader``) never touch it: they open the database read-only and, WAL
+  being what it is, read while the writer writes.
+
+Only a damaged file is set aside (renamed, never deleted): one SQLite calls not
+a database or corrupt, one that fails ``quick_check``, or one that carries our
+marker with a schema that is not ours. Every other reason a ledger cannot be
+opened (permission, read-only, busy, disk full, a folder or a file in the way,
+another program's database, a newer schema) is a ``StoreError`` that names the
+path and the cause, and nothing is renamed, created or changed.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
@@ -17,7 +39,9 @@ from .errors import CribbageError
 from .game import Game, LedgerEntry, Match, Outcome
 from .record import Action, GameHeader, Scorebook, parse_line
 
+APPLICATION_ID = 0x43524942  # "CRIB": PRAGMA application_id of every ledger
 SCHEMA_VERSION = "1"
+BUSY_TIMEOUT_MS = 1000  # how long to wait on another program's SQLite lock
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS matches (id INTEGER PRIMARY KEY, started TEXT NOT NULL);
@@ -35,59 +59,502 @@ CREATE TABLE IF NOT EXISTS actions (
 CREATE INDEX IF NOT EXISTS actions_by_game ON actions (game_id, id);
 CREATE INDEX IF NOT EXISTS games_by_match ON games (match_id, id);
 """
+_COLUMNS = {
+    "meta": {"key", "value"},
+    "matches": {"id", "started"},
+    "games": {"id", "match_id", "header", "outcome"},
+    "actions": {"id", "game_id", "line"},
+}
+_DAMAGED = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
+_OS_CAUSES = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EROFS: "read-only file system",
+    errno.ENOSPC: "disk full",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.ENOTDIR: "a file is in the way of its folder",
+    errno.EISDIR: "it is a folder, not a file",
+    errno.ELOOP: "too many symbolic links",
+    errno.ENAMETOOLONG: "the name is too long",
+}
 
 
 class StoreError(CribbageError):
-    """The ledger could not be written; the action was not acknowledged."""
+    """The ledger could not be opened or written; nothing was acknowledged."""
+
+
+class LedgerInUseError(StoreError):
+    """Another process is writing this ledger."""
+
+
+class DiskFullError(StoreError):
+    """The disk is full: the entry was not saved."""
+
+
+class _Damaged(Exception):
+    """The file is ours (or claims to be) but cannot be read as a ledger."""
+
+
+def _code(error: sqlite3.Error) -> int:
+    """SQLite's primary result code of an error (0 when it has none)."""
+    return getattr(error, "sqlite_errorcode", 0) & 0xFF
+
+
+def _sqlite_cause(error: sqlite3.Error, folder: Path) -> str:
+    """What an SQLite error means for the user, from its result code."""
+    code = _code(error)
+    name = getattr(error, "sqlite_errorname", "") or type(error).__name__
+    if code == sqlite3.SQLITE_FULL or (code == sqlite3.SQLITE_IOERR and _disk_is_full(folder)):
+        return "disk full"
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return "locked by another program (a backup? another copy of the board?)"
+    if code == sqlite3.SQLITE_READONLY:
+        return "read-only: the file or its folder cannot be written"
+    if code == sqlite3.SQLITE_PERM or code == sqlite3.SQLITE_AUTH:
+        return "permission denied"
+    if code == sqlite3.SQLITE_CANTOPEN:
+        return "SQLite cannot open it (check the path and its permissions)"
+    return f"{error} ({name})"
+
+
+def _disk_is_full(folder: Path) -> bool:
+    try:
+        return os.statvfs(folder).f_bavail == 0
+    except OSError:
+        return False
+
+
+def _os_cause(error: OSError) -> str:
+    return _OS_CAUSES.get(error.errno, error.strerror or str(error))
+
+
+# ---- the path ----------------------------------------------------------------
+
+
+def _exists(path: Path) -> bool:
+    """Whether a ledger file is there; raises StoreError, changing nothing, if
+    the path is not a file this user can write (or a file that could be made)."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        _check_parent(path)
+        return False
+    except OSError as error:
+        if error.errno == errno.ENOTDIR:
+            _check_parent(path)
+        raise StoreError(f"ledger {path} cannot be opened: {_os_cause(error)}") from error
+    if path.is_dir():
+        raise StoreError(f"ledger {path} is a folder, not a file: give a file path (--state FILE)")
+    if not path.is_file():
+        raise StoreError(f"ledger {path} is not a regular file: give a file path (--state FILE)")
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CLOEXEC))
+    except OSError as error:
+        raise StoreError(f"ledger {path} cannot be written: {_os_cause(error)}") from error
+    return True
+
+
+def _check_parent(path: Path) -> None:
+    """The ledger's folder exists or can be made: the nearest existing ancestor is a folder."""
+    for ancestor in path.absolute().parents:
+        try:
+            if ancestor.is_dir():
+                return
+            if ancestor.exists():
+                raise StoreError(
+                    f"ledger {path} cannot be created: {ancestor} is a file, not a folder"
+                )
+        except OSError as error:
+            raise StoreError(f"ledger {path} cannot be created: {_os_cause(error)}") from error
+
+
+# ---- the writer's lock -------------------------------------------------------
+
+
+class WriterLock:
+    """An exclusive ``flock`` on ``LEDGER.lock`` for one writer's lifetime.
+
+    The lock file holds ``PID PROGRAM`` for the refusal message. It is removed
+    when released; a lock left by a killed writer is free (the kernel drops a
+    dead process's flock) and is simply taken.
+    """
+
+    def __init__(self, ledger: Path, holder: str):
+        self.ledger = ledger
+        real = Path(os.path.realpath(ledger))  # one lock whatever symlink leads to the ledger
+        self.path = real.with_name(real.name + ".lock")
+        self.created = False
+        self._fd: int | None = None
+        for _ in range(10):  # another writer may remove the file between our open and flock
+            fd, created = self._open()
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                who = self._holder(fd)
+                os.close(fd)
+                raise LedgerInUseError(
+                    f"ledger {ledger} is in use by {who}: stop it first"
+                ) from None
+            except OSError as error:
+                os.close(fd)
+                raise StoreError(f"ledger {ledger} cannot be locked: {_os_cause(error)}") from error
+            if self._same_file(fd):
+                self._fd, self.created = fd, created
+                break
+            os.close(fd)
+        else:
+            raise StoreError(f"ledger {ledger} cannot be locked: its lock file keeps changing")
+        try:  # best effort: a full disk must not stop the lock itself
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()} {holder}\n".encode(), 0)
+        except OSError:
+            pass
+
+    def _open(self) -> tuple[int, bool]:
+        flags = os.O_RDWR | os.O_CLOEXEC
+        while True:
+            try:
+                return os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o644), True
+            except FileExistsError:
+                pass
+            except OSError as error:
+                raise StoreError(
+                    f"ledger {self.ledger} cannot be written: no file can be made in its folder "
+                    f"{self.path.parent} for the writer's lock ({_os_cause(error)})"
+                ) from error
+            try:
+                return os.open(self.path, flags), False
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                raise StoreError(
+                    f"ledger {self.ledger} cannot be written: its lock {self.path} "
+                    f"cannot be opened ({_os_cause(error)})"
+                ) from error
+
+    def _same_file(self, fd: int) -> bool:
+        try:
+            here, there = os.fstat(fd), os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+    @staticmethod
+    def _holder(fd: int) -> str:
+        try:
+            text = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+        except OSError:
+            text = ""
+        pid, _, program = text.partition(" ")
+        if not pid.isdigit():
+            return "another process"
+        return f"{program or 'a process'} (pid {pid})"
+
+    def release(self, remove: bool = True) -> None:
+        """Let the lock go (removing the lock file first, while it is still ours)."""
+        if self._fd is None:
+            return
+        if remove and self._same_file(self._fd):
+            try:
+                self.path.unlink()
+            except OSError:
+                pass
+        os.close(self._fd)
+        self._fd = None
+
+
+def _default_holder() -> str:
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return name if name and name not in ("-c", "-m", "__main__.py") else "python"
+
+
+# ---- reading a ledger --------------------------------------------------------
+
+
+def _uri(path: Path, mode: str) -> str:
+    return f"{path.absolute().as_uri()}?mode={mode}"
+
+
+def _inspect(conn: sqlite3.Connection, path: Path) -> str:
+    """What the open database is: "new" (empty), "ours", or "unmarked" (a ledger
+    from before the marker). Raises StoreError for another program's database or a
+    newer schema, _Damaged for our marker on a schema that is not ours."""
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables:
+        if app_id in (0, APPLICATION_ID):
+            return "new"
+    if app_id == 0:
+        if "meta" not in tables or _schema_row(conn) != SCHEMA_VERSION:
+            shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            raise StoreError(
+                f"ledger {path} is another program's SQLite database (tables: {shown}): "
+                "give another path (--state FILE)"
+            )
+    elif app_id != APPLICATION_ID:
+        raise StoreError(
+            f"ledger {path} is another program's SQLite database (application_id {app_id:#x}): "
+            "give another path (--state FILE)"
+        )
+    version = _schema_row(conn) if "meta" in tables else None
+    if version is None or not version.isdigit():
+        raise _Damaged(f"it carries the ledger marker but has no schema version ({version!r})")
+    if int(version) > int(SCHEMA_VERSION):
+        raise StoreError(
+            f"ledger {path} has schema {version}, newer than this cribbage-board reads "
+            f"({SCHEMA_VERSION}): upgrade cribbage-board or give another path (--state FILE)"
+        )
+    for table, columns in _COLUMNS.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if not columns <= have:
+            raise _Damaged(f"its table {table} is missing or lacks columns")
+    return "ours" if app_id == APPLICATION_ID else "unmarked"
+
+
+def _schema_row(conn: sqlite3.Connection) -> str | None:
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    except sqlite3.OperationalError:  # a "meta" table of another shape
+        return None
+    return row[0] if row and isinstance(row[0], str) else None
+
+
+def _parse(line) -> Action:
+    if not isinstance(line, str):
+        raise ValueError(f"not text: {line!r}")
+    action = parse_line(line)
+    if action is None:
+        raise ValueError("an empty line")
+    return action
+
+
+def _read_book(conn: sqlite3.Connection, path: Path, messages: list[str]) -> tuple[Scorebook, int | None]:
+    """The current match from the ledger, in one read snapshot: its earlier games'
+    results and the current game replayed. What no longer reads is skipped and said
+    in ``messages``; it stays in the file."""
+    conn.execute("BEGIN")
+    try:
+        row = conn.execute("SELECT max(id) FROM matches").fetchone()
+        if row[0] is None:
+            return Scorebook(), None
+        games = conn.execute(
+            "SELECT id, header, outcome FROM games WHERE match_id=? ORDER BY id", (row[0],)
+        ).fetchall()
+        if not games:
+            return Scorebook(), None
+        game_id, header_line, _ = games[-1]
+        try:
+            header = _parse(header_line)
+            if not isinstance(header, GameHeader):
+                raise ValueError(f"not a game line: {header_line!r}")
+        except ValueError as error:
+            messages.append(
+                f"ledger {path}: game {game_id} cannot be resumed, its game line is damaged ({error}); "
+                "it stays in the ledger and a new game starts"
+            )
+            return Scorebook(), None
+        results = []
+        for earlier_id, _, outcome in games[:-1]:
+            if outcome is None:
+                continue  # abandoned: it counts for nobody
+            try:
+                results.append(Outcome.from_dict(json.loads(outcome)))
+            except (ValueError, KeyError, TypeError, AttributeError) as error:
+                messages.append(
+                    f"ledger {path}: the result of game {earlier_id} is damaged ({error!r}); "
+                    "it stays in the ledger but is left out of the match tally"
+                )
+        try:
+            book = Scorebook(Match(header.variant, header.seats, header.dealer, header.options, results))
+        except CribbageError as error:
+            messages.append(
+                f"ledger {path}: game {game_id} cannot be resumed ({error}); "
+                "it stays in the ledger and a new game starts"
+            )
+            return Scorebook(), None
+        lines = conn.execute(
+            "SELECT id, line FROM actions WHERE game_id=? ORDER BY id", (game_id,)
+        ).fetchall()
+        for action_id, line in lines:
+            try:
+                book.apply(_parse(line))
+            except ValueError as error:  # CribbageError included
+                messages.append(f"ledger action {action_id} ({line}) no longer replays: {error}")
+        return book, game_id
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+def _export(conn: sqlite3.Connection, path: Path, game_id: int) -> list[str]:
+    conn.execute("BEGIN")
+    try:
+        row = conn.execute("SELECT header FROM games WHERE id=?", (game_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no game {game_id} in {path}")
+        lines = conn.execute(
+            "SELECT line FROM actions WHERE game_id=? ORDER BY id", (game_id,)
+        ).fetchall()
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+    return [row[0]] + [line for (line,) in lines]
+
+
+def _game_ids(conn: sqlite3.Connection) -> list[int]:
+    return [row[0] for row in conn.execute("SELECT id FROM games ORDER BY id")]
+
+
+# ---- the writer --------------------------------------------------------------
 
 
 class LedgerStore:
-    """A scorebook kept in an SQLite file (WAL, synchronous=FULL).
+    """A scorebook kept in an SQLite file (WAL, synchronous=FULL), by its one writer.
 
-    ``messages`` tells what happened on opening (a database set aside, a line
-    that no longer replays), for the board to show.
+    Opening takes the writer's lock (``LedgerInUseError`` if another process
+    holds it) and raises ``StoreError``, changing nothing, when the file cannot
+    be used; only a damaged file is set aside. ``messages`` tells what happened
+    on opening (a file set aside, what was salvaged, a line that no longer
+    replays), for the board to show. ``holder`` names this program in the lock.
     """
 
-    def __init__(self, path: str | os.PathLike, clock=time.time):
+    def __init__(self, path: str | os.PathLike, clock=time.time, holder: str | None = None):
         self.path = Path(path)
         self.messages: list[str] = []
         self._clock = clock
         self._conn: sqlite3.Connection | None = None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._broken: str | None = None
+        exists = _exists(self.path)
         try:
-            self._conn = self._connect()
-            self.book, self._game_id = self._load()
-        except (sqlite3.Error, CribbageError, ValueError, KeyError, TypeError) as error:
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # a missing state folder is made
+        except OSError as error:
+            raise StoreError(f"ledger {self.path} cannot be created: {_os_cause(error)}") from error
+        self._lock = WriterLock(self.path, holder or _default_holder())
+        try:
+            self._open(fresh=not exists)
+        except BaseException:
             self._close_quietly()
-            moved = self._set_aside(error)
-            self._conn = self._connect()
-            self.book, self._game_id = self._load()
-            self.messages.append(
-                f"ledger {self.path} could not be read ({error}); it was kept as {moved.name} "
-                "and a new ledger started"
-            )
+            self._lock.release(remove=self._lock.created)
+            raise
 
     # ---- opening ---------------------------------------------------------
 
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, isolation_level=None)
+    def _open(self, fresh: bool) -> None:
+        before = {suffix: Path(str(self.path) + suffix).exists() for suffix in ("", "-wal", "-shm")}
         try:
+            try:
+                self._conn = self._connect(fresh)
+                self.book, self._game_id = _read_book(self._conn, self.path, self.messages)
+            except (sqlite3.DatabaseError, _Damaged) as error:
+                if isinstance(error, sqlite3.Error) and _code(error) not in _DAMAGED:
+                    raise
+                self._replace_damaged(error)
+        except sqlite3.Error as error:
+            self._close_quietly()
+            cause = _sqlite_cause(error, self.path.parent)
+            self._tidy_failed_open(before, fresh, cause == "disk full")
+            what = "cannot be created" if fresh else "cannot be opened"
+            raise StoreError(f"ledger {self.path} {what}: {cause}") from error
+
+    def _tidy_failed_open(self, before: dict[str, bool], fresh: bool, disk_full: bool) -> None:
+        """Remove what a failed open made: a ledger we began to create, or the empty
+        -wal and the -shm SQLite began on a full disk (nobody else had them open, or
+        they would have been there before)."""
+        wal = Path(f"{self.path}-wal")
+        if not fresh and not (disk_full and wal.exists() and wal.stat().st_size == 0):
+            return
+        for suffix, existed in before.items():
+            if not existed:
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def _connect(self, fresh: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(_uri(self.path, "rwc" if fresh else "rw"), uri=True, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("BEGIN")  # reading what the file is changes nothing
+            kind = _inspect(conn, self.path)
+            conn.execute("COMMIT")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
-            check = conn.execute("PRAGMA quick_check").fetchone()[0]
-            if check != "ok":
-                raise sqlite3.DatabaseError(f"integrity check failed: {check}")
-            conn.executescript(_SCHEMA)
-            row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            elif row[0] != SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(f"schema version {row[0]}, expected {SCHEMA_VERSION}")
+            if kind != "new":
+                check = conn.execute("PRAGMA quick_check").fetchone()[0]
+                if check != "ok":
+                    problems = [line for line in check.splitlines() if not line.startswith("***")] or [check]
+                    more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+                    raise _Damaged(f"integrity check failed: {problems[0]}{more}")
+            conn.execute("BEGIN IMMEDIATE")  # can we write? (read-only file, another writer)
+            if kind != "ours":
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            conn.execute("COMMIT")
         except BaseException:
             conn.close()
             raise
         return conn
+
+    def _replace_damaged(self, error: Exception) -> None:
+        """Set the damaged file aside, start a new ledger, and carry over what of
+        the current match still reads."""
+        self._close_quietly()
+        self.messages.clear()
+        salvage = self._salvage()
+        moved = self._set_aside(error)
+        self._conn = self._connect(fresh=True)
+        kept = "nothing of it could be carried over"
+        if salvage and self._restore(salvage):
+            _, games, actions = salvage
+            kept = (f"the current match was carried over ({len(games)} games, "
+                    f"{len(actions)} entries of the current one)")
+        self.book, self._game_id = _read_book(self._conn, self.path, self.messages)
+        reason = " ".join(str(error).split())  # one line, whatever SQLite said
+        self.messages.insert(0,
+            f"ledger {self.path} could not be read ({reason}); it was kept as {moved} "
+            f"and a new ledger started: {kept}"
+        )
+
+    def _salvage(self) -> tuple[list, list, list] | None:
+        """The latest match's row, games and current game's actions, if they still read
+        (read-only: the damaged file is kept as it is)."""
+        try:
+            conn = sqlite3.connect(_uri(self.path, "ro"), uri=True, isolation_level=None)
+        except sqlite3.Error:
+            return None
+        try:
+            match = conn.execute("SELECT id, started FROM matches ORDER BY id DESC LIMIT 1").fetchone()
+            if match is None:
+                return None
+            games = conn.execute(
+                "SELECT id, match_id, header, outcome FROM games WHERE match_id=? ORDER BY id", (match[0],)
+            ).fetchall()
+            if not games:
+                return None
+            actions = conn.execute(
+                "SELECT id, game_id, line FROM actions WHERE game_id=? ORDER BY id", (games[-1][0],)
+            ).fetchall()
+        except sqlite3.Error:
+            return None
+        finally:
+            conn.close()
+        return [tuple(match)], games, actions
+
+    def _restore(self, salvage: tuple[list, list, list]) -> bool:
+        matches, games, actions = salvage
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT INTO matches (id, started) VALUES (?, ?)", matches)
+            conn.executemany("INSERT INTO games (id, match_id, header, outcome) VALUES (?, ?, ?, ?)", games)
+            conn.executemany("INSERT INTO actions (id, game_id, line) VALUES (?, ?, ?)", actions)
+            conn.execute("COMMIT")
+        except sqlite3.Error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            return False
+        return True
 
     def _set_aside(self, error: Exception) -> Path:
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self._clock()))
@@ -103,37 +570,10 @@ class LedgerStore:
                     os.replace(part, str(target) + suffix)
         except OSError as move_error:
             raise StoreError(
-                f"ledger {self.path} cannot be read ({error}) nor moved aside ({move_error}): "
-                "check the state directory's permissions"
+                f"ledger {self.path} is damaged ({error}) and cannot be moved aside "
+                f"({_os_cause(move_error)}): check the state folder's permissions"
             ) from move_error
         return target
-
-    def _load(self) -> tuple[Scorebook, int | None]:
-        conn = self._conn
-        row = conn.execute("SELECT max(id) FROM matches").fetchone()
-        if row[0] is None:
-            return Scorebook(), None
-        games = conn.execute(
-            "SELECT id, header, outcome FROM games WHERE match_id=? ORDER BY id", (row[0],)
-        ).fetchall()
-        if not games:
-            return Scorebook(), None
-        results = [Outcome.from_dict(json.loads(o)) for _, _, o in games[:-1] if o]
-        game_id, header_line, _ = games[-1]
-        header = parse_line(header_line)
-        if not isinstance(header, GameHeader):
-            raise ValueError(f"game {game_id} has no valid header: {header_line!r}")
-        match = Match(header.variant, header.seats, header.dealer, header.options, results)
-        book = Scorebook(match)
-        lines = conn.execute(
-            "SELECT id, line FROM actions WHERE game_id=? ORDER BY id", (game_id,)
-        ).fetchall()
-        for action_id, line in lines:
-            try:
-                book.apply(parse_line(line))
-            except CribbageError as error:
-                self.messages.append(f"ledger action {action_id} ({line}) no longer replays: {error}")
-        return book, game_id
 
     # ---- writing ---------------------------------------------------------
 
@@ -145,15 +585,28 @@ class LedgerStore:
         """Apply an action and make it durable; only then return (acknowledge).
 
         A refused action raises and nothing is written. If the write fails the
-        in-memory state is rebuilt from the database and StoreError is raised.
+        in-memory state is rebuilt from the database and StoreError is raised
+        (``DiskFullError``, "disk full: entry not saved", when the disk is full).
         """
+        if self._conn is None or self._broken:
+            raise StoreError(self._broken or f"ledger {self.path} is closed")
         result = self.book.apply(action)
         try:
             self._write(action)
         except sqlite3.Error as error:
-            self.book, self._game_id = self._load()
-            raise StoreError(f"could not save to {self.path}: {error}") from error
+            failure = self._write_failure(error)
+            try:
+                self.book, self._game_id = _read_book(self._conn, self.path, [])
+            except sqlite3.Error as reread:
+                self._broken = f"ledger {self.path} cannot be read back ({reread}): restart the board"
+                raise StoreError(f"{failure}; {self._broken}") from error
+            raise failure from error
         return result
+
+    def _write_failure(self, error: sqlite3.Error) -> StoreError:
+        if _code(error) == sqlite3.SQLITE_FULL:
+            return DiskFullError("disk full: entry not saved")
+        return StoreError(f"entry not saved: {_sqlite_cause(error, self.path.parent)}")
 
     def _write(self, action: Action) -> None:
         conn = self._conn
@@ -182,7 +635,13 @@ class LedgerStore:
                 conn.execute("UPDATE games SET outcome=? WHERE id=?", (outcome, game_id))
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            # SQLite may already have rolled back (a failed COMMIT on a full disk
+            # does): roll back only what is open, and never hide the first error.
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
             raise
         self._game_id = game_id
 
@@ -190,23 +649,19 @@ class LedgerStore:
 
     def game_ids(self) -> list[int]:
         """Every game in the ledger, oldest first."""
-        return [row[0] for row in self._conn.execute("SELECT id FROM games ORDER BY id")]
+        return _game_ids(self._conn)
 
     def export(self, game_id: int | None = None) -> list[str]:
         """A game (the current one by default) as game-record lines."""
         game_id = self._game_id if game_id is None else game_id
         if game_id is None:
             return []
-        row = self._conn.execute("SELECT header FROM games WHERE id=?", (game_id,)).fetchone()
-        if row is None:
-            raise StoreError(f"no game {game_id} in {self.path}")
-        lines = self._conn.execute(
-            "SELECT line FROM actions WHERE game_id=? ORDER BY id", (game_id,)
-        ).fetchall()
-        return [row[0]] + [line for (line,) in lines]
+        return _export(self._conn, self.path, game_id)
 
     def close(self) -> None:
+        """Close the database, then let the writer's lock go."""
         self._close_quietly()
+        self._lock.release()
 
     def _close_quietly(self) -> None:
         if self._conn is not None:
@@ -217,6 +672,94 @@ class LedgerStore:
             self._conn = None
 
     def __enter__(self) -> "LedgerStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# ---- the reader --------------------------------------------------------------
+
+
+class LedgerReader:
+    """A read-only view of a ledger, for export, replay and the web view.
+
+    It never takes the writer's lock and never writes the ledger: it opens the
+    database with ``mode=ro`` and reads each answer in one snapshot while the
+    writer goes on. (With no writer running, SQLite itself may leave empty
+    ``-wal``/``-shm`` files beside the ledger; the next writer tidies them.)
+    Raises StoreError if there is no ledger at ``path`` or it is not one of ours.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.messages: list[str] = []
+        if not self.path.is_file():
+            raise StoreError(f"no ledger at {self.path}")
+        self._conn: sqlite3.Connection | None = None
+        try:
+            self._conn = sqlite3.connect(_uri(self.path, "ro"), uri=True, isolation_level=None)
+            self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            self._conn.execute("BEGIN")
+            kind = _inspect(self._conn, self.path)
+            self._conn.execute("COMMIT")
+        except (sqlite3.Error, _Damaged) as error:
+            self.close()
+            if isinstance(error, _Damaged) or _code(error) in _DAMAGED:
+                raise StoreError(f"ledger {self.path} is damaged ({error})") from error
+            raise StoreError(
+                f"ledger {self.path} cannot be read: {_sqlite_cause(error, self.path.parent)}"
+            ) from error
+        except StoreError:
+            self.close()
+            raise
+        if kind == "new":
+            self.close()
+            raise StoreError(f"no ledger at {self.path} (an empty database)")
+
+    def _reading(self, read):
+        if self._conn is None:
+            raise StoreError(f"ledger {self.path} is closed")
+        try:
+            return read()
+        except sqlite3.Error as error:
+            raise StoreError(
+                f"ledger {self.path} cannot be read: {_sqlite_cause(error, self.path.parent)}"
+            ) from error
+
+    def game_ids(self) -> list[int]:
+        """Every game in the ledger, oldest first."""
+        return self._reading(lambda: _game_ids(self._conn))
+
+    def current_game_id(self) -> int | None:
+        """The game the writer is playing (the newest), None if there is none."""
+        return self._reading(lambda: self._conn.execute("SELECT max(id) FROM games").fetchone()[0])
+
+    def export(self, game_id: int | None = None) -> list[str]:
+        """A game (the current one by default) as game-record lines."""
+        game_id = self.current_game_id() if game_id is None else game_id
+        if game_id is None:
+            return []
+        return self._reading(lambda: _export(self._conn, self.path, game_id))
+
+    @property
+    def book(self) -> Scorebook:
+        """The current match as it stands now (read afresh at each use); what does
+        not replay is said in ``messages``."""
+        messages: list[str] = []
+        book, _ = self._reading(lambda: _read_book(self._conn, self.path, messages))
+        self.messages = messages
+        return book
+
+    def close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except sqlite3.Error:
+                pass
+            self._conn = None
+
+    def __enter__(self) -> "LedgerReader":
         return self
 
     def __exit__(self, *exc) -> None:

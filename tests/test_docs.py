@@ -19,8 +19,11 @@ from scorer.variants import GAME_POINT_PRESETS, VARIANTS, Options, SkunkLines
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "docs" / "rules.md"
-# Where the refusals live: every scorer module, and the controller's own alerts.
-SOURCES = sorted((ROOT / "scorer").glob("*.py")) + [ROOT / "firmware" / "controller.py"]
+# Where the refusals live: every scorer module but the ledger's storage (its errors
+# are about files and disks, not the rules: README's ledger section), and the
+# controller's own alerts.
+SOURCES = sorted(p for p in (ROOT / "scorer").glob("*.py") if p.name != "store.py")
+SOURCES += [ROOT / "firmware" / "controller.py"]
 
 
 def _pieces(node: ast.expr) -> list[str | None] | None:
@@ -108,7 +111,7 @@ def test_every_refusal_is_documented():
     """Each refusal message in the code is quoted whole in docs/rules.md."""
     doc = rules_text()
     refusals = code_refusals()
-    assert len(refusals) >= 60  # the scan found the messages, not nothing
+    assert len(refusals) >= 55  # the scan found the messages (59 today), not nothing
     missing = [
         f"{where}: {''.join('{...}' if p is None else p for p in pieces)}"
         for where, pieces in refusals if not documented(pieces, doc)
