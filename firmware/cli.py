@@ -298,14 +298,20 @@ def _count(args) -> int:
         return 0
     if not args.starter:
         return fail(f"{PROG} count: count needs --starter CARD (or --distribution)")
-    starter = parse_cards([args.starter])[0]
-    score = score_hand(parse_cards(args.cards, [starter]), starter, crib=args.crib)
+    starter = parse_cards(_card_texts([args.starter]))[0]
+    score = score_hand(parse_cards(_card_texts(args.cards), [starter]), starter, crib=args.crib)
     print(json.dumps(score.to_dict()) if args.json else f"{score.say()}")
     return 0
 
 
+def _card_texts(texts: list[str]) -> list[str]:
+    """Card arguments cut short where they are too long to be a card, so the
+    message that says so stays short."""
+    return [text if len(text) <= 8 else text[:8] + "..." for text in texts]
+
+
 def _pegging(args) -> int:
-    score = score_play(parse_cards(args.cards), go=args.go)
+    score = score_play(parse_cards(_card_texts(args.cards)), go=args.go)
     if args.json:
         print(json.dumps({"points": score.total, "items": score.to_dict()["items"]}))
     else:

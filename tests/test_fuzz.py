@@ -3,6 +3,7 @@ exit 0, or exit 2 with one line on standard error; never a traceback, never a ha
 
 import contextlib
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,8 @@ from firmware.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "tests" / "data" / "example-game.txt"
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))  # more for a deeper search, e.g. 2000
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 FEW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 

@@ -165,3 +165,38 @@ def test_usage_errors_are_one_line(capsys):
     """argparse's own errors are one line too, exit 2."""
     code, out, err = run(capsys, "count", "--bogus")
     assert code == 2 and err.count("\n") == 1 and "unrecognized arguments: --bogus" in err
+
+
+VALUES = {"--state": ("state", "l.sqlite3"), "--config": ("config", "c.toml"), "--set": ("set", "a.b=1"),
+          "--backend": ("backend", "mock"), "--headless": ("headless", None)}
+USED = {"console": {"--state", "--config", "--set"}, "simulate": set(VALUES)}
+
+
+@pytest.mark.parametrize("command", ["console", "simulate"])
+@pytest.mark.parametrize("option", list(VALUES))
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_every_option_on_either_side(capsys, command, option, where):
+    """Each option before or after console and simulate: the same value, or the same one-line refusal."""
+    dest, value = VALUES[option]
+    given = [option] + ([value] if value else [])
+    rest = [command] + (["s.txt"] if command == "simulate" else [])
+    argv = given + rest if where == "before" else rest + given
+    if option in USED[command]:
+        args = parse_args(argv)
+        assert getattr(args, dest) == ([value] if dest == "set" else value or True)
+    else:
+        with pytest.raises(SystemExit) as stop:
+            parse_args(argv)
+        assert stop.value.code == 2
+        assert capsys.readouterr().err == (
+            f"cribbage-board: {command} does not use {option}: {option} is used by "
+            + ("the board and simulate (mock only)\n" if option == "--backend"
+               else "the board with --backend mock, and simulate\n"))
+
+
+@pytest.mark.parametrize("option", list(VALUES))
+def test_every_option_for_the_board(option):
+    """The board (no command) takes every option."""
+    dest, value = VALUES[option]
+    args = parse_args([option] + ([value] if value else []))
+    assert args.command is None and getattr(args, dest) == ([value] if dest == "set" else value or True)
