@@ -358,11 +358,14 @@ def _board(args) -> int:
 
 
 def _board_template(args) -> int:
-    from hardware.layout import load_layout
     from hardware.template import board_svg
 
-    layout = load_layout(args.layout)
+    from .config import load_layout_file
+
     target = args.target
+    if not 31 <= target <= 1000:
+        return fail(f"{PROG} board-template: --target {target} is out of range: use 31 to 1000")
+    layout = load_layout_file(args.layout)
     # ACC lines: a loser under target-30 is skunked, under target-60 double skunked.
     marks = {target - 30: f"skunk line ({target - 30})", target - 60: f"double skunk ({target - 60})"}
     svg = board_svg(layout, marks)

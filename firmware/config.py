@@ -184,28 +184,43 @@ def parse_override(text: str) -> tuple[str, str, Any]:
     return section, key, value
 
 
-def _read_toml(path: Path) -> dict:
-    """The config file's table; ConfigError if it is unreadable, too large, not
+def _read_toml(path: Path, noun: str = "the config") -> dict:
+    """A TOML file's table; ConfigError if it is unreadable, too large, not
     UTF-8, not TOML or nested too deeply."""
     try:
         with open(path, "rb") as file:
             data = file.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
-        raise ConfigError(f"{path}: cannot read the config: {error.strerror or error}") from None
+        raise ConfigError(f"{path}: cannot read {noun}: {error.strerror or error}") from None
     except ValueError as error:  # a NUL in the path
-        raise ConfigError(f"{path}: cannot read the config: {error}") from None
+        raise ConfigError(f"{path}: cannot read {noun}: {error}") from None
     if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: the config is larger than {MAX_CONFIG_BYTES // 1024} KB: is it the right file?")
+        raise ConfigError(f"{path}: {noun} is larger than {MAX_CONFIG_BYTES // 1024} KB: is it the right file?")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {error.start + 1}): save the config as UTF-8") from None
+        raise ConfigError(f"{path}: not UTF-8 text (byte {error.start + 1}): save {noun} as UTF-8") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     except RecursionError:
-        raise ConfigError(f"{path}: not a usable config: nested too deeply") from None
+        raise ConfigError(f"{path}: not usable as {noun}: nested too deeply") from None
+
+
+def load_layout_file(name: str | Path):
+    """hardware.layout.load_layout, with a layout file read like the config
+    (at most 256 KB, UTF-8, not nested too deeply); LayoutError if it cannot be used."""
+    from hardware.errors import LayoutError
+    from hardware.layout import BUNDLED, load_layout, parse_layout
+
+    if str(name) in BUNDLED:
+        return load_layout(str(name))
+    try:
+        data = _read_toml(Path(name), "layout")
+    except ConfigError as error:
+        raise LayoutError(f"{error}; bundled layouts: {', '.join(BUNDLED)}") from None
+    return parse_layout(data, str(name))
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Config:
@@ -234,7 +249,6 @@ def _check_together(config: Config):
     """Checks across keys; returns the layout, which they load."""
     # Pins in use twice, a layout with too few tracks for the game, too few names.
     from hardware.errors import LayoutError
-    from hardware.layout import load_layout
     from scorer.variants import find_variant
 
     from .app import input_pins
@@ -252,7 +266,7 @@ def _check_together(config: Config):
             "give the strip its own pin"
         )
     try:
-        layout = load_layout(config["leds"]["layout"])
+        layout = load_layout_file(config["leds"]["layout"])
     except LayoutError as error:
         raise ConfigError(f"{where}: [leds] layout: {error}") from None
     variant = find_variant(config["game"]["variant"])

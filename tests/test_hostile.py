@@ -24,7 +24,7 @@ def run(capsys, *argv):
 
 @pytest.mark.parametrize("data, message", [
     (b"a = 1\n\xff\xfe = 2\n", "not UTF-8 text (byte 7): save the config as UTF-8"),
-    (b"x = " + b"[" * 5000 + b"]" * 5000, "not a usable config: nested too deeply"),
+    (b"x = " + b"[" * 5000 + b"]" * 5000, "not usable as the config: nested too deeply"),
     (b"#" * (300 * 1024), "the config is larger than 256 KB"),
     (b"[game]\nplayers = [" + b"[" * 200 + b"]" * 200 + b"]", "[game] players = [[[[...]]]]: must be"),
 ])
@@ -176,3 +176,30 @@ def test_write_in_leaves_no_temporary_file_on_failure(tmp_path):
     finally:
         os.close(folder)
     assert [p.name for p in tmp_path.iterdir()] == ["shot.png"]
+
+
+# ---- layout files ---------------------------------------------------------------
+
+@pytest.mark.parametrize("data, message", [
+    (b'name = "\xff"\n', "not UTF-8 text (byte 9)"),
+    (b"x = " + b"[" * 5000 + b"]" * 5000, "nested too deeply"),
+    (None, "larger than 256 KB"),
+])
+def test_layout_file_that_cannot_be_used(tmp_path, capsys, data, message):
+    """A layout file not UTF-8, nested thousands deep or endless: one line, exit 2, for
+    board-template and for the config's [leds] layout."""
+    path = "/dev/zero"
+    if data is not None:
+        path = tmp_path / "layout.toml"
+        path.write_bytes(data)
+    for argv in (["board-template", "--layout", str(path), "-o", str(tmp_path / "b.svg")],
+                 ["simulate", "/dev/null", "--set", f"leds.layout={path}"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "b.svg").exists()
+
+
+def test_board_template_target_out_of_range(tmp_path, capsys):
+    """--target past any game: one line, exit 2, nothing written."""
+    code, out, err = run(capsys, "board-template", "--target", "99999999999999999999", "-o", str(tmp_path / "b.svg"))
+    assert code == 2 and "use 31 to 1000" in err and not (tmp_path / "b.svg").exists()
