@@ -32,7 +32,7 @@ from scorer.record import replay
 from scorer.report import state_dict, summary
 
 PROG = "cribbage-board"
-MAX_INPUT_BYTES = 4 * 1024 * 1024  # a game record or a simulate script
+MAX_INPUT_BYTES = 2 * 1024 * 1024  # a game record or a simulate script (a 1,000-game match is 0.7 MB)
 MAX_MESSAGE = 400  # characters of an error line
 
 # The options of the board. Each works before or after the subcommand; a command

@@ -60,6 +60,7 @@ _SEAT_AND_POINTS = {"peg": EntryKind.PEG, "hand": EntryKind.HAND, "muggins": Ent
 _SEAT_ONLY = {"go": EntryKind.GO, "31": EntryKind.THIRTY_ONE}
 MAX_LINE = 1000  # characters of one record line, comment included
 MAX_DIGITS = 4  # points and targets: no rule needs more
+MAX_REJECTED = 1000  # refused entries before replay gives up on a record
 _NUMBER = re.compile(r"[+-]?[0-9]+")
 
 
@@ -248,4 +249,8 @@ def replay(lines: Iterable[str], book: Scorebook | None = None) -> Replay:
             if isinstance(action, GameHeader):
                 raise RecordSyntaxError(str(error), number) from None
             rejected.append(Rejection(number, text.split("#", 1)[0].strip(), str(error)))
+            if len(rejected) > MAX_REJECTED:
+                raise RecordSyntaxError(
+                    f"more than {MAX_REJECTED} entries refused: is this the record of a game?", number
+                ) from None
     return Replay(book, rejected)

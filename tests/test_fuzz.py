@@ -82,12 +82,19 @@ records = st.one_of(
     st.binary(max_size=200),
     st.builds(lambda head, junk: head + junk, st.just(b"game six-card seats=A,B\n"), st.binary(max_size=100)),
 )
+# Waits really sleep: valid ones stay short, the rest are out of range or not numbers.
+waits = st.one_of(
+    st.floats(0, 0.005).map(repr),
+    st.floats().filter(lambda f: not 0 <= f <= 60).map(repr),
+    st.integers(61).map(str),
+    st.sampled_from(["0", "1e400", "nan", "inf", "-0.5", "x", "", "1_0", "\u0663"]),
+)
 script_lines = st.one_of(
     st.builds(lambda verb, button: f"{verb} {button}",
               st.sampled_from(["click", "press", "hold", "down", "up", "tap"]),
               st.sampled_from(["red", "blue", "knob", "undo", "menu", "purple", ""])),
     st.builds(lambda n: f"turn {n}", st.one_of(st.integers(-4, 4).map(str), numbers)),
-    st.builds(lambda n: f"wait {n}", st.one_of(st.sampled_from(["0", "0.001"]), numbers)),
+    st.builds(lambda n: f"wait {n}", waits),
     st.text(max_size=20),
 )
 scripts = st.one_of(

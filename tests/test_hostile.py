@@ -91,12 +91,12 @@ def test_console_refuses_bad_bytes_line_by_line(tmp_path):
 
 
 def test_replay_of_a_file_past_the_size_cap(tmp_path, capsys):
-    """A record larger than 4 MB (or /dev/zero) is refused without being read whole."""
+    """A record larger than 2 MB (or /dev/zero) is refused without being read whole."""
     for path in ("/dev/zero", tmp_path / "big.txt"):
         if path != "/dev/zero":
             path.write_bytes(b"game six-card seats=A,B\n" + b"# x\n" * (1024 * 1024 + 1))
         code, out, err = run(capsys, "replay", str(path))
-        assert code == 2 and err.strip() == f"cribbage-board: {path} is larger than 4 MB: give a smaller file"
+        assert code == 2 and err.strip() == f"cribbage-board: {path} is larger than 2 MB: give a smaller file"
 
 
 # ---- simulate scripts ---------------------------------------------------------
@@ -203,3 +203,11 @@ def test_board_template_target_out_of_range(tmp_path, capsys):
     """--target past any game: one line, exit 2, nothing written."""
     code, out, err = run(capsys, "board-template", "--target", "99999999999999999999", "-o", str(tmp_path / "b.svg"))
     assert code == 2 and "use 31 to 1000" in err and not (tmp_path / "b.svg").exists()
+
+
+def test_replay_gives_up_on_a_record_of_refusals(tmp_path, capsys):
+    """Thousands of refused entries (not a game record): one line at the entry past the limit, exit 2."""
+    record = tmp_path / "r.txt"
+    record.write_text("game six-card seats=A,B\n" + "hand A 19\n" * 5000)
+    code, out, err = run(capsys, "replay", str(record), "--json")
+    assert code == 2 and err == f"{record}:1002: more than 1000 entries refused: is this the record of a game?\n"
