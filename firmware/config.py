@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import re
+import reprlib
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -14,6 +15,12 @@ from typing import Any, Callable
 
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
 COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
+MAX_CONFIG_BYTES = 256 * 1024  # the default file is 3 KB
+MAX_OVERRIDE = 1000  # characters of one --set
+
+_shown = reprlib.Repr()  # values in messages: short, however long or deep
+_shown.maxstring = _shown.maxother = 60
+_shown.maxlevel = 3
 
 
 class ConfigError(ValueError):
@@ -164,20 +171,65 @@ def _set(target: dict, section: str, key: str, value, source: str) -> None:
     try:
         target.setdefault(section, {})[key] = checks[key](value)
     except ValueError as error:
-        raise ConfigError(f"{source}: {name} = {value!r}: {error}") from None
+        raise ConfigError(f"{source}: {name} = {_shown.repr(value)}: {error}") from None
 
 
 def parse_override(text: str) -> tuple[str, str, Any]:
     """``leds.max_brightness=0.3`` -> ("leds", "max_brightness", 0.3)."""
     name, sep, raw = text.partition("=")
     if not sep or not name.strip():
-        raise ConfigError(f"--set {text!r}: use --set section.key=value, e.g. leds.max_brightness=0.3")
+        raise ConfigError(f"--set {_shown.repr(text)}: use --set section.key=value, e.g. leds.max_brightness=0.3")
+    if len(text) > MAX_OVERRIDE or not text.isprintable():
+        raise ConfigError(
+            f"--set {_shown.repr(text)}: give one line of at most {MAX_OVERRIDE} printable characters"
+        )
     section, _, key = name.strip().rpartition(".")
     try:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()  # plain text without quotes
+    except RecursionError:
+        raise ConfigError(f"--set {name.strip()}: the value is nested too deeply") from None
     return section, key, value
+
+
+def _read_toml(path: Path, noun: str = "the config") -> dict:
+    """A TOML file's table; ConfigError if it is unreadable, too large, not
+    UTF-8, not TOML or nested too deeply."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_CONFIG_BYTES + 1)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read {noun}: {error.strerror or error}") from None
+    except ValueError as error:  # a NUL in the path
+        raise ConfigError(f"{path}: cannot read {noun}: {error}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: {noun} is larger than {MAX_CONFIG_BYTES // 1024} KB: is it the right file?")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {error.start + 1}): save {noun} as UTF-8") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not usable as {noun}: nested too deeply") from None
+
+
+def load_layout_file(name: str | Path):
+    """hardware.layout.load_layout, with a layout file read like the config
+    (at most 256 KB, UTF-8, not nested too deeply); LayoutError if it cannot be used."""
+    from hardware.errors import LayoutError
+    from hardware.layout import BUNDLED, load_layout, parse_layout
+
+    if str(name) in BUNDLED:
+        return load_layout(str(name))
+    try:
+        data = _read_toml(Path(name), "layout")
+    except ConfigError as error:
+        raise LayoutError(f"{error}; bundled layouts: {', '.join(BUNDLED)}") from None
+    return parse_layout(data, str(name))
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Config:
@@ -189,18 +241,14 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Co
         path = SYSTEM_CONFIG
     if path is not None:
         path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except OSError as error:
-            raise ConfigError(f"{path}: cannot read the config: {error.strerror}") from None
-        except tomllib.TOMLDecodeError as error:
-            raise ConfigError(f"{path}: not valid TOML: {error}") from None
+        data = _read_toml(path)
         _merge(values, data, str(path))
         sources.append(str(path))
     for text in overrides:
         section, key, value = parse_override(text)
-        _set(values, section, key, value, f"--set {text}")
-        sources.append(f"--set {text}")
+        source = f"--set {text if len(text) <= 60 else text[:60] + '...'}"
+        _set(values, section, key, value, source)
+        sources.append(source)
     config = Config(copy.deepcopy(values), sources)
     config.layout = _check_together(config)
     return config
@@ -226,7 +274,6 @@ def _check_together(config: Config):
     """Checks across keys; returns the layout, which they load."""
     # Pins in use twice, a layout with too few tracks for the game, too few names.
     from hardware.errors import LayoutError
-    from hardware.layout import load_layout
     from scorer.variants import find_variant
 
     from .app import input_pins
@@ -245,7 +292,7 @@ def _check_together(config: Config):
         )
     _check_led_pin(config, where)
     try:
-        layout = load_layout(config["leds"]["layout"])
+        layout = load_layout_file(config["leds"]["layout"])
     except LayoutError as error:
         raise ConfigError(f"{where}: [leds] layout: {error}") from None
     variant = find_variant(config["game"]["variant"])

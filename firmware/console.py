@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from scorer.errors import CribbageError
-from scorer.record import parse_line
+from scorer.record import MAX_LINE, parse_line
 from scorer.report import summary
 from scorer.store import LedgerStore
 
@@ -27,6 +27,35 @@ Type one line of the game record and press Enter:
   status  export  help  quit"""
 
 
+MAX_LINE_BYTES = MAX_LINE * 4  # UTF-8 takes at most 4 bytes a character
+MAX_MESSAGE = 300
+
+
+def read_line(stdin) -> tuple[str | None, str | None]:
+    """(line, refusal) from ``stdin``: ("", None) at end of input; (None, why)
+    for a line that is too long or not UTF-8, which is read to its end and dropped."""
+    source = getattr(stdin, "buffer", stdin)  # bytes from a terminal or pipe, text from tests
+    raw = source.readline(MAX_LINE_BYTES + 1)
+    newline = b"\n" if isinstance(raw, bytes) else "\n"
+    if len(raw) > MAX_LINE_BYTES and not raw.endswith(newline):
+        while True:  # skip the rest of the line, a piece at a time
+            rest = source.readline(MAX_LINE_BYTES)
+            if not rest or rest.endswith(newline):
+                break
+        return None, f"that line is too long: a record line has at most {MAX_LINE} characters"
+    if isinstance(raw, bytes):
+        try:
+            return raw.decode("utf-8"), None
+        except UnicodeDecodeError as error:
+            return None, f"that line is not UTF-8 text (byte {error.start + 1}): type it again"
+    return raw, None
+
+
+def _said(message) -> str:
+    text = " ".join(str(message).split())
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + "..."
+
+
 def default_state_path() -> Path:
     """Where the ledger lives: systemd's StateDirectory, else ~/.local/state."""
     base = os.environ.get("STATE_DIRECTORY")
@@ -36,8 +65,10 @@ def default_state_path() -> Path:
     return Path(xdg) / "cribbage-board" / "ledger.sqlite3"
 
 
-def run_console(state: str | None = None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+def run_console(state: str | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """Read record lines until quit or end of input; returns the exit status."""
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
     path = Path(state) if state else default_state_path()
     store = LedgerStore(path, holder="cribbage-board console")
     out = stdout.write
@@ -54,7 +85,10 @@ def run_console(state: str | None = None, stdin: TextIO = sys.stdin, stdout: Tex
             if interactive:
                 out("> ")
                 stdout.flush()
-            line = stdin.readline()
+            line, refused = read_line(stdin)
+            if refused:
+                out(f"! {refused}\n")
+                continue
             if not line:
                 break
             command = line.strip().lower()
@@ -75,7 +109,7 @@ def run_console(state: str | None = None, stdin: TextIO = sys.stdin, stdout: Tex
                     continue
                 result = store.apply(action)
             except CribbageError as error:
-                out(f"! {error}\n")
+                out(f"! {_said(error)}\n")
                 continue
             describe = getattr(result, "describe", None)
             if describe:

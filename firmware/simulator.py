@@ -13,6 +13,7 @@ A script is one physical action a line (``#`` comments)::
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import select
@@ -38,9 +39,21 @@ MOCK = BackendChoice("mock", "simulator", "mock hardware (simulator)")
 SCRIPT_HOLD_S = 0.05  # the hold time in scripts: the same code, less waiting
 
 
+# Bounds that keep a script finite: its time is about 0.3 ms a detent, 6 ms a
+# press and the hold time for a hold.
+MAX_TURN = 1000  # detents in one turn line
+MAX_DETENTS = 100_000  # detents in the whole script
+MAX_WAIT = 60.0  # seconds in one wait line
+MAX_TOTAL_WAIT = 300.0  # seconds of waits in the whole script
+MAX_ACTIONS = 20_000  # actions in the whole script
+
+
 def parse_script(lines) -> list[tuple[int, str, str]]:
-    """(line number, verb, argument) for each action; RecordSyntaxError for a bad line."""
+    """(line number, verb, argument) for each action; RecordSyntaxError for a bad
+    line, or at the line that takes the script past one of the bounds above."""
     actions = []
+    detents = 0
+    waited = 0.0
     for number, text in enumerate(lines, start=1):
         words = text.split("#", 1)[0].split()
         if not words:
@@ -52,23 +65,49 @@ def parse_script(lines) -> list[tuple[int, str, str]]:
                 raise RecordSyntaxError(f"{verb} takes one of {', '.join(BUTTONS)}", number)
             actions.append((number, verb, words[1].lower()))
         elif verb in ("turn", "wait"):
-            try:
-                value = int(words[1]) if verb == "turn" else float(words[1])
-                if len(words) != 2 or (verb == "wait" and not 0 <= value <= 60):
-                    raise ValueError
-            except (ValueError, IndexError):
-                usage = "turn N (detents, negative turns back)" if verb == "turn" else "wait SECONDS (0-60)"
-                raise RecordSyntaxError(f"use {usage}", number) from None
-            actions.append((number, verb, words[1]))
+            value = _script_number(words, verb, number)
+            if verb == "turn":
+                detents += abs(value)
+                if detents > MAX_DETENTS:
+                    raise RecordSyntaxError(
+                        f"the script turns more than {MAX_DETENTS} detents in all: split it", number)
+                argument = str(value)
+            else:
+                waited += value
+                if waited > MAX_TOTAL_WAIT:
+                    raise RecordSyntaxError(
+                        f"the script waits more than {MAX_TOTAL_WAIT:g} seconds in all: split it", number)
+                argument = repr(value)
+            actions.append((number, verb, argument))
         else:
+            name = words[0] if len(words[0]) <= 24 else words[0][:24] + "..."
             raise RecordSyntaxError(
-                f"unknown action {words[0]!r}: use click, hold, down, up, turn or wait", number
+                f"unknown action {name!r}: use click, hold, down, up, turn or wait", number
             )
+        if len(actions) > MAX_ACTIONS:
+            raise RecordSyntaxError(f"the script has more than {MAX_ACTIONS} actions: split it", number)
     return actions
 
 
-def board_png(layout: Layout, frame, path: Path, scale: int = 14) -> None:
-    """Draw the LED board: each hole a dot of its colour at its place."""
+def _script_number(words: list[str], verb: str, number: int):
+    """The detents of a turn line (an int) or the seconds of a wait line (a float)."""
+    text = words[1] if len(words) == 2 else ""
+    try:
+        if not text.isascii() or "_" in text:
+            raise ValueError
+        value = int(text) if verb == "turn" else float(text)
+    except ValueError:
+        value = None
+    if verb == "turn" and (value is None or not -MAX_TURN <= value <= MAX_TURN):
+        raise RecordSyntaxError(
+            f"use turn N, N from -{MAX_TURN} to {MAX_TURN} detents (negative turns back)", number)
+    if verb == "wait" and (value is None or not 0 <= value <= MAX_WAIT):
+        raise RecordSyntaxError(f"use wait SECONDS, from 0 to {MAX_WAIT:g}", number)
+    return value
+
+
+def board_png(layout: Layout, frame, path, scale: int = 14) -> None:
+    """Draw the LED board: each hole a dot of its colour at its place (to a path or a file)."""
     min_x, min_y, max_x, max_y = layout.bounds()
     width = int((max_x - min_x + 2) * scale)
     height = int((max_y - min_y + 2) * scale)
@@ -81,6 +120,45 @@ def board_png(layout: Layout, frame, path: Path, scale: int = 14) -> None:
         colour = tuple(frame[hole.led])
         draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour, outline=(70, 55, 40))
     image.save(path, format="PNG")
+
+
+def open_folder(directory: Path) -> int:
+    """A descriptor of the snapshot folder, made if missing; OSError if it is
+    a symbolic link or not a folder."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        return os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as error:
+        if os.path.islink(directory):
+            raise OSError(error.errno, "is a symbolic link: give the folder itself", str(directory)) from None
+        if os.path.lexists(directory) and not os.path.isdir(directory):
+            raise OSError(error.errno, "is not a folder: give a folder for the snapshots", str(directory)) from None
+        raise
+
+
+def write_in(folder: int, name: str, data: bytes) -> None:
+    """Write ``name`` in the folder ``folder`` (a descriptor): a new temporary file
+    (O_EXCL, O_NOFOLLOW) renamed over ``name``, so a symbolic link already
+    called ``name`` is replaced, never followed, and nothing is written elsewhere."""
+    temporary = f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    fd = os.open(temporary, flags, 0o644, dir_fd=folder)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        try:
+            os.unlink(temporary, dir_fd=folder)
+        except OSError:
+            pass
+        raise
+
+
+def _png(save) -> bytes:
+    buffer = io.BytesIO()
+    save(buffer)
+    return buffer.getvalue()
 
 
 def read_pegs(layout: Layout, frame, style: LedStyle, target: int, sides: int) -> list[dict]:
@@ -223,12 +301,21 @@ class Simulator:
         )
 
     def snapshot(self, directory: Path, name: str) -> None:
-        """PNGs of the LED board (the frame shown) and the OLED."""
-        directory.mkdir(parents=True, exist_ok=True)
-        board_png(self.devices.layout, self.shown_frame(), directory / f"{name}-leds.png")
+        """PNGs of the LED board (the frame the strip shows) and the OLED, written
+        only inside ``directory`` (see write_in)."""
+        frame = self.shown_frame()
+        leds = _png(lambda file: board_png(self.devices.layout, frame, file))
         display = self.devices.display
+        oled = None
         if display is not None and display.image is not None:
-            display.save_png(directory / f"{name}-oled.png")
+            oled = _png(lambda file: display.image.save(file, format="PNG"))
+        folder = open_folder(directory)
+        try:
+            write_in(folder, f"{name}-leds.png", leds)
+            if oled is not None:
+                write_in(folder, f"{name}-oled.png", oled)
+        finally:
+            os.close(folder)
 
     def close(self) -> None:
         self.board.close()

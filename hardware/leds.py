@@ -11,6 +11,7 @@ opened, never at module import.
 from __future__ import annotations
 
 import atexit
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, Sequence
@@ -99,13 +100,14 @@ def _channel(value: int, level: float) -> int:
 
 
 class MockStrip:
-    """A strip that records every frame shown (as output values), for tests and the simulator."""
+    """A strip that records the last ``history`` frames shown (as output values),
+    for tests and the simulator; older frames are dropped, so memory stays flat."""
 
-    def __init__(self, count: int, power: PowerSettings | None = None):
+    def __init__(self, count: int, power: PowerSettings | None = None, history: int = 100):
         self.count = count
         self.pipeline = FramePipeline(count, power)
-        self.frames: list[list[RGB]] = []
-        self.wanted: list[list[RGB]] = []  # the colours asked for, before the pipeline
+        self.frames: deque[list[RGB]] = deque(maxlen=history)
+        self.wanted: deque[list[RGB]] = deque(maxlen=history)  # the colours asked for, before the pipeline
         self.closed = False
 
     def show(self, frame: Sequence[RGB]) -> None:

@@ -7,10 +7,14 @@ One action a line, ``#`` starts a comment::
     heels [SEAT]        peg SEAT N        go SEAT        31 SEAT
     hand SEAT N         crib [SEAT] N     muggins SEAT N
     undo                redo
+
+A line is plain text (no control characters) of at most 1,000 characters;
+points and targets have at most 4 digits.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable
@@ -56,11 +60,35 @@ _HEADER_HELP = (
 )
 _SEAT_AND_POINTS = {"peg": EntryKind.PEG, "hand": EntryKind.HAND, "muggins": EntryKind.MUGGINS}
 _SEAT_ONLY = {"go": EntryKind.GO, "31": EntryKind.THIRTY_ONE}
+MAX_LINE = 1000  # characters of one record line, comment included
+MAX_DIGITS = 4  # points and targets: no rule needs more
+MAX_REJECTED = 1000  # refused entries before replay gives up on a record
+_NUMBER = re.compile(r"[+-]?[0-9]+")
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]")  # Cc but tab, and Cs
+
+
+def shown(text: str, limit: int = 24) -> str:
+    """``text`` quoted for a message, cut short if long."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def check_line(text: str) -> str:
+    """The line without its line ending; RecordSyntaxError if it is too long or
+    holds a control character (a NUL, an escape, a byte that was not UTF-8)."""
+    text = text.rstrip("\r\n")
+    if len(text) > MAX_LINE:
+        raise RecordSyntaxError(f"the line is {len(text)} characters long: a record line has at most {MAX_LINE}")
+    control = _CONTROL.search(text)
+    if control:
+        raise RecordSyntaxError(
+            f"the line holds the control character U+{ord(control.group()):04X}: a record line is plain text"
+        )
+    return text
 
 
 def parse_line(text: str) -> Action | None:
     """Parse one record line; None for a blank or comment line."""
-    words = text.split("#", 1)[0].split()
+    words = check_line(text).split("#", 1)[0].split()
     if not words:
         return None
     verb, args = words[0].lower(), words[1:]
@@ -84,7 +112,7 @@ def parse_line(text: str) -> Action | None:
         seat = args[0] if len(args) == 2 else None
         return Entry(EntryKind.CRIB, seat, _points(args[-1], verb))
     raise RecordSyntaxError(
-        f"unknown line {words[0]!r}: use game, heels, peg, go, 31, hand, crib, muggins, undo or redo"
+        f"unknown line {shown(words[0])}: use game, heels, peg, go, 31, hand, crib, muggins, undo or redo"
     )
 
 
@@ -95,10 +123,11 @@ def _expect(verb: str, args: list[str], count, usage: str) -> None:
 
 
 def _points(text: str, verb: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise RecordSyntaxError(f"{verb}: points must be a whole number, not {text!r}") from None
+    if not _NUMBER.fullmatch(text):
+        raise RecordSyntaxError(f"{verb}: points must be a whole number, not {shown(text)}")
+    if len(text.lstrip("+-")) > MAX_DIGITS:
+        raise RecordSyntaxError(f"{verb}: {shown(text)} is too large: at most {MAX_DIGITS} digits")
+    return int(text)
 
 
 def _parse_header(args: list[str]) -> GameHeader:
@@ -111,12 +140,12 @@ def _parse_header(args: list[str]) -> GameHeader:
         key = key.lower()
         if sep:
             if key not in ("seats", "dealer", "target", "skunk", "points") or not value:
-                raise RecordSyntaxError(f"unknown game setting {word!r}: use {_HEADER_HELP}")
+                raise RecordSyntaxError(f"unknown game setting {shown(word)}: use {_HEADER_HELP}")
             settings[key] = value
         elif key in ("exact-out", "muggins", "new-match"):
             flags.add(key)
         else:
-            raise RecordSyntaxError(f"unknown game option {word!r}: use {_HEADER_HELP}")
+            raise RecordSyntaxError(f"unknown game option {shown(word)}: use {_HEADER_HELP}")
     try:
         target = settings.get("target")
         variant = find_variant(args[0], None if target is None else _points(target, "target"))
@@ -223,4 +252,8 @@ def replay(lines: Iterable[str], book: Scorebook | None = None) -> Replay:
             if isinstance(action, GameHeader):
                 raise RecordSyntaxError(str(error), number) from None
             rejected.append(Rejection(number, text.split("#", 1)[0].strip(), str(error)))
+            if len(rejected) > MAX_REJECTED:
+                raise RecordSyntaxError(
+                    f"more than {MAX_REJECTED} entries refused: is this the record of a game?", number
+                ) from None
     return Replay(book, rejected)

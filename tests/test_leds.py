@@ -56,11 +56,21 @@ def test_mock_strip_records_every_frame_and_turns_off_on_close():
     strip = MockStrip(3, PowerSettings(max_brightness=1.0, gamma=1.0))
     strip.show([(255, 0, 0), (0, 255, 0), (0, 0, 0)])
     strip.show([(0, 0, 255)] * 3)
-    assert strip.frames == [[(255, 0, 0), (0, 255, 0), (0, 0, 0)], [(0, 0, 255)] * 3]
+    assert list(strip.frames) == [[(255, 0, 0), (0, 255, 0), (0, 0, 0)], [(0, 0, 255)] * 3]
     strip.close()
     assert strip.last_frame == [(0, 0, 0)] * 3
     with pytest.raises(HardwareError, match="closed"):
         strip.show([(0, 0, 0)] * 3)
+
+
+def test_mock_strip_keeps_a_bounded_history():
+    """A long session keeps only the last frames: memory stays flat, the last frame is right."""
+    strip = MockStrip(2, PowerSettings(max_brightness=1.0, gamma=1.0), history=5)
+    for level in range(1000):
+        strip.show([(level % 256, 0, 0), (0, 0, 0)])
+    assert len(strip.frames) == len(strip.wanted) == 5
+    assert strip.wanted[-1] == [(999 % 256, 0, 0), (0, 0, 0)] and strip.last_frame == strip.frames[-1]
+    assert [frame[0][0] for frame in strip.wanted] == [(995 + k) % 256 for k in range(5)]
 
 
 def test_frame_of_the_wrong_length_is_refused():

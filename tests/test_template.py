@@ -263,8 +263,7 @@ def test_board_template_command(tmp_path, capsys):
 def test_help_and_readme_name_every_layout(monkeypatch, capsys):
     """--help and hardware/README.md name all the bundled layouts."""
     monkeypatch.setenv("COLUMNS", "200")
-    with pytest.raises(SystemExit):
-        main(["board-template", "--help"])
+    assert main(["board-template", "--help"]) == 0
     help_text = capsys.readouterr().out
     readme = (Path(__file__).parent.parent / "hardware" / "README.md").read_text()
     for name in BUNDLED:
