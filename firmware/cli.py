@@ -18,19 +18,16 @@ command; a command that does not use one refuses it.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from pathlib import Path
 
 from hardware.errors import HardwareError
-
-from .config import ConfigError, load_config
-from scorer.cards import parse_cards
-from scorer.counting import distribution, score_hand, score_play
 from scorer.errors import CribbageError, RecordSyntaxError
-from scorer.record import replay
-from scorer.report import state_dict, summary
+
+from .errors import ConfigError
+
+# Each command imports what it uses when it runs (issue 11): ``count`` loads
+# neither the config, nor the ledger, nor the game.
 
 PROG = "cribbage-board"
 MAX_INPUT_BYTES = 2 * 1024 * 1024  # a game record or a simulate script (a 1,000-game match is 0.7 MB)
@@ -285,6 +282,11 @@ def read_source(path: str, limit: int = MAX_INPUT_BYTES) -> tuple[str, str | Non
 
 
 def _replay(args) -> int:
+    import json
+
+    from scorer.record import replay
+    from scorer.report import state_dict, summary
+
     name, text = read_source(args.file)
     if text is None:
         return 2
@@ -302,6 +304,11 @@ def _replay(args) -> int:
 
 
 def _count(args) -> int:
+    import json
+
+    from scorer.cards import parse_cards
+    from scorer.counting import distribution, score_hand
+
     if args.distribution:
         if args.cards or args.starter:
             return fail(f"{PROG} count: --distribution counts every hand: give no cards")
@@ -328,6 +335,11 @@ def _card_texts(texts: list[str]) -> list[str]:
 
 
 def _pegging(args) -> int:
+    import json
+
+    from scorer.cards import parse_cards
+    from scorer.counting import score_play
+
     score = score_play(parse_cards(_card_texts(args.cards)), go=args.go)
     if args.json:
         print(json.dumps({"points": score.total, "items": score.to_dict()["items"]}))
@@ -339,6 +351,7 @@ def _pegging(args) -> int:
 def _console(args) -> int:
     """``cribbage-board console``: the ledger the board would use, unless --state says."""
     from .app import state_path
+    from .config import load_config
     from .console import run_console
 
     config = load_config(args.config, args.set)
@@ -350,6 +363,7 @@ def _board(args) -> int:
     from hardware.backend import choose_backend
 
     from .app import Board, open_devices, state_path
+    from .config import load_config
     from .sdnotify import Notifier
     from .simulator import run_terminal, simulate_main
 
@@ -375,6 +389,8 @@ def _board(args) -> int:
 
 
 def _board_template(args) -> int:
+    from pathlib import Path
+
     from hardware.template import svg_text, template_drawing
 
     from .config import load_layout_file
@@ -417,6 +433,7 @@ def _board_template(args) -> int:
 def _controls_card(args) -> int:
     """``controls-card -o card.pdf``: the controls of this config on one A6 page."""
     from .card import draw_card
+    from .config import load_config
     from .controls import controls_card
 
     card = controls_card(load_config(args.config, args.set))

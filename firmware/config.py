@@ -13,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
+from .errors import ConfigError
+
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
 COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
 MAX_CONFIG_BYTES = 256 * 1024  # the default file is 3 KB
@@ -21,10 +23,6 @@ MAX_OVERRIDE = 1000  # characters of one --set
 _shown = reprlib.Repr()  # values in messages: short, however long or deep
 _shown.maxstring = _shown.maxother = 60
 _shown.maxlevel = 3
-
-
-class ConfigError(ValueError):
-    """A configuration that cannot be used; the message names the file and key."""
 
 
 def _default_text() -> str:

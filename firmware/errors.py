@@ -1,0 +1,6 @@
+"""The application's own exception, apart so that every command can catch it
+without importing the config reader."""
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the file and key."""
