@@ -145,3 +145,18 @@ def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     command = readme.split("Run the tests:")[1].split("```sh\n")[1].split("\n```")[0]
     assert command in (ROOT / ".ci" / "run").read_text()
+
+
+def test_count_and_pegging_load_only_the_counting():
+    """count and pegging import neither the config, nor the ledger, nor the game (start-up cost)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from firmware.cli import main; "
+        "main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C']); main(['pegging', '10H', '5S']); "
+        "heavy = ('firmware.config', 'scorer.store', 'scorer.game', 'scorer.record', 'tomllib', 'sqlite3', 'PIL'); "
+        "print('LOADED', sorted(m for m in sys.modules if m in heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert "LOADED []" in out, out
