@@ -263,10 +263,17 @@ class MockControls(Controls):
         return self.factory.pin(self.pins.buttons[name])
 
     def press(self, name: str) -> None:
-        self._pin(name).drive_low()
+        self._drive(self._pin(name), low=True)
 
     def release(self, name: str) -> None:
-        self._pin(name).drive_high()
+        self._drive(self._pin(name), low=False)
+
+    @staticmethod
+    def _drive(pin, low: bool) -> None:
+        """Drive a mock pin, and let it forget its past: a MockPin records every
+        change it sees, which a long session would otherwise keep for ever."""
+        pin.drive_low() if low else pin.drive_high()
+        pin.clear_states()
 
     def click(self, name: str, seconds: float = 0.08) -> None:
         """A short press: down for ``seconds``, then up (and a pause after)."""
@@ -279,9 +286,9 @@ class MockControls(Controls):
         """Contact bounce: a burst of edges within the debounce time, ending pressed."""
         pin = self._pin(name)
         for k in range(edges):
-            (pin.drive_low if k % 2 == 0 else pin.drive_high)()
+            self._drive(pin, low=k % 2 == 0)
             self.clock.advance(self.pins.debounce_s / (edges + 1))
-        pin.drive_low()
+        self._drive(pin, low=True)
 
     def hold(self, name: str) -> None:
         """Hold a button past the hold time: waits (real time) for gpiozero's hold."""
@@ -301,7 +308,7 @@ class MockControls(Controls):
         b = self.factory.pin(self.pins.encoder_b)
         first, second = (a, b) if steps > 0 else (b, a)
         for _ in range(abs(steps)):
-            first.drive_low()
-            second.drive_low()
-            first.drive_high()
-            second.drive_high()
+            self._drive(first, low=True)
+            self._drive(second, low=True)
+            self._drive(first, low=False)
+            self._drive(second, low=False)
