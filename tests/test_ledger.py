@@ -518,22 +518,26 @@ class FaultyConnection:
         return getattr(self.conn, name)
 
 
-@pytest.mark.parametrize("fail_on, rolled_back", [
-    ("COMMIT", True), ("COMMIT", False), ("INSERT INTO actions", False), ("UPDATE games", False),
+@pytest.mark.parametrize("fail_on, rolled_back, winning", [
+    ("COMMIT", True, False), ("COMMIT", False, False), ("INSERT INTO actions", False, False),
+    ("UPDATE games", False, True), ("COMMIT", True, True),
 ])
-def test_the_real_error_is_not_hidden_by_the_rollback(tmp_path, fail_on, rolled_back):
-    """SQLITE_FULL at any statement of a write: 'disk full: entry not saved', caused by that error."""
+def test_the_real_error_is_not_hidden_by_the_rollback(tmp_path, fail_on, rolled_back, winning):
+    """SQLITE_FULL at any statement of a write: 'disk full: entry not saved', caused by that error
+    (the game's outcome is written only by the entry that changes it: the winning one here)."""
+    lines, entry = (FINISHED[:-1], FINISHED[-1]) if winning else (GAME[:3], "peg Alice 3")
     with LedgerStore(tmp_path / "l.sqlite3") as store:
-        apply_all(store, GAME[:3])
+        apply_all(store, lines)
         before = state_dict(store.book)
         store._conn = FaultyConnection(store._conn, fail_on, rolled_back)
         with pytest.raises(DiskFullError, match="^disk full: entry not saved$") as raised:
-            store.apply(parse_line("peg Alice 3"))
+            store.apply(parse_line(entry))
         assert raised.value.__cause__.sqlite_errorname == "SQLITE_FULL"
         assert not store._conn.in_transaction
         assert state_dict(store.book) == before
-        store.apply(parse_line("peg Alice 3"))
-        assert store.export()[-2:] == ["peg Bob 2", "peg Alice 3"]
+        store.apply(parse_line(entry))
+        assert store.export()[-2:] == [lines[-1], entry]
+        assert store.game.is_over == winning
 
 
 def test_other_write_errors_say_what_failed(tmp_path):
@@ -703,3 +707,20 @@ def test_our_marker_on_a_schema_not_ours_is_set_aside(tmp_path):
         assert kept.read_bytes() == original
         assert "carries the ledger marker" in store.messages[0] and str(kept) in store.messages[0]
         assert store.game is None
+
+
+def test_the_earlier_store_gets_the_tally_row_at_its_first_open(tmp_path):
+    """tests/data/ledger-v1.sqlite3: the first writer adds the tally row (schema stays 1, nothing lost);
+    the next open reads the row and gives the same tally."""
+    path = tmp_path / "ledger.sqlite3"
+    shutil.copy(FIXTURE, path)
+    expected = _raw_games(FIXTURE)
+    with LedgerStore(path) as store:
+        tally = [(t.side, t.wins, t.game_points) for t in store.book.match.tally()]
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT match_id, through FROM tallies").fetchall() == [(1, 1)]
+    conn.close()
+    with LedgerStore(path) as store:
+        assert store.messages == []
+        assert [(t.side, t.wins, t.game_points) for t in store.book.match.tally()] == tally
+        assert {g: store.export(g) for g in store.game_ids()} == expected
