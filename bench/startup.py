@@ -115,10 +115,10 @@ def main() -> int:
         rows.append(("idle wake-ups in 10 s, all threads (target <= 20)", f"{idle['idle_wakeups']} ({verdict})"))
         # One bare transaction after each press: this disk's fsync time drifts (0.3-4 ms here
         # from one minute to the next), so the floor is measured side by side, not after.
-        bare = BareTransaction(Path(scratch))
-        seconds, _ = latency(Path(scratch), presses=200, between=bare)
-        bare.close()
-        floor = statistics.median(bare.times)
+        side_by_side = BareTransaction(Path(scratch))
+        seconds, _ = latency(Path(scratch), presses=200, between=side_by_side)
+        side_by_side.close()
+        floor = statistics.median(side_by_side.times)
         rows.append(ratio_row("press to show() on disk, median / bare WAL FULL transaction",
                               statistics.median(seconds), floor, TARGETS["press"]))
     cli = [python, "-m", "firmware.cli"]
