@@ -795,3 +795,34 @@ def test_the_earlier_store_gets_the_tally_row_at_its_first_open(tmp_path):
         assert store.messages == []
         assert [(t.side, t.wins, t.game_points) for t in store.book.match.tally()] == tally
         assert {g: store.export(g) for g in store.game_ids()} == expected
+
+
+def test_the_running_board_checks_its_ledger_after_ready(tmp_path):
+    """Board.run() with a ledger opened check="later": the damage is found after the board is up,
+    set aside by the main loop, and the board keeps running on the new ledger."""
+    import threading
+    import time
+
+    from firmware.app import Board, open_devices
+    from firmware.simulator import MOCK
+
+    path = tmp_path / "ledger.sqlite3"
+    current, _, _ = _damage_an_earlier_page(path)
+    store = LedgerStore(path, clock=lambda: 0, check="later")
+    journal = []
+    board = Board(load_config(), store, open_devices(load_config(), MOCK), log=journal.append)
+    thread = threading.Thread(target=board.run, daemon=True)
+    thread.start()
+    try:
+        kept = tmp_path / "ledger.sqlite3.corrupt-19700101T000000"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any("it was kept as" in line for line in journal):
+            time.sleep(0.01)
+        assert kept.exists() and any(f"it was kept as {kept}" in line for line in journal)
+        assert board.frames_shown >= 1 and thread.is_alive()
+    finally:
+        board.stop()
+        thread.join(60)
+    assert not thread.is_alive()
+    with LedgerStore(path) as reopened:
+        assert reopened.export() == current and reopened.messages == []
