@@ -41,8 +41,9 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def latency(directory: Path, presses: int = 400) -> tuple[list[float], list[float]]:
-    """(edge-to-show seconds, of which the ledger's durable write) for pegging presses."""
+def latency(directory: Path, presses: int = 400, between=None) -> tuple[list[float], list[float]]:
+    """(edge-to-show seconds, of which the ledger's durable write) for pegging presses;
+    ``between()`` runs after each press, untimed (a floor measured side by side)."""
     sim = Simulator(load_config(), directory / "ledger.sqlite3")
     strip, controls, board = sim.devices.strip, sim.devices.controls, sim.board
     shown_at = []
@@ -80,6 +81,8 @@ def latency(directory: Path, presses: int = 400) -> tuple[list[float], list[floa
             board.step(0)
             results.append(shown_at[0] - start)
             ledger.append(sum(apply_seconds))
+            if between is not None:
+                between()
             if board.controller.game.state.scores[k % 2 == 0] > 100:
                 controls.click("undo")  # keep the game going: take pegs back
                 board.step(0)

@@ -36,6 +36,17 @@ def time_open(opener, path: Path, repeats: int = 21) -> str:
     return f"{statistics.median(wall) * 1000:.1f} ms (CPU {statistics.median(cpu) * 1000:.1f} ms)"
 
 
+def time_call(call, repeats: int = 5) -> str:
+    """Median wall and CPU milliseconds of a call."""
+    wall, cpu = [], []
+    for _ in range(repeats):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        call()
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return f"{statistics.median(wall) * 1000:.1f} ms (CPU {statistics.median(cpu) * 1000:.1f} ms)"
+
+
 def main(argv: list[str]) -> int:
     counts = [int(n) for n in argv] or [0, 1000]
     rows = []
@@ -46,6 +57,12 @@ def main(argv: list[str]) -> int:
             size_mb = path.stat().st_size / 1e6
             rows.append((f"open as writer, {games:,} finished games ({size_mb:.1f} MB)",
                          time_open(LedgerStore, path)))
+            rows.append((f"open as writer, check later, {games:,} finished games",
+                         time_open(lambda p: LedgerStore(p, check="later"), path)))
+            check = LedgerStore(path, check="later")
+            rows.append((f"  its check (quick_check, in a thread after READY), {games:,} games",
+                         time_call(check.check)))
+            check.close()
             reader = getattr(store_module, "LedgerReader", None)
             if reader is not None:
                 rows.append((f"open as reader, {games:,} finished games",

@@ -27,7 +27,7 @@ from hardware.errors import HardwareError
 from hardware.inputs import Controls, InputEvent, InputPins, MockControls
 from hardware.layout import Layout
 from hardware.leds import LedStrip, MockStrip, PowerSettings, open_strip
-from scorer.store import LedgerStore
+from scorer.store import LedgerStore, StoreError
 
 from .config import COLOUR_BUTTONS, Config
 from .controller import Controller, GameSettings
@@ -239,6 +239,8 @@ class Board:
         self._retry_at = {kind: clock() + devices.retry_s for kind in devices.missing()}
         self._next_ping = clock()
         self.frames_shown = 0
+        self.ledger_check: threading.Thread | None = None
+        self._ledger_damage: str | None = None
 
     # ---- animation -------------------------------------------------------
 
@@ -370,11 +372,49 @@ class Board:
             self.controller.say(problem, alert=True)
         self._show_screen(self.controller.screen())
 
+    # ---- the ledger's integrity check ------------------------------------
+
+    def start_ledger_check(self) -> None:
+        """Check the whole ledger file in a thread of its own (a ledger opened with
+        ``check="later"``); damage found is set aside by the main loop's next step."""
+        if not getattr(self.store, "check_pending", False):
+            return
+        self.ledger_check = threading.Thread(target=self._check_ledger, name="ledger check", daemon=True)
+        self.ledger_check.start()
+
+    def _check_ledger(self) -> None:
+        problem = self.store.check()
+        if problem is None:
+            return
+        self._ledger_damage = problem
+        controls = self.devices.controls
+        if controls is not None:
+            controls.events.put(InputEvent("wake", "board"))  # handled as nothing
+
+    def _set_ledger_aside(self) -> bool:
+        """The check found damage: set the file aside as an open would, and say so."""
+        problem, self._ledger_damage = self._ledger_damage, None
+        self.log(f"ledger {self.store.path}: {problem}")
+        try:
+            self.store.set_aside(problem)
+        except StoreError as error:
+            self.log(str(error))
+            self.controller.say(str(error), alert=True)
+            return True
+        for message in self.store.messages:
+            self.log(message)
+        self.controller.ledger_replaced()
+        for message in self.store.messages:
+            self.controller.say(message, alert=True)
+        return True
+
     # ---- running ---------------------------------------------------------
 
     def step(self, timeout: float) -> bool:
         """Wait up to ``timeout`` for input, handle all that came, retry devices, draw if needed."""
         changed = self._handle_input(timeout)
+        if self._ledger_damage is not None:
+            changed = self._set_ledger_aside() or changed
         now = self.clock()
         self._retry_devices(now)
         if changed or self.needs_frame(now):
@@ -430,6 +470,7 @@ class Board:
         try:
             self.draw()
             self.notifier.ready(f"board ready: {self.controller.game.variant.name}")
+            self.start_ledger_check()
             self._next_ping = self.clock()
             while self._running():
                 now = self.clock()

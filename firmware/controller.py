@@ -151,6 +151,13 @@ class Controller:
         """Show a message on the OLED footer; an alert stays until the next accepted entry."""
         self.message, self.message_alert, self.message_at = text, alert, self.clock()
 
+    def ledger_replaced(self) -> None:
+        """The ledger was set aside and started again: carry on with what it holds now."""
+        self.moves = []
+        self.finished_at = None
+        if self.game is None:
+            self._start_game()
+
     def show_problem(self, device: str, problem: str) -> None:
         """Show a device's problem (what to fix) until the next input, which also acts as usual."""
         self.notices[device] = Screen(title=f"{device} problem", lines=_notice_lines(problem))

@@ -69,6 +69,11 @@ def peg_hole(score: int, target: int) -> tuple[int, int]:
 
 
 def _scale(colour: RGB, level: float) -> RGB:
+    return _scaled(tuple(colour), level)
+
+
+@lru_cache(maxsize=256)  # a frame asks for the same few (colour, level) pairs each time
+def _scaled(colour: RGB, level: float) -> RGB:
     return tuple(min(255, int(c * level + 0.5)) for c in colour)
 
 

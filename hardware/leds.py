@@ -79,20 +79,49 @@ class FramePipeline:
         """0 to 1 of the cap; rebuilds the one lookup table a channel goes through."""
         self.brightness = max(0.0, min(float(level), 1.0)) * self.power.max_brightness
         self._table = [self._gamma[_channel(v, self.brightness)] for v in range(256)]
+        self._colours: dict[RGB, RGB] = {}  # wanted colour: output colour, at this brightness
+        # Whether any frame could pass the budget: if every LED at the table's brightest
+        # cannot, no frame needs its current estimated.
+        self._may_exceed = estimate_ma([(max(self._table),) * 3] * self.count) > self.power.budget_ma
 
     def render(self, frame: Sequence[RGB]) -> list[RGB]:
+        """Output values of a frame. A frame has few colours (most LEDs are off): each
+        distinct one goes through the table once and is remembered until the brightness
+        changes; the frame is then one lookup per LED."""
         if len(frame) != self.count:
             raise HardwareError(f"a frame needs {self.count} colours, one per LED, not {len(frame)}")
-        table = self._table
-        out = [(table[r], table[g], table[b]) for r, g, b in frame]
+        try:
+            out = list(map(self._colours.__getitem__, frame))
+        except (KeyError, TypeError):
+            out = self._look_up(frame)
+        self.last_scale = 1.0
+        if not self._may_exceed:
+            return out
         wanted = estimate_ma(out)
         idle = self.count * MA_IDLE_PER_LED
-        self.last_scale = 1.0
         if wanted > self.power.budget_ma and wanted > idle:
             scale = max(0.0, (self.power.budget_ma - idle) / (wanted - idle))
             out = [(int(r * scale), int(g * scale), int(b * scale)) for r, g, b in out]
             self.last_scale = scale
         return out
+
+    def _look_up(self, frame: Sequence[RGB]) -> list[RGB]:
+        """Each LED's output colour through the table; remembers the new colours
+        (plain tuples of ints only)."""
+        table, colours = self._table, self._colours
+        if len(colours) > MAX_REMEMBERED:
+            colours.clear()
+        out = []
+        for colour in frame:
+            r, g, b = colour
+            shown = (table[r], table[g], table[b])
+            if type(colour) is tuple and type(r) is int and type(g) is int and type(b) is int:
+                colours[colour] = shown
+            out.append(shown)
+        return out
+
+
+MAX_REMEMBERED = 1024  # distinct colours a pipeline keeps (a frame of 242 LEDs has a handful)
 
 
 def _channel(value: int, level: float) -> int:

@@ -570,6 +570,29 @@ class Tally:
     game_points: int
 
 
+@dataclass(frozen=True)
+class Standing:
+    """Finished games of a match as counts, all the tally needs of them: how many,
+    and each winning side's wins and game points (``(side, wins, game points)``)."""
+
+    games: int = 0
+    wins: tuple[tuple[str, int, int], ...] = ()
+
+    def add(self, outcome: Outcome) -> "Standing":
+        """This standing with one more finished game."""
+        table = {side: (won, points) for side, won, points in self.wins}
+        won, points = table.get(outcome.winner, (0, 0))
+        table[outcome.winner] = (won + 1, points + outcome.game_points)
+        return Standing(self.games + 1, tuple((side, w, p) for side, (w, p) in table.items()))
+
+    def of(self, side: str) -> tuple[int, int]:
+        """(wins, game points) of a side."""
+        for name, won, points in self.wins:
+            if name == side:
+                return won, points
+        return 0, 0
+
+
 class Match:
     """Games in a row between the same seats: the loser of one deals first in the next."""
 
@@ -580,9 +603,11 @@ class Match:
         dealer: str | None = None,
         options: Options | None = None,
         results: list[Outcome] | None = None,
+        earlier: Standing | None = None,
     ):
         self.game = Game(variant, seats, dealer, options)
         self.results: list[Outcome] = list(results or [])
+        self.earlier = earlier or Standing()  # finished games before ``results``, as counts
 
     @property
     def variant(self) -> Variant:
@@ -624,14 +649,15 @@ class Match:
         results = list(self.results)
         if self.game.outcome is not None:
             results.append(self.game.outcome)
-        return [
-            Tally(
+        tallies = []
+        for side in self.game.sides:
+            won, points = self.earlier.of(side.name)
+            tallies.append(Tally(
                 side.name,
-                sum(1 for r in results if r.winner == side.name),
-                sum(r.game_points for r in results if r.winner == side.name),
-            )
-            for side in self.game.sides
-        ]
+                won + sum(1 for r in results if r.winner == side.name),
+                points + sum(r.game_points for r in results if r.winner == side.name),
+            ))
+        return tallies
 
     def games_played(self) -> int:
-        return len(self.results) + (1 if self.game.outcome is not None else 0)
+        return self.earlier.games + len(self.results) + (1 if self.game.outcome is not None else 0)

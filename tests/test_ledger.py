@@ -518,22 +518,26 @@ class FaultyConnection:
         return getattr(self.conn, name)
 
 
-@pytest.mark.parametrize("fail_on, rolled_back", [
-    ("COMMIT", True), ("COMMIT", False), ("INSERT INTO actions", False), ("UPDATE games", False),
+@pytest.mark.parametrize("fail_on, rolled_back, winning", [
+    ("COMMIT", True, False), ("COMMIT", False, False), ("INSERT INTO actions", False, False),
+    ("UPDATE games", False, True), ("COMMIT", True, True),
 ])
-def test_the_real_error_is_not_hidden_by_the_rollback(tmp_path, fail_on, rolled_back):
-    """SQLITE_FULL at any statement of a write: 'disk full: entry not saved', caused by that error."""
+def test_the_real_error_is_not_hidden_by_the_rollback(tmp_path, fail_on, rolled_back, winning):
+    """SQLITE_FULL at any statement of a write: 'disk full: entry not saved', caused by that error
+    (the game's outcome is written only by the entry that changes it: the winning one here)."""
+    lines, entry = (FINISHED[:-1], FINISHED[-1]) if winning else (GAME[:3], "peg Alice 3")
     with LedgerStore(tmp_path / "l.sqlite3") as store:
-        apply_all(store, GAME[:3])
+        apply_all(store, lines)
         before = state_dict(store.book)
         store._conn = FaultyConnection(store._conn, fail_on, rolled_back)
         with pytest.raises(DiskFullError, match="^disk full: entry not saved$") as raised:
-            store.apply(parse_line("peg Alice 3"))
+            store.apply(parse_line(entry))
         assert raised.value.__cause__.sqlite_errorname == "SQLITE_FULL"
         assert not store._conn.in_transaction
         assert state_dict(store.book) == before
-        store.apply(parse_line("peg Alice 3"))
-        assert store.export()[-2:] == ["peg Bob 2", "peg Alice 3"]
+        store.apply(parse_line(entry))
+        assert store.export()[-2:] == [lines[-1], entry]
+        assert store.game.is_over == winning
 
 
 def test_other_write_errors_say_what_failed(tmp_path):
@@ -656,9 +660,9 @@ def test_a_damaged_game_line_starts_a_new_game_and_keeps_the_old(tmp_path):
     assert not list(tmp_path.glob("*.corrupt-*"))
 
 
-def test_a_corrupt_page_of_an_earlier_game_keeps_the_current_match(tmp_path):
-    """A damaged page (integrity check fails): the file is set aside and the current match carried over."""
-    path = tmp_path / "ledger.sqlite3"
+def _damage_an_earlier_page(path: Path) -> tuple[list[str], list, bytes]:
+    """A ledger whose page with the first game's first entries (an earlier match) is overwritten:
+    only an integrity check of the whole file finds it. (The current game, the tally, the bytes.)"""
     old_match = ["game six-card seats=C,D dealer=C"] + ["peg C 2", "undo"] * 300
     with LedgerStore(path) as store:
         store._conn.execute("PRAGMA synchronous=OFF")
@@ -676,7 +680,13 @@ def test_a_corrupt_page_of_an_earlier_game_keeps_the_current_match(tmp_path):
     with open(path, "r+b") as file:  # the page with the first game's first entries
         file.seek((page - 1) * page_size + 8)
         file.write(b"\xa5" * 200)
-    damaged = path.read_bytes()
+    return current, tally, path.read_bytes()
+
+
+def test_a_corrupt_page_of_an_earlier_game_keeps_the_current_match(tmp_path):
+    """A damaged page (integrity check fails): the file is set aside and the current match carried over."""
+    path = tmp_path / "ledger.sqlite3"
+    current, tally, damaged = _damage_an_earlier_page(path)
     with LedgerStore(path, clock=lambda: 0) as store:
         kept = tmp_path / "ledger.sqlite3.corrupt-19700101T000000"
         assert kept.read_bytes() == damaged
@@ -687,6 +697,71 @@ def test_a_corrupt_page_of_an_earlier_game_keeps_the_current_match(tmp_path):
         store.apply(parse_line("peg A 3"))
     with LedgerStore(path) as store:
         assert store.export() == current + ["peg A 3"] and store.messages == []
+
+
+def test_a_check_later_opens_at_once_and_sets_aside_what_it_finds(tmp_path):
+    """check="later": the open reads only what it needs; check() finds the damaged page and
+    set_aside() does what the open would have done, the entries made meanwhile carried over."""
+    path = tmp_path / "ledger.sqlite3"
+    current, tally, damaged = _damage_an_earlier_page(path)
+    with LedgerStore(path, clock=lambda: 0, check="later") as store:
+        assert store.messages == [] and store.check_pending
+        assert store.export() == current
+        store.apply(parse_line("peg A 3"))
+        problem = store.check()
+        assert problem.startswith("integrity check failed") and not store.check_pending
+        store.set_aside(problem)
+        kept = tmp_path / "ledger.sqlite3.corrupt-19700101T000000"
+        assert sqlite3.connect(f"{kept.as_uri()}?mode=ro", uri=True).execute(  # the damaged file, as it was
+            "SELECT line FROM actions ORDER BY id DESC LIMIT 1").fetchone()[0] == "peg A 3"
+        assert f"it was kept as {kept}" in store.messages[0] and "integrity check failed" in store.messages[0]
+        assert store.export() == current + ["peg A 3"]
+        assert [(t.side, t.wins) for t in store.book.match.tally()] == tally
+        store.apply(parse_line("peg B 2"))
+    with LedgerStore(path) as store:
+        assert store.export() == current + ["peg A 3", "peg B 2"] and store.messages == []
+
+
+def test_a_sound_ledger_passes_the_later_check(tmp_path):
+    """check() of a sound file finds nothing; an unknown check value is refused."""
+    path = tmp_path / "ledger.sqlite3"
+    make_ledger(path)
+    with LedgerStore(path, check="later") as store:
+        assert store.check() is None
+    with pytest.raises(ValueError, match="check='never'"):
+        LedgerStore(path, check="never")
+
+
+def test_the_board_checks_its_ledger_after_ready_and_sets_damage_aside(tmp_path):
+    """The board opened with check="later": after READY a thread checks the file; the next
+    loop step sets the damaged file aside, says so on the OLED, and the game goes on."""
+    from firmware.app import Board, open_devices
+    from firmware.simulator import MOCK
+
+    path = tmp_path / "ledger.sqlite3"
+    current, _, _ = _damage_an_earlier_page(path)
+    store = LedgerStore(path, clock=lambda: 0, check="later")
+    journal = []
+    board = Board(load_config(), store, open_devices(load_config(), MOCK), log=journal.append)
+    try:
+        assert store.messages == []
+        board.start_ledger_check()
+        board.ledger_check.join(timeout=60)
+        assert board.step(0)  # woken by the check's event
+        kept = tmp_path / "ledger.sqlite3.corrupt-19700101T000000"
+        assert kept.exists()
+        assert any(f"it was kept as {kept}" in line for line in journal)
+        screen = board.controller.screen()
+        assert screen.alert and "could not be read" in screen.footer
+        assert store.export() == current
+        board.devices.controls.turn(2)
+        board.devices.controls.click("red")
+        board.step(0)
+        assert store.export() == current + ["peg A 2"]
+    finally:
+        board.close()
+    with LedgerStore(path) as store:
+        assert store.export() == current + ["peg A 2"] and store.messages == []
 
 
 def test_our_marker_on_a_schema_not_ours_is_set_aside(tmp_path):
@@ -703,3 +778,51 @@ def test_our_marker_on_a_schema_not_ours_is_set_aside(tmp_path):
         assert kept.read_bytes() == original
         assert "carries the ledger marker" in store.messages[0] and str(kept) in store.messages[0]
         assert store.game is None
+
+
+def test_the_earlier_store_gets_the_tally_row_at_its_first_open(tmp_path):
+    """tests/data/ledger-v1.sqlite3: the first writer adds the tally row (schema stays 1, nothing lost);
+    the next open reads the row and gives the same tally."""
+    path = tmp_path / "ledger.sqlite3"
+    shutil.copy(FIXTURE, path)
+    expected = _raw_games(FIXTURE)
+    with LedgerStore(path) as store:
+        tally = [(t.side, t.wins, t.game_points) for t in store.book.match.tally()]
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT match_id, through FROM tallies").fetchall() == [(1, 1)]
+    conn.close()
+    with LedgerStore(path) as store:
+        assert store.messages == []
+        assert [(t.side, t.wins, t.game_points) for t in store.book.match.tally()] == tally
+        assert {g: store.export(g) for g in store.game_ids()} == expected
+
+
+def test_the_running_board_checks_its_ledger_after_ready(tmp_path):
+    """Board.run() with a ledger opened check="later": the damage is found after the board is up,
+    set aside by the main loop, and the board keeps running on the new ledger."""
+    import threading
+    import time
+
+    from firmware.app import Board, open_devices
+    from firmware.simulator import MOCK
+
+    path = tmp_path / "ledger.sqlite3"
+    current, _, _ = _damage_an_earlier_page(path)
+    store = LedgerStore(path, clock=lambda: 0, check="later")
+    journal = []
+    board = Board(load_config(), store, open_devices(load_config(), MOCK), log=journal.append)
+    thread = threading.Thread(target=board.run, daemon=True)
+    thread.start()
+    try:
+        kept = tmp_path / "ledger.sqlite3.corrupt-19700101T000000"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any("it was kept as" in line for line in journal):
+            time.sleep(0.01)
+        assert kept.exists() and any(f"it was kept as {kept}" in line for line in journal)
+        assert board.frames_shown >= 1 and thread.is_alive()
+    finally:
+        board.stop()
+        thread.join(60)
+    assert not thread.is_alive()
+    with LedgerStore(path) as reopened:
+        assert reopened.export() == current and reopened.messages == []

@@ -43,6 +43,37 @@ def test_frames_over_the_budget_are_scaled_down():
     assert small[0] == WHITE and pipeline.last_scale == 1.0
 
 
+def _reference(frame, power, level):
+    """Each channel by the definition: brightness (capped), gamma, then the budget's scale."""
+    brightness = max(0.0, min(level, 1.0)) * power.max_brightness
+
+    def channel(v):
+        return round(255 * (min(255, max(0, int(v * brightness + 0.5))) / 255) ** power.gamma)
+    out = [tuple(channel(v) for v in colour) for colour in frame]
+    wanted, idle = estimate_ma(out), len(frame) * 1.0
+    if wanted > power.budget_ma and wanted > idle:
+        scale = (power.budget_ma - idle) / (wanted - idle)
+        out = [tuple(int(v * scale) for v in colour) for colour in out]
+    return out
+
+
+@pytest.mark.parametrize("budget", [300.0, 4000.0, 20_000.0])
+def test_remembered_colours_give_what_the_definition_gives(budget):
+    """The pipeline remembers each colour's output until the brightness changes: every frame,
+    lists and repeated colours included, is still the channel-by-channel result."""
+    import random
+
+    rng = random.Random(int(budget))
+    power = PowerSettings(max_brightness=0.8, budget_ma=budget, gamma=2.2)
+    pipeline = FramePipeline(60, power)
+    for level in (1.0, 0.3, 1.0, 0.7):
+        pipeline.set_brightness(level)
+        palette = [tuple(rng.randrange(256) for _ in range(3)) for _ in range(6)] + [[9, 200, 30]]
+        for _ in range(3):
+            frame = [rng.choice(palette) for _ in range(60)]
+            assert pipeline.render(frame) == _reference(frame, power, level)
+
+
 def test_bad_power_settings_are_refused():
     """Brightness, budget and gamma out of range are clear errors."""
     for kwargs, message in [({"max_brightness": 0}, "max_brightness"),

@@ -1,6 +1,7 @@
 """The durable ledger: acknowledged means on disk; a bad file is set aside, never deleted."""
 
 import json
+import sqlite3
 import os
 import signal
 import subprocess
@@ -189,3 +190,126 @@ def test_sigkill_between_entries_reopens_to_the_acknowledged_state(tmp_path, kil
         assert store.messages == []
         assert state_dict(store.book) == state_dict(replay(acked).book)
         assert store.export() == replay(acked).book.record_lines()
+
+
+# ---- the match's tally row and the outcome column ------------------------------
+
+WIN_A = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"]
+WIN_B = ["game five-card seats=A,B"] + ["peg B 15"] * 4 + ["peg B 1"]
+
+
+def _stored(path, sql, *args):
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def _reopened_tally(path):
+    with LedgerStore(path) as store:
+        assert store.messages == []
+        return state_dict(store.book)["match"]
+
+
+def test_the_tally_row_holds_the_earlier_games_and_opening_reads_it(tmp_path):
+    """Each new game of the match adds its predecessor to the match's tally row; a reopen
+    gives the same tally as replaying the whole record, without decoding the earlier games."""
+    path = tmp_path / "l.sqlite3"
+    record = WIN_A + WIN_B + ["game five-card seats=A,B", "peg A 2", "game five-card seats=A,B"] + WIN_A[1:] \
+        + ["game five-card seats=A,B", "peg B 3"]
+    with LedgerStore(path) as store:
+        apply_all(store, record)
+        expected = state_dict(store.book)["match"]
+        games = store.game_ids()
+    assert expected == state_dict(replay(record).book)["match"]
+    assert expected["games"] == 3 and expected["tally"][0]["wins"] == 2
+    [(through, standing)] = _stored(path, "SELECT through, standing FROM tallies")
+    assert through == games[-2]  # every game before the current one is counted
+    assert json.loads(standing)["games"] == 3
+    conn = sqlite3.connect(path)  # outcomes no longer decode, but nothing changed them through SQL: the row is used
+    conn.execute("DROP TRIGGER tallies_stale_on_update")
+    conn.execute("UPDATE games SET outcome='not json' WHERE id<?", (games[-1],))
+    conn.commit()
+    conn.close()
+    assert _reopened_tally(path) == expected
+
+
+def test_a_ledger_without_the_tally_row_is_counted_once_and_saved(tmp_path):
+    """A ledger written before the tally row (or by a version that does not keep it): the first
+    open counts the games and saves the row; the games it counts are those before the current one."""
+    path = tmp_path / "l.sqlite3"
+    with LedgerStore(path) as store:
+        apply_all(store, WIN_A + WIN_B + ["game five-card seats=A,B", "peg A 2"])
+        expected = state_dict(store.book)["match"]
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE tallies")
+    conn.commit()
+    conn.close()
+    assert _reopened_tally(path) == expected
+    assert [row[0] for row in _stored(path, "SELECT through FROM tallies")] == [2]
+
+
+def test_games_added_by_a_writer_that_keeps_no_tally_are_caught_up(tmp_path):
+    """Games appended without updating the row (an older cribbage-board): only those are counted."""
+    path = tmp_path / "l.sqlite3"
+    with LedgerStore(path) as store:
+        apply_all(store, WIN_A + WIN_B[:1])
+    conn = sqlite3.connect(path)  # as the first release wrote a finished game and the next one
+    outcome = json.dumps({"winner": "B", "loser": "A", "result": "win", "margin": 30, "game_points": 2,
+                          "scores": {"A": 31, "B": 61}, "lowball": False})
+    conn.execute("UPDATE games SET outcome=? WHERE id=2", (outcome,))
+    conn.execute("INSERT INTO games (match_id, header) VALUES (1, 'game five-card seats=A,B dealer=A')")
+    conn.commit()
+    conn.close()
+    match = _reopened_tally(path)
+    assert [(t["side"], t["wins"], t["game_points"]) for t in match["tally"]] == [("A", 1, 3), ("B", 1, 2)]
+    assert [row[0] for row in _stored(path, "SELECT through FROM tallies")] == [2]
+
+
+def test_an_earlier_result_changed_through_sql_drops_the_row(tmp_path):
+    """Any change to a counted game (UPDATE, DELETE) drops the match's tally row: the next open counts again."""
+    path = tmp_path / "l.sqlite3"
+    with LedgerStore(path) as store:
+        apply_all(store, WIN_A + WIN_B + ["game five-card seats=A,B"])
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE games SET outcome=NULL WHERE id=1")
+    conn.commit()
+    assert conn.execute("SELECT count(*) FROM tallies").fetchone()[0] == 0
+    conn.close()
+    assert [t["wins"] for t in _reopened_tally(path)["tally"]] == [0, 1]
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM games WHERE id=2")
+    conn.commit()
+    assert conn.execute("SELECT count(*) FROM tallies").fetchone()[0] == 0
+    conn.close()
+    assert [t["wins"] for t in _reopened_tally(path)["tally"]] == [0, 0]
+
+
+def test_the_outcome_is_written_only_when_it_changes(tmp_path):
+    """Plain entries leave the game row alone; the winning entry stores the result, its undo
+    clears it and its redo stores it again, each durable across a reopen."""
+    path = tmp_path / "l.sqlite3"
+    writes = []
+    with LedgerStore(path) as store:
+        store._conn.set_trace_callback(writes.append)
+        apply_all(store, WIN_A[:-1])
+        assert not [sql for sql in writes if sql.startswith("UPDATE games")]
+        stored = []
+        for line in ("peg A 1", "undo", "redo", "undo"):
+            writes.clear()
+            store.apply(parse_line(line))
+            assert any(sql.startswith("UPDATE games") for sql in writes)
+            stored.append(_stored(path, "SELECT outcome FROM games")[0][0])
+            expected = store.game.outcome
+            assert (json.loads(stored[-1]) if stored[-1] else None) == (expected.to_dict() if expected else None)
+        assert [text is not None for text in stored] == [True, False, True, False]
+    with LedgerStore(path) as store:  # the undone win waits on the redo stack after a reopen
+        assert _stored(path, "SELECT outcome FROM games")[0][0] is None
+        store.apply(parse_line("redo"))
+        assert store.game.is_over
+    with LedgerStore(path) as store:
+        assert store.game.is_over
+        assert json.loads(_stored(path, "SELECT outcome FROM games")[0][0])["winner"] == "A"
+        store.apply(parse_line("undo"))
+    assert _stored(path, "SELECT outcome FROM games")[0][0] is None
