@@ -377,7 +377,7 @@ def _board(args) -> int:
         return run_terminal(config, path)
     from scorer.store import LedgerStore
 
-    store = LedgerStore(path, holder=PROG)  # before the devices: a ledger error leaves no device open
+    store = LedgerStore(path, holder=PROG, check="later")  # before the devices; checked in the background after READY
     try:
         devices = open_devices(config, backend)
     except BaseException:
