@@ -303,9 +303,13 @@ def _replay(args) -> int:
     return 0
 
 
-def _count(args) -> int:
-    import json
+def _print_json(value) -> None:
+    import json  # only when asked for: a plain count starts without it
 
+    print(json.dumps(value))
+
+
+def _count(args) -> int:
     from scorer.cards import parse_cards
     from scorer.counting import distribution, score_hand
 
@@ -315,7 +319,7 @@ def _count(args) -> int:
         counts = distribution(args.hand_size, args.crib)
         full = {str(total): counts.get(total, 0) for total in range(max(counts) + 1)}
         if args.json:
-            print(json.dumps(full))
+            _print_json(full)
         else:
             for total, number in full.items():
                 print(f"{total:>3} {number:>10}")
@@ -324,7 +328,10 @@ def _count(args) -> int:
         return fail(f"{PROG} count: count needs --starter CARD (or --distribution)")
     starter = parse_cards(_card_texts([args.starter]))[0]
     score = score_hand(parse_cards(_card_texts(args.cards), [starter]), starter, crib=args.crib)
-    print(json.dumps(score.to_dict()) if args.json else f"{score.say()}")
+    if args.json:
+        _print_json(score.to_dict())
+    else:
+        print(score.say())
     return 0
 
 
@@ -335,14 +342,12 @@ def _card_texts(texts: list[str]) -> list[str]:
 
 
 def _pegging(args) -> int:
-    import json
-
     from scorer.cards import parse_cards
     from scorer.counting import score_play
 
     score = score_play(parse_cards(_card_texts(args.cards)), go=args.go)
     if args.json:
-        print(json.dumps({"points": score.total, "items": score.to_dict()["items"]}))
+        _print_json({"points": score.total, "items": score.to_dict()["items"]})
     else:
         print(f"{score.say()}" if score.items else "no points")
     return 0
@@ -365,15 +370,18 @@ def _board(args) -> int:
     from .app import Board, open_devices, state_path
     from .config import load_config
     from .sdnotify import Notifier
-    from .simulator import run_terminal, simulate_main
 
     config = load_config(args.config, args.set)
     if args.command == "simulate":
+        from .simulator import simulate_main
+
         return simulate_main(args, config)
     backend = choose_backend(args.backend, config.values[""]["backend"] or None)
     print(f"{PROG}: {backend.message}", file=sys.stderr)
     path = state_path(config, args.state)
     if backend.name == "mock" and not args.headless:
+        from .simulator import run_terminal
+
         return run_terminal(config, path)
     from scorer.store import LedgerStore
 

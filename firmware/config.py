@@ -9,7 +9,6 @@ import re
 import reprlib
 import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
@@ -26,7 +25,8 @@ _shown.maxlevel = 3
 
 
 def _default_text() -> str:
-    return resources.files("firmware").joinpath("default-config.toml").read_text()
+    # A plain file beside this module once installed; importlib.resources costs start-up more.
+    return (Path(__file__).parent / "default-config.toml").read_text(encoding="utf-8")
 
 
 def defaults() -> dict:

@@ -9,8 +9,10 @@ fails, and :func:`power_off` says so in one line with the fix.
 
 from __future__ import annotations
 
-import subprocess
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
+
+if TYPE_CHECKING:
+    import subprocess
 
 POWER_OFF_COMMAND = ("systemctl", "--no-ask-password", "poweroff")
 TIMEOUT_SECONDS = 20.0
@@ -24,13 +26,16 @@ class PowerOffError(RuntimeError):
 def power_off(
     command: Sequence[str] = POWER_OFF_COMMAND,
     timeout: float = TIMEOUT_SECONDS,
-    run: Callable[..., subprocess.CompletedProcess] = subprocess.run,
+    run: Callable[..., "subprocess.CompletedProcess"] | None = None,
 ) -> None:
     """Ask systemd to power the machine off; PowerOffError (one line) if it refuses.
 
     Returns once the request is accepted: the machine then stops this program
     (SIGTERM) on its way down.
     """
+    import subprocess  # only when powering off: the board starts without it
+
+    run = subprocess.run if run is None else run
     try:
         result = run(list(command), capture_output=True, text=True, timeout=timeout, check=False)
     except FileNotFoundError:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from .errors import LayoutError
@@ -190,7 +189,9 @@ def load_layout(name_or_path: str | Path) -> Layout:
     text_name = str(name_or_path)
     if text_name in BUNDLED:
         source = f"{text_name} (bundled)"
-        text = resources.files("hardware.layouts").joinpath(f"{text_name}.toml").read_text()
+        # Beside this module (a package's data files are plain files once installed);
+        # importlib.resources would cost start-up more than the reading does.
+        text = (Path(__file__).parent / "layouts" / f"{text_name}.toml").read_text(encoding="utf-8")
     else:
         path = Path(name_or_path)
         source = str(path)

@@ -11,7 +11,8 @@ from collections import Counter
 from functools import lru_cache
 from itertools import combinations, product
 from math import comb
-from typing import Iterable, NamedTuple, Sequence
+from collections import namedtuple
+from collections.abc import Iterable, Sequence
 
 from .cards import JACK, SUITS, Card, parse_cards
 from .errors import CardError, PlayError
@@ -21,23 +22,23 @@ CRIB_SIZE = 4
 _PAIR_NAMES = {2: "a pair", 3: "a pair royal", 4: "a double pair royal"}
 
 
-class ScoreItem(NamedTuple):
-    """One scoring combination: ``kind`` is fifteen, pair, run, flush, nobs,
-    thirty-one or go; ``cards`` are the cards that make it."""
+# Named tuples from collections, not typing.NamedTuple: ``count`` starts
+# without importing typing.
+class ScoreItem(namedtuple("ScoreItem", "kind points cards")):
+    """One scoring combination: ``kind`` (str) is fifteen, pair, run, flush,
+    nobs, thirty-one or go; ``points`` (int); ``cards`` (tuple of Card) are the
+    cards that make it."""
 
-    kind: str
-    points: int
-    cards: tuple[Card, ...]
+    __slots__ = ()
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "points": self.points, "cards": [str(c) for c in self.cards]}
 
 
-class Score(NamedTuple):
-    """A total with the items that make it up."""
+class Score(namedtuple("Score", "total items")):
+    """A total (int) with the items (tuple of ScoreItem) that make it up."""
 
-    total: int
-    items: tuple[ScoreItem, ...]
+    __slots__ = ()
 
     def to_dict(self) -> dict:
         return {"total": self.total, "items": [item.to_dict() for item in self.items]}

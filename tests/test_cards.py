@@ -33,3 +33,17 @@ def test_card_values_and_names():
     assert [parse_card(t).value for t in ("AS", "9S", "10S", "JS", "QS", "KS")] == [1, 9, 10, 10, 10, 10]
     assert [str(parse_card(t)) for t in ("ah", "th", "jc")] == ["AH", "10H", "JC"]
     assert len(set(deck())) == 52
+
+
+def test_cards_are_values():
+    """Cards compare, sort, hash and copy by rank and suit, and cannot change."""
+    import copy
+    import pickle
+
+    five, king = parse_card("5H"), parse_card("KS")
+    assert five == parse_card("5h") and five != king and five < king and sorted([king, five]) == [five, king]
+    assert len({five, parse_card("5H"), king}) == 2
+    assert copy.deepcopy(five) == pickle.loads(pickle.dumps(five)) == five
+    assert repr(five) == "Card(rank=5, suit='H')"
+    with pytest.raises(AttributeError):
+        five.rank = 6
