@@ -8,6 +8,7 @@
     cribbage-board count --distribution [--crib] [--hand-size N] [--json]
     cribbage-board pegging CARDS [--go] [--json]
     cribbage-board board-template [--layout FILE] -o board.svg
+    cribbage-board wiring [--config FILE] [--set K=V] -o wiring.svg
 """
 
 from __future__ import annotations
@@ -70,6 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
     tpl.add_argument("--layout", default="classic-121", help="a layout file or a bundled name (classic-121, three-track-121)")
     tpl.add_argument("-o", "--output", required=True, help="the SVG file to write")
     tpl.add_argument("--target", type=int, default=121, help="the game the skunk lines are drawn for")
+
+    wiring = sub.add_parser("wiring", help="draw the wiring diagram for the config's pins as an SVG")
+    wiring.add_argument("--config", metavar="FILE", help="the config file (default /etc/cribbage-board/config.toml)")
+    wiring.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                        help="override a config key, e.g. --set inputs.red=23")
+    wiring.add_argument("-o", "--output", required=True, help="the SVG file to write")
     return parser
 
 
@@ -99,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             return _pegging(args)
         if args.command == "board-template":
             return _board_template(args)
+        if args.command == "wiring":
+            return _wiring(args)
         if args.command == "console":
             from .console import run_console
 
@@ -213,6 +222,25 @@ def _board_template(args) -> int:
         print(f"{PROG}: cannot write {args.output}: {error.strerror}", file=sys.stderr)
         return 2
     print(f"{args.output}: {layout.name}, hole pitch {layout.pitch_mm:.2f} mm; print at 100%")
+    return 0
+
+
+def _wiring(args) -> int:
+    """The wiring diagram for the config's pins."""
+    from hardware.wiring import clashes, strip_gpio, physical_pin, wires, wiring_svg
+
+    config = load_config(args.config, args.set)
+    svg = wiring_svg(config, source=" + ".join(config.sources))
+    try:
+        Path(args.output).write_text(svg, encoding="utf-8")
+    except OSError as error:
+        print(f"{PROG}: cannot write {args.output}: {error.strerror}", file=sys.stderr)
+        return 2
+    for line in clashes(wires(config)):
+        print(f"{PROG}: {line}: give each its own pin", file=sys.stderr)
+    data = strip_gpio(config["leds"])
+    print(f"{args.output}: strip data on GPIO{data} (pin {physical_pin(data)}), "
+          f"buttons, encoder and OLED from {' + '.join(config.sources)}")
     return 0
 
 
