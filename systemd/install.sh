@@ -103,7 +103,7 @@ core_clock_lines() {  # MODEL: config.txt lines that hold the VPU core clock sti
 # --- The install.
 
 main() {
-    local src target reboot=0 dir model line lines lgpio_from=pypi
+    local src target reboot=0 dir model line lines
     src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
     target=${CRIBBAGE_INSTALL_TARGET:-pi}
 
@@ -133,15 +133,16 @@ main() {
     export DEBIAN_FRONTEND=noninteractive
     apt-get update
     # gcc and the headers build rpi_ws281x and spidev; polkitd reads the power-off rule.
-    apt-get install -y python3-venv python3-dev gcc i2c-tools polkitd
-    # gpiozero's pin library: Raspberry Pi OS packages it (python3-lgpio). Plain
-    # Debian does not: then pip brings it, a wheel where PyPI has one (Python
-    # 3.11), else built from its sdist with swig, compiled in (PYPI=1).
+    # swig builds lgpio where pip must (see below).
+    apt-get install -y python3-venv python3-dev gcc swig i2c-tools polkitd
+    # gpiozero's pin library: Raspberry Pi OS packages it (python3-lgpio), and
+    # the venv sees it. Plain Debian does not: then pip brings it, a wheel
+    # where PyPI has one (Python 3.11), else built from its sdist; PYPI=1 makes
+    # that build compile the lg library in instead of linking a liblgpio.
     if apt-cache show python3-lgpio >/dev/null 2>&1; then
         apt-get install -y python3-lgpio
-        lgpio_from=apt
     else
-        apt-get install -y swig
+        echo "install.sh: no python3-lgpio package here (not Raspberry Pi OS): pip installs lgpio"
     fi
 
     # SPI (the strip), I2C (the OLED), and a spidev buffer that holds a whole
@@ -186,7 +187,8 @@ main() {
         getent group "$group" >/dev/null || groupadd --system "$group"
     done
     if ! id "$user" >/dev/null 2>&1; then
-        useradd --system --user-group --home-dir /var/lib/cribbage-board --no-create-home \
+        getent group "$user" >/dev/null || groupadd --system "$user"
+        useradd --system --gid "$user" --home-dir /var/lib/cribbage-board --no-create-home \
             --shell /usr/sbin/nologin --groups gpio,i2c,spi "$user"
     else
         usermod -aG gpio,i2c,spi "$user"
@@ -194,15 +196,12 @@ main() {
 
     # The board's "Shut down" runs `systemctl --no-ask-password poweroff` as
     # this user; logind asks polkit, and this rule says yes for that user only.
-    install -d -m 0755 "$(dirname "$polkit_rule")"
+    [ -d "$(dirname "$polkit_rule")" ] || install -d -m 0755 "$(dirname "$polkit_rule")"  # polkitd's own mode stays
     install -m 0644 "$src/systemd/50-cribbage-board.rules" "$polkit_rule"
 
     # --system-site-packages lets the venv see apt's python3-lgpio.
     [ -x "$prefix/venv/bin/python" ] || python3 -m venv --system-site-packages "$prefix/venv"
-    if [ "$lgpio_from" = pypi ]; then
-        PYPI=1 "$prefix/venv/bin/pip" install 'lgpio>=0.2'
-    fi
-    "$prefix/venv/bin/pip" install --upgrade "$src"
+    PYPI=1 "$prefix/venv/bin/pip" install --upgrade "$src"
 
     install -d -m 0755 /etc/cribbage-board
     if [ ! -e /etc/cribbage-board/config.toml ]; then
