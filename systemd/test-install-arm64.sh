@@ -122,7 +122,7 @@ echo "deb $mirror $release main" >"$root/etc/apt/sources.list"
 if compgen -G "/usr/local/share/ca-certificates/*" >/dev/null; then
     mkdir -p "$root/usr/local/share/ca-certificates"
     cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
-    in_root update-ca-certificates >/dev/null
+    in_root update-ca-certificates >/dev/null 2>&1 || fail "update-ca-certificates in the root"
 fi
 for conf in /etc/pip.conf /etc/xdg/pip; do
     if [ -e "$conf" ]; then
@@ -194,7 +194,9 @@ grep -q 'subject.user == "cribbage"' "$root/etc/polkit-1/rules.d/50-cribbage-boa
 in_root id -nG cribbage | tr ' ' '\n' | sort | tr '\n' ' ' | grep -q 'cribbage gpio i2c spi' || fail "user cribbage lacks its groups"
 [ -L "$root/etc/systemd/system/multi-user.target.wants/cribbage-board.service" ] || fail "the unit is not enabled"
 [ -f "$root/etc/cribbage-board/config.toml" ] || fail "no /etc/cribbage-board/config.toml"
-in_root /opt/cribbage-board/venv/bin/python -c 'import gpiozero, lgpio, spidev, rpi_ws281x, luma.oled; print("imports ok: gpiozero", gpiozero.__version__, "lgpio", lgpio.LGPIO_PY_VERSION)' ||
+in_root /opt/cribbage-board/venv/bin/python -c 'import gpiozero, lgpio, spidev, rpi_ws281x, luma.oled
+from importlib.metadata import version
+print("imports ok:", ", ".join(f"{name} {version(name)}" for name in ("gpiozero", "lgpio", "spidev", "rpi_ws281x", "luma.oled")))' ||
     fail "the installed venv cannot import the Pi libraries"
 in_root /opt/cribbage-board/venv/bin/cribbage-board --help >/dev/null || fail "cribbage-board --help fails"
 say "install ok"
