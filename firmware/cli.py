@@ -9,6 +9,7 @@
     cribbage-board pegging CARDS [--go] [--json]
     cribbage-board board-template [--layout NAME|FILE] [--target N] [--paper a4|letter|a3] -o board.pdf|board.svg
     cribbage-board controls-card [--config FILE] [--set K=V] -o card.pdf
+    cribbage-board wiring [--config FILE] [--set K=V] -o wiring.svg
     cribbage-board --version
 
 --backend, --config, --set, --state and --headless go before or after the
@@ -42,11 +43,12 @@ USES = {
     "console": ("config", "set", "state"),
     "simulate": ("backend", "config", "set", "state", "headless"),
     "controls-card": ("config", "set"),
+    "wiring": ("config", "set"),
 }
 WHERE = {
     "backend": "the board and simulate (mock only)",
-    "config": "the board, console, simulate and controls-card",
-    "set": "the board, console, simulate and controls-card",
+    "config": "the board, console, simulate, controls-card and wiring",
+    "set": "the board, console, simulate, controls-card and wiring",
     "state": "the board, console and simulate",
     "headless": "the board with --backend mock, and simulate",
 }
@@ -138,6 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
     card = sub.add_parser("controls-card", help="draw a one-page A6 card of the controls as a PDF")
     card.add_argument("-o", "--output", required=True, help="the PDF file to write")
     _board_options(card, USES["controls-card"])
+
+    wiring = sub.add_parser("wiring", help="draw the wiring diagram for the config's pins as an SVG")
+    wiring.add_argument("-o", "--output", required=True, help="the SVG file to write")
+    _board_options(wiring, USES["wiring"])
     return parser
 
 
@@ -243,6 +249,8 @@ def _run(args) -> int:
             return _board_template(args)
         if args.command == "controls-card":
             return _controls_card(args)
+        if args.command == "wiring":
+            return _wiring(args)
         if args.command == "console":
             return _console(args)
         return _board(args)
@@ -450,6 +458,28 @@ def _controls_card(args) -> int:
     except OSError as error:
         return fail(f"{PROG}: cannot write {args.output}: {error.strerror or error}")
     print(f"{args.output}: the controls card, A6 (105 x 148 mm); print at 100%")
+    return 0
+
+
+def _wiring(args) -> int:
+    """The wiring diagram for the config's pins."""
+    from pathlib import Path
+
+    from hardware.wiring import clashes, physical_pin, strip_gpio, wires, wiring_svg
+
+    from .config import load_config
+
+    config = load_config(args.config, args.set)
+    svg = wiring_svg(config, source=" + ".join(config.sources))
+    try:
+        Path(args.output).write_text(svg, encoding="utf-8")
+    except OSError as error:
+        return fail(f"{PROG}: cannot write {args.output}: {error.strerror or error}")
+    for line in clashes(wires(config)):
+        print(f"{PROG}: {line}: give each its own pin", file=sys.stderr)
+    data = strip_gpio(config["leds"])
+    print(f"{args.output}: strip data on GPIO{data} (pin {physical_pin(data)}), "
+          f"buttons, encoder and OLED from {' + '.join(config.sources)}")
     return 0
 
 

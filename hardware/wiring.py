@@ -1,0 +1,279 @@
+"""The wiring diagram, drawn from the config's pins as SVG, so it never disagrees with the config.
+
+The Pi's 40-pin header is drawn in the middle (physical pin numbers in the
+circles, BCM GPIO names beside them); every wire the board needs leaves its
+pin for the part it goes to: buttons to GND on their other leg, the encoder,
+the OLED, and the strip's data line through the level shifter and resistor.
+A panel below shows the 5 V supply, the strip and the common ground.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+from xml.sax.saxutils import escape
+
+# The 40-pin header of every Pi since the B+ (Pi 2, 3, 4, 5, 400, 500, Zero):
+# physical pin -> what it is ("GPIO<n>" with the BCM number, or a supply).
+HEADER: dict[int, str] = {
+    1: "3V3", 2: "5V", 3: "GPIO2", 4: "5V", 5: "GPIO3", 6: "GND", 7: "GPIO4", 8: "GPIO14",
+    9: "GND", 10: "GPIO15", 11: "GPIO17", 12: "GPIO18", 13: "GPIO27", 14: "GND", 15: "GPIO22",
+    16: "GPIO23", 17: "3V3", 18: "GPIO24", 19: "GPIO10", 20: "GND", 21: "GPIO9", 22: "GPIO25",
+    23: "GPIO11", 24: "GPIO8", 25: "GND", 26: "GPIO7", 27: "GPIO0", 28: "GPIO1", 29: "GPIO5",
+    30: "GND", 31: "GPIO6", 32: "GPIO12", 33: "GPIO13", 34: "GND", 35: "GPIO19", 36: "GPIO16",
+    37: "GPIO26", 38: "GPIO20", 39: "GND", 40: "GPIO21",
+}
+PHYSICAL: dict[int, int] = {int(name[4:]): pin for pin, name in HEADER.items() if name.startswith("GPIO")}
+SPI_MOSI = 10  # SPI0 MOSI: the strip's data line with the spi driver
+BUTTONS = ("red", "blue", "green", "yellow", "undo", "menu")
+ENCODER = (("encoder_a", "encoder A (CLK)"), ("encoder_b", "encoder B (DT)"),
+           ("encoder_button", "encoder push (SW)"))
+# Fixed supply pins: the OLED and encoder power near their lines, the strip's
+# ground and the supply's 5 V at the top right, the buttons' ground bus at the bottom.
+OLED_VCC, OLED_GND, ENCODER_VCC, ENCODER_GND, SUPPLY_5V, COMMON_GND, BUTTON_GND = 1, 9, 17, 14, 2, 6, 39
+COLOURS = {"button": "#555555", "encoder": "#7a3db8", "oled": "#1f6fb2", "strip": "#c0392b",
+           "power": "#d35400", "ground": "#222222"}
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One wire from a header pin: the physical pin, what it goes to, and the part it belongs to."""
+
+    pin: int
+    to: str
+    part: str
+    gpio: int | None = None
+
+
+def physical_pin(gpio: int) -> int:
+    """The header pin of a BCM GPIO number (GPIO10 -> 19)."""
+    try:
+        return PHYSICAL[gpio]
+    except KeyError:
+        raise ValueError(f"GPIO{gpio} is not on the 40-pin header: use GPIO 0 to 27") from None
+
+
+def strip_gpio(leds: Mapping) -> int:
+    """The GPIO of the strip's data line: SPI0 MOSI for the spi driver (and auto), leds.pin for ws281x."""
+    return leds["pin"] if leds.get("driver", "auto") == "ws281x" else SPI_MOSI
+
+
+def wires(config) -> list[Wire]:
+    """Every wire from the header that the config's pins call for, in pin order."""
+    inputs, leds, display = config["inputs"], config["leds"], config["display"]
+    found = []
+    for name in BUTTONS:
+        found.append(Wire(physical_pin(inputs[name]), f"{name} button", "button", inputs[name]))
+    for key, label in ENCODER:
+        found.append(Wire(physical_pin(inputs[key]), label, "encoder", inputs[key]))
+    found.append(Wire(ENCODER_VCC, "encoder +", "encoder"))
+    found.append(Wire(ENCODER_GND, "encoder GND", "encoder"))
+    found.append(Wire(BUTTON_GND, "buttons' ground bus", "ground"))
+    data = strip_gpio(leds)
+    found.append(Wire(physical_pin(data), "strip data", "strip", data))
+    found.append(Wire(SUPPLY_5V, "5 V supply + (powers the Pi)", "power"))
+    found.append(Wire(COMMON_GND, "supply - / strip GND (common ground)", "ground"))
+    if display["enabled"]:
+        if display["bus"] == "i2c":
+            sda, scl = {0: (0, 1)}.get(display["i2c_port"], (2, 3))
+            found.append(Wire(physical_pin(sda), "OLED SDA", "oled", sda))
+            found.append(Wire(physical_pin(scl), "OLED SCL", "oled", scl))
+        else:  # luma's SPI defaults: SPI0 CE0, DC on GPIO24, RST on GPIO25
+            for gpio, label in ((10, "OLED DIN (MOSI)"), (11, "OLED CLK (SCLK)"), (8, "OLED CS (CE0)"),
+                                (24, "OLED DC"), (25, "OLED RES")):
+                found.append(Wire(physical_pin(gpio), label, "oled", gpio))
+        found.append(Wire(OLED_VCC, "OLED VCC", "oled"))
+        found.append(Wire(OLED_GND, "OLED GND", "oled"))
+    return sorted(found, key=lambda wire: wire.pin)
+
+
+def clashes(found: list[Wire]) -> list[str]:
+    """One line for each GPIO pin that two wires would share."""
+    by_pin: dict[int, list[Wire]] = {}
+    for wire in found:
+        if wire.gpio is not None:
+            by_pin.setdefault(wire.pin, []).append(wire)
+    return [f"pin {pin} ({HEADER[pin]}) is wired to both " + " and ".join(w.to for w in group)
+            for pin, group in sorted(by_pin.items()) if len(group) > 1]
+
+
+# ---- drawing ----
+
+WIDTH, TOP, ROW = 1240, 120, 28
+CENTRE = WIDTH // 2
+LEFT_X, RIGHT_X = CENTRE - 16, CENTRE + 16  # odd pins on the left, even on the right
+END_LEFT, END_RIGHT = CENTRE - 170, CENTRE + 170  # where a wire meets its part
+
+
+def _row_y(pin: int) -> int:
+    return TOP + (pin - 1) // 2 * ROW
+
+
+def _text(x, y, text, size=12, anchor="start", colour="black", weight="normal", extra="") -> str:
+    return (f'<text x="{x}" y="{y}" font-family="DejaVu Sans, Arial, sans-serif" font-size="{size}" '
+            f'text-anchor="{anchor}" fill="{colour}" font-weight="{weight}"{extra}>{escape(text)}</text>')
+
+
+def _pin_colour(name: str) -> str:
+    return {"3V3": "#e67e22", "5V": "#c0392b", "GND": "#222222"}.get(name, "#27ae60")
+
+
+def _part(wire: Wire, x: int, y: int, side: int, driver: str) -> list[str]:
+    """The part at the wire's end (x, y), drawn outward (side -1 left, +1 right)."""
+    colour = COLOURS[wire.part]
+    anchor = "end" if side < 0 else "start"
+    out = []
+    if wire.part == "button":
+        # A push switch: two contacts and a lever, then the other leg to ground.
+        a, b = x + side * 10, x + side * 34
+        out += [f'<line x1="{x}" y1="{y}" x2="{a}" y2="{y}" stroke="{colour}" stroke-width="2"/>',
+                f'<circle cx="{a}" cy="{y}" r="3" fill="white" stroke="{colour}" stroke-width="1.5"/>',
+                f'<circle cx="{b}" cy="{y}" r="3" fill="white" stroke="{colour}" stroke-width="1.5"/>',
+                f'<line x1="{a - side * 2}" y1="{y - 9}" x2="{b + side * 2}" y2="{y - 9}" stroke="{colour}" stroke-width="2"/>',
+                f'<line x1="{(a + b) // 2}" y1="{y - 9}" x2="{(a + b) // 2}" y2="{y - 14}" stroke="{colour}" stroke-width="2"/>']
+        out += _ground(b, y, side)
+        out.append(_text(b + side * 34, y + 4, f"{wire.to} (GPIO{wire.gpio})", anchor=anchor, colour=colour))
+        return out
+    if wire.part == "strip":
+        # Data: 3.3 V from the Pi -> 74AHCT125 (5 V) -> 330 ohm -> the strip's DIN.
+        box = x + side * 8 if side > 0 else x - 8 - 96
+        out.append(f'<rect x="{box}" y="{y - 11}" width="96" height="22" rx="3" fill="white" stroke="{colour}" stroke-width="1.5"/>')
+        out.append(_text(box + 48, y + 4, "74AHCT125", size=11, anchor="middle", colour=colour))
+        r0 = x + side * 104
+        out.append(f'<line x1="{x}" y1="{y}" x2="{x + side * 8}" y2="{y}" stroke="{colour}" stroke-width="2"/>')
+        zig = " ".join(f"{r0 + side * (6 + 5 * i)},{y + (-5 if i % 2 else 5) if 0 < i < 7 else y}" for i in range(8))
+        out.append(f'<polyline points="{r0},{y} {zig} {r0 + side * 48},{y}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
+        out.append(_text(r0 + side * 24, y - 9, "330 \u03a9", size=10, anchor="middle", colour=colour))
+        out.append(_text(r0 + side * 54, y + 4, "strip DIN", anchor=anchor, colour=colour, weight="bold"))
+        note = "spi driver: SPI0 MOSI" if driver != "ws281x" else "ws281x driver: leds.pin"
+        out.append(_text(r0 + side * 54, y + 18, f"({note}, GPIO{wire.gpio})", size=10, anchor=anchor, colour=colour))
+        return out
+    if wire.part == "ground":
+        out += _ground(x, y, side)
+        out.append(_text(x + side * 30, y + 4, wire.to, anchor=anchor, colour=colour))
+        return out
+    return _tag(x, y, side, wire.to + (f" (GPIO{wire.gpio})" if wire.gpio is not None else ""), colour)
+
+
+def _tag(x: int, y: int, side: int, label: str, colour: str) -> list[str]:
+    """A rounded label at a wire's end."""
+    width = 7 * len(label) + 16
+    box = x if side > 0 else x - width
+    return [f'<rect x="{box}" y="{y - 10}" width="{width}" height="20" rx="10" fill="white" stroke="{colour}" stroke-width="1.5"/>',
+            _text(box + width // 2, y + 4, label, size=11, anchor="middle", colour=colour)]
+
+
+def _ground(x: int, y: int, side: int) -> list[str]:
+    """A ground symbol hanging from (x, y)."""
+    g = x + side * 12
+    return [f'<line x1="{x}" y1="{y}" x2="{g}" y2="{y}" stroke="#222" stroke-width="1.5"/>',
+            f'<line x1="{g}" y1="{y - 8}" x2="{g}" y2="{y + 8}" stroke="#222" stroke-width="2"/>',
+            f'<line x1="{g + side * 4}" y1="{y - 5}" x2="{g + side * 4}" y2="{y + 5}" stroke="#222" stroke-width="2"/>',
+            f'<line x1="{g + side * 8}" y1="{y - 2}" x2="{g + side * 8}" y2="{y + 2}" stroke="#222" stroke-width="2"/>']
+
+
+def wiring_svg(config, source: str = "the default config") -> str:
+    """The wiring diagram for the config's pins, as an SVG document."""
+    found = wires(config)
+    driver = config["leds"].get("driver", "auto")
+    problems = clashes(found)
+    panel = _row_y(40) + 60
+    height = panel + 250 + 18 * len(problems)
+    out = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}">',
+        "<title>cribbage-board wiring diagram</title>",
+        f'<rect width="{WIDTH}" height="{height}" fill="white"/>',
+        _text(CENTRE, 34, "cribbage-board wiring", size=22, anchor="middle", weight="bold"),
+        _text(CENTRE, 56, f"drawn from {source} by `cribbage-board wiring`; GPIO numbers are BCM, "
+              "circled numbers are the header's physical pins", size=12, anchor="middle", colour="#444"),
+        _text(CENTRE, 76, "every Pi with a 40-pin header (Pi 3, 4, 5, 400, 500, Zero 2 W); pin 1 has the "
+              "square solder pad, at the end of the header away from the USB sockets", size=12, anchor="middle", colour="#444"),
+    ]
+    # Wires first, under the header.
+    used: dict[int, list[Wire]] = {}
+    for wire in found:
+        used.setdefault(wire.pin, []).append(wire)
+    for pin, group in used.items():
+        side = -1 if pin % 2 else 1
+        px, y = (LEFT_X if side < 0 else RIGHT_X), _row_y(pin)
+        end = END_LEFT if side < 0 else END_RIGHT
+        clash = len([w for w in group if w.gpio is not None]) > 1
+        for i, wire in enumerate(group):
+            colour = "#e00000" if clash else COLOURS[wire.part]
+            gpio_attr = f' data-gpio="{wire.gpio}"' if wire.gpio is not None else ""
+            out.append(f'<g class="wire" data-pin="{pin}"{gpio_attr} data-to="{escape(wire.to)}" data-part="{wire.part}">')
+            out.append(f'<line x1="{px}" y1="{y}" x2="{end}" y2="{y}" stroke="{colour}" stroke-width="2"/>')
+            if not clash:
+                out += _part(wire, end, y, side, driver)
+            elif i == len(group) - 1:  # one red tag naming everything on the pin
+                out += _tag(end, y, side, "clash: " + " + ".join(w.to for w in group) + f" ({HEADER[pin]})",
+                            "#e00000")
+            out.append("</g>")
+    # The header.
+    out.append(f'<rect x="{LEFT_X - 18}" y="{TOP - 20}" width="68" height="{_row_y(40) - TOP + 40}" rx="6" '
+               'fill="#1e4d2b" stroke="#0b2814"/>')
+    out.append(_text(CENTRE, TOP - 26, "Raspberry Pi header", size=12, anchor="middle", weight="bold"))
+    for pin, name in HEADER.items():
+        side = -1 if pin % 2 else 1
+        x, y = (LEFT_X if side < 0 else RIGHT_X), _row_y(pin)
+        wired = pin in used
+        out.append(f'<circle class="pin" data-pin="{pin}" cx="{x}" cy="{y}" r="10" fill="{_pin_colour(name)}" '
+                   f'stroke="{"white" if wired else "#0b2814"}" stroke-width="{2 if wired else 1}"/>')
+        out.append(_text(x, y + 4, str(pin), size=10, anchor="middle", colour="white", weight="bold"))
+        label_x = x + side * 20
+        out.append(f'<rect x="{label_x - 52 if side < 0 else label_x - 2}" y="{y - 9}" width="54" height="16" '
+                   'fill="white" opacity="0.85"/>')
+        out.append(_text(label_x, y + 4, name, size=11, anchor="end" if side < 0 else "start",
+                         colour="black" if wired else "#999", weight="bold" if wired else "normal"))
+    out += _power_panel(panel, driver, config["leds"])
+    y = height - 18 * len(problems) - 10
+    for line in problems:
+        out.append(_text(40, y, "clash: " + line, size=13, colour="#e00000", weight="bold"))
+        y += 18
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _power_panel(top: int, driver: str, leds: Mapping) -> list[str]:
+    """The 5 V supply, the strip, the level shifter's power and the common ground."""
+    red, black, strip = COLOURS["strip"], "#222222", COLOURS["strip"]
+    out = [f'<rect x="20" y="{top}" width="{WIDTH - 40}" height="220" rx="8" fill="#fafafa" stroke="#bbb"/>',
+           _text(40, top + 26, "Power and the strip", size=15, weight="bold")]
+    # Supply.
+    sx, sy = 60, top + 60
+    out.append(f'<rect x="{sx}" y="{sy}" width="150" height="90" rx="4" fill="white" stroke="{black}" stroke-width="1.5"/>')
+    out.append(_text(sx + 75, sy + 28, "5 V supply", size=13, anchor="middle", weight="bold"))
+    out.append(_text(sx + 75, sy + 46, "6 A or more", size=11, anchor="middle"))
+    out.append(_text(sx + 75, sy + 62, "fuse 7.5 A on +", size=11, anchor="middle"))
+    plus, minus = sy + 20, sy + 75
+    rail_end = WIDTH - 80
+    out.append(f'<line x1="{sx + 150}" y1="{plus}" x2="{rail_end}" y2="{plus}" stroke="{red}" stroke-width="3"/>')
+    out.append(f'<line x1="{sx + 150}" y1="{minus}" x2="{rail_end}" y2="{minus}" stroke="{black}" stroke-width="3"/>')
+    out.append(_text(sx + 160, plus - 6, "+5 V", size=11, colour=red, weight="bold"))
+    out.append(_text(sx + 160, minus + 16, "GND", size=11, weight="bold"))
+    # Taps off the rails: the Pi, the capacitor, the level shifter, the strip's ends.
+    taps = [(300, "Pi pin 2 (5V)", f"Pi pin {COMMON_GND} (GND)"), (470, "1000 \u00b5F capacitor", "(across + and GND)"),
+            (650, "74AHCT125 VCC", "GND, and 1OE to GND")]
+    for x, top_label, bottom_label in taps:
+        out.append(f'<line x1="{x}" y1="{plus}" x2="{x}" y2="{minus}" stroke="#888" stroke-width="1.5" stroke-dasharray="4 3"/>')
+        out.append(f'<circle cx="{x}" cy="{plus}" r="4" fill="{red}"/><circle cx="{x}" cy="{minus}" r="4" fill="{black}"/>')
+        out.append(_text(x + 6, (plus + minus) // 2 - 4, top_label, size=11))
+        out.append(_text(x + 6, (plus + minus) // 2 + 10, bottom_label, size=11))
+    # The strip, fed at both ends.
+    x0, x1 = 820, rail_end
+    out.append(f'<rect x="{x0}" y="{plus + 12}" width="{x1 - x0}" height="30" rx="4" fill="#fdecea" stroke="{strip}" stroke-width="1.5"/>')
+    out.append(_text((x0 + x1) // 2, plus + 32, "WS2812B strip: 5 V and GND at both ends", size=11, anchor="middle", colour=strip))
+    for x in (x0 + 8, x1 - 8):
+        out.append(f'<line x1="{x}" y1="{plus}" x2="{x}" y2="{plus + 12}" stroke="{red}" stroke-width="2"/>')
+        out.append(f'<line x1="{x}" y1="{plus + 42}" x2="{x}" y2="{minus}" stroke="{black}" stroke-width="2"/>')
+    data = "GPIO10 (SPI0 MOSI, pin 19), spi driver" if driver != "ws281x" else \
+        f"GPIO{leds['pin']} (pin {physical_pin(leds['pin'])}), ws281x driver"
+    notes = [
+        f"Strip data: {data} -> 74AHCT125 1A, 1Y -> 330 \u03a9 -> DIN.",
+        "Feed the strip's 5 V at both ends and every 60-100 LEDs (18 AWG); the Pi, the strip and the",
+        "level shifter share one ground. The OLED and the encoder take 3.3 V from the Pi, never 5 V.",
+    ]
+    for i, line in enumerate(notes):
+        out.append(_text(40, top + 178 + 15 * i, line, size=12))
+    return out

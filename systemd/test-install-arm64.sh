@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# Prove the Pi install on ARM: systemd/test-install-arm64.sh [bookworm|trixie]
+#
+# Builds a Debian arm64 root (debootstrap, run under qemu-user through
+# binfmt_misc), copies this working tree in, runs systemd/install.sh there with
+# CRIBBAGE_INSTALL_TARGET=chroot (the steps that need a booted systemd or the
+# Pi's devices print "skipped: ..."), runs it a second time to show it changes
+# nothing, then makes the README's venv and runs the test suite inside the
+# arm64 root. The last line is one summary such as
+#   arm64 bookworm: install ok, 360 passed
+# and the exit status is non-zero on any failure. Run as root; it takes many
+# minutes (the base root is cached in /var/cache/cribbage-board-arm64, so a
+# second run skips debootstrap). Not part of the default test run.
+set -euo pipefail
+
+release=${1:-bookworm}
+case $release in
+    bookworm | trixie) ;;
+    *)
+        echo "usage: $0 [bookworm|trixie]" >&2
+        exit 2
+        ;;
+esac
+if [ "$(id -u)" -ne 0 ]; then
+    echo "test-install-arm64.sh: run as root (it uses apt-get, mount and chroot)" >&2
+    exit 2
+fi
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+cache=/var/cache/cribbage-board-arm64
+base=$cache/$release-base.tar
+root=""
+mounted=()
+pip_env=()
+started=$(date +%s)
+
+say() { echo "[$(($(date +%s) - started))s] $*"; }
+fail() {
+    echo "arm64 $release: FAILED: $*"
+    exit 1
+}
+
+cleanup() {
+    local i
+    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+        umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" 2>/dev/null || true
+    done
+    if [ -n "$root" ] && ! grep -qF " $root/" /proc/mounts; then
+        rm -rf --one-file-system "$root"
+    fi
+}
+trap cleanup EXIT
+
+bind() {  # SOURCE DEST-in-root [mount options...]: mount and remember for the trap.
+    local from=$1 to=$root$2
+    shift 2
+    mkdir -p "$to"
+    mount "$@" "$from" "$to"
+    mounted+=("$to")
+}
+
+in_root() {  # Run a command in the arm64 root with a clean environment.
+    chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "${pip_env[@]}" "$@"
+}
+
+# 1. The host's tools: debootstrap, qemu-user-static, binfmt-support.
+missing=()
+for pkg in debootstrap qemu-user-static binfmt-support; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    say "installing ${missing[*]}"
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+fi
+if ! grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null; then
+    update-binfmts --enable qemu-aarch64
+fi
+grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64 || fail "binfmt_misc has no qemu-aarch64 entry"
+
+# 2. The base root, built once and cached as a tarball.
+mkdir -p "$cache"
+if [ ! -s "$base" ]; then
+    build=$(mktemp -d "$cache/build-$release.XXXXXX")
+    root=$build
+    say "debootstrap $release arm64 (first stage)"
+    debootstrap --arch=arm64 --foreign --variant=minbase \
+        --include=ca-certificates,python3,systemd "$release" "$build" "$mirror" >"$cache/debootstrap-$release.log" 2>&1 ||
+        fail "debootstrap first stage, see $cache/debootstrap-$release.log"
+    cp /usr/bin/qemu-aarch64-static "$build/usr/bin/"
+    say "debootstrap second stage (under qemu)"
+    chroot "$build" /debootstrap/debootstrap --second-stage >>"$cache/debootstrap-$release.log" 2>&1 ||
+        fail "debootstrap second stage, see $cache/debootstrap-$release.log"
+    tar --numeric-owner -C "$build" -cf "$base.part" . && mv "$base.part" "$base"
+    rm -rf --one-file-system "$build"
+    root=""
+    say "cached the base root in $base"
+fi
+
+# 3. A fresh root for this run, with /proc, /sys, /dev, the host's CAs and pip settings.
+root=$(mktemp -d "/var/tmp/cribbage-arm64-$release.XXXXXX")
+tar --numeric-owner -C "$root" -xf "$base"
+[ "$(chroot "$root" /usr/bin/uname -m)" = aarch64 ] || fail "the root does not run as aarch64"
+bind proc /proc -t proc
+bind sysfs /sys -t sysfs
+bind /dev /dev --bind
+bind /dev/pts /dev/pts --bind
+mkdir -p "$cache/pip-$release" "$cache/apt-$release/partial"
+bind "$cache/pip-$release" /root/.cache/pip --bind       # wheels built once (rpi_ws281x, spidev, lgpio)
+bind "$cache/apt-$release" /var/cache/apt/archives --bind
+cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+# Keep package scripts from starting services in the root.
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 0755 "$root/usr/sbin/policy-rc.d"
+echo "deb $mirror $release main" >"$root/etc/apt/sources.list"
+# A chroot has neither the host's trust store nor its pip settings.
+if compgen -G "/usr/local/share/ca-certificates/*" >/dev/null; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
+    in_root update-ca-certificates >/dev/null 2>&1 || fail "update-ca-certificates in the root"
+fi
+for conf in /etc/pip.conf /etc/xdg/pip; do
+    if [ -e "$conf" ]; then
+        mkdir -p "$root$(dirname "$conf")"
+        cp -r "$conf" "$root$(dirname "$conf")/"
+    fi
+done
+pip_env=()
+while IFS= read -r var; do
+    pip_env+=("$var")
+done < <(env | grep -E '^(PIP_[A-Z_]+|SSL_CERT_FILE|REQUESTS_CA_BUNDLE)=' | grep -v '^PIP_FIND_LINKS=' || true)
+
+# A stand-in for Raspberry Pi OS's boot partition, so the config.txt and
+# cmdline.txt edits run on files shaped like the real ones.
+mkdir -p "$root/boot/firmware"
+cat >"$root/boot/firmware/config.txt" <<'EOF'
+# For more options and information see
+# http://rptl.io/configtxt
+# Uncomment some or all of these to enable the optional hardware interfaces
+#dtparam=i2c_arm=on
+#dtparam=i2s=on
+#dtparam=spi=on
+dtparam=audio=on
+camera_auto_detect=1
+display_auto_detect=1
+auto_initramfs=1
+dtoverlay=vc4-kms-v3d
+max_framebuffers=2
+disable_fw_kms_setup=1
+arm_64bit=1
+disable_overscan=1
+arm_boost=1
+
+[cm4]
+otg_mode=1
+
+[cm5]
+dtoverlay=dwc2,dr_mode=host
+EOF
+printf 'console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 fsck.repair=yes rootwait\n' \
+    >"$root/boot/firmware/cmdline.txt"
+
+# 4. The working tree (tracked and new files, not the venv or caches).
+mkdir -p "$root/root/cribbage-board"
+git -C "$src" ls-files -co --exclude-standard -z | tar -C "$src" --null -T - -cf - | tar -C "$root/root/cribbage-board" -xf -
+
+# 5. The install, twice.
+log=$cache/install-$release.log
+say "systemd/install.sh (CRIBBAGE_INSTALL_TARGET=chroot), log in $log"
+in_root env CRIBBAGE_INSTALL_TARGET=chroot bash /root/cribbage-board/systemd/install.sh >"$log" 2>&1 ||
+    { tail -n 30 "$log"; fail "install.sh exited non-zero"; }
+grep '^skipped: ' "$log" || true
+grep -E '^(config\.txt|cmdline\.txt): ' "$log" || true
+boot_sum=$(cat "$root/boot/firmware/config.txt" "$root/boot/firmware/cmdline.txt" | md5sum)
+say "systemd/install.sh again (it must change nothing)"
+in_root env CRIBBAGE_INSTALL_TARGET=chroot bash /root/cribbage-board/systemd/install.sh >"$log.2" 2>&1 ||
+    { tail -n 30 "$log.2"; fail "install.sh exited non-zero the second time"; }
+
+# 6. What the install must have left.
+cfg=$root/boot/firmware/config.txt
+cmdline=$root/boot/firmware/cmdline.txt
+[ "$(cat "$cfg" "$cmdline" | md5sum)" = "$boot_sum" ] || fail "the second install changed config.txt or cmdline.txt"
+! grep -q '^SPI, I2C or the spidev buffer changed' "$log.2" || fail "the second install asked for a reboot again"
+grep -q '^SPI, I2C or the spidev buffer changed' "$log" || fail "the first install did not ask for a reboot"
+{ grep -qx 'dtparam=spi=on' "$cfg" && grep -qx 'dtparam=i2c_arm=on' "$cfg"; } || fail "config.txt lacks dtparam spi/i2c"
+[ "$(tail -n 3 "$cfg" | head -n 1)" = "[all]" ] || fail "config.txt: the added lines are not under [all]"
+{ [ "$(wc -l <"$cmdline")" -eq 1 ] && grep -q ' spidev.bufsiz=65536$' "$cmdline"; } || fail "cmdline.txt is not one line ending in spidev.bufsiz=65536"
+grep -q 'subject.user == "cribbage"' "$root/etc/polkit-1/rules.d/50-cribbage-board.rules" || fail "no polkit rule"
+in_root id -nG cribbage | tr ' ' '\n' | sort | tr '\n' ' ' | grep -q 'cribbage gpio i2c spi' || fail "user cribbage lacks its groups"
+[ -L "$root/etc/systemd/system/multi-user.target.wants/cribbage-board.service" ] || fail "the unit is not enabled"
+[ -f "$root/etc/cribbage-board/config.toml" ] || fail "no /etc/cribbage-board/config.toml"
+in_root /opt/cribbage-board/venv/bin/python -c 'import gpiozero, lgpio, spidev, rpi_ws281x, luma.oled
+from importlib.metadata import version
+print("imports ok:", ", ".join(f"{name} {version(name)}" for name in ("gpiozero", "lgpio", "spidev", "rpi_ws281x", "luma.oled")))' ||
+    fail "the installed venv cannot import the Pi libraries"
+in_root /opt/cribbage-board/venv/bin/cribbage-board --help >/dev/null || fail "cribbage-board --help fails"
+say "install ok"
+
+# 7. The README's venv route and the test suite, on arm64. PYPI=1 lets lgpio's
+# sdist build with its C library compiled in where PyPI has no wheel (Trixie's
+# Python 3.13 on plain Debian, which has no python3-lgpio or liblgpio-dev).
+say "README venv route and the test suite (under qemu: slow)"
+tests_log=$cache/tests-$release.log
+in_root bash -c 'cd /root/cribbage-board && python3 -m venv --system-site-packages .venv &&
+    PYPI=1 .venv/bin/pip install -q -e ".[test]"' >"$tests_log" 2>&1 ||
+    { tail -n 30 "$tests_log"; fail "pip install -e .[test] failed"; }
+status=0
+in_root bash -c 'cd /root/cribbage-board && .venv/bin/python -m pytest -q -p no:cacheprovider' >>"$tests_log" 2>&1 || status=$?
+tail -n 15 "$tests_log"
+summary=$(grep -E '^=*.*[0-9]+ (passed|failed|error)' "$tests_log" | tail -n 1 | sed -E 's/^=+ //; s/ in [0-9.]+s.*$//; s/ =+$//')
+[ -n "$summary" ] || fail "no pytest summary line (exit $status), see $tests_log"
+say "done in $(($(date +%s) - started)) s"
+if [ "$status" -ne 0 ]; then
+    echo "arm64 $release: install ok, $summary"
+    exit 1
+fi
+echo "arm64 $release: install ok, $summary"

@@ -1,0 +1,190 @@
+"""The Pi install: install.sh's boot-file edits on temp files, the polkit rule, the scripts' syntax."""
+
+import json
+import re
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTALL = ROOT / "systemd" / "install.sh"
+ARM64 = ROOT / "systemd" / "test-install-arm64.sh"
+RULE = ROOT / "systemd" / "50-cribbage-board.rules"
+UNIT = ROOT / "systemd" / "cribbage-board.service"
+
+# Raspberry Pi OS Bookworm's stock files, shortened.
+CONFIG_TXT = """\
+# Uncomment some or all of these to enable the optional hardware interfaces
+#dtparam=i2c_arm=on
+#dtparam=spi=on
+dtparam=audio=on
+arm_64bit=1
+
+[cm4]
+otg_mode=1
+
+[cm5]
+dtoverlay=dwc2,dr_mode=host
+"""
+CMDLINE = "console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 fsck.repair=yes rootwait\n"
+
+
+def shell(function: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run one of install.sh's functions (the file sourced, so main() does not run)."""
+    return subprocess.run(
+        ["bash", "-c", f'source "{INSTALL}"; {function} "$@"', "install.sh", *args],
+        capture_output=True, text=True, timeout=30, env={**os.environ, **(env or {})},
+    )
+
+
+def test_install_scripts_parse():
+    """install.sh and the arm64 test script pass bash -n."""
+    for script in (INSTALL, ARM64):
+        result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed (apt-get install shellcheck)")
+def test_install_scripts_pass_shellcheck():
+    """install.sh and the arm64 test script have no shellcheck findings."""
+    result = subprocess.run(["shellcheck", str(INSTALL), str(ARM64)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_cmdline_gets_the_spidev_buffer_once_on_its_one_line(tmp_path):
+    """spidev.bufsiz=65536 goes at the end of the single line; a second run changes nothing."""
+    cmdline = tmp_path / "cmdline.txt"
+    cmdline.write_text(CMDLINE)
+    first = shell("cmdline_ensure", str(cmdline), "spidev.bufsiz=65536")
+    assert first.returncode == 0, first.stderr
+    assert cmdline.read_text() == CMDLINE.rstrip("\n") + " spidev.bufsiz=65536\n"
+    again = shell("cmdline_ensure", str(cmdline), "spidev.bufsiz=65536")
+    assert again.returncode == 1 and cmdline.read_text().count("spidev.bufsiz") == 1
+    assert len(cmdline.read_text().splitlines()) == 1
+
+
+def test_cmdline_replaces_another_buffer_size_and_handles_no_newline(tmp_path):
+    """An older spidev.bufsiz is replaced in place, and a file without a final newline stays one line."""
+    cmdline = tmp_path / "cmdline.txt"
+    cmdline.write_text("console=tty1 spidev.bufsiz=4096 root=/dev/mmcblk0p2 rootwait")
+    assert shell("cmdline_ensure", str(cmdline), "spidev.bufsiz=65536").returncode == 0
+    assert cmdline.read_text() == "console=tty1 spidev.bufsiz=65536 root=/dev/mmcblk0p2 rootwait\n"
+
+
+def test_config_txt_lines_go_under_all_once(tmp_path):
+    """dtparam lines are added after an [all] (the stock file ends in [cm5]), once; commented ones do not count."""
+    config = tmp_path / "config.txt"
+    config.write_text(CONFIG_TXT)
+    for line in ("dtparam=spi=on", "dtparam=i2c_arm=on"):
+        result = shell("config_txt_ensure", str(config), line)
+        assert result.returncode == 0, result.stderr
+    assert config.read_text() == CONFIG_TXT + "[all]\ndtparam=spi=on\ndtparam=i2c_arm=on\n"
+    before = config.read_text()
+    for line in ("dtparam=spi=on", "dtparam=i2c_arm=on"):
+        assert shell("config_txt_ensure", str(config), line).returncode == 1
+    assert config.read_text() == before
+
+
+def test_config_txt_without_sections_or_final_newline(tmp_path):
+    """A file with no section filter gets no [all]; a missing final newline is mended first."""
+    config = tmp_path / "config.txt"
+    config.write_text("dtparam=audio=on")
+    assert shell("config_txt_ensure", str(config), "core_freq=250").returncode == 0
+    assert config.read_text() == "dtparam=audio=on\ncore_freq=250\n"
+
+
+@pytest.mark.parametrize("model, lines", [
+    ("Raspberry Pi 4 Model B Rev 1.5", ["core_freq=500", "core_freq_min=500"]),
+    ("Raspberry Pi 400 Rev 1.0", ["core_freq=500", "core_freq_min=500"]),
+    ("Raspberry Pi Compute Module 4 Rev 1.1", ["core_freq=500", "core_freq_min=500"]),
+    ("Raspberry Pi 3 Model B Plus Rev 1.3", ["core_freq=250", "core_freq_min=250"]),
+    ("Raspberry Pi Zero 2 W Rev 1.0", ["core_freq=250", "core_freq_min=250"]),
+    ("Raspberry Pi 5 Model B Rev 1.0", []),
+    ("Raspberry Pi 500 Rev 1.0", []),
+])
+def test_core_clock_is_locked_on_pi_3_and_4_only(model, lines):
+    """Pi 3/4 get a fixed core clock (their SPI clock follows it); the Pi 5's SPI is on RP1: nothing."""
+    result = shell("core_clock_lines", model)
+    assert result.stdout.split() == lines
+    assert result.returncode == (0 if lines else 1)
+
+
+def test_boot_dir_prefers_the_override_then_boot_firmware(tmp_path):
+    """CRIBBAGE_BOOT_DIR names the boot folder; one without both files is passed over."""
+    (tmp_path / "config.txt").write_text(CONFIG_TXT)
+    (tmp_path / "cmdline.txt").write_text(CMDLINE)
+    found = shell("boot_dir", env={"CRIBBAGE_BOOT_DIR": str(tmp_path)})
+    assert found.returncode == 0 and found.stdout.strip() == str(tmp_path)
+    (tmp_path / "cmdline.txt").unlink()
+    other = shell("boot_dir", env={"CRIBBAGE_BOOT_DIR": str(tmp_path)})
+    assert other.stdout.strip() != str(tmp_path)
+
+
+def test_install_refuses_an_unknown_target_in_one_line():
+    """A wrong CRIBBAGE_INSTALL_TARGET (or not being root) stops it at once with exit 2 and one line."""
+    result = subprocess.run(["bash", str(INSTALL)], capture_output=True, text=True, timeout=30,
+                            env={**os.environ, "CRIBBAGE_INSTALL_TARGET": "laptop"})
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    assert ("pi or chroot" in result.stderr) if os.geteuid() == 0 else ("run as root" in result.stderr)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or Path("/proc/device-tree/model").exists(),
+                    reason="needs root on a machine that is not a Pi")
+def test_install_refuses_a_pc_without_the_chroot_target():
+    """On a PC (no device-tree model) the default target stops before changing anything."""
+    env = {k: v for k, v in os.environ.items() if k != "CRIBBAGE_INSTALL_TARGET"}
+    result = subprocess.run(["bash", str(INSTALL)], capture_output=True, text=True, timeout=30, env=env)
+    assert result.returncode == 2 and "not a Raspberry Pi" in result.stderr and result.stdout == ""
+
+
+def test_arm64_script_rejects_an_unknown_release():
+    """The arm64 test takes bookworm or trixie, and says so for anything else (before touching the machine)."""
+    result = subprocess.run(["bash", str(ARM64), "bullseye"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "bookworm|trixie" in result.stderr
+
+
+def test_polkit_rule_names_the_service_user_and_the_power_off_actions():
+    """The rule allows the unit's user the two logind power-off actions and nothing else."""
+    text = RULE.read_text()
+    unit_user = next(line.split("=", 1)[1] for line in UNIT.read_text().splitlines() if line.startswith("User="))
+    assert f'subject.user == "{unit_user}"' in text
+    actions = set(re.findall(r'"(org\.freedesktop\.[\w.-]+)"', text))
+    assert actions == {"org.freedesktop.login1.power-off", "org.freedesktop.login1.power-off-multiple-sessions"}
+    assert "/etc/polkit-1/rules.d/50-cribbage-board.rules" in INSTALL.read_text()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the polkit rule's JavaScript")
+def test_polkit_rule_says_yes_only_to_cribbage_powering_off():
+    """Run as polkit would: YES for cribbage and power-off(-multiple-sessions), no answer otherwise."""
+    harness = """
+const rules = [];
+const polkit = {Result: {YES: "yes", NO: "no"}, addRule: (f) => rules.push(f)};
+eval(require("fs").readFileSync(process.argv[1], "utf8"));
+const ask = (id, user) => rules.map((f) => f({id}, {user})).find((r) => r !== undefined) ?? null;
+console.log(JSON.stringify([
+  ask("org.freedesktop.login1.power-off", "cribbage"),
+  ask("org.freedesktop.login1.power-off-multiple-sessions", "cribbage"),
+  ask("org.freedesktop.login1.power-off", "pi"),
+  ask("org.freedesktop.login1.reboot", "cribbage"),
+  ask("org.freedesktop.systemd1.manage-units", "cribbage"),
+]));
+"""
+    result = subprocess.run(["node", "-e", harness, str(RULE)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == ["yes", "yes", None, None, None]
+
+
+def test_unit_hardening_leaves_the_system_bus_reachable():
+    """systemctl poweroff needs the D-Bus socket: AF_UNIX allowed, /run/dbus neither hidden nor private."""
+    settings = [line.split("=", 1) for line in UNIT.read_text().splitlines() if "=" in line and not line.startswith("#")]
+    families = " ".join(value for key, value in settings if key == "RestrictAddressFamilies")
+    assert "AF_UNIX" in families.split() and not families.startswith("~")
+    for key, value in settings:
+        if key in ("InaccessiblePaths", "TemporaryFileSystem", "BindPaths", "BindReadOnlyPaths"):
+            assert not any(p.lstrip("-+").rstrip("/") in ("/run", "/run/dbus", "/run/dbus/system_bus_socket")
+                           for p in value.split()), f"{key}={value} hides the system bus"
+        assert key != "PrivateUsers" or value in ("no", "false"), "PrivateUsers breaks polkit's view of the user"
