@@ -50,7 +50,7 @@ def notify_socket(tmp_path):
     path = tmp_path / "notify"
     server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     server.bind(str(path))
-    server.settimeout(5)
+    server.settimeout(60)  # generous: a slow machine (qemu arm64) only waits longer
     try:
         yield path, server
     finally:
