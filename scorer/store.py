@@ -900,12 +900,8 @@ class LedgerStore:
         self._lock.release()
 
     def _close_quietly(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except sqlite3.Error:
-                pass
-            self._conn = None
+        _close_connection(self._conn)
+        self._conn = None
 
     def __enter__(self) -> "LedgerStore":
         return self
@@ -988,15 +984,20 @@ class LedgerReader:
         return current.book
 
     def close(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except sqlite3.Error:
-                pass
-            self._conn = None
+        _close_connection(self._conn)
+        self._conn = None
 
     def __enter__(self) -> "LedgerReader":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _close_connection(conn: sqlite3.Connection | None) -> None:
+    """Close a connection, if any; a failing close has nothing left to lose."""
+    if conn is not None:
+        try:
+            conn.close()
+        except sqlite3.Error:
+            pass
