@@ -165,35 +165,34 @@ def read_pegs(layout: Layout, frame, style: LedStyle, target: int, sides: int) -
     """What a frame shows: for each side, the score its lit front and back peg stand for.
 
     Decoded from the colours alone, as a player reads the board: the front peg
-    is the hole lit in the side's colour, the back peg the hole lit in its
-    dimmer back-peg colour. Hole N stands for N, the start hole for 0, the
-    game hole for the target. A score past 120 (a 181 game) shows as its hole
-    on the second lap with the start hole lit dim beside the back peg: so a
-    dim start hole *and* a dim hole on the track mean the front is on lap 2
-    (hole + 120); a dim start hole alone is the back peg still at the start.
-    The back peg stands for the highest score its hole can mean below the
-    front. None where no hole (or more than one) is lit so; a layout without
-    start holes cannot show the lap, and reads the first lap.
+    is the hole lit in the side's colour for its lap (paler each lap, see
+    :func:`firmware.views.lap_shade`), the back peg the hole lit in that
+    shade's dimmer back-peg level (either half of a blink). Hole N on lap L
+    stands for N + 120 (L - 1), the start hole for 0, the game hole for the
+    target; on laps past the first the start hole lit in the front's shade is
+    the lap mark. None where no hole (or more than one) is lit so.
     """
+    laps = range(max(1, (target - 2) // HOLES_PER_TRACK + 1))
     pegs = []
     for side in range(sides):
         if side >= len(layout.tracks):
             pegs.append({"front": None, "back": None})
             continue
-        colour = style.colours[side % len(style.colours)]
-        fronts = _holes_lit(layout, frame, side, colour)
-        backs = _holes_lit(layout, frame, side, _scale(colour, style.back_peg))
-        front = _hole_score(fronts[0], target) if len(fronts) == 1 else None
-        second_lap = (
-            target > HOLES_PER_TRACK and front is not None and 0 < front <= HOLES_PER_TRACK
-            and len(backs) == 2 and backs[0] == START_HOLE
-        )
-        if second_lap:
-            front += HOLES_PER_TRACK
-            backs = backs[1:]
-        back = _back_score(backs[0], front, target) if len(backs) == 1 else None
+        fronts, backs = [], []
+        for lap in laps:
+            shade = style.colour(side, lap)
+            fronts += [(hole, lap) for hole in _holes_lit(layout, frame, side, shade)
+                       if not (lap and hole == START_HOLE)]  # the lap mark
+            for level in style.back_levels():
+                backs += [(hole, lap) for hole in _holes_lit(layout, frame, side, _scale(shade, level))]
+        front = _lap_score(*fronts[0], target) if len(fronts) == 1 else None
+        back = _lap_score(*backs[0], target) if len(backs) == 1 else None
         pegs.append({"front": front, "back": back})
     return pegs
+
+
+def _lap_score(hole: int, lap: int, target: int) -> int:
+    return target if hole == GAME_HOLE else hole + lap * HOLES_PER_TRACK
 
 
 def _holes_lit(layout: Layout, frame, track: int, colour) -> list[int]:
@@ -203,19 +202,6 @@ def _holes_lit(layout: Layout, frame, track: int, colour) -> list[int]:
     holes = [start] if start is not None else []
     holes += [*layout.tracks[track], layout.game_hole]
     return [hole.number for hole in holes if tuple(frame[hole.led]) == colour]
-
-
-def _hole_score(hole: int, target: int) -> int:
-    return target if hole == GAME_HOLE else hole
-
-
-def _back_score(hole: int, front: int | None, target: int) -> int:
-    """The highest score below the front that ``hole`` stands for (a back peg trails its front)."""
-    score = _hole_score(hole, target)
-    below = front if front is not None else HOLES_PER_TRACK + 1
-    while 0 < score and score + HOLES_PER_TRACK < min(below, target):
-        score += HOLES_PER_TRACK
-    return score
 
 
 class SimClock:

@@ -19,13 +19,53 @@ OFF: RGB = (0, 0, 0)
 MARK_WHITE: RGB = (255, 255, 255)
 
 
+# Okabe and Ito's colour-blind-safe set, one colour for each button (vermillion,
+# blue, bluish green, yellow): tests/test_palette.py checks every pair stays apart
+# under simulated protanopia and deuteranopia (the default red and green do not).
+PALETTES: dict[str, tuple[RGB, ...]] = {
+    "colour-blind": ((213, 94, 0), (0, 114, 178), (0, 158, 115), (240, 228, 66)),
+}
+# How much white each lap mixes into a side's colour: lap 1 the colour itself,
+# lap 2 paler, lap 3 (and any later) palest.
+LAP_TINTS = (0.0, 0.45, 0.7)
+BLINK_SECONDS = 0.5  # a blinking back peg: this long bright, this long dim
+BLINK_DIM = 0.35  # the dim half of a blink, beside the back peg's level
+
+
 @dataclass(frozen=True)
 class LedStyle:
-    """Side colours and the relative brightness of back pegs and marks."""
+    """Side colours and the relative brightness of back pegs and marks;
+    ``blink_back`` makes the back peg blink (bright, dim) so it is told apart by more than colour."""
 
     colours: tuple[RGB, ...] = ((255, 0, 0), (0, 80, 255), (0, 192, 0), (255, 176, 0))
     back_peg: float = 0.25
     marks: float = 0.06
+    blink_back: bool = False
+
+    def colour(self, side: int, lap: int = 0) -> RGB:
+        """A side's front-peg colour on a lap (0 the first): paler each lap (see LAP_TINTS)."""
+        return lap_shade(self.colours[side % len(self.colours)], lap)
+
+    def back_levels(self) -> tuple[float, ...]:
+        """The brightness a back peg may show: steady, or the two halves of its blink."""
+        return (self.back_peg, self.back_peg * BLINK_DIM) if self.blink_back else (self.back_peg,)
+
+    def back_level(self, now: float | None) -> float:
+        """The back peg's brightness at clock time ``now`` (None: the bright half)."""
+        if not self.blink_back or now is None or int(now // BLINK_SECONDS) % 2 == 0:
+            return self.back_peg
+        return self.back_peg * BLINK_DIM
+
+
+def lap_shade(colour: RGB, lap: int) -> RGB:
+    """``colour`` on lap ``lap`` (0 the first): mixed with white by LAP_TINTS."""
+    mix = LAP_TINTS[max(0, min(lap, len(LAP_TINTS) - 1))]
+    return tuple(int(c + (255 - c) * mix + 0.5) for c in colour)
+
+
+def next_blink(now: float) -> float:
+    """When a blinking back peg next changes (clock time)."""
+    return (int(now // BLINK_SECONDS) + 1) * BLINK_SECONDS
 
 
 @dataclass(frozen=True)
@@ -60,7 +100,7 @@ class BoardView:
 
 def peg_hole(score: int, target: int) -> tuple[int, int]:
     """(hole, lap) for a score: 0 is the start hole, the target the game hole;
-    past 120 (a 181 game) the peg goes round again (lap 1)."""
+    past 120 (a 181 game) the peg goes round again (lap 1 is the second lap)."""
     if score <= 0:
         return START_HOLE, 0
     if score >= target:
@@ -83,11 +123,15 @@ def led_frame(
     style: LedStyle = LedStyle(),
     slide: Slide | None = None,
     celebrate: float | None = None,
+    now: float | None = None,
 ) -> list[RGB]:
-    """The colour of every LED: marks first, then back pegs, then front pegs on top.
+    """The colour of every LED: marks first, then lap marks, back pegs, and front pegs on top.
 
-    ``celebrate`` (seconds since the win) runs a chase along the winner's track.
-    Sides beyond the layout's tracks are not drawn (the app says so).
+    On its second lap and later, a side's pegs take a paler shade of its colour
+    (:func:`lap_shade`) and its start hole is lit in the front peg's shade: the
+    lap mark. ``celebrate`` (seconds since the win) runs a chase along the
+    winner's track; ``now`` times a blinking back peg. Sides beyond the
+    layout's tracks are not drawn (the app says so).
     """
     frame = [OFF] * layout.strip_leds
     faint = _scale(MARK_WHITE, style.marks)
@@ -108,19 +152,45 @@ def led_frame(
         offset = int(celebrate * 20) % 6
         for hole in range(1 + offset, HOLES_PER_TRACK + 1, 6):
             frame[layout.led(board.winner_side, hole)] = colour
+    back_level = style.back_level(now)
     for side, (score, back) in enumerate(zip(board.scores[:shown], board.backs[:shown])):
-        colour = style.colours[side % len(style.colours)]
         front = score
         if slide is not None and slide.side == side:
             front = slide.start + round((slide.end - slide.start) * max(0.0, min(1.0, slide.progress)))
         front_hole, lap = peg_hole(front, board.target)
-        back_hole, _ = peg_hole(back, board.target)
+        back_hole, back_lap = peg_hole(back, board.target)
+        colour = style.colour(side, lap)
         if lap and layout.starts[side] is not None:
-            frame[layout.starts[side].led] = _scale(colour, style.back_peg)
-        if back_hole != front_hole and (back or score):
-            _light(layout, frame, side, back_hole, _scale(colour, style.back_peg))
+            frame[layout.starts[side].led] = colour  # the lap mark
+        if (back_hole, back_lap) != (front_hole, lap) and (back or score):
+            _light(layout, frame, side, back_hole, _scale(style.colour(side, back_lap), back_level))
         _light(layout, frame, side, front_hole, colour)
     return frame
+
+
+def lap_of(score: int, target: int) -> int:
+    """The lap a score's peg is on, counted from 1 (the game hole ends the last lap)."""
+    return peg_hole(score, target)[1] + 1 if 0 < score < target else 1
+
+
+def lap_note(names: tuple[str, ...], scores: tuple[int, ...], target: int) -> str:
+    """"lap 2" when every side is past its first lap on the same one, else "Red lap 2" per side
+    past its first; "" on the first lap."""
+    laps = [lap_of(score, target) for score in scores]
+    if all(lap == laps[0] > 1 for lap in laps):
+        return f"lap {laps[0]}"
+    return ", ".join(f"{name[:6]} lap {lap}" for name, lap in zip(names, laps) if lap > 1)
+
+
+def skunk_lines(target: int, lines: str) -> tuple[int, ...]:
+    """The scores a loser must reach to escape each skunk line (``lines``: acc, lurch,
+    triple or none), highest first."""
+    if lines == "lurch":
+        return ((target + 1) // 2,)
+    if lines == "none":
+        return ()
+    found = (target - 30, target - 60) + ((target - 90,) if lines == "triple" else ())
+    return tuple(line for line in found if line > 0)
 
 
 def _light(layout: Layout, frame: list[RGB], track: int, hole: int, colour: RGB) -> None:
@@ -154,6 +224,26 @@ class Screen:
     footer: str = ""
     alert: bool = False
     highlight: int | None = None
+    scores: tuple[tuple[str, str, str], ...] = ()  # large scores: (name, score, note) per side
+
+
+def scores_screen(game: Game, dial: int = 0, message: str = "", alert: bool = False) -> Screen:
+    """The large-scores OLED mode: every side's score, large, and whose count is next
+    (or who won); the dial and an alert take the footer when there is one."""
+    state, target = game.state, game.variant.target
+    cells = []
+    for index, side in enumerate(game.sides):
+        dealer = "*" if game.dealer in side.seats else ""
+        lap = lap_of(state.scores[index], target)
+        cells.append((side.name[:8] + dealer, str(state.scores[index]), f"lap {lap}" if lap > 1 else ""))
+    if alert and message:
+        footer = message
+    elif game.outcome is not None:
+        footer = f"{game.outcome.winner} wins, by {game.outcome.margin}"
+    else:
+        seat, what = game.next_count()
+        footer = (f"dial {dial}: " if dial else "next: ") + f"{seat} {what}"
+    return Screen(scores=tuple(cells), footer=footer, alert=alert and bool(message))
 
 
 def _fit(draw: ImageDraw.ImageDraw, text: str, size: int, width: int) -> str:
@@ -189,6 +279,9 @@ def oled_image(screen: Screen) -> Image.Image:
     for an alert (covering a body line if need be)."""
     image = Image.new("1", (WIDTH, HEIGHT), 0)
     draw = ImageDraw.Draw(image)
+    if screen.scores:
+        _draw_scores(draw, screen)
+        return image
     y = 0
     if screen.title:
         draw.text((0, -1), _fit(draw, screen.title, 12, WIDTH), font=font(12), fill=1)
@@ -223,3 +316,34 @@ def oled_image(screen: Screen) -> Image.Image:
         for k, line in enumerate(footer):
             draw.text((1, top + 11 * k - 1), line, font=font(10), fill=0 if screen.alert else 1)
     return image
+
+
+def _draw_scores(draw: ImageDraw.ImageDraw, screen: Screen) -> None:
+    """Large scores: two sides in two columns (score 30 px high), three or four in a
+    2x2 grid (20 px); the footer's one line at the bottom, inverted for an alert."""
+    cells = screen.scores
+    columns, rows = (len(cells), 1) if len(cells) <= 2 else (2, 2)
+    width, height = WIDTH // columns, (HEIGHT - 11) // rows
+    size = 30 if rows == 1 else 20
+    for index, (name, score, note) in enumerate(cells):
+        x, y = (index % columns) * width, (index // columns) * height
+        draw.text((x + 1, y - 1), _fit(draw, name, 10, width - 2), font=font(10), fill=1)
+        if rows == 1:
+            draw.text((x + 1, y + 8), _fit(draw, score, size, width - 2), font=font(size), fill=1)
+            if note:
+                draw.text((x + 1, y + 40), note, font=font(10), fill=1)
+        else:
+            shown = _fit(draw, score, size, width - 4)
+            right = x + width - 3 - int(draw.textlength(shown, font=font(size)))
+            draw.text((right, y + 1), shown, font=font(size), fill=1)
+            if note:
+                draw.text((x + 1, y + 10), note, font=font(10), fill=1)
+    if columns == 2:
+        draw.line((WIDTH // 2 - 1, 0, WIDTH // 2 - 1, HEIGHT - 13), fill=1)
+    top = HEIGHT - 11
+    text = _fit(draw, screen.footer, 10, WIDTH - 2)
+    if screen.alert:
+        draw.rectangle((0, top, WIDTH - 1, HEIGHT - 1), fill=1)
+    else:
+        draw.line((0, top - 1, WIDTH - 1, top - 1), fill=1)
+    draw.text((1, top - 1), text, font=font(10), fill=0 if screen.alert else 1)

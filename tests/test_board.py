@@ -286,15 +286,15 @@ def test_simulate_command_json_and_syntax_errors(tmp_path, capsys):
 
 
 def test_laps_in_a_181_game():
-    """Past 120 the front peg goes round again, and the start hole lights for the second lap."""
+    """Past 120 the front peg goes round again in a paler shade, and the start hole lights in it (the lap mark)."""
     from firmware.views import BoardView, LedStyle, led_frame, peg_hole
 
     layout = load_layout("classic-121")
     assert peg_hole(130, 181) == (10, 1) and peg_hole(181, 181) == (121, 0) and peg_hole(120, 181) == (120, 0)
     view = BoardView(target=181, scores=(130, 20), backs=(125, 10), dealer_side=1, winner_side=None)
     frame = led_frame(layout, view, LedStyle())
-    assert frame[layout.led(0, 10)] == RED and frame[layout.led(0, 5)] == (64, 0, 0)
-    assert frame[layout.starts[0].led] == (64, 0, 0)  # second lap
+    assert frame[layout.led(0, 10)] == (255, 115, 115) and frame[layout.led(0, 5)] == (64, 29, 29)
+    assert frame[layout.starts[0].led] == (255, 115, 115)  # second lap
     assert frame[layout.led(0, 31)] == (15, 15, 15)  # the skunk line at 151 falls on hole 31 (second lap)
 
 

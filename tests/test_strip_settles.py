@@ -116,14 +116,47 @@ def test_decoding_any_peg_position_gives_it_back(target):
             assert pegs[1] == {"front": 3, "back": 1}
 
 
-def test_the_second_lap_shows_as_the_start_hole_lit(tmp_path):
-    """181 (seven-card): the start hole lit dim beside a back peg means the front is on lap 2."""
+def test_the_second_lap_shows_in_a_paler_shade_with_the_start_hole_lit(tmp_path):
+    """181 (seven-card): on lap 2 the pegs are a paler red and the start hole is lit in it (the lap mark)."""
     layout = load_layout("classic-121")
     style = LedStyle()
     view = BoardView(181, (130, 20), (125, 0), dealer_side=1, winner_side=None)
     frame = led_frame(layout, view, style)
-    assert frame[layout.starts[0].led] == frame[layout.led(0, 5)] == (64, 0, 0)  # lap mark, back peg
+    pale = (255, 115, 115)
+    assert frame[layout.starts[0].led] == frame[layout.led(0, 10)] == pale  # lap mark, front peg
+    assert frame[layout.led(0, 5)] == (64, 29, 29)  # the back peg, dimmer, in the same shade
     assert read_pegs(layout, frame, style, 181, 2) == [{"front": 130, "back": 125}, {"front": 20, "back": 0}]
+
+
+def test_a_back_peg_on_the_first_lap_behind_a_front_on_the_second():
+    """Front 122 (lap 2, hole 2), back 118 (lap 1): each peg in its own lap's shade, read back exactly."""
+    layout = load_layout("classic-121")
+    style = LedStyle()
+    frame = led_frame(layout, BoardView(181, (122, 0), (118, 0), 0, None), style)
+    assert frame[layout.led(0, 118)] == (64, 0, 0) and frame[layout.led(0, 2)] == (255, 115, 115)
+    assert read_pegs(layout, frame, style, 181, 2)[0] == {"front": 122, "back": 118}
+
+
+@pytest.mark.parametrize("now", [0.1, 0.6])
+def test_a_blinking_back_peg_reads_in_either_half_of_its_blink(now):
+    """With the back peg blinking, both its bright and its dim half read as the back peg."""
+    layout = load_layout("classic-121")
+    style = LedStyle(blink_back=True)
+    frame = led_frame(layout, BoardView(121, (40, 12), (31, 3), 0, None), style, now=now)
+    assert frame[layout.led(0, 31)] == ((64, 0, 0) if now < 0.5 else (22, 0, 0))
+    assert read_pegs(layout, frame, style, 121, 2) == [{"front": 40, "back": 31}, {"front": 12, "back": 3}]
+
+
+def test_three_laps_each_have_their_own_shade():
+    """A game to 300: laps 1, 2 and 3 show three shades of the side's colour, each read back."""
+    layout = load_layout("classic-121")
+    style = LedStyle()
+    shades = set()
+    for front in (30, 150, 270):
+        frame = led_frame(layout, BoardView(300, (front, 0), (front - 4, 0), 0, None), style)
+        shades.add(frame[layout.led(0, 30)])
+        assert read_pegs(layout, frame, style, 300, 2)[0] == {"front": front, "back": front - 4}
+    assert shades == {(255, 0, 0), (255, 115, 115), (255, 179, 179)}
 
 
 def test_sides_beyond_the_tracks_read_as_null():
