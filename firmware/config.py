@@ -123,16 +123,18 @@ SCHEMA: dict[str, dict[str, Callable]] = {
         "max_brightness": _number(0.01, 1),
         "budget_ma": _number(100, 100_000), "gamma": _number(1, 3), "colours": _colours,
         "back_peg": _number(0, 1), "marks": _number(0, 1),
+        "palette": _choice("standard", "colour-blind"),
     },
     "display": {
         "enabled": _flag, "chip": _choice("ssd1306", "sh1106"), "bus": _choice("i2c", "spi"),
         "i2c_port": _number(0, 20, integer=True), "i2c_address": _number(0x03, 0x77, integer=True),
-        "rotate": _number(0, 3, integer=True),
+        "rotate": _number(0, 3, integer=True), "mode": _choice("full", "scores"),
     },
     "inputs": {
         **{name: _gpio for name in (*COLOUR_BUTTONS, "undo", "menu", "encoder_a", "encoder_b", "encoder_button")},
         "debounce_ms": _number(0, 200), "hold_ms": _number(200, 5000),
     },
+    "buzzer": {"enabled": _flag, "pin": _gpio},
 }
 
 
@@ -288,6 +290,8 @@ def _check_together(config: Config):
             f"{where}: [leds] pin = {config['leds']['pin']} is also [inputs] {used[config['leds']['pin']]}: "
             "give the strip its own pin"
         )
+    _check_buzzer(config, where, used)
+    _apply_palette(config)
     _check_led_pin(config, where)
     try:
         layout = load_layout_file(config["leds"]["layout"])
@@ -305,3 +309,24 @@ def _check_together(config: Config):
             f"{where}: [game] players: {variant.name} needs {variant.players} names"
         )
     return layout
+
+
+def _check_buzzer(config: Config, where: str, used: dict[int, str]) -> None:
+    """A buzzer that is enabled needs a pin of its own."""
+    buzzer = config["buzzer"]
+    if not buzzer["enabled"]:
+        return
+    taken = {**used, config["leds"]["pin"]: "[leds] pin"}
+    if buzzer["pin"] in taken:
+        other = taken[buzzer["pin"]]
+        other = other if other.startswith("[") else f"[inputs] {other}"
+        raise ConfigError(f"{where}: [buzzer] pin = {buzzer['pin']} is also {other}: give the buzzer its own pin")
+
+
+def _apply_palette(config: Config) -> None:
+    """A palette other than "standard" replaces [leds] colours (the board and the controls card follow)."""
+    name = config["leds"]["palette"]
+    if name != "standard":
+        from .palette import PALETTES
+
+        config["leds"]["colours"] = list(PALETTES[name])

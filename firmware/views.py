@@ -19,12 +19,6 @@ OFF: RGB = (0, 0, 0)
 MARK_WHITE: RGB = (255, 255, 255)
 
 
-# Okabe and Ito's colour-blind-safe set, one colour for each button (vermillion,
-# blue, bluish green, yellow): tests/test_palette.py checks every pair stays apart
-# under simulated protanopia and deuteranopia (the default red and green do not).
-PALETTES: dict[str, tuple[RGB, ...]] = {
-    "colour-blind": ((213, 94, 0), (0, 114, 178), (0, 158, 115), (240, 228, 66)),
-}
 # How much white each lap mixes into a side's colour: lap 1 the colour itself,
 # lap 2 paler, lap 3 (and any later) palest.
 LAP_TINTS = (0.0, 0.45, 0.7)

@@ -29,7 +29,7 @@ def test_file_and_overrides(tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     ("[leds]\nbrightnes = 0.3\n", "config.toml: unknown key [leds] brightnes: [leds] takes layout, pin"),
-    ("[led]\npin = 10\n", "config.toml: unknown section [led]: use [game], [leds], [display], [inputs]"),
+    ("[led]\npin = 10\n", "config.toml: unknown section [led]: use [game], [leds], [display], [inputs], [buzzer]"),
     ("[leds]\nmax_brightness = 3\n", "config.toml: [leds] max_brightness = 3: must be a number from 0.01 to 1"),
     ("[game]\nvariant = \"crib\"\n", "config.toml: [game] variant = 'crib': use one of six-card"),
     ("[inputs]\nred = 40\n", "config.toml: [inputs] red = 40: must be a whole number from 0 to 27"),

@@ -1,0 +1,506 @@
+"""The terminal board: the mock board in a terminal, fitted to its size, redrawn only where it changed.
+
+The screen is a grid of cells (a character and its colour). Each frame is
+composed whole, compared with the last one written, and only the runs of
+cells that differ are sent (a cursor move and the new cells); a new size
+(SIGWINCH, or a size check each frame) repaints everything. The layout is
+chosen for the terminal: at 80x24 the LED board with two columns a hole, a
+plain-text score line and the OLED as text; on larger terminals wider
+holes and the OLED's pixels in braille beside its text; below 80x24 one
+line that says the size it needs.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import sys
+import textwrap
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from hardware.inputs import KNOB
+from hardware.layout import HOLES_PER_TRACK, Layout
+
+from .controls import CONTROLS
+from .views import Screen, lap_of
+
+MIN_COLUMNS, MIN_ROWS = 80, 24
+TITLE = "cribbage-board (mock)"
+
+KEYS = {
+    "r": ("click", "red"), "b": ("click", "blue"), "g": ("click", "green"), "y": ("click", "yellow"),
+    " ": ("click", KNOB), "\r": ("click", KNOB), "\n": ("click", KNOB),
+    ",": ("turn", "-1"), ".": ("turn", "1"), "<": ("turn", "-5"), ">": ("turn", "5"),
+    "-": ("turn", "-1"), "+": ("turn", "1"), "=": ("turn", "1"),
+    "u": ("click", "undo"), "U": ("hold", "undo"), "m": ("click", "menu"), "M": ("hold", KNOB),
+}
+ARROWS = {"\x1b[D": ("turn", "-1"), "\x1b[C": ("turn", "1"), "\x1b[A": ("turn", "1"), "\x1b[B": ("turn", "-1")}
+# Keys that do the same as a key of the controls table: shown beside it in the help.
+ALIASES = {",": ("-", "down", "left"), ".": ("+", "up", "right"), " ": ("Enter",)}
+
+
+def key_help() -> list[tuple[str, str]]:
+    """(keys, what they do) for every key of the board, in the controls table's order:
+    the one list the screen, ``--help`` and the README show."""
+    rows: dict[str, list[str]] = {}
+    for control in CONTROLS:
+        names = []
+        for key in control.keys:
+            names.append(key_names_one(key))
+            names += ALIASES.get(key, ())
+        rows.setdefault(control.short, []).extend(names)
+    return [(" ".join(keys), short) for short, keys in rows.items()] + [("q", "quit")]
+
+
+def key_names_one(key: str) -> str:
+    return "space" if key == " " else key
+
+
+def help_text() -> str:
+    """The keys' help as one paragraph."""
+    return "keys: " + " | ".join(f"{keys} {does}" for keys, does in key_help())
+
+
+HELP = help_text()
+
+
+def split_keys(chunk: str) -> list[str]:
+    """Keys in what the terminal sent: arrow sequences whole, other characters one by one."""
+    keys, i = [], 0
+    while i < len(chunk):
+        if chunk.startswith("\x1b[", i) and i + 2 < len(chunk):
+            keys.append(chunk[i:i + 3])
+            i += 3
+        else:
+            keys.append(chunk[i])
+            i += 1
+    return keys
+
+
+# ---- cells and the canvas -------------------------------------------------
+
+BOLD, REVERSE = "1", "7"
+
+
+class Canvas:
+    """A grid of cells: (character, SGR style; "" is plain)."""
+
+    def __init__(self, width: int, height: int):
+        self.width, self.height = width, height
+        self.rows = [[(" ", "")] * width for _ in range(height)]
+
+    def text(self, row: int, col: int, text: str, style: str = "") -> None:
+        """Write ``text`` from (row, col); what falls outside is cut off."""
+        if not 0 <= row < self.height:
+            return
+        cells = self.rows[row]
+        for offset, char in enumerate(text):
+            if 0 <= col + offset < self.width:
+                cells[col + offset] = (char, style)
+
+    def lines(self) -> list[str]:
+        """The characters without their styles, each row's trailing blanks cut."""
+        return ["".join(char for char, _ in row).rstrip() for row in self.rows]
+
+
+def _styled(cells) -> str:
+    out, current = [], ""
+    for char, style in cells:
+        if style != current:
+            out.append("\x1b[0m" + (f"\x1b[{style}m" if style else ""))
+            current = style
+        out.append(char)
+    if current:
+        out.append("\x1b[0m")
+    return "".join(out)
+
+
+def full_paint(canvas: Canvas) -> str:
+    """Clear the screen and draw every row."""
+    rows = [f"\x1b[{n + 1};1H" + _styled(row) for n, row in enumerate(canvas.rows)]
+    return "\x1b[H\x1b[2J" + "".join(rows)
+
+
+def changes(old: Canvas, new: Canvas, gap: int = 4) -> str:
+    """Only the cells that differ: a cursor move and the cells, for each run of changes
+    (runs closer than ``gap`` unchanged cells are sent as one)."""
+    out = []
+    for n, (before, after) in enumerate(zip(old.rows, new.rows)):
+        if before == after:
+            continue
+        changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+        start = end = changed[0]
+        for i in changed[1:] + [None]:
+            if i is not None and i - end <= gap:
+                end = i
+                continue
+            out.append(f"\x1b[{n + 1};{start + 1}H" + _styled(after[start:end + 1]))
+            if i is not None:
+                start = end = i
+    return "".join(out)
+
+
+# ---- the LED board ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    """Where each hole of a layout goes on the screen at ``hx`` columns a hole, and the labels."""
+
+    cells: dict[int, tuple[int, int]]  # LED: (row, col)
+    labels: tuple[tuple[int, int, str], ...]  # (row, col, text): every fifth hole
+    width: int
+    height: int
+    game_led: int
+
+
+def board_geometry(layout: Layout, hx: int) -> BoardGeometry:
+    """Rows of holes grouped in bands (a gap in the layout starts a new one), a label row
+    above each band numbering every fifth hole."""
+    min_x, _, max_x, _ = layout.bounds()
+    holes = layout.all_holes()
+    ys = sorted({round(h.y) for h in holes})
+    bands, row_of = [], {}
+    for y in ys:
+        if bands and y == bands[-1][-1] + 1:
+            bands[-1].append(y)
+        else:
+            bands.append([y])
+    row, label_rows = 0, {}
+    for band in bands:
+        label_rows[band[0]] = row
+        row += 1
+        for y in band:
+            row_of[y] = row
+            row += 1
+    band_of = {y: band[0] for band in bands for y in band}
+    cells, labels, taken = {}, [], {}
+    for hole in holes:
+        r, c = row_of[round(hole.y)], 1 + round((hole.x - min_x) * hx)
+        cells[hole.led] = (r, c)
+        if hole.track >= 0 and 1 <= hole.number <= HOLES_PER_TRACK and hole.number % 5 == 0:
+            text = str(hole.number)
+            lr = label_rows[band_of[round(hole.y)]]
+            left = c - (len(text) - 1) // 2
+            span = range(left - 1, left + len(text) + 1)
+            if not any(col in taken.get(lr, set()) for col in span):
+                taken.setdefault(lr, set()).update(range(left, left + len(text)))
+                labels.append((lr, left, text))
+    width = 3 + round((max_x - min_x) * hx)
+    return BoardGeometry(cells, tuple(sorted(labels)), width, row, layout.game_hole.led)
+
+
+def led_cell(rgb, colour: bool, game_hole: bool = False) -> tuple[str, str]:
+    """One LED as a cell: a front peg (bright) ●, a back peg (dimmer) ○, a faint mark •,
+    an unlit hole · (the game hole ◦), in the LED's colour lifted to show on a terminal."""
+    r, g, b = rgb
+    level = max(r, g, b)
+    if level == 0:
+        return ("◦" if game_hole else "·"), ""
+    char, shown = ("●", 255) if level >= 160 else ("○", 190) if level >= 40 else ("•", 120)
+    if not colour:
+        return char, ""
+    scale = max(1.0, shown / level)
+    return char, "38;2;{};{};{}".format(*(min(255, int(v * scale)) for v in (r, g, b)))
+
+
+def draw_board(canvas: Canvas, top: int, left: int, geometry: BoardGeometry, frame, colour: bool) -> None:
+    for row, col, text in geometry.labels:
+        canvas.text(top + row, left + col, text, "2" if colour else "")
+    for led, (row, col) in geometry.cells.items():
+        char, style = led_cell(frame[led], colour, led == geometry.game_led)
+        canvas.text(top + row, left + col, char, style)
+
+
+# ---- the OLED ------------------------------------------------------------------
+
+OLED_TEXT_WIDTH = 24  # inside the box: about what the OLED's 10-pixel font holds
+OLED_TEXT_ROWS = 7  # title, four body lines, a footer of two
+BRAILLE_WIDTH, BRAILLE_ROWS = 64, 16
+
+
+def oled_text(screen: Screen, colour: bool, width: int = OLED_TEXT_WIDTH) -> list[tuple[str, str]]:
+    """What the OLED shows, as rows of text (with a style): legible at any terminal size."""
+    rows: list[tuple[str, str]] = []
+    if screen.scores:
+        for name, score, note in screen.scores:
+            rows.append((f"{name:<10}{score:>4}  {note}", BOLD if colour else ""))
+    else:
+        if screen.title:
+            rows.append((screen.title, BOLD if colour else ""))
+        if screen.big is not None:
+            head = f"[{screen.big:>2}] "
+            caption = textwrap.wrap(screen.big_caption, width - len(head)) or [""]
+            rows += [(line, "") for line in screen.lines[:1]]
+            for k, line in enumerate(caption[:3]):
+                rows.append(((head if k == 0 else " " * len(head)) + line, ""))
+        else:
+            for index, line in enumerate(screen.lines[:4]):
+                if index == screen.highlight:
+                    rows.append(((line if colour else "> " + line), REVERSE if colour else ""))
+                else:
+                    rows.append(((line if colour else "  " + line) if screen.highlight is not None else line, ""))
+    footer = textwrap.wrap(("! " if screen.alert else "") + screen.footer, width)[:2]
+    body = rows[: OLED_TEXT_ROWS - len(footer)]
+    body += [("", "")] * (OLED_TEXT_ROWS - len(footer) - len(body))
+    style = REVERSE if screen.alert and colour else ""
+    return [(text[:width], s) for text, s in body] + [(line, style) for line in footer]
+
+
+def braille(image) -> list[str]:
+    """The OLED's pixels in braille: each character is 2x4 pixels (64x16 characters)."""
+    pixels = image.convert("1").load()
+    width, height = image.size
+    bits = ((0, 0, 0x01), (0, 1, 0x02), (0, 2, 0x04), (1, 0, 0x08),
+            (1, 1, 0x10), (1, 2, 0x20), (0, 3, 0x40), (1, 3, 0x80))
+    lines = []
+    for y in range(0, height, 4):
+        chars = []
+        for x in range(0, width, 2):
+            code = 0
+            for dx, dy, bit in bits:
+                if pixels[x + dx, y + dy]:
+                    code |= bit
+            chars.append(chr(0x2800 + code))
+        lines.append("".join(chars))
+    return lines
+
+
+def draw_box(canvas: Canvas, top: int, left: int, width: int, rows: list[tuple[str, str]], label: str) -> None:
+    """A box of ``width`` inside, titled ``label``, around ``rows``."""
+    canvas.text(top, left, "┌─ " + label + " " + "─" * max(0, width - len(label) - 2) + "┐")
+    for n, (text, style) in enumerate(rows, start=1):
+        canvas.text(top + n, left, "│")
+        canvas.text(top + n, left + 1, text[:width].ljust(width) if style == REVERSE else text[:width], style)
+        canvas.text(top + n, left + width + 1, "│")
+    canvas.text(top + len(rows) + 1, left, "└" + "─" * width + "┘")
+
+
+# ---- the layout for a terminal size ------------------------------------------
+
+@dataclass(frozen=True)
+class Plan:
+    """How the board is drawn at a size: columns a hole, the OLED as text (or text
+    and pixels), below the LED board or beside it."""
+
+    hx: int
+    pixels: bool
+    beside: bool
+    width: int
+    height: int
+
+
+def oled_size(pixels: bool) -> tuple[int, int]:
+    text_w, text_h = OLED_TEXT_WIDTH + 2, OLED_TEXT_ROWS + 2
+    if not pixels:
+        return text_w, text_h
+    return BRAILLE_WIDTH + 2 + 1 + text_w, max(BRAILLE_ROWS + 2, text_h)
+
+
+def help_lines(width: int) -> list[str]:
+    return textwrap.wrap(f"{TITLE} {HELP}", width, break_on_hyphens=False)
+
+
+def choose_plan(layout: Layout, columns: int, rows: int) -> Plan | None:
+    """The largest way to draw the board in ``columns`` x ``rows``; None below 80x24."""
+    if columns < MIN_COLUMNS or rows < MIN_ROWS:
+        return None
+    help_rows = len(help_lines(columns))
+    fits = []
+    for hx in (4, 3, 2, 1):
+        board = board_geometry(layout, hx)
+        for pixels in (True, False):
+            ow, oh = oled_size(pixels)
+            for beside in (False, True):
+                if beside:
+                    width, height = board.width + 1 + ow, 1 + max(board.height, oh) + help_rows
+                else:
+                    width, height = max(board.width, ow), 1 + board.height + oh + help_rows
+                if width <= columns and height <= rows:
+                    fits.append((pixels, hx, not beside, Plan(hx, pixels, beside, width, height)))
+    if not fits:
+        return None
+    return max(fits, key=lambda fit: fit[:3])[3]
+
+
+# ---- what the board shows ------------------------------------------------------
+
+def score_line(game, dial: int = 0) -> str:
+    """Every side's name and score (its lap past the first, the dealer marked), and
+    whose count is next, or who won: one line of plain text."""
+    state, target = game.state, game.variant.target
+    parts = []
+    for index, side in enumerate(game.sides):
+        lap = lap_of(state.scores[index], target)
+        dealer = " (deals)" if game.dealer in side.seats else ""
+        parts.append(f"{side.name} {state.scores[index]}" + (f" lap {lap}" if lap > 1 else "") + dealer)
+    if game.outcome is not None:
+        outcome = game.outcome
+        result = outcome.kind.value.replace("-", " ")
+        tail = f"{outcome.winner} wins by {outcome.margin}" + ("" if result == "win" else f" ({result})")
+    else:
+        seat, what = game.next_count()
+        tail = f"next: {seat} {what}"
+    return " · ".join(parts) + f" │ {tail} │ {game.variant.name}, deal {state.deal}, {state.phase.value}"
+
+
+def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
+    """The whole screen for a terminal of ``columns`` x ``rows``."""
+    layout = sim.devices.layout
+    canvas = Canvas(columns, rows)
+    plan = choose_plan(layout, columns, rows)
+    if plan is None:
+        message = (f"{TITLE}: the board needs a terminal of at least {MIN_COLUMNS}x{MIN_ROWS}; "
+                   f"this one is {columns}x{rows}: make it larger (q quits)")
+        for n, line in enumerate(textwrap.wrap(message, max(10, columns))[:rows]):
+            canvas.text(n, 0, line)
+        return canvas
+    game = sim.board.controller.game
+    canvas.text(0, 0, score_line(game), BOLD if colour else "")
+    geometry = board_geometry(layout, plan.hx)
+    draw_board(canvas, 1, 0, geometry, sim.shown_frame(), colour)
+    if plan.beside:
+        top, left = 1, geometry.width + 1
+    else:
+        top, left = 1 + geometry.height, 0
+    screen = sim.board.oled_screen()
+    rows_of_text = oled_text(screen, colour)
+    if plan.pixels and sim.devices.display is not None and sim.devices.display.image is not None:
+        pixels = braille(sim.devices.display.image)
+        draw_box(canvas, top, left, BRAILLE_WIDTH, [(line, "") for line in pixels], "OLED")
+        draw_box(canvas, top, left + BRAILLE_WIDTH + 3, OLED_TEXT_WIDTH, rows_of_text, "OLED text")
+        used = BRAILLE_ROWS + 2
+    else:
+        draw_box(canvas, top, left, OLED_TEXT_WIDTH, rows_of_text, "OLED")
+        used = OLED_TEXT_ROWS + 2
+    below = 1 + (max(geometry.height, used) if plan.beside else geometry.height + used)
+    for n, line in enumerate(help_lines(columns)):
+        canvas.text(below + n, 0, line, "2" if colour else "")
+    return canvas
+
+
+class TerminalScreen:
+    """Writes composed frames to a terminal: everything after a resize, else only what changed.
+
+    ``size`` gives (columns, rows) each frame; ``written`` keeps the bytes of each paint."""
+
+    def __init__(self, out, size, colour: bool = True, escapes: bool = True):
+        self.out = out
+        self.size = size
+        self.colour = colour
+        self.escapes = escapes
+        self.last: Canvas | None = None
+        self.written: list[int] = []
+
+    def paint(self, sim) -> None:
+        columns, rows = self.size()
+        canvas = compose(sim, columns, rows, self.colour)
+        if not self.escapes:
+            text = "\n".join(canvas.lines()).rstrip("\n") + "\n"
+        elif self.last is None or (self.last.width, self.last.height) != (columns, rows):
+            text = full_paint(canvas)
+        else:
+            text = changes(self.last, canvas)
+        self.last = canvas
+        self.written.append(len(text.encode("utf-8")))
+        if text:
+            self.out.write(text)
+            self.out.flush()
+
+    def invalidate(self) -> None:
+        """Repaint everything next time (the terminal was resized or disturbed)."""
+        self.last = None
+
+
+def terminal_size(stream) -> tuple[int, int]:
+    """The terminal's size (the environment's COLUMNS and LINES, else 80x24, when not one)."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        size = shutil.get_terminal_size((MIN_COLUMNS, MIN_ROWS))
+    return size.columns, size.lines
+
+
+def run_terminal(config, state: Path, stdin=sys.stdin, stdout=sys.stdout) -> int:
+    """The interactive mock board; keys drive the mock pins. Ends on q or end of input."""
+    from .simulator import Simulator
+
+    interactive = stdin.isatty()
+    sim = Simulator(config, state, hold_s=None, animate=interactive)
+    colour = interactive or os.environ.get("FORCE_COLOR") == "1"
+    screen = TerminalScreen(stdout, lambda: terminal_size(stdout), colour, escapes=interactive)
+    saved, resized = None, None
+    try:
+        if interactive:
+            import termios
+            import tty
+
+            saved = termios.tcgetattr(stdin.fileno())
+            tty.setcbreak(stdin.fileno())
+            resized = _watch_resizes()
+            stdout.write("\x1b[?25l")  # hide the cursor
+        screen.paint(sim)
+        while True:
+            if interactive:
+                wait = min(1.0, sim.board.wake_in(sim.clock()))
+                watched = [stdin] + ([resized[0]] if resized else [])
+                ready, _, _ = select.select(watched, [], [], wait)
+                if resized and resized[0] in ready:
+                    os.read(resized[0], 64)
+                    screen.invalidate()
+                if stdin not in ready:
+                    sim.board.step(0)
+                    screen.paint(sim)
+                    continue
+                chunk = os.read(stdin.fileno(), 64).decode("utf-8", "replace")
+            else:
+                chunk = stdin.read(1)
+            keys = split_keys(chunk)
+            if not keys or "q" in keys or "\x04" in keys:
+                break
+            for key in keys:
+                action = ARROWS.get(key) or KEYS.get(key)
+                if action is not None and not sim.ended:
+                    sim.act(*action)
+            if sim.ended:  # Shut down from the menu ends the mock board
+                break
+            if interactive:
+                screen.paint(sim)
+        if sim.ended or not interactive:
+            screen.paint(sim)
+        return 0
+    finally:
+        if interactive:
+            rows = screen.last.height if screen.last else MIN_ROWS
+            stdout.write(f"\x1b[0m\x1b[?25h\x1b[{rows};1H\n")
+            stdout.flush()
+        if resized:
+            signal.signal(signal.SIGWINCH, resized[2])
+            os.close(resized[0])
+            os.close(resized[1])
+        if saved is not None:
+            import termios
+
+            termios.tcsetattr(stdin.fileno(), termios.TCSADRAIN, saved)
+        sim.close()
+
+
+def _watch_resizes():
+    """A pipe that SIGWINCH writes to, so a resize wakes the loop: (read end, write end,
+    the previous handler); None off the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    reader, writer = os.pipe()
+    os.set_blocking(writer, False)
+
+    def on_resize(*_args):
+        try:
+            os.write(writer, b"w")
+        except OSError:
+            pass
+
+    previous = signal.signal(signal.SIGWINCH, on_resize)
+    return reader, writer, previous
