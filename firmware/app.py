@@ -34,6 +34,7 @@ from .controller import Controller, GameSettings
 from .power import PowerOffError, power_off
 from .sdnotify import Notifier
 from .views import BoardView, LedStyle, Screen, Slide, led_frame, oled_image
+from .views import TUNES, next_blink, scores_screen, sound_for  # issue 13: laps, sound, large scores
 
 SLIDE_SECONDS_PER_HOLE = 0.02
 SLIDE_MAX_SECONDS = 0.6
@@ -42,7 +43,7 @@ FRAME_SECONDS = 0.02
 IDLE_WAKE_SECONDS = 5.0
 RETRY_SECONDS = 30.0
 
-DEVICE_NAMES = {"strip": "LED strip", "display": "OLED", "controls": "buttons"}
+DEVICE_NAMES = {"strip": "LED strip", "display": "OLED", "controls": "buttons", "buzzer": "buzzer"}
 # What a device raises when it cannot start or stops answering.
 DEVICE_ERRORS = (HardwareError, OSError, RuntimeError)
 
@@ -80,6 +81,7 @@ class Devices:
     problems: dict[str, str] = field(default_factory=dict)
     power_off: Callable[[], None] | None = None
     retry_s: float = RETRY_SECONDS
+    buzzer: object | None = None  # hardware.buzzer.Buzzer, when [buzzer] enabled
 
     def missing(self) -> list[str]:
         """The devices not working now that can be tried again."""
@@ -171,7 +173,18 @@ def device_openers(
         }
     if not config["display"]["enabled"]:
         del openers["display"]
+    if config["buzzer"]["enabled"]:
+        openers["buzzer"] = _buzzer_opener(config, backend)
     return openers
+
+
+def _buzzer_opener(config: Config, backend: BackendChoice) -> Callable[[], object]:
+    """The buzzer: gpiozero's TonalBuzzer on the configured pin, or a mock that records tones."""
+    from hardware.buzzer import MockBuzzer, TonalBuzzer
+
+    if backend.name == "mock":
+        return MockBuzzer
+    return lambda: TonalBuzzer(config["buzzer"]["pin"])
 
 
 def open_devices(
@@ -195,7 +208,7 @@ def open_devices(
     for kind in wanted:
         if not devices.open(kind):
             devices.warnings.append(f"{devices.problems[kind]}; trying again every {devices.retry_s:g} s")
-    if not any(getattr(devices, kind) is not None for kind in wanted):
+    if not any(getattr(devices, kind) is not None for kind in wanted if kind != "buzzer"):
         raise HardwareError("no device could be opened: " + "; ".join(devices.problems.values()))
     return devices
 
@@ -220,7 +233,9 @@ class Board:
         self.log = log
         leds = config["leds"]
         colours = tuple(leds["colours"])
-        self.style = LedStyle(colours, leds["back_peg"], leds["marks"])
+        self.style = LedStyle(colours, leds["back_peg"], leds["marks"], blink_back=leds["palette"] == "colour-blind")
+        self.oled_mode = config["display"]["mode"]  # "full" or "scores" (large scores)
+        self._blink_at = float("inf") if not self.style.blink_back else next_blink(clock())
         self.controller = Controller(
             store, GameSettings.from_config(config["game"]), clock, self._set_brightness,
             max_sides=len(devices.layout.tracks),
@@ -285,14 +300,24 @@ class Board:
         ``settled`` draws the pegs where they end, without animation."""
         now = self.clock() if now is None else now
         self._show_leds(now, settled)
-        self._show_screen(self.controller.screen())
+        self._show_screen(self.oled_screen())
+
+    def oled_screen(self) -> Screen:
+        """What the OLED shows: the controller's screen, or in the large-scores mode
+        (``oled_mode`` "scores") the scores, unless a menu or a device problem is up."""
+        screen = self.controller.screen()
+        controller = self.controller
+        if self.oled_mode != "scores" or getattr(controller, "menus", None) or getattr(controller, "notices", None):
+            return screen
+        return scores_screen(controller.game, controller.dial, screen.footer, screen.alert)
 
     def _show_leds(self, now: float, settled: bool) -> None:
         strip = self.devices.strip
         if strip is None:
             return
         slide, celebrate = (None, None) if settled else (self._slide(now), self._celebrating(now))
-        frame = led_frame(self.devices.layout, BoardView.of(self.controller.game), self.style, slide, celebrate)
+        frame = led_frame(
+            self.devices.layout, BoardView.of(self.controller.game), self.style, slide, celebrate, now=now)
         try:
             strip.show(frame)
         except DEVICE_ERRORS as error:
@@ -325,7 +350,7 @@ class Board:
     def _show_problem(self, kind: str) -> None:
         """The problem in full on the OLED (until the next input), and in the footer after that."""
         problem = self.devices.problems[kind]
-        if kind != "display":  # an OLED cannot show its own problem: that is the journal's
+        if kind in ("strip", "controls"):  # an OLED cannot show its own problem; a buzzer's is the footer's
             self.controller.show_problem(DEVICE_NAMES[kind], problem)
         self.controller.say(problem, alert=True)
 
@@ -370,7 +395,7 @@ class Board:
             self._show_problem(kind)
         elif not self.controller.message_alert:
             self.controller.say(problem, alert=True)
-        self._show_screen(self.controller.screen())
+        self._show_screen(self.oled_screen())
 
     # ---- the ledger's integrity check ------------------------------------
 
@@ -417,7 +442,10 @@ class Board:
             changed = self._set_ledger_aside() or changed
         now = self.clock()
         self._retry_devices(now)
-        if changed or self.needs_frame(now):
+        blink = now >= self._blink_at
+        if blink:
+            self._blink_at = next_blink(now)
+        if changed or blink or self.needs_frame(now):
             self.draw(now)
         return changed
 
@@ -430,14 +458,44 @@ class Board:
         changed = False
         event = controls.get(timeout)
         while event is not None:
+            before = self._heard()
             changed |= self.controller.handle(event)
+            self._sound(before)
             event = controls.get(0)
         return changed
+
+    # ---- the buzzer ------------------------------------------------------
+
+    def _heard(self) -> tuple:
+        """What a tone depends on: the game, its state and the last message's time."""
+        game = self.controller.game
+        return game, game.state, self.controller.message_at
+
+    def _sound(self, before: tuple) -> None:
+        """Play the tone for what an event did (see views.sound_for), if there is a buzzer."""
+        buzzer = self.devices.buzzer
+        if buzzer is None:
+            return
+        game, state, said = before
+        now_game = self.controller.game
+        accepted = now_game is not game or now_game.state != state
+        refused = not accepted and self.controller.message_alert and self.controller.message_at != said
+        was_over = now_game is game and state.outcome is not None
+        tone = sound_for(
+            state.scores if now_game is game else (), now_game.state.scores, now_game.variant.target,
+            now_game.options.skunk.value, accepted and now_game.is_over and not was_over, accepted, refused,
+        )
+        if tone is None:
+            return
+        try:
+            buzzer.play(TUNES[tone], tone)
+        except DEVICE_ERRORS as error:
+            self._device_failed("buzzer", f"buzzer failed ({error}); playing on without sound", self.clock())
 
     def wake_in(self, now: float) -> float:
         """How long the loop may sleep: until the next frame, device retry or watchdog ping."""
         wake = now + (FRAME_SECONDS if self.needs_frame(now) else IDLE_WAKE_SECONDS)
-        wake = min([wake, *(self._retry_at[kind] for kind in self.devices.missing())])
+        wake = min([wake, self._blink_at, *(self._retry_at[kind] for kind in self.devices.missing())])
         if self.notifier.watchdog_interval:
             wake = min(wake, self._next_ping)
         return max(0.0, wake - now)
@@ -532,7 +590,7 @@ class Board:
         unless ``keep_display``; the names of those that failed to close.
         (Each close is safe to repeat.)"""
         closers = {"ledger": self.store.close}
-        for kind in ("controls", "strip") + (() if keep_display else ("display",)):
+        for kind in ("controls", "strip", "buzzer") + (() if keep_display else ("display",)):
             device = getattr(self.devices, kind)
             if device is not None:
                 closers[DEVICE_NAMES[kind]] = device.close

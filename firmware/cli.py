@@ -388,7 +388,7 @@ def _board(args) -> int:
     print(f"{PROG}: {backend.message}", file=sys.stderr)
     path = state_path(config, args.state)
     if backend.name == "mock" and not args.headless:
-        from .simulator import run_terminal
+        from .terminal import run_terminal
 
         return run_terminal(config, path)
     from scorer.store import LedgerStore

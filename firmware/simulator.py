@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import select
 import sys
 import time
 from pathlib import Path
@@ -335,6 +334,8 @@ def run_script(
         result["rejected"] = rejected
         result["screen"] = _screen_text(sim.board.controller.screen())
         result["strip"] = sim.strip_pegs()
+        if sim.devices.buzzer is not None:
+            result["tones"] = [label for label, _ in sim.devices.buzzer.played]
         return result
     finally:
         sim.close()
@@ -347,131 +348,15 @@ def _screen_text(screen) -> dict:
     }
 
 
-# ---- the terminal board ------------------------------------------------------
+# ---- the terminal board: firmware/terminal.py -------------------------------
 
-from .controls import terminal_help  # noqa: E402 (the keys' help comes from the controls table)
+def __getattr__(name: str):
+    """The terminal board's names, where they were before firmware/terminal.py (imported on use)."""
+    if name in ("HELP", "KEYS", "ARROWS", "split_keys", "run_terminal"):
+        from . import terminal
 
-HELP = terminal_help()
-KEYS = {
-    "r": ("click", "red"), "b": ("click", "blue"), "g": ("click", "green"), "y": ("click", "yellow"),
-    " ": ("click", KNOB), "\r": ("click", KNOB), "\n": ("click", KNOB),
-    ",": ("turn", "-1"), ".": ("turn", "1"), "<": ("turn", "-5"), ">": ("turn", "5"),
-    "-": ("turn", "-1"), "+": ("turn", "1"), "=": ("turn", "1"),
-    "u": ("click", "undo"), "U": ("hold", "undo"), "m": ("click", "menu"), "M": ("hold", KNOB),
-}
-ARROWS = {"\x1b[D": ("turn", "-1"), "\x1b[C": ("turn", "1"), "\x1b[A": ("turn", "1"), "\x1b[B": ("turn", "-1")}
-
-
-def split_keys(chunk: str) -> list[str]:
-    """Keys in what the terminal sent: arrow sequences whole, other characters one by one."""
-    keys, i = [], 0
-    while i < len(chunk):
-        if chunk.startswith("\x1b[", i) and i + 2 < len(chunk):
-            keys.append(chunk[i:i + 3])
-            i += 3
-        else:
-            keys.append(chunk[i])
-            i += 1
-    return keys
-
-
-def board_text(layout: Layout, frame, colour: bool = True) -> list[str]:
-    """The LED board as terminal lines: a coloured dot per hole."""
-    min_x, min_y, max_x, max_y = layout.bounds()
-    rows = int(max_y - min_y) + 1
-    cols = int(max_x - min_x) + 1
-    grid = [["  "] * cols for _ in range(rows)]
-    for hole in layout.all_holes():
-        r, g, b = frame[hole.led]
-        lit = r + g + b > 0
-        dot = "●" if lit and max(r, g, b) > 40 else ("·" if not lit else "•")
-        if colour and lit:
-            cell = f"\x1b[38;2;{max(r, 60 if r else 0)};{max(g, 60 if g else 0)};{max(b, 60 if b else 0)}m{dot}\x1b[0m "
-        else:
-            cell = dot + " "
-        grid[int(hole.y - min_y)][int(round(hole.x - min_x))] = cell
-    return ["".join(row).rstrip() for row in grid]
-
-
-def oled_text(image) -> list[str]:
-    """The OLED in braille: each character is 2x4 pixels (64x16 characters)."""
-    pixels = image.convert("1").load()
-    width, height = image.size
-    bits = ((0, 0, 0x01), (0, 1, 0x02), (0, 2, 0x04), (1, 0, 0x08),
-            (1, 1, 0x10), (1, 2, 0x20), (0, 3, 0x40), (1, 3, 0x80))
-    lines = []
-    for y in range(0, height, 4):
-        chars = []
-        for x in range(0, width, 2):
-            code = 0
-            for dx, dy, bit in bits:
-                if pixels[x + dx, y + dy]:
-                    code |= bit
-            chars.append(chr(0x2800 + code))
-        lines.append("".join(chars))
-    return lines
-
-
-def run_terminal(config: Config, state: Path, stdin=sys.stdin, stdout=sys.stdout) -> int:
-    """The interactive mock board; keys drive the mock pins. Ends on q or end of input."""
-    interactive = stdin.isatty()
-    sim = Simulator(config, state, hold_s=None, animate=interactive)
-    saved = None
-    if interactive:
-        import termios
-        import tty
-
-        saved = termios.tcgetattr(stdin.fileno())
-        tty.setcbreak(stdin.fileno())
-    colour = interactive or os.environ.get("FORCE_COLOR") == "1"
-    try:
-        _paint(sim, stdout, colour, clear=interactive)
-        while True:
-            timeout = 0.03 if sim.board.needs_frame(sim.clock()) else 1.0
-            if interactive:
-                ready, _, _ = select.select([stdin], [], [], timeout)
-                if not ready:
-                    sim.board.step(0)
-                    _paint(sim, stdout, colour, clear=True)
-                    continue
-                chunk = os.read(stdin.fileno(), 64).decode("utf-8", "replace")
-            else:
-                chunk = stdin.read(1)
-            keys = split_keys(chunk)
-            if not keys or "q" in keys or "\x04" in keys:
-                break
-            for key in keys:
-                action = ARROWS.get(key) or KEYS.get(key)
-                if action is not None and not sim.ended:
-                    sim.act(*action)
-            if sim.ended:  # Shut down from the menu ends the mock board
-                break
-            if interactive:
-                _paint(sim, stdout, colour, clear=True)
-        if sim.ended or not interactive:
-            _paint(sim, stdout, colour, clear=interactive)
-        return 0
-    finally:
-        if saved is not None:
-            import termios
-
-            termios.tcsetattr(stdin.fileno(), termios.TCSADRAIN, saved)
-        sim.close()
-
-
-def _paint(sim: Simulator, stdout, colour: bool, clear: bool) -> None:
-    devices = sim.devices
-    lines = ["cribbage-board (mock) - " + sim.board.controller.game.header()]
-    lines += board_text(devices.layout, sim.shown_frame(), colour)
-    lines.append("")
-    if devices.display is not None and devices.display.image is not None:
-        lines += oled_text(devices.display.image)
-    screen = sim.board.controller.screen()
-    lines.append(("! " if screen.alert else "  ") + screen.footer)
-    lines += ["", HELP]
-    out = ("\x1b[H\x1b[2J" if clear else "") + "\n".join(lines) + "\n"
-    stdout.write(out)
-    stdout.flush()
+        return getattr(terminal, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def simulate_main(args, config: Config) -> int:

@@ -25,7 +25,7 @@ from pathlib import Path
 from hardware.inputs import KNOB
 from hardware.layout import HOLES_PER_TRACK, Layout
 
-from .controls import CONTROLS
+from .controls import CONTROLS, key_names
 from .views import Screen, lap_of
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
@@ -39,8 +39,8 @@ KEYS = {
     "u": ("click", "undo"), "U": ("hold", "undo"), "m": ("click", "menu"), "M": ("hold", KNOB),
 }
 ARROWS = {"\x1b[D": ("turn", "-1"), "\x1b[C": ("turn", "1"), "\x1b[A": ("turn", "1"), "\x1b[B": ("turn", "-1")}
-# Keys that do the same as a key of the controls table: shown beside it in the help.
-ALIASES = {",": ("-", "down", "left"), ".": ("+", "up", "right"), " ": ("Enter",)}
+# Keys that do the same as a key of the controls table: shown after its keys in the help.
+ALIASES = {">": ("-", "+", "arrows"), " ": ("Enter",)}
 
 
 def key_help() -> list[tuple[str, str]]:
@@ -48,16 +48,9 @@ def key_help() -> list[tuple[str, str]]:
     the one list the screen, ``--help`` and the README show."""
     rows: dict[str, list[str]] = {}
     for control in CONTROLS:
-        names = []
-        for key in control.keys:
-            names.append(key_names_one(key))
-            names += ALIASES.get(key, ())
+        names = [key_names(control)] + [alias for key in control.keys for alias in ALIASES.get(key, ())]
         rows.setdefault(control.short, []).extend(names)
     return [(" ".join(keys), short) for short, keys in rows.items()] + [("q", "quit")]
-
-
-def key_names_one(key: str) -> str:
-    return "space" if key == " " else key
 
 
 def help_text() -> str:
@@ -271,7 +264,7 @@ def braille(image) -> list[str]:
 
 def draw_box(canvas: Canvas, top: int, left: int, width: int, rows: list[tuple[str, str]], label: str) -> None:
     """A box of ``width`` inside, titled ``label``, around ``rows``."""
-    canvas.text(top, left, "┌─ " + label + " " + "─" * max(0, width - len(label) - 2) + "┐")
+    canvas.text(top, left, "┌─ " + label + " " + "─" * max(0, width - len(label) - 3) + "┐")
     for n, (text, style) in enumerate(rows, start=1):
         canvas.text(top + n, left, "│")
         canvas.text(top + n, left + 1, text[:width].ljust(width) if style == REVERSE else text[:width], style)
@@ -283,12 +276,13 @@ def draw_box(canvas: Canvas, top: int, left: int, width: int, rows: list[tuple[s
 
 @dataclass(frozen=True)
 class Plan:
-    """How the board is drawn at a size: columns a hole, the OLED as text (or text
-    and pixels), below the LED board or beside it."""
+    """How the board is drawn at a size: columns a hole, the OLED as text (or text and
+    pixels), where the OLED and the key help go, and the room it takes."""
 
     hx: int
     pixels: bool
-    beside: bool
+    oled: tuple[int, int]  # (row, column) of the OLED's box
+    help: tuple[int, int, int]  # (row, column, width) of the key help
     width: int
     height: int
 
@@ -304,26 +298,36 @@ def help_lines(width: int) -> list[str]:
     return textwrap.wrap(f"{TITLE} {HELP}", width, break_on_hyphens=False)
 
 
-def choose_plan(layout: Layout, columns: int, rows: int) -> Plan | None:
-    """The largest way to draw the board in ``columns`` x ``rows``; None below 80x24."""
-    if columns < MIN_COLUMNS or rows < MIN_ROWS:
-        return None
-    help_rows = len(help_lines(columns))
-    fits = []
+def _plans(layout: Layout, columns: int):
+    """Every arrangement: the OLED below the LED board or beside it, the key help beside
+    the OLED where there is room, else below everything."""
     for hx in (4, 3, 2, 1):
         board = board_geometry(layout, hx)
         for pixels in (True, False):
             ow, oh = oled_size(pixels)
             for beside in (False, True):
-                if beside:
-                    width, height = board.width + 1 + ow, 1 + max(board.height, oh) + help_rows
+                top, left = (1, board.width + 1) if beside else (1 + board.height, 0)
+                bottom = 1 + max(board.height, oh) if beside else top + oh
+                width = left + ow
+                room = columns - width - 2
+                if room >= 30 and len(help_lines(room)) <= oh - (board.height if beside else 0):
+                    help_at = (top + (board.height if beside else 0), width + 2, room)
+                    height = bottom
                 else:
-                    width, height = max(board.width, ow), 1 + board.height + oh + help_rows
-                if width <= columns and height <= rows:
-                    fits.append((pixels, hx, not beside, Plan(hx, pixels, beside, width, height)))
-    if not fits:
+                    help_at = (bottom, 0, columns)
+                    height = bottom + len(help_lines(columns))
+                width = max(width, board.width)
+                yield (pixels, hx, not beside), Plan(hx, pixels, (top, left), help_at, width, height)
+
+
+def choose_plan(layout: Layout, columns: int, rows: int) -> Plan | None:
+    """The largest way to draw the board in ``columns`` x ``rows``: the OLED's pixels if
+    they fit, then the widest holes, then the OLED below the board; None below 80x24."""
+    if columns < MIN_COLUMNS or rows < MIN_ROWS:
         return None
-    return max(fits, key=lambda fit: fit[:3])[3]
+    fits = [(rank, plan) for rank, plan in _plans(layout, columns)
+            if plan.width <= columns and plan.height <= rows]
+    return max(fits, key=lambda fit: fit[0])[1] if fits else None
 
 
 # ---- what the board shows ------------------------------------------------------
@@ -362,23 +366,17 @@ def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
     canvas.text(0, 0, score_line(game), BOLD if colour else "")
     geometry = board_geometry(layout, plan.hx)
     draw_board(canvas, 1, 0, geometry, sim.shown_frame(), colour)
-    if plan.beside:
-        top, left = 1, geometry.width + 1
-    else:
-        top, left = 1 + geometry.height, 0
-    screen = sim.board.oled_screen()
-    rows_of_text = oled_text(screen, colour)
-    if plan.pixels and sim.devices.display is not None and sim.devices.display.image is not None:
-        pixels = braille(sim.devices.display.image)
-        draw_box(canvas, top, left, BRAILLE_WIDTH, [(line, "") for line in pixels], "OLED")
+    top, left = plan.oled
+    rows_of_text = oled_text(sim.board.oled_screen(), colour)
+    image = sim.devices.display.image if sim.devices.display is not None else None
+    if plan.pixels and image is not None:
+        draw_box(canvas, top, left, BRAILLE_WIDTH, [(line, "") for line in braille(image)], "OLED")
         draw_box(canvas, top, left + BRAILLE_WIDTH + 3, OLED_TEXT_WIDTH, rows_of_text, "OLED text")
-        used = BRAILLE_ROWS + 2
     else:
         draw_box(canvas, top, left, OLED_TEXT_WIDTH, rows_of_text, "OLED")
-        used = OLED_TEXT_ROWS + 2
-    below = 1 + (max(geometry.height, used) if plan.beside else geometry.height + used)
-    for n, line in enumerate(help_lines(columns)):
-        canvas.text(below + n, 0, line, "2" if colour else "")
+    row, col, width = plan.help
+    for n, line in enumerate(help_lines(width)):
+        canvas.text(row + n, col, line, "2" if colour else "")
     return canvas
 
 

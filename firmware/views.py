@@ -176,6 +176,30 @@ def lap_note(names: tuple[str, ...], scores: tuple[int, ...], target: int) -> st
     return ", ".join(f"{name[:6]} lap {lap}" for name, lap in zip(names, laps) if lap > 1)
 
 
+# The buzzer's tunes: (Hz, seconds) notes, 0 Hz a rest (hardware.buzzer plays 110-1760 Hz).
+TUNES: dict[str, tuple[tuple[float, float], ...]] = {
+    "accept": ((1319.0, 0.05),),  # a short high blip: the entry is saved
+    "refuse": ((196.0, 0.12), (0.0, 0.04), (147.0, 0.2)),  # low, falling: nothing changed
+    "skunk": ((784.0, 0.08), (988.0, 0.08), (1175.0, 0.14)),  # rising: a side is over a skunk line
+    "win": ((784.0, 0.1), (988.0, 0.1), (1175.0, 0.1), (1568.0, 0.35)),  # a fanfare: game over
+}
+
+
+def sound_for(
+    before: tuple[int, ...], after: tuple[int, ...], target: int, lines: str,
+    won: bool, accepted: bool, refused: bool,
+) -> str | None:
+    """The tone for what one input did: "win" (the game just ended), "skunk" (a side's
+    score rose over a skunk line), "accept" (any other entry taken), "refuse", or None."""
+    if won:
+        return "win"
+    if accepted:
+        if before and any(b < line <= a for b, a in zip(before, after) for line in skunk_lines(target, lines)):
+            return "skunk"
+        return "accept"
+    return "refuse" if refused else None
+
+
 def skunk_lines(target: int, lines: str) -> tuple[int, ...]:
     """The scores a loser must reach to escape each skunk line (``lines``: acc, lurch,
     triple or none), highest first."""
