@@ -62,6 +62,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2)
 
 
+class _TopParser(_Parser):
+    """The top-level parser: its --help ends with the terminal board's keys (looked up only then)."""
+
+    def format_help(self):
+        from .terminal import key_help
+
+        rows = [f"  {keys:<30} {does}" for keys, does in key_help()]
+        return super().format_help() + "\nkeys of the mock board in the terminal:\n" + "\n".join(rows) + "\n"
+
+
 class _Version(argparse.Action):
     """--version: the installed package version, looked up only when asked."""
 
@@ -80,7 +90,7 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = _TopParser(
         prog=PROG, description="An electronic cribbage peg-board and score ledger.",
         epilog="--backend, --config, --set, --state and --headless may also follow the command.",
     )

@@ -27,7 +27,7 @@ from scorer.record import Command, GameHeader
 from scorer.store import LedgerStore
 from scorer.variants import VARIANTS, Options, SkunkLines, find_variant, parse_game_points
 
-from .views import Screen
+from .views import Screen, lap_note  # lap_note: issue 13 (laps on the OLED)
 
 COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
 MAX_DIAL = 60
@@ -446,7 +446,8 @@ class Controller:
         order = " > ".join(f"{seat} {what}" for seat, what in game.remaining_show())
         return Screen(
             title=scores,
-            lines=(f"deal {state.deal}, {state.phase.value}",),
+            lines=(", ".join(filter(None, (f"deal {state.deal}, {state.phase.value}", lap_note(
+                tuple(side.name for side in game.sides), state.scores, game.variant.target)))),),
             big=str(self.dial),
             big_caption=f"knob: {order}",
             footer=footer,

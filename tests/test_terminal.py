@@ -1,0 +1,259 @@
+"""The terminal board: fits 80x24, scales up, says the size it needs, redraws only what changed, follows a resize."""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+
+from firmware.config import load_config
+from firmware.simulator import Simulator
+from firmware.terminal import (
+    HELP, KEYS, Canvas, TerminalScreen, board_geometry, changes, choose_plan, compose, full_paint,
+    help_lines, key_help, run_terminal,
+)
+from hardware.layout import BUNDLED, load_layout
+
+ROOT = Path(__file__).resolve().parent.parent
+CSI = re.compile(r"\x1b\[([?0-9;]*)([A-Za-z])")
+
+
+class Emulator:
+    """Just enough of a terminal to read back what the board wrote: cursor moves, clears, text."""
+
+    def __init__(self, columns: int, rows: int):
+        self.columns, self.rows = columns, rows
+        self.clear()
+        self.row = self.col = 0
+
+    def clear(self) -> None:
+        self.grid = [[" "] * self.columns for _ in range(self.rows)]
+
+    def feed(self, text: str) -> None:
+        at = 0
+        while at < len(text):
+            match = CSI.match(text, at)
+            if match:
+                args, final = match.groups()
+                if final == "H":
+                    numbers = [int(n) for n in args.split(";") if n] or [1, 1]
+                    self.row, self.col = numbers[0] - 1, (numbers[1] - 1 if len(numbers) > 1 else 0)
+                elif final == "J" and args == "2":
+                    self.clear()
+                at = match.end()
+                continue
+            char = text[at]
+            at += 1
+            if char == "\n":
+                self.row, self.col = min(self.row + 1, self.rows - 1), 0
+            elif char == "\r":
+                self.col = 0
+            elif 0 <= self.row < self.rows and 0 <= self.col < self.columns:
+                self.grid[self.row][self.col] = char
+                self.col += 1
+
+    def lines(self) -> list[str]:
+        return ["".join(row).rstrip() for row in self.grid]
+
+
+@pytest.fixture
+def sim(tmp_path):
+    board = Simulator(load_config(), tmp_path / "l.sqlite3")
+    try:
+        yield board
+    finally:
+        board.close()
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_every_bundled_layout_fits_80x24(name):
+    """Each bundled layout has a way to be drawn within 80x24."""
+    plan = choose_plan(load_layout(name), 80, 24)
+    assert plan is not None and plan.width <= 80 and plan.height <= 24
+
+
+def test_larger_terminals_get_wider_holes_and_the_oled_pixels():
+    """At 120x40 the holes are wider apart than at 80x24 and the OLED's pixels are shown too."""
+    layout = load_layout("classic-121")
+    small, large = choose_plan(layout, 80, 24), choose_plan(layout, 120, 40)
+    assert not small.pixels and large.pixels and large.hx > small.hx
+
+
+@pytest.mark.parametrize("size", [(79, 24), (80, 23), (60, 20)])
+def test_a_smaller_terminal_is_told_the_size_needed(sim, size):
+    """Below 80x24 the screen says the size it needs and the size it has, nothing else."""
+    text = " ".join(compose(sim, *size, colour=False).lines())
+    assert "needs a terminal of at least 80x24" in text and f"this one is {size[0]}x{size[1]}" in text
+
+
+def test_the_80x24_screen_has_scores_next_count_oled_and_keys(sim):
+    """At 80x24: a score line naming every side and the next count, the OLED as text, the keys; nothing past the edge."""
+    sim.act("turn", "3")
+    sim.act("click", "red")
+    canvas = compose(sim, 80, 24, colour=False)
+    lines = canvas.lines()
+    assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+    assert lines[0].startswith("Red 3 (deals) · Blue 0 │ next: Blue hand")
+    text = "\n".join(lines)
+    assert "┌─ OLED" in text and "Red peg 3" in text and "[ 0] knob: Blue hand" in text
+    help_width = choose_plan(sim.devices.layout, 80, 24).help[2]
+    assert all(line in text for line in help_lines(help_width)) and "cribbage-board (mock)" in text
+
+
+def test_the_score_line_names_the_dealer_who_deals_now(tmp_path):
+    """After the first deal's show, Blue deals, and the score line says so (not the first dealer)."""
+    board = Simulator(load_config(), tmp_path / "l.sqlite3")
+    try:
+        for action in ("turn 4", "click knob", "turn 4", "click knob", "turn 2", "click knob"):
+            board.act(*action.split())
+        line = compose(board, 80, 24, colour=False).lines()[0]
+        assert "Blue 4 (deals)" in line and "Red 6 ·" in line and "deal 2" in line
+    finally:
+        board.close()
+
+
+def test_every_fifth_hole_is_labelled_over_its_hole():
+    """Each label is a multiple of 5, written centred over the column of that hole on the row above its band."""
+    layout = load_layout("classic-121")
+    geometry = board_geometry(layout, 2)
+    labels = {text for _, _, text in geometry.labels}
+    assert labels == {str(n) for n in range(5, 121, 5)}
+    for row, col, text in geometry.labels:
+        hole = layout.tracks[0][int(text) - 1]
+        hole_row, hole_col = geometry.cells[hole.led]
+        assert col <= hole_col < col + len(text) and row < hole_row
+
+
+def test_only_changed_cells_are_sent_and_they_rebuild_the_screen(sim):
+    """After one score changes the update is a small part of a full repaint, and applied to the old screen gives the new."""
+    sim.act("turn", "3")
+    sim.act("click", "red")
+    before = compose(sim, 80, 24, colour=True)
+    sim.act("turn", "2")
+    sim.act("click", "blue")
+    after = compose(sim, 80, 24, colour=True)
+    update = changes(before, after)
+    assert 0 < len(update.encode()) * 10 < len(full_paint(after).encode())
+    terminal = Emulator(80, 24)
+    terminal.feed(full_paint(before))
+    terminal.feed(update)
+    assert terminal.lines() == after.lines()
+    assert changes(after, after) == ""
+
+
+def test_a_new_size_repaints_everything(sim):
+    """The screen repaints whole after a resize, sends nothing when nothing changed, and fits the new size."""
+    sizes = iter([(80, 24), (80, 24), (120, 40)])
+    out = io.StringIO()
+    screen = TerminalScreen(out, lambda: next(sizes), colour=True)
+    screen.paint(sim)
+    screen.paint(sim)
+    screen.paint(sim)
+    assert screen.written[1] == 0
+    assert out.getvalue().count("\x1b[2J") == 2 and screen.last.width == 120
+
+
+def test_the_canvas_cuts_text_at_its_edges():
+    """Text past the right or bottom edge is dropped, not wrapped."""
+    canvas = Canvas(5, 2)
+    canvas.text(0, 3, "abcdef")
+    canvas.text(2, 0, "xyz")
+    assert canvas.lines() == ["   ab", ""]
+
+
+def test_help_readme_and_screen_show_the_same_keys(capsys):
+    """The README's key table, --help and the screen's help list the same keys for the same things."""
+    from firmware.cli import main
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## The mock board"):readme.index("## Playing on the board")]
+    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("| ")][1:]
+    table = [(" ".join(cell.replace("`", "").split()), does.strip()) for cell, does in rows]
+    assert [keys for keys, _ in table] == [keys for keys, _ in key_help()]
+    assert all(does.startswith(short) for (_, does), (_, short) in zip(table, key_help()))
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for keys, does in key_help():
+        assert re.search(rf"^  {re.escape(keys)} +{re.escape(does)}$", out, re.M), keys
+        assert f"{keys} {does}" in HELP
+    named = {key for keys, _ in key_help() for key in keys.split()}
+    assert {"space" if k == " " else k for k in KEYS if k not in "\r\n="} <= named
+
+
+def test_non_interactive_input_prints_the_final_board(tmp_path, monkeypatch):
+    """Keys from a pipe: the board is printed plainly (no escapes) before and after."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "24")
+    out = io.StringIO()
+    assert run_terminal(load_config(), tmp_path / "l.sqlite3", stdin=io.StringIO("..r"), stdout=out) == 0
+    text = out.getvalue()
+    assert "\x1b" not in text and "Red 2 (deals) · Blue 0" in text
+
+
+# ---- through a pseudo-terminal, as a person would run it ---------------------
+
+def _set_size(fd: int, columns: int, rows: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+
+
+def _read_until(fd: int, terminal: Emulator, wanted, seconds: float = 20.0) -> list[str]:
+    """Feed the board's output to the emulator until ``wanted(lines)`` holds."""
+    end = time.monotonic() + seconds
+    pending = b""
+    while time.monotonic() < end:
+        if wanted(terminal.lines()):
+            return terminal.lines()
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                pending += os.read(fd, 65536)
+            except OSError:
+                break
+            text = pending.decode("utf-8", "ignore")
+            cut = len(text.encode("utf-8"))
+            pending = pending[cut:]
+            terminal.feed(text)
+    pytest.fail("the board did not show it in time:\n" + "\n".join(terminal.lines()))
+
+
+def test_the_board_at_80x24_through_a_pseudo_terminal(tmp_path):
+    """The real command in a pseudo-terminal at 80x24: pegs show on the score line, a resize to 60x20 asks for 80x24, q quits."""
+    main_fd, child_fd = pty.openpty()
+    _set_size(child_fd, 80, 24)
+    env = {**os.environ, "TERM": "xterm-256color"}
+    board = subprocess.Popen(
+        [sys.executable, "-m", "firmware.cli", "--backend", "mock", "--state", str(tmp_path / "l.sqlite3")],
+        stdin=child_fd, stdout=child_fd, stderr=subprocess.DEVNULL, cwd=ROOT, env=env, start_new_session=True,
+    )
+    os.close(child_fd)
+    try:
+        terminal = Emulator(80, 24)
+        _read_until(main_fd, terminal, lambda lines: lines[0].startswith("Red 0 (deals)"))
+        os.write(main_fd, b"...")
+        time.sleep(0.3)
+        os.write(main_fd, b"b")
+        lines = _read_until(main_fd, terminal, lambda lines: lines[0].startswith("Red 0 (deals) · Blue 3"))
+        assert any("Blue peg 3" in line for line in lines) and all(len(line) <= 80 for line in lines)
+        _set_size(main_fd, 60, 20)
+        os.kill(board.pid, signal.SIGWINCH)
+        terminal = Emulator(60, 20)
+        _read_until(main_fd, terminal, lambda lines: "at least 80x24" in " ".join(lines))
+        os.write(main_fd, b"q")
+        assert board.wait(timeout=20) == 0
+    finally:
+        if board.poll() is None:
+            board.kill()
+            board.wait()
+        os.close(main_fd)
