@@ -21,7 +21,7 @@ MARK_WHITE: RGB = (255, 255, 255)
 
 # How much white each lap mixes into a side's colour: lap 1 the colour itself,
 # lap 2 paler, lap 3 (and any later) palest.
-LAP_TINTS = (0.0, 0.45, 0.7)
+LAP_TINTS = (0.0, 0.4, 0.8)
 BLINK_SECONDS = 0.5  # a blinking back peg: this long bright, this long dim
 BLINK_DIM = 0.35  # the dim half of a blink, beside the back peg's level
 

@@ -122,9 +122,9 @@ def test_the_second_lap_shows_in_a_paler_shade_with_the_start_hole_lit(tmp_path)
     style = LedStyle()
     view = BoardView(181, (130, 20), (125, 0), dealer_side=1, winner_side=None)
     frame = led_frame(layout, view, style)
-    pale = (255, 115, 115)
+    pale = (255, 102, 102)
     assert frame[layout.starts[0].led] == frame[layout.led(0, 10)] == pale  # lap mark, front peg
-    assert frame[layout.led(0, 5)] == (64, 29, 29)  # the back peg, dimmer, in the same shade
+    assert frame[layout.led(0, 5)] == (64, 26, 26)  # the back peg, dimmer, in the same shade
     assert read_pegs(layout, frame, style, 181, 2) == [{"front": 130, "back": 125}, {"front": 20, "back": 0}]
 
 
@@ -133,7 +133,7 @@ def test_a_back_peg_on_the_first_lap_behind_a_front_on_the_second():
     layout = load_layout("classic-121")
     style = LedStyle()
     frame = led_frame(layout, BoardView(181, (122, 0), (118, 0), 0, None), style)
-    assert frame[layout.led(0, 118)] == (64, 0, 0) and frame[layout.led(0, 2)] == (255, 115, 115)
+    assert frame[layout.led(0, 118)] == (64, 0, 0) and frame[layout.led(0, 2)] == (255, 102, 102)
     assert read_pegs(layout, frame, style, 181, 2)[0] == {"front": 122, "back": 118}
 
 
@@ -156,7 +156,7 @@ def test_three_laps_each_have_their_own_shade():
         frame = led_frame(layout, BoardView(300, (front, 0), (front - 4, 0), 0, None), style)
         shades.add(frame[layout.led(0, 30)])
         assert read_pegs(layout, frame, style, 300, 2)[0] == {"front": front, "back": front - 4}
-    assert shades == {(255, 0, 0), (255, 115, 115), (255, 179, 179)}
+    assert shades == {(255, 0, 0), (255, 102, 102), (255, 204, 204)}
 
 
 def test_sides_beyond_the_tracks_read_as_null():
