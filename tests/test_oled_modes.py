@@ -1,0 +1,77 @@
+"""The OLED: "lap 2" in a 181 game, and the large-scores mode."""
+
+from __future__ import annotations
+
+from firmware.config import load_config
+from firmware.simulator import Simulator, run_script
+from firmware.views import Screen, lap_note, lap_of, oled_image, scores_screen
+from scorer.record import replay
+from tests.test_strip_settles import script_to_win
+
+SEVEN_CARD = ["game.variant=seven-card"]
+
+
+def test_laps_are_counted_from_one():
+    """Scores 1-120 are lap 1, 121-180 lap 2 of a 181 game; 0 and the game hole count as lap 1."""
+    assert [lap_of(s, 181) for s in (0, 1, 120, 121, 180, 181)] == [1, 1, 1, 2, 2, 1]
+    assert lap_of(250, 300) == 3
+    assert lap_note(("Alice", "Bob"), (130, 95), 181) == "Alice lap 2"
+    assert lap_note(("Alice", "Bob"), (130, 125), 181) == "lap 2"
+    assert lap_note(("Alice", "Bob"), (100, 95), 181) == ""
+
+
+def test_the_oled_says_lap_2_in_a_181_game(tmp_path):
+    """Seven-card past 120: the play screen's line says whose peg is on lap 2."""
+    result = run_script(script_to_win(target=140), load_config(overrides=SEVEN_CARD), tmp_path / "l.sqlite3")
+    red, blue = (side["score"] for side in result["sides"])
+    assert red > 120 >= blue
+    assert result["screen"]["lines"][0].endswith(", Red lap 2")
+
+
+def test_large_scores_show_every_side_and_the_next_count():
+    """The large-scores screen: each side's name (dealer starred) and score, the lap, and whose count is next."""
+    game = replay(["game seven-card seats=Alice,Bob dealer=Alice", "peg Bob 15", "hand Bob 29"]).book.game
+    screen = scores_screen(game)
+    assert screen.scores == (("Alice*", "0", ""), ("Bob", "44", "")) and screen.footer == "next: Alice hand"
+    assert scores_screen(game, dial=12).footer == "dial 12: Alice hand"
+    alert = scores_screen(game, 0, "Alice counts next", alert=True)
+    assert alert.footer == "Alice counts next" and alert.alert
+
+
+def test_large_scores_are_drawn_large():
+    """Two sides' scores are drawn about 30 px high, each in its own half; four sides in a 2x2 grid."""
+    image = oled_image(Screen(scores=(("Alice", "88", ""), ("Bob", "121", "lap 2")), footer="next: Bob hand"))
+    left = image.crop((0, 12, 63, 40)).getbbox()
+    right = image.crop((64, 12, 127, 40)).getbbox()
+    assert left and right and left[3] - left[1] >= 20 and right[3] - right[1] >= 20
+    four = oled_image(Screen(scores=tuple((n, "7", "") for n in "ABCD"), footer="next: A hand"))
+    quarters = [four.crop((x, y, x + 63, y + 26)).getbbox() for y in (0, 26) for x in (0, 64)]
+    assert all(quarters)
+
+
+def test_the_board_in_large_scores_mode(tmp_path):
+    """display.mode = scores: the OLED shows the large scores; the menu still shows in full."""
+    sim = Simulator(load_config(overrides=["display.mode=scores"]), tmp_path / "l.sqlite3")
+    try:
+        sim.act("turn", "6")
+        sim.act("click", "blue")
+        game = sim.board.controller.game
+        expected = oled_image(scores_screen(game, 0, sim.board.controller.screen().footer))
+        assert sim.devices.display.image.convert("1").tobytes() == expected.tobytes()
+        sim.act("click", "menu")
+        assert sim.board.oled_screen().highlight is not None
+    finally:
+        sim.close()
+
+
+def test_a_refusal_shows_in_large_scores_mode(tmp_path):
+    """A refused press shows its reason, inverted, at the bottom of the large-scores screen."""
+    sim = Simulator(load_config(overrides=["display.mode=scores"]), tmp_path / "l.sqlite3")
+    try:
+        sim.act("click", "blue")
+        screen = sim.board.oled_screen()
+        assert screen.scores and screen.alert and screen.footer == "Dial the points first, then press"
+        image = sim.devices.display.image.convert("1")
+        assert image.getpixel((0, 63)) and image.getpixel((127, 54))  # the bottom line inverted
+    finally:
+        sim.close()
