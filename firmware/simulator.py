@@ -332,7 +332,7 @@ def run_script(
                 sim.snapshot(snapshots, f"step-{step:04d}")
         result = state_dict(sim.store.book)
         result["rejected"] = rejected
-        result["screen"] = _screen_text(sim.board.controller.screen())
+        result["screen"] = _screen_text(sim.board.oled_screen())
         result["strip"] = sim.strip_pegs()
         if sim.devices.buzzer is not None:
             result["tones"] = [label for label, _ in sim.devices.buzzer.played]
@@ -342,10 +342,13 @@ def run_script(
 
 
 def _screen_text(screen) -> dict:
-    return {
+    shown = {
         "title": screen.title, "lines": list(screen.lines), "big": screen.big,
         "caption": screen.big_caption, "footer": screen.footer, "alert": screen.alert,
     }
+    if screen.scores:  # the large-scores mode
+        shown["scores"] = [{"name": name, "score": score, "note": note} for name, score, note in screen.scores]
+    return shown
 
 
 # ---- the terminal board: firmware/terminal.py -------------------------------
