@@ -20,6 +20,7 @@ import sys
 import textwrap
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from hardware.inputs import KNOB
@@ -150,6 +151,7 @@ class BoardGeometry:
     game_led: int
 
 
+@lru_cache(maxsize=16)
 def board_geometry(layout: Layout, hx: int) -> BoardGeometry:
     """Rows of holes grouped in bands (a gap in the layout starts a new one), a label row
     above each band numbering every fifth hole."""
@@ -232,10 +234,12 @@ def oled_text(screen: Screen, colour: bool, width: int = OLED_TEXT_WIDTH) -> lis
                 rows.append(((head if k == 0 else " " * len(head)) + line, ""))
         else:
             for index, line in enumerate(screen.lines[:4]):
-                if index == screen.highlight:
-                    rows.append(((line if colour else "> " + line), REVERSE if colour else ""))
+                if screen.highlight is None:
+                    rows.append((line, ""))
+                elif index == screen.highlight:  # the menu's cursor: marked, and inverted in colour
+                    rows.append(("> " + line, REVERSE if colour else ""))
                 else:
-                    rows.append(((line if colour else "  " + line) if screen.highlight is not None else line, ""))
+                    rows.append(("  " + line, ""))
     footer = textwrap.wrap(("! " if screen.alert else "") + screen.footer, width)[:2]
     body = rows[: OLED_TEXT_ROWS - len(footer)]
     body += [("", "")] * (OLED_TEXT_ROWS - len(footer) - len(body))
@@ -245,8 +249,16 @@ def oled_text(screen: Screen, colour: bool, width: int = OLED_TEXT_WIDTH) -> lis
 
 def braille(image) -> list[str]:
     """The OLED's pixels in braille: each character is 2x4 pixels (64x16 characters)."""
-    pixels = image.convert("1").load()
-    width, height = image.size
+    image = image.convert("1")
+    return list(_braille(image.tobytes(), image.size))
+
+
+@lru_cache(maxsize=4)  # the OLED changes far less often than the terminal is drawn
+def _braille(data: bytes, size: tuple[int, int]) -> tuple[str, ...]:
+    from PIL import Image
+
+    pixels = Image.frombytes("1", size, data).load()
+    width, height = size
     bits = ((0, 0, 0x01), (0, 1, 0x02), (0, 2, 0x04), (1, 0, 0x08),
             (1, 1, 0x10), (1, 2, 0x20), (0, 3, 0x40), (1, 3, 0x80))
     lines = []
@@ -259,7 +271,7 @@ def braille(image) -> list[str]:
                     code |= bit
             chars.append(chr(0x2800 + code))
         lines.append("".join(chars))
-    return lines
+    return tuple(lines)
 
 
 def draw_box(canvas: Canvas, top: int, left: int, width: int, rows: list[tuple[str, str]], label: str) -> None:
@@ -294,8 +306,9 @@ def oled_size(pixels: bool) -> tuple[int, int]:
     return BRAILLE_WIDTH + 2 + 1 + text_w, max(BRAILLE_ROWS + 2, text_h)
 
 
-def help_lines(width: int) -> list[str]:
-    return textwrap.wrap(f"{TITLE} {HELP}", width, break_on_hyphens=False)
+@lru_cache(maxsize=16)
+def help_lines(width: int) -> tuple[str, ...]:
+    return tuple(textwrap.wrap(f"{TITLE} {HELP}", width, break_on_hyphens=False))
 
 
 def _plans(layout: Layout, columns: int):
@@ -320,6 +333,7 @@ def _plans(layout: Layout, columns: int):
                 yield (pixels, hx, not beside), Plan(hx, pixels, (top, left), help_at, width, height)
 
 
+@lru_cache(maxsize=16)
 def choose_plan(layout: Layout, columns: int, rows: int) -> Plan | None:
     """The largest way to draw the board in ``columns`` x ``rows``: the OLED's pixels if
     they fit, then the widest holes, then the OLED below the board; None below 80x24."""
