@@ -1,11 +1,16 @@
 """Bytes the terminal board writes for one frame when one score changes: a full repaint
-against only the changed cells (colour on, 80x24 and 120x40).
+against only the changed cells (colour on, 80x24 and 120x40); with ``--against REV``
+also the board of git revision REV, which cleared and repainted the whole screen
+every frame (4efb1d8 is the last such revision).
 
-    .venv/bin/python bench/terminal_redraw.py
+    .venv/bin/python bench/terminal_redraw.py [--against 4efb1d8]
 """
 
 from __future__ import annotations
 
+import importlib.util
+import io
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -33,11 +38,39 @@ def measure(columns: int, rows: int) -> tuple[int, int]:
     return len(full_paint(after).encode()), len(changes(before, after).encode())
 
 
+def measure_old(revision: str) -> tuple[int, int]:
+    """(bytes, rows) of one frame of the terminal board of ``revision`` after the same presses."""
+    root = Path(__file__).resolve().parent.parent
+    source = subprocess.run(["git", "-C", str(root), "show", f"{revision}:firmware/simulator.py"],
+                            capture_output=True, text=True, check=True).stdout
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "old_simulator.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location("firmware.old_simulator", path)
+        old = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = old
+        spec.loader.exec_module(old)
+        sim = old.Simulator(load_config(), Path(scratch) / "ledger.sqlite3")
+        try:
+            for verb, argument in (("turn", "3"), ("click", "red"), ("turn", "2"), ("click", "blue")):
+                sim.act(verb, argument)
+            out = io.StringIO()
+            old._paint(sim, out, True, True)
+        finally:
+            sim.close()
+    text = out.getvalue()
+    return len(text.encode()), text.count("\n")
+
+
 def main() -> None:
     print("size     full repaint  changed cells  ratio")
     for columns, rows in ((80, 24), (120, 40)):
         full, diff = measure(columns, rows)
         print(f"{columns}x{rows:<5} {full:>9} B  {diff:>10} B  {full / diff:5.1f}x")
+    if "--against" in sys.argv:
+        revision = sys.argv[sys.argv.index("--against") + 1]
+        size, lines = measure_old(revision)
+        print(f"{revision}: {size} B every frame (the whole screen cleared and repainted, {lines} rows)")
 
 
 if __name__ == "__main__":
