@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
 from firmware.config import load_config
 from firmware.simulator import Simulator, run_script
 from firmware.views import Screen, lap_note, lap_of, oled_image, scores_screen
@@ -75,3 +80,23 @@ def test_a_refusal_shows_in_large_scores_mode(tmp_path):
         assert image.getpixel((0, 63)) and image.getpixel((127, 54))  # the bottom line inverted
     finally:
         sim.close()
+
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+GOLDEN_SCREENS = {
+    "scores-2": Screen(scores=(("Red*", "141", "lap 2"), ("Blue", "86", "")), footer="next: Red crib"),
+    "scores-4": Screen(scores=(("Alice*", "0", ""), ("Bob", "13", ""), ("Carol", "12", ""), ("Dan", "0", "")),
+                       footer="Bob counts first: hand Bob", alert=True),
+    "play-lap2": Screen(title="Red* 141  Blue 86", lines=("deal 9, show, Red lap 2",), big="0",
+                        big_caption="knob: Red crib", footer="Red hand 12"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_SCREENS))
+def test_lap_and_large_score_screens_match_golden_images(name):
+    """The large-scores screens and the lap-2 play screen match their reference PNGs (a few pixels allowed)."""
+    image = oled_image(GOLDEN_SCREENS[name])
+    reference = Image.open(GOLDEN / f"oled-{name}.png").convert("1")
+    diff = ImageChops.difference(image.convert("L"), reference.convert("L"))
+    differing = diff.size[0] * diff.size[1] - diff.histogram()[0]
+    assert differing <= 64, f"{differing} pixels differ from tests/data/golden/oled-{name}.png"
