@@ -10,6 +10,7 @@ playing short. :class:`MockBuzzer` records what it was asked to play.
 from __future__ import annotations
 
 import threading
+import warnings
 from typing import Protocol, Sequence
 
 from .errors import DeviceNotFoundError, HardwareError
@@ -73,10 +74,14 @@ class TonalBuzzer:
             from gpiozero.exc import GPIOZeroError
         except ImportError as error:
             raise DeviceNotFoundError(f"gpiozero is not installed ({error}): pip install gpiozero") from None
-        try:
-            self._device = Device(pin, octaves=2, pin_factory=pin_factory)
-        except (GPIOZeroError, OSError, RuntimeError) as error:
-            raise DeviceNotFoundError(f"buzzer on GPIO{pin} did not start: {error}") from None
+        with warnings.catch_warnings(record=True) as caught:  # gpiozero's pin-library fallbacks
+            warnings.simplefilter("always")
+            try:
+                self._device = Device(pin, octaves=2, pin_factory=pin_factory)
+            except (GPIOZeroError, OSError, RuntimeError) as error:
+                tried = [str(w.message) for w in caught]
+                hint = f" ({tried[0]}): on a Pi, pip install lgpio in the venv" if tried else ""
+                raise DeviceNotFoundError(f"buzzer on GPIO{pin} did not start: {error}{hint}") from None
         self.pin = pin
         self._tune: tuple[Note, ...] | None = None
         self._label = ""

@@ -214,3 +214,24 @@ def test_tones_never_hold_up_the_main_loop(tmp_path, factory):
         assert threading.active_count() >= 2
     finally:
         board.close()
+
+
+def test_a_buzzer_without_a_pin_library_says_what_to_install(monkeypatch):
+    """Off a Pi with no pin library, opening the real buzzer is one DeviceNotFoundError naming lgpio."""
+    from gpiozero import Device
+    from gpiozero.exc import BadPinFactory
+
+    from hardware.errors import DeviceNotFoundError
+
+    def no_library(*args, **kwargs):
+        import warnings
+
+        from gpiozero.exc import PinFactoryFallback
+
+        warnings.warn(PinFactoryFallback("Falling back from lgpio: No module named 'lgpio'"))
+        raise BadPinFactory("Unable to load any default pin factory!")
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(Device, "_default_pin_factory", staticmethod(no_library))
+    with pytest.raises(DeviceNotFoundError, match=r"buzzer on GPIO12 did not start: .*lgpio"):
+        TonalBuzzer(12)
