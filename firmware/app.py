@@ -223,7 +223,7 @@ class Board:
         self.style = LedStyle(colours, leds["back_peg"], leds["marks"])
         self.controller = Controller(
             store, GameSettings.from_config(config["game"]), clock, self._set_brightness,
-            max_sides=len(devices.layout.tracks),
+            max_sides=len(devices.layout.tracks), web_port=config["web"]["port"],
         )
         for message in store.messages + devices.warnings:
             self.controller.say(message, alert=True)

@@ -133,6 +133,7 @@ SCHEMA: dict[str, dict[str, Callable]] = {
         **{name: _gpio for name in (*COLOUR_BUTTONS, "undo", "menu", "encoder_a", "encoder_b", "encoder_button")},
         "debounce_ms": _number(0, 200), "hold_ms": _number(200, 5000),
     },
+    "web": {"port": _number(1, 65535, integer=True)},
 }
 
 

@@ -154,6 +154,7 @@ class Screen:
     footer: str = ""
     alert: bool = False
     highlight: int | None = None
+    picture: object = None  # a whole 128x64 image drawn elsewhere (the phone view's QR code)
 
 
 def _fit(draw: ImageDraw.ImageDraw, text: str, size: int, width: int) -> str:
@@ -186,7 +187,9 @@ def oled_image(screen: Screen) -> Image.Image:
 
     Title (12 px) and a rule; then either the big number with a caption of up
     to 3 lines beside it, or body lines; the footer at the bottom, two lines
-    for an alert (covering a body line if need be)."""
+    for an alert (covering a body line if need be). A screen with a ``picture`` is that picture."""
+    if screen.picture is not None:
+        return screen.picture.convert("1")
     image = Image.new("1", (WIDTH, HEIGHT), 0)
     draw = ImageDraw.Draw(image)
     y = 0
