@@ -117,7 +117,7 @@ def test_menu_items_are_the_controllers_menu(tmp_path):
     with LedgerStore(tmp_path / "ledger.sqlite3") as store:
         controller = Controller(store, GameSettings())
         controller.open_menu()
-        labels = [label.split(":")[0] for label, _ in controller.menus[-1].items]
+        labels = [item.label.split(":")[0] for item in controller.panels[-1].items]
     assert labels == [label for label, _ in MENU_ITEMS]
 
 
