@@ -119,7 +119,7 @@ class Breakdown:
         if self.other is not None:
             lines.append(f"as a {'hand' if self.crib else 'crib'}: {self.other}")
         if self.claim is not None:
-            lines += wrap_pixels(f"{self.claim.seat} pegged {self.claim.pegged}: {self.claim.missed} missed")
+            lines += wrap_pixels(f"{self.claim.seat} pegged {self.claim.pegged}: +{self.claim.missed}")
         return lines
 
     def _by_kind(self) -> list[tuple[str, int]]:
