@@ -211,7 +211,8 @@ class MenuTree:
         return chosen
 
     def players_changed(self, index: int) -> None:
-        """The players menu again, on the button just named."""
+        """The players menu again (the name picker and the old list gone), on the button just named."""
+        self.host.back()
         self.host.back()
         self.players(cursor=index)
 

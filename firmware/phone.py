@@ -58,16 +58,17 @@ def network_up(interfaces: Path = Path("/sys/class/net")) -> bool:
 
 def phone_address(
     port: int = DEFAULT_PORT,
-    ip: Callable[[], str | None] = route_ip,
-    up: Callable[[], bool] = network_up,
-    hostname: Callable[[], str] = socket.gethostname,
+    ip: Callable[[], str | None] | None = None,
+    up: Callable[[], bool] | None = None,
+    hostname: Callable[[], str] | None = None,
 ) -> str | None:
-    """``http://IP:PORT/``; ``http://HOST.local:PORT/`` when only the name can be known; None without a network."""
-    address = ip()
+    """``http://IP:PORT/``; ``http://HOST.local:PORT/`` when only the name can be known; None without a network.
+    (``ip``, ``up`` and ``hostname`` stand in for route_ip, network_up and the host's name.)"""
+    address = (ip or route_ip)()
     if address:
         return f"http://{address}:{port}/"
-    if up():
-        name = hostname().split(".")[0]
+    if (up or network_up)():
+        name = (hostname or socket.gethostname)().split(".")[0]
         if name:
             return f"http://{name}.local:{port}/"
     return None
@@ -130,9 +131,9 @@ def phone_image(url: str) -> Image.Image:
 class PhoneView:
     """The phone view screen; any press goes back."""
 
-    def __init__(self, host: "Controller", port: int = DEFAULT_PORT, finder: Callable[[int], str | None] = phone_address):
+    def __init__(self, host: "Controller", port: int = DEFAULT_PORT, finder: Callable[[int], str | None] | None = None):
         self.host = host
-        self.url = finder(port)
+        self.url = (finder or phone_address)(port)
         self.picture = phone_image(self.url) if self.url else None
 
     def handle(self, event: InputEvent) -> None:
