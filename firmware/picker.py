@@ -335,6 +335,6 @@ class NamePicker:
             title=f"{COLOUR_BUTTONS[self.seat]} button's name",
             lines=(f"name: {self.name}_",),
             big=SHOWN.get(self.choice, self.choice),
-            big_caption="turn: letter, knob: type it",
+            big_caption="turn to a letter, then press the knob",
             footer="undo: del, menu: cancel",
         )

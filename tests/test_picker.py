@@ -256,3 +256,14 @@ def test_typed_names_are_one_capitalised_word():
     for choice in ("M", "A", "R", "Y", "space", "space", "A", "N", "N"):
         name = typed(name, choice)
     assert name == "Mary-Ann"
+
+
+def test_the_readme_check_my_count_script_runs(tmp_path):
+    """The README's check my count script ends on the breakdown's second page of a 20 hand."""
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    script = readme.split("Check my count of 5C 5D JC QC with the starter 5H")[1].split("```\n")[1]
+    result = run_script(script.splitlines(), load_config(), tmp_path / "l.sqlite3")
+    assert result["screen"]["title"] == "Hand 20  2/4" and result["rejected"] == []
+    assert result["screen"]["lines"][0] == "fifteen 2: 5C JC"
