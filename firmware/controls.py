@@ -54,13 +54,13 @@ MENU_ITEMS: tuple[tuple[str, str], ...] = (
     ("New game", "the next game of the match (asks first mid-game)."),
     ("New match", "a new match: the tally back to 0."),
     ("Variant", "start another game (those the board cannot show say why)."),
-    ("Players", "name each button's player, letter by letter."),
     ("First dealer", "who deals first in the next new game."),
     ("Options", "exact-out, muggins, skunk lines: from the next new game."),
-    ("Check my count", "as holding the menu button."),
-    ("Phone view", "the web view's address and QR code."),
     ("Brightness", "the LEDs, 1 to 10."),
+    ("Check my count", "as holding the menu button."),
     ("Shut down", "safe to unplug when the LEDs are dark."),
+    ("Players", "name each button's player, letter by letter."),
+    ("Phone view", "the web view's address and QR code."),
     ("Close", "leave the menu."),
 )
 

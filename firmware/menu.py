@@ -109,16 +109,17 @@ class MenuTree:
         host = self.host
         settings = host.settings
         return Menu(host, "Menu", [
+            # The first eight keep the places they had before Players and Phone view came.
             Item("New game", self.new_game),
             Item("New match", self.new_match),
             Item(f"Variant: {settings.variant}", self.variants),
-            Item("Players", self.players),
             Item(f"First dealer: {settings.first_dealer}", self.dealers),
             Item("Options", self.options),
-            Item("Check my count", host.check_count),
-            Item("Phone view", host.phone_view),
             Item(f"Brightness: {round(host.brightness * 10)}", self.brightness),
+            Item("Check my count", host.check_count),
             Item("Shut down", self.shut_down),
+            Item("Players", self.players),
+            Item("Phone view", host.phone_view),
             Item("Close", host.close_panels),
         ])
 

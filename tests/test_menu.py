@@ -8,8 +8,8 @@ from firmware.simulator import Simulator
 from firmware.views import oled_image
 from scorer.variants import VARIANTS
 
-MENU = ["New game", "New match", "Variant", "Players", "First dealer", "Options", "Check my count",
-        "Phone view", "Brightness", "Shut down", "Close"]
+MENU = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",
+        "Shut down", "Players", "Phone view", "Close"]
 
 
 def make(tmp_path, *overrides):
@@ -164,9 +164,7 @@ def test_player_names_set_on_the_board_are_kept_with_the_game(tmp_path):
         assert not controller.panels
         board.act("turn", "3")
         board.act("click", "blue")  # a game under way now
-        board.act("hold", "knob")
-        board.act("turn", "3")
-        board.act("click", "knob")
+        open_item(board, "Players")
         board.act("turn", "1")
         board.act("click", "knob")  # blue
         name_player(board, ["B", "O", "space", "J", "O"])

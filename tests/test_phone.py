@@ -83,7 +83,7 @@ def test_phone_view_from_the_menu(tmp_path, monkeypatch):
     sim = Simulator(load_config(overrides=["web.port=8080"]), tmp_path / "l.sqlite3")
     try:
         sim.act("hold", "knob")
-        sim.act("turn", "7")
+        sim.act("turn", "9")
         sim.act("click", "knob")
         screen = sim.board.controller.screen()
         assert screen.title == "Phone view" and screen.lines == ("http://192.168.7.9:8080/",)
