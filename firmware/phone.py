@@ -3,8 +3,9 @@
 The board's address is found without sending anything: ``connect()`` on a UDP
 socket only asks the kernel which source address it would use. Where the
 board has no route of its own (the service runs with ``PrivateNetwork=yes``)
-but the machine has a network interface up, the address is the host name
-with ``.local`` (mDNS, as Raspberry Pi OS answers it).
+but the machine has a network interface up, or the board sees no interface
+but loopback at all (so cannot tell), the address is the host name with
+``.local`` (mDNS, as Raspberry Pi OS answers it).
 """
 
 from __future__ import annotations
@@ -56,18 +57,31 @@ def network_up(interfaces: Path = Path("/sys/class/net")) -> bool:
     return False
 
 
+def confined(devices: Path = Path("/proc/net/dev")) -> bool:
+    """Whether this process sees no network interface but loopback: a private network namespace
+    (the board's service runs with PrivateNetwork=yes), where the machine's network cannot be seen.
+    (A machine without a network still lists its interfaces, down.)"""
+    try:
+        lines = devices.read_text().splitlines()[2:]
+    except OSError:
+        return False
+    return [line.split(":")[0].strip() for line in lines] == ["lo"]
+
+
 def phone_address(
     port: int = DEFAULT_PORT,
     ip: Callable[[], str | None] | None = None,
     up: Callable[[], bool] | None = None,
     hostname: Callable[[], str] | None = None,
+    private: Callable[[], bool] | None = None,
 ) -> str | None:
-    """``http://IP:PORT/``; ``http://HOST.local:PORT/`` when only the name can be known; None without a network.
-    (``ip``, ``up`` and ``hostname`` stand in for route_ip, network_up and the host's name.)"""
+    """``http://IP:PORT/``; ``http://HOST.local:PORT/`` when only the name can be known (an interface is
+    up but this process has no route, or it cannot see the network at all); None without a network.
+    (``ip``, ``up``, ``hostname`` and ``private`` stand in for route_ip, network_up, the host's name and confined.)"""
     address = (ip or route_ip)()
     if address:
         return f"http://{address}:{port}/"
-    if (up or network_up)():
+    if (up or network_up)() or (private or confined)():
         name = (hostname or socket.gethostname)().split(".")[0]
         if name:
             return f"http://{name}.local:{port}/"

@@ -17,7 +17,20 @@ def test_the_address_is_the_ip_then_the_host_name_then_none():
     """An IP when the machine has a route; HOST.local when only an interface is up; None without a network."""
     assert phone_address(8121, ip=lambda: "192.168.1.23") == "http://192.168.1.23:8121/"
     assert phone_address(8080, ip=lambda: None, up=lambda: True, hostname=lambda: "pi.lan") == "http://pi.local:8080/"
-    assert phone_address(8121, ip=lambda: None, up=lambda: False) is None
+    assert phone_address(8121, ip=lambda: None, up=lambda: False, private=lambda: True,
+                         hostname=lambda: "pi") == "http://pi.local:8121/"
+    assert phone_address(8121, ip=lambda: None, up=lambda: False, private=lambda: False) is None
+
+
+def test_a_private_network_namespace_is_told_from_no_network(tmp_path):
+    """Only loopback listed: the process is confined (it cannot tell); interfaces listed, down: no network."""
+    head = "Inter-|   Receive\n face |bytes\n"
+    dev = tmp_path / "dev"
+    dev.write_text(head + "    lo: 0 0\n")
+    assert phone.confined(dev)
+    dev.write_text(head + "    lo: 0 0\n  eth0: 0 0\n wlan0: 0 0\n")
+    assert not phone.confined(dev)
+    assert not phone.confined(tmp_path / "missing")
 
 
 def test_route_ip_is_never_loopback():
@@ -98,6 +111,7 @@ def test_phone_view_without_a_network_says_so(tmp_path, monkeypatch):
     """No route and no interface up: the OLED says to connect the Pi."""
     monkeypatch.setattr(phone, "route_ip", lambda: None)
     monkeypatch.setattr(phone, "network_up", lambda: False)
+    monkeypatch.setattr(phone, "confined", lambda: False)
     sim = Simulator(load_config(), tmp_path / "l.sqlite3")
     try:
         sim.board.controller.phone_view()
