@@ -205,12 +205,14 @@ class CountChecker:
             self.starter = card
         else:
             self.hand.append(card)
-        if len(self.hand) == self.size and self.starter is not None:
-            self.result = Breakdown(self.hand, self.starter, self.crib, self.host.muggins_claim(self.crib, self._total()))
-            self.page = 0
+        self._count_when_complete()
 
-    def _total(self) -> int:
-        return score_hand(self.hand, self.starter, crib=self.crib).total
+    def _count_when_complete(self) -> None:
+        """The breakdown, once the hand (or crib) and the starter are in."""
+        if len(self.hand) == self.size and self.starter is not None:
+            total = score_hand(self.hand, self.starter, crib=self.crib).total
+            self.result = Breakdown(self.hand, self.starter, self.crib, self.host.muggins_claim(self.crib, total))
+            self.page = 0
 
     def switch_kind(self) -> None:
         """Hand to crib and back (the crib has 4 cards in every game)."""
@@ -219,6 +221,7 @@ class CountChecker:
             self.host.say(f"A {'hand' if self.crib else 'crib'} has {size} cards: undo one first", alert=True)
             return
         self.crib = not self.crib
+        self._count_when_complete()
 
     def take_back(self) -> None:
         """Undo: the last card entered (the starter if it is set)."""

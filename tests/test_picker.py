@@ -267,3 +267,18 @@ def test_the_readme_check_my_count_script_runs(tmp_path):
     result = run_script(script.splitlines(), load_config(), tmp_path / "l.sqlite3")
     assert result["screen"]["title"] == "Hand 20  2/4" and result["rejected"] == []
     assert result["screen"]["lines"][0] == "fifteen 2: 5C JC"
+
+
+def test_switching_to_a_smaller_hand_that_is_complete_counts_it(tmp_path):
+    """Five-card: three crib cards and the starter, then the knob to a hand of 3: the breakdown follows."""
+    board = make(tmp_path, "game.variant=five-card")
+    try:
+        board.act("hold", "menu")
+        board.act("click", "knob")  # a crib of 4
+        enter(board, "5C 5D 5S")
+        board.act("hold", "green")  # the starter, 5H
+        assert board.board.controller.screen().title == "Crib: card 4 of 4"
+        board.act("click", "knob")  # a hand of 3: complete
+        assert board.board.controller.screen().title == "Hand 20  1/4"  # four fives: fifteens 8, pairs 12
+    finally:
+        board.close()
