@@ -116,6 +116,16 @@ def _address_lines(url: str) -> list[str]:
     return ["http://", *parts, f":{port}/"]
 
 
+def _broken(draw: ImageDraw.ImageDraw, text: str, size: int, width: int) -> list[str]:
+    """``text`` cut into pieces that each fit ``width`` pixels (a long host name over several lines)."""
+    pieces = [""]
+    for char in text:
+        if pieces[-1] and draw.textlength(pieces[-1] + char, font=font(size)) > width:
+            pieces.append("")
+        pieces[-1] += char
+    return pieces
+
+
 def phone_image(url: str) -> Image.Image:
     """The OLED picture: the QR code on a lit square at the left (dark modules unlit, as
     printed codes are), the address written out at the right."""
@@ -131,10 +141,10 @@ def phone_image(url: str) -> Image.Image:
                 left, top = offset + x * scale, offset + y * scale
                 draw.rectangle((left, top, left + scale - 1, top + scale - 1), fill=0)
     x = side + 3
-    lines = _address_lines(url)
     size = 10
-    while size > 7 and any(draw.textlength(line, font=font(size)) > WIDTH - x for line in lines):
+    while size > 8 and any(draw.textlength(line, font=font(size)) > WIDTH - x for line in _address_lines(url)):
         size -= 1
+    lines = [piece for line in _address_lines(url) for piece in _broken(draw, line, size, WIDTH - x)]
     step = size + 1
     top = max(0, (HEIGHT - step * len(lines)) // 2)
     for k, line in enumerate(lines):
