@@ -25,13 +25,13 @@ from typing import Callable, Protocol
 
 from hardware.inputs import KNOB, InputEvent
 from scorer.errors import CribbageError
-from scorer.game import Entry, EntryKind, Game, LedgerEntry, Phase
+from scorer.game import Entry, Game, Phase
 from scorer.record import Command, GameHeader
 from scorer.store import LedgerStore
 from scorer.variants import Options, SkunkLines, find_variant, parse_game_points
 
 from .menu import MenuTree
-from .picker import Claim, CountChecker
+from .picker import CountChecker, checks_a_crib
 from .views import Screen
 
 COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
@@ -353,31 +353,9 @@ class Controller:
     # ---- check my count --------------------------------------------------
 
     def check_count(self) -> None:
-        """Check my count: a hand (or the crib, when it is the count in question)."""
-        game = self.game
+        """Check my count: a hand, or the crib when the crib is the count in question."""
         self.panel_alert = ""
-        last = self._claimable_count()
-        if last is not None:
-            crib = last.kind is EntryKind.CRIB
-        else:
-            nxt = game.next_count()
-            crib = nxt is not None and nxt[1] == "crib"
-        self.push(CountChecker(self, game.variant.hand_size, crib))
-
-    def _claimable_count(self) -> LedgerEntry | None:
-        """The hand or crib just counted, when muggins may be claimed on it."""
-        game = self.game
-        if game is None or game.is_over or not game.options.muggins or game.state.last_count is None:
-            return None
-        counted = game.ledger[game.state.last_count]
-        return counted if counted.kind in (EntryKind.HAND, EntryKind.CRIB) else None
-
-    def muggins_claim(self, crib: bool, total: int) -> Claim | None:
-        """The claim a checked total makes on the count just pegged (same kind, fewer points)."""
-        counted = self._claimable_count()
-        if counted is None or (counted.kind is EntryKind.CRIB) != crib or total <= counted.points:
-            return None
-        return Claim(counted.seat, counted.kind.value, counted.points, total - counted.points)
+        self.push(CountChecker(self, self.game.variant.hand_size, checks_a_crib(self.game)))
 
     def claim_muggins(self, index: int, points: int) -> bool:
         """Claim from the checked count for the player on a colour button."""

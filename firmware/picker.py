@@ -20,6 +20,7 @@ from PIL import Image, ImageDraw
 from hardware.inputs import KNOB, InputEvent
 from scorer.cards import RANK_NAMES, Card
 from scorer.counting import CRIB_SIZE, Score, score_hand
+from scorer.game import EntryKind, Game, LedgerEntry
 
 from .menu import COLOUR_BUTTONS, is_back
 from .views import WIDTH, Screen, font
@@ -87,6 +88,31 @@ class Claim:
     what: str  # hand or crib
     pegged: int
     missed: int
+
+
+def claimable_count(game: Game | None) -> LedgerEntry | None:
+    """The hand or crib just counted, when muggins may be claimed on it."""
+    if game is None or game.is_over or not game.options.muggins or game.state.last_count is None:
+        return None
+    counted = game.ledger[game.state.last_count]
+    return counted if counted.kind in (EntryKind.HAND, EntryKind.CRIB) else None
+
+
+def claim_for(game: Game | None, crib: bool, total: int) -> Claim | None:
+    """The claim a checked total makes on the count just pegged (the same kind, for fewer points)."""
+    counted = claimable_count(game)
+    if counted is None or (counted.kind is EntryKind.CRIB) != crib or total <= counted.points:
+        return None
+    return Claim(counted.seat, counted.kind.value, counted.points, total - counted.points)
+
+
+def checks_a_crib(game: Game) -> bool:
+    """Whether the checker opens on a crib: the crib was just counted (muggins on), or it is next."""
+    counted = claimable_count(game)
+    if counted is not None:
+        return counted.kind is EntryKind.CRIB
+    upcoming = game.next_count()
+    return upcoming is not None and upcoming[1] == "crib"
 
 
 class Breakdown:
@@ -211,7 +237,7 @@ class CountChecker:
         """The breakdown, once the hand (or crib) and the starter are in."""
         if len(self.hand) == self.size and self.starter is not None:
             total = score_hand(self.hand, self.starter, crib=self.crib).total
-            self.result = Breakdown(self.hand, self.starter, self.crib, self.host.muggins_claim(self.crib, total))
+            self.result = Breakdown(self.hand, self.starter, self.crib, claim_for(self.host.game, self.crib, total))
             self.page = 0
 
     def switch_kind(self) -> None:
