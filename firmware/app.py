@@ -238,7 +238,7 @@ class Board:
         self._blink_at = float("inf") if not self.style.blink_back else next_blink(clock())
         self.controller = Controller(
             store, GameSettings.from_config(config["game"]), clock, self._set_brightness,
-            max_sides=len(devices.layout.tracks),
+            max_sides=len(devices.layout.tracks), web_port=config["web"]["port"],
         )
         for message in store.messages + devices.warnings:
             self.controller.say(message, alert=True)
@@ -307,7 +307,7 @@ class Board:
         (``oled_mode`` "scores") the scores, unless a menu or a device problem is up."""
         screen = self.controller.screen()
         controller = self.controller
-        if self.oled_mode != "scores" or getattr(controller, "menus", None) or getattr(controller, "notices", None):
+        if self.oled_mode != "scores" or controller.panels or controller.notices:
             return screen
         return scores_screen(controller.game, controller.dial, screen.footer, screen.alert)
 

@@ -16,7 +16,7 @@ MARGIN = 5 * MM
 INK = (0.12, 0.12, 0.14)
 GREY = (0.42, 0.42, 0.45)
 RULE = (0.75, 0.75, 0.78)
-BODY, SMALL = ("Helvetica", 8), ("Helvetica", 6.8)
+BODY, SMALL = ("Helvetica", 7.5), ("Helvetica", 6.4)
 BOLD = "Helvetica-Bold"
 
 
@@ -43,18 +43,18 @@ class _Pen:
             self.y -= leading
 
     def heading(self, title: str) -> None:
-        self.y -= 4
+        self.y -= 2.5
         self.c.setStrokeColorRGB(*RULE)
         self.c.setLineWidth(0.5)
-        self.c.line(MARGIN, self.y + 9.5, PAGE[0] - MARGIN, self.y + 9.5)
-        self.text(MARGIN, title.upper(), ("Helvetica", 7), GREY, bold=True)
-        self.y -= 10.5
+        self.c.line(MARGIN, self.y + 9, PAGE[0] - MARGIN, self.y + 9)
+        self.text(MARGIN, title.upper(), ("Helvetica", 6.6), GREY, bold=True)
+        self.y -= 9.5
 
     def gesture(self, label: str, does: str, column: float) -> None:
         """A gesture in the left column (``column`` wide) and what it does beside it."""
         self.text(MARGIN, label, BODY, INK, bold=True)
         self.wrapped(MARGIN + column, does, self.width - column)
-        self.y -= 1.5
+        self.y -= 1
 
 
 def _gesture_label(control: Control, hold_s: float) -> str:
@@ -132,7 +132,7 @@ def draw_card(card: ControlsCard, path: str | Path) -> float:
     label_width = max(c.stringWidth(label, BOLD, SMALL[1]) for label, _ in card.menu) + 5
     for label, does in card.menu:
         pen.text(MARGIN, label, SMALL, INK, bold=True)
-        pen.wrapped(MARGIN + label_width, does, pen.width - label_width, SMALL, INK, leading=8.2)
+        pen.wrapped(MARGIN + label_width, does, pen.width - label_width, SMALL, INK, leading=7.6)
     lowest = pen.y
 
     pins = ", ".join(f"{name} {pin}" for name, pin in card.pins.items())

@@ -135,6 +135,7 @@ SCHEMA: dict[str, dict[str, Callable]] = {
         "debounce_ms": _number(0, 200), "hold_ms": _number(200, 5000),
     },
     "buzzer": {"enabled": _flag, "pin": _gpio},
+    "web": {"port": _number(1, 65535, integer=True)},
 }
 
 

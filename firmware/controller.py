@@ -7,8 +7,13 @@ Controls, learnt in a minute:
 - press a player's colour button to peg the dialled points to that player in
   the play; at the start of a deal, the dealer's button with nothing dialled
   pegs his heels; in the show, with muggins on, it claims missed points;
+- hold a colour button: with muggins on, claim the dialled points for that
+  player on the count just made (a hand, the crib or play points);
 - undo button: undo; hold it: redo;
-- hold the knob (or press menu): the menu.
+- hold the knob (or press menu): the menu (firmware/menu.py);
+- hold menu: check my count (firmware/picker.py), at any time.
+
+The menus and pickers are panels on a stack: while one is open, events go to it.
 """
 
 from __future__ import annotations
@@ -16,18 +21,18 @@ from __future__ import annotations
 import textwrap
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Protocol
 
-from hardware.inputs import ENCODER, KNOB, InputEvent
-from scorer.cards import Card, deck
-from scorer.counting import score_hand
+from hardware.inputs import KNOB, InputEvent
 from scorer.errors import CribbageError
 from scorer.game import Entry, Game, Phase
 from scorer.record import Command, GameHeader
 from scorer.store import LedgerStore
-from scorer.variants import VARIANTS, Options, SkunkLines, find_variant, parse_game_points
+from scorer.variants import Options, SkunkLines, find_variant, parse_game_points
 
-from .views import Screen, lap_note  # lap_note: issue 13 (laps on the OLED)
+from .menu import MenuTree
+from .picker import CountChecker, checks_a_crib
+from .views import Screen, lap_note
 
 COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
 MAX_DIAL = 60
@@ -52,6 +57,16 @@ class GameSettings:
             skunk=SkunkLines(game["skunk"]), points=parse_game_points(game["points"]),
         )
         return cls(game["variant"], tuple(game["players"]), game["dealer"], options)
+
+    @property
+    def first_dealer(self) -> str:
+        """The first dealer of a new game: the one chosen, or the first seat."""
+        seats = self.seats()
+        return self.dealer if self.dealer in seats else seats[0]
+
+    def seats(self) -> tuple[str, ...]:
+        """The named players who sit in the variant's seats."""
+        return tuple(self.players[: find_variant(self.variant).players])
 
     def header(self) -> GameHeader:
         """The game line for a new game; the first dealer only if one of the seats."""
@@ -78,6 +93,14 @@ def _notice_lines(problem: str) -> tuple[str, ...]:
         text = text[min(cuts) + 2:]
 
 
+class Panel(Protocol):
+    """A menu or picker on the OLED: it takes the events while it is open."""
+
+    def handle(self, event: InputEvent) -> None: ...
+
+    def screen(self) -> Screen: ...
+
+
 @dataclass(frozen=True)
 class Move:
     """A front peg that moved: for the LED slide."""
@@ -87,28 +110,6 @@ class Move:
     end: int
     at: float
 
-
-class Menu:
-    """A list of (label, action) with a cursor; turning moves, pressing chooses."""
-
-    def __init__(self, title: str, items: list[tuple[str, Callable[[], None]]], cursor: int = 0):
-        self.title = title
-        self.items = items
-        self.cursor = cursor
-
-    def turn(self, steps: int) -> None:
-        self.cursor = (self.cursor + steps) % len(self.items)
-
-    def choose(self) -> None:
-        self.items[self.cursor][1]()
-
-    def screen(self) -> Screen:
-        first = max(0, min(self.cursor - 1, len(self.items) - 4))
-        shown = self.items[first:first + 4]
-        return Screen(
-            title=self.title, lines=tuple(label for label, _ in shown),
-            highlight=self.cursor - first, footer="",
-        )
 
 
 class Controller:
@@ -121,13 +122,17 @@ class Controller:
         clock: Callable[[], float] = time.monotonic,
         set_brightness: Callable[[float], None] | None = None,
         max_sides: int = 4,
+        web_port: int = 8121,
     ):
         self.store = store
         self.max_sides = max_sides
-        self.settings = settings
+        self.settings = _with_names_of(settings, store.game)
         self.clock = clock
+        self.web_port = web_port
         self.dial = 0
-        self.menus: list[Menu] = []
+        self.panels: list[Panel] = []
+        self.panel_alert = ""
+        self.menu = MenuTree(self)
         self.message = ""
         self.message_alert = False
         self.message_at = float("-inf")
@@ -136,10 +141,9 @@ class Controller:
         self._set_brightness = set_brightness or (lambda level: None)
         self.shutdown_requested = False
         self.finished_at: float | None = None
-        self._count_cards: list[Card] = []
         self.notices: dict[str, Screen] = {}
         if store.game is None:
-            self._start_game()
+            self.start_game()
 
     # ---- the game --------------------------------------------------------
 
@@ -156,7 +160,7 @@ class Controller:
         self.moves = []
         self.finished_at = None
         if self.game is None:
-            self._start_game()
+            self.start_game()
 
     def show_problem(self, device: str, problem: str) -> None:
         """Show a device's problem (what to fix) until the next input, which also acts as usual."""
@@ -188,10 +192,12 @@ class Controller:
         self.dial = 0
         return True
 
-    def _start_game(self, new_match: bool = False) -> bool:
-        """Start a game with the current settings: the next of the match, or a new match."""
+    def start_game(self, new_match: bool = False, variant: str | None = None) -> bool:
+        """Start a game with the current settings (or another variant): the next of the match, or a new match.
+        The settings change to that variant only when its game starts."""
+        settings = self.settings if variant is None else replace(self.settings, variant=variant)
         try:
-            header = replace(self.settings.header(), new_match=new_match)
+            header = replace(settings.header(), new_match=new_match)
         except CribbageError as error:
             self.say(str(error), alert=True)
             return False
@@ -201,7 +207,10 @@ class Controller:
             return False
         if self.game is not None and self.game.is_over and header.same_match(self.store.book.match):
             header = replace(header, dealer=None)  # the loser deals first
-        return self._apply(header)
+        started = self._apply(header)
+        if started:
+            self.settings = settings
+        return started
 
     # ---- events ----------------------------------------------------------
 
@@ -211,8 +220,15 @@ class Controller:
         if event.kind not in ("turn", "hold", "click"):
             return False
         self.notices.clear()
-        if self.menus:
-            self._menu_event(event)
+        if event.kind == "hold" and event.source == "menu":
+            if not (self.panels and isinstance(self.panels[-1], CountChecker)):
+                self.check_count()
+        elif self.panels:
+            said = self.message_at
+            self.panel_alert = ""
+            self.panels[-1].handle(event)
+            if self.message_at != said and self.message_alert and self.panels:
+                self.panel_alert = self.message  # shown over the panel until its next event
         elif event.kind == "turn":
             self.dial = max(0, min(MAX_DIAL, self.dial + event.steps))
         elif event.kind == "hold":
@@ -220,6 +236,8 @@ class Controller:
                 self._apply(Command.REDO)
             elif event.source == KNOB:
                 self.open_menu()
+            elif event.source in COLOUR_BUTTONS:
+                self._claim(COLOUR_BUTTONS.index(event.source))
         elif event.source == KNOB:
             self._count_show()
         elif event.source == "undo":
@@ -242,12 +260,19 @@ class Controller:
         entry = Entry.crib(self.dial, seat) if what == "crib" else Entry.hand(seat, self.dial)
         return self._apply(entry)
 
-    def _colour(self, index: int) -> bool:
+    def _seat(self, index: int) -> str | None:
+        """The player on a colour button, or None (said) when the game has none there."""
         game = self.game
         if index >= len(game.seats):
             self.say(f"No player on the {COLOUR_BUTTONS[index]} button in {game.variant.name}", alert=True)
+            return None
+        return game.seats[index]
+
+    def _colour(self, index: int) -> bool:
+        game = self.game
+        seat = self._seat(index)
+        if seat is None:
             return False
-        seat = game.seats[index]
         if self.dial == 0:
             if game.phase is Phase.HEELS and seat == game.dealer:
                 return self._apply(Entry.heels())
@@ -257,165 +282,96 @@ class Controller:
             return self._apply(Entry.muggins(seat, self.dial))
         return self._apply(Entry.peg(seat, self.dial))
 
-    # ---- the menu --------------------------------------------------------
+    def _claim(self, index: int) -> bool:
+        """A colour button held: muggins for that player on the count just made (the crib too)."""
+        seat = self._seat(index)
+        if seat is None:
+            return False
+        if self.dial == 0:
+            self.say("Dial the missed points first, then hold the button", alert=True)
+            return False
+        return self._apply(Entry.muggins(seat, self.dial))
+
+    # ---- panels: the menus and the pickers -------------------------------
+
+    def push(self, panel: Panel) -> None:
+        self.panels.append(panel)
+
+    def back(self) -> None:
+        if self.panels:
+            self.panels.pop()
+        if not self.panels:
+            self._drop_panel_alert()
+
+    def close_panels(self) -> None:
+        self.panels = []
+        self._drop_panel_alert()
+
+    def _drop_panel_alert(self) -> None:
+        """A refusal made in a panel does not stay on the game's screen once it closes."""
+        if self.panel_alert and self.message == self.panel_alert:
+            self.message_alert = False
+            self.message_at = float("-inf")
+        self.panel_alert = ""
 
     def open_menu(self) -> None:
-        items = [
-            ("New game", self._confirm_new_game),
-            ("New match", self._confirm_new_match),
-            (f"Variant: {self.settings.variant}", self._variant_menu),
-            (f"First dealer: {self.settings.dealer or self.settings.players[0]}", self._dealer_menu),
-            ("Options", self._options_menu),
-            (f"Brightness: {round(self.brightness * 10)}", self._brightness_menu),
-            ("Check my count", self._count_menu),
-            ("Shut down", self._confirm_shutdown),
-            ("Close", self._close_menus),
-        ]
-        self.menus = [Menu("Menu", items)]
+        self.panel_alert = ""
+        self.panels = [self.menu.main()]
 
-    def _close_menus(self) -> None:
-        self.menus = []
+    def set_brightness(self, level: float) -> None:
+        self.brightness = level
+        self._set_brightness(level)
 
-    def _push(self, menu: Menu) -> None:
-        self.menus.append(menu)
+    def request_shutdown(self) -> None:
+        """The main loop ends and the board saves, goes dark and powers off."""
+        self.shutdown_requested = True
+        self.say("Shutting down...")
 
-    def _back(self) -> None:
-        self.menus.pop()
+    def phone_view(self) -> None:
+        """The web view's address and its QR code."""
+        from .phone import PhoneView
 
-    def _menu_event(self, event: InputEvent) -> None:
-        menu = self.menus[-1]
-        if event.kind == "turn":
-            menu.turn(event.steps)
-        elif event.kind == "click" and event.source == KNOB:
-            menu.choose()
-        elif (event.kind == "click" and event.source in ("menu", "undo")) or (
-            event.kind == "hold" and event.source == KNOB
-        ):
-            self._back()
+        self.push(PhoneView(self, self.web_port))
 
-    def _confirm(self, question: str, action: Callable[[], None]) -> None:
-        def yes():
-            self._close_menus()
-            action()
-        self._push(Menu(question, [("No", self._back), ("Yes", yes)]))
+    def set_player(self, index: int, name: str) -> None:
+        """Name the player on a colour button; a game with nothing pegged yet restarts with the name."""
+        players = list(self.settings.players)
+        old = players[index] if index < len(players) else None
+        if index < len(players):
+            players[index] = name
+        else:
+            players.append(name)
+        dealer = name if old is not None and self.settings.dealer == old else self.settings.dealer
+        self.settings = replace(self.settings, players=tuple(players), dealer=dealer)
+        game = self.game
+        fresh = game is not None and not game.history and not game.is_over
+        if fresh and tuple(game.seats) != self.settings.seats() and len(players) >= game.variant.players:
+            self.start_game()
+        else:
+            self.say("Names apply from the next new game")
 
-    def _confirm_new_game(self) -> None:
-        if self.game.is_over or not self.game.ledger:
-            self._close_menus()
-            self._start_game()
-            return
-        self._confirm("Abandon this game?", self._start_game)
+    # ---- check my count --------------------------------------------------
 
-    def _confirm_new_match(self) -> None:
-        self._confirm("New match? Tally to 0", lambda: self._start_game(new_match=True))
+    def check_count(self) -> None:
+        """Check my count: a hand, or the crib when the crib is the count in question."""
+        self.panel_alert = ""
+        self.push(CountChecker(self, self.game.variant.hand_size, checks_a_crib(self.game)))
 
-    def _variant_menu(self) -> None:
-        def pick(name):
-            def chosen():
-                self.settings = replace(self.settings, variant=name)
-                self._confirm(f"Start {name}?", self._start_game)
-            return chosen
-        names = list(VARIANTS)
-        self._push(Menu("Variant", [(n, pick(n)) for n in names], names.index(self.settings.variant)))
+    def claim_muggins(self, index: int, points: int) -> bool:
+        """Claim from the checked count for the player on a colour button."""
+        seat = self._seat(index)
+        if seat is None:
+            return False
+        claimed = self._apply(Entry.muggins(seat, points))
+        if claimed:
+            self.close_panels()
+        return claimed
 
-    def _dealer_menu(self) -> None:
-        players = self.settings.players[: find_variant(self.settings.variant).players]
-
-        def pick(name):
-            def chosen():
-                self.settings = replace(self.settings, dealer=name)
-                self._back()
-                self.say(f"{name} deals first in the next new game")
-            return chosen
-        self._push(Menu("First dealer", [(p, pick(p)) for p in players]))
-
-    def _options_menu(self) -> None:
-        options = self.settings.options
-        skunks = [s for s in SkunkLines]
-
-        def toggle(field_name):
-            def chosen():
-                opts = self.settings.options
-                if field_name == "skunk":
-                    value = skunks[(skunks.index(opts.skunk) + 1) % len(skunks)]
-                else:
-                    value = not getattr(opts, field_name)
-                self.settings = replace(self.settings, options=replace(opts, **{field_name: value}))
-                self._back()
-                self._options_menu()
-                self.say("Options apply from the next new game")
-            return chosen
-        on = {True: "on", False: "off"}
-        self._push(Menu("Options (next game)", [
-            (f"Exact-out: {on[options.exact_out]}", toggle("exact_out")),
-            (f"Muggins: {on[options.muggins]}", toggle("muggins")),
-            (f"Skunk lines: {options.skunk.value}", toggle("skunk")),
-            ("Back", self._back),
-        ]))
-
-    def _brightness_menu(self) -> None:
-        levels = [k / 10 for k in range(1, 11)]
-
-        def pick(level):
-            def chosen():
-                self.brightness = level
-                self._set_brightness(level)
-                self._close_menus()
-                self.say(f"Brightness {round(level * 10)}")
-            return chosen
-        cursor = min(range(10), key=lambda k: abs(levels[k] - self.brightness))
-        self._push(Menu("Brightness", [(f"{round(l * 10)}", pick(l)) for l in levels], cursor))
-
-    def _count_menu(self) -> None:
-        """Check my count: pick the hand's cards, then the starter, then see the score."""
-        self._count_cards = []
-        self._card_picker()
-
-    def _card_picker(self) -> None:
-        """Pick the next card in two turns of the knob: its rank, then its suit."""
-        size = self.game.variant.hand_size
-        chosen = self._count_cards
-        free = [c for c in deck() if c not in chosen]
-        what = "starter" if len(chosen) == size else f"card {len(chosen) + 1} of {size}"
-
-        def pick(card):
-            def picked():
-                chosen.append(card)
-                self._back()
-                self._back()
-                if len(chosen) == size + 1:
-                    self._show_count(chosen)
-                else:
-                    self._card_picker()
-            return picked
-
-        def rank(number):
-            def suits():
-                options = [c for c in free if c.rank == number]
-                self._push(Menu(f"{what}: suit", [(str(c), pick(c)) for c in options]))
-            return suits
-        ranks = sorted({c.rank for c in free})
-        names = {1: "A", 11: "J", 12: "Q", 13: "K"}
-        self._push(Menu(f"Count {what}: rank", [(names.get(r, str(r)), rank(r)) for r in ranks]))
-
-    def _show_count(self, cards) -> None:
-        hand, starter = cards[:-1], cards[-1]
-        score = score_hand(hand, starter)
-        text = f"{' '.join(str(c) for c in hand)} + {starter}: {score.say()}"
-        if len(hand) == 4:
-            crib = score_hand(hand, starter, crib=True).total
-            if crib != score.total:
-                text += f" (as a crib: {crib})"
-        self.dial = score.total
-        self._close_menus()
+    def count_checked(self, total: int, text: str) -> None:
+        """Leave the checker with the total on the dial, ready to peg."""
+        self.close_panels()
+        self.dial = min(total, MAX_DIAL)
         self.say(text)
-
-    def _confirm_shutdown(self) -> None:
-        """Shut down, confirmed: the main loop ends and the board saves, goes dark and powers off."""
-        def stop():
-            self.shutdown_requested = True
-            self.say("Shutting down...")
-        self._confirm("Shut down the board?", stop)
 
     # ---- what the screen shows ------------------------------------------
 
@@ -423,15 +379,18 @@ class Controller:
         if self.notices:  # several take turns
             shown = list(self.notices.values())
             return shown[int(self.clock() // MESSAGE_SECONDS) % len(shown)]
-        if self.menus:
-            return self.menus[-1].screen()
+        fresh = self.clock() - self.message_at < MESSAGE_SECONDS or self.message_alert
+        if self.panels:
+            screen = self.panels[-1].screen()
+            if self.panel_alert:  # a refusal in a picker or menu shows over its footer
+                screen = replace(screen, footer=self.panel_alert, alert=True)
+            return screen
         game = self.game
         state = game.state
         scores = "  ".join(
             f"{side.name[:6]}{'*' if game.dealer in side.seats else ''} {state.scores[i]}"
             for i, side in enumerate(game.sides)
         )
-        fresh = self.clock() - self.message_at < MESSAGE_SECONDS or self.message_alert
         footer = self.message if fresh else (game.ledger[-1].describe() if game.ledger else "")
         if game.outcome is not None:
             outcome = game.outcome
@@ -453,3 +412,14 @@ class Controller:
             footer=footer,
             alert=self.message_alert and fresh,
         )
+
+
+def _with_names_of(settings: GameSettings, game: Game | None) -> GameSettings:
+    """The settings with the player names of the game in the ledger (names set on the board are
+    kept with the game, in its header), the config's names after them for the other seats."""
+    if game is None:
+        return settings
+    seats = list(game.seats)
+    taken = {seat.lower() for seat in seats}
+    rest = [name for name in settings.players[len(seats):] if name.lower() not in taken]
+    return replace(settings, players=tuple(seats + rest))

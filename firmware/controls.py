@@ -23,36 +23,44 @@ class Control:
 
 CONTROLS: tuple[Control, ...] = (
     Control(KNOB, "turn", (",", ".", "<", ">"), "dial points",
-            "Dial the points, shown large on the OLED: clockwise adds, back takes off."),
+            "Dial the points (shown large on the OLED); back takes off."),
     Control(KNOB, "press", (" ",), "peg show count",
-            "Peg the dial as the next count of the show: pone's hand, dealer's hand, then the crib "
-            "(the OLED says whose). With 0 dialled it is a nineteen (no points)."),
+            "Peg the dial as the next count of the show (pone's hand, dealer's hand, crib: the OLED "
+            "says whose); 0 is a nineteen."),
     Control(KNOB, "hold", ("M",), "menu",
             "The menu."),
     Control("colour", "press", ("r", "b", "g", "y"), "peg play points (heels)",
             "Peg the dial to this player in the play. At the start of a deal, with nothing dialled, "
             "the dealer's button pegs his heels (2). In the show, with muggins on: claim the points "
             "the last count missed."),
+    Control("colour", "hold", ("R", "B", "G", "Y"), "muggins",
+            "Muggins: claim the dial for this player on the count just made (hand, crib or play)."),
     Control("undo", "press", ("u",), "undo",
             "Take back the last entry (any entry, as often as you like)."),
     Control("undo", "hold", ("U",), "redo",
             "Redo: put back the last entry undone."),
     Control("menu", "press", ("m",), "menu",
             "The menu."),
+    Control("menu", "hold", ("c",), "check count",
+            "Check my count, any time: turn to a card's rank, press its suit's button (red clubs, "
+            "blue diamonds, green hearts, yellow spades); hand, then starter. Knob: hand/crib; turn "
+            "the pages; knob: total to the dial."),
 )
 
 MENU_NAVIGATION = "In the menu: turn to move, press the knob to choose; menu, undo or hold the knob: back."
 
 # The controller's menu, in its order: the label (up to any ": value") and what it does.
 MENU_ITEMS: tuple[tuple[str, str], ...] = (
-    ("New game", "the next game of the match (asks first mid-game); the loser deals."),
+    ("New game", "the next game of the match (asks first mid-game)."),
     ("New match", "a new match: the tally back to 0."),
-    ("Variant", "choose the game, then start it."),
+    ("Variant", "start another game (those the board cannot show say why)."),
     ("First dealer", "who deals first in the next new game."),
     ("Options", "exact-out, muggins, skunk lines: from the next new game."),
     ("Brightness", "the LEDs, 1 to 10."),
-    ("Check my count", "pick each card (rank, suit), then the starter: the total lands on the dial."),
+    ("Check my count", "as holding the menu button."),
     ("Shut down", "safe to unplug when the LEDs are dark."),
+    ("Players", "name each button's player, letter by letter."),
+    ("Phone view", "the web view's address and QR code."),
     ("Close", "leave the menu."),
 )
 

@@ -38,6 +38,8 @@ KEYS = {
     ",": ("turn", "-1"), ".": ("turn", "1"), "<": ("turn", "-5"), ">": ("turn", "5"),
     "-": ("turn", "-1"), "+": ("turn", "1"), "=": ("turn", "1"),
     "u": ("click", "undo"), "U": ("hold", "undo"), "m": ("click", "menu"), "M": ("hold", KNOB),
+    "R": ("hold", "red"), "B": ("hold", "blue"), "G": ("hold", "green"), "Y": ("hold", "yellow"),
+    "c": ("hold", "menu"),
 }
 ARROWS = {"\x1b[D": ("turn", "-1"), "\x1b[C": ("turn", "1"), "\x1b[A": ("turn", "1"), "\x1b[B": ("turn", "-1")}
 # Keys that do the same as a key of the controls table: shown after its keys in the help.

@@ -243,6 +243,7 @@ class Screen:
     alert: bool = False
     highlight: int | None = None
     scores: tuple[tuple[str, str, str], ...] = ()  # large scores: (name, score, note) per side
+    picture: object = None  # a whole 128x64 image drawn elsewhere (the phone view's QR code)
 
 
 def scores_screen(game: Game, dial: int = 0, message: str = "", alert: bool = False) -> Screen:
@@ -294,7 +295,9 @@ def oled_image(screen: Screen) -> Image.Image:
 
     Title (12 px) and a rule; then either the big number with a caption of up
     to 3 lines beside it, or body lines; the footer at the bottom, two lines
-    for an alert (covering a body line if need be)."""
+    for an alert (covering a body line if need be). A screen with a ``picture`` is that picture."""
+    if screen.picture is not None:
+        return screen.picture.convert("1")
     image = Image.new("1", (WIDTH, HEIGHT), 0)
     draw = ImageDraw.Draw(image)
     if screen.scores:

@@ -173,7 +173,7 @@ def test_menu_new_game_needs_confirmation(sim):
     assert sim.board.controller.screen().title == "Abandon this game?"
     sim.act("click", "knob")  # No
     sim.act("click", "menu")  # back out of the menu
-    assert scores(sim) == (4, 0) and not sim.board.controller.menus
+    assert scores(sim) == (4, 0) and not sim.board.controller.panels
     sim.act("hold", "knob")
     sim.act("click", "knob")
     sim.act("turn", "1")
@@ -182,27 +182,19 @@ def test_menu_new_game_needs_confirmation(sim):
 
 
 def test_check_my_count_from_the_menu(sim):
-    """Check my count: pick four cards and the starter; the total lands on the dial."""
+    """Check my count from the menu: rank with the knob, suit with a colour button; the total lands on the dial."""
     sim.act("hold", "knob")
     sim.act("turn", "6")
     assert sim.board.controller.screen().lines[sim.board.controller.screen().highlight] == "Check my count"
     sim.act("click", "knob")
-    assert sim.board.controller.screen().title == "Count card 1 of 4: rank"
-    for _ in range(5):  # the first free rank, then its first free suit: AC AD AH AS, starter 2C
-        sim.act("click", "knob")
-        sim.act("click", "knob")
     controller = sim.board.controller
-    assert controller.dial == 12
-    assert controller.message == "AC AD AH AS + 2C: a double pair royal is 12"
-    sim.act("hold", "knob")
-    sim.act("turn", "6")
+    assert controller.screen().title == "Hand: card 1 of 4" and controller.screen().big == "5"
+    for turns, button in ((-4, "red"), (0, "blue"), (0, "green"), (0, "yellow"), (1, "red")):
+        sim.act("turn", str(turns))  # AC AD AH AS, starter 2C
+        sim.act("click", button)
+    assert controller.screen().title == "Hand 12  1/3"
     sim.act("click", "knob")
-    for turns in ((4, 0), (4, 0), (10, 0), (11, 0), (4, 0)):  # 5C 5D JC QC, starter 5H
-        for steps in turns:
-            sim.act("turn", str(steps))
-            sim.act("click", "knob")
-    assert controller.message.startswith("5C 5D JC QC + 5H: fifteen 2")
-    assert controller.message.endswith("and a pair royal is 20") and controller.dial == 20
+    assert controller.dial == 12 and controller.message == "Checked hand: 12" and not controller.panels
 
 
 def test_script_runner_reports_refusals_and_snapshots(tmp_path):
@@ -317,7 +309,9 @@ def test_three_hand_game_on_the_three_track_board(tmp_path):
 
 def test_check_my_count_says_when_a_crib_would_count_otherwise(sim):
     """A four-card flush counts in the hand but not in the crib: the board says both."""
+    from firmware.picker import Breakdown
     from scorer.cards import parse_cards
 
-    sim.board.controller._show_count(parse_cards("2H 4H 6H 8H QS".split()))
-    assert sim.board.controller.message == "2H 4H 6H 8H + QS: a flush of 4 is 4 (as a crib: 0)"
+    cards = parse_cards("2H 4H 6H 8H QS".split())
+    breakdown = Breakdown(cards[:4], cards[4], crib=False)
+    assert breakdown.total == 4 and "as a crib: 0" in breakdown.screen(0).lines

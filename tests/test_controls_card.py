@@ -117,7 +117,7 @@ def test_menu_items_are_the_controllers_menu(tmp_path):
     with LedgerStore(tmp_path / "ledger.sqlite3") as store:
         controller = Controller(store, GameSettings())
         controller.open_menu()
-        labels = [label.split(":")[0] for label, _ in controller.menus[-1].items]
+        labels = [item.label.split(":")[0] for item in controller.panels[-1].items]
     assert labels == [label for label, _ in MENU_ITEMS]
 
 
@@ -135,3 +135,14 @@ def test_terminal_keys_are_the_controls_table():
         assert f"{key_names(control)}" in HELP and control.short in HELP
     assert {(kind, KNOB if kind == "turn" else source) for kind, source in KEYS.values()} <= described
 
+
+
+def test_readme_key_table_names_every_terminal_key():
+    """The README's mock board table shows each key the terminal board takes (Enter and = aside)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## The mock board")[1].split("Its ledger lives")[0]
+    for key in KEYS:
+        if key.isprintable() and not key.isspace() and key != "=":
+            assert f"`{key}`" in table, key

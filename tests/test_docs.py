@@ -21,9 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "docs" / "rules.md"
 # Where the refusals live: every scorer module but the ledger's storage (its errors
 # are about files and disks, not the rules: README's ledger section), and the
-# controller's own alerts.
+# controller's own alerts (with its menus and pickers).
 SOURCES = sorted(p for p in (ROOT / "scorer").glob("*.py") if p.name != "store.py")
-SOURCES += [ROOT / "firmware" / "controller.py"]
+SOURCES += [ROOT / "firmware" / name for name in ("controller.py", "menu.py", "picker.py", "phone.py")]
 
 
 def _pieces(node: ast.expr) -> list[str | None] | None:

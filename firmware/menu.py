@@ -1,0 +1,256 @@
+"""The board's menus: a list with a cursor, and the menu tree the controller offers.
+
+A :class:`Menu` is one screen of items; turning moves the cursor, pressing the
+knob chooses, and the menu or undo button (or holding the knob) goes back. An
+item that cannot be chosen carries its reason, shown when the cursor is on it.
+:class:`MenuTree` builds the board's menus from the controller's settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Callable
+
+from hardware.inputs import KNOB, InputEvent
+from scorer.variants import VARIANTS, SkunkLines, Variant
+
+from .views import Screen
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .controller import Controller
+
+COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
+VISIBLE = 4  # menu lines on the OLED
+# Bundled layouts by their number of tracks (hardware/layouts): the one to name
+# when a variant needs more tracks than the board has.
+LAYOUT_FOR_TRACKS = {2: "classic-121", 3: "three-track-121", 4: "four-track-121"}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line of a menu: its label, what choosing it does, and why it cannot be chosen ("" if it can)."""
+
+    label: str
+    action: Callable[[], None]
+    reason: str = ""
+
+
+def is_back(event: InputEvent) -> bool:
+    """The gestures that leave a screen: menu or undo pressed, or the knob held."""
+    return (event.kind == "click" and event.source in ("menu", "undo")) or (
+        event.kind == "hold" and event.source == KNOB
+    )
+
+
+class Menu:
+    """A list of items with a cursor; turning moves, pressing the knob chooses."""
+
+    def __init__(self, host: "Controller", title: str, items: list[Item], cursor: int = 0, note: str = ""):
+        self.host = host
+        self.title = title
+        self.items = items
+        self.cursor = cursor % len(items)
+        self.note = note  # a line under the items (e.g. what a Yes abandons)
+
+    @property
+    def current(self) -> Item:
+        return self.items[self.cursor]
+
+    def turn(self, steps: int) -> None:
+        self.cursor = (self.cursor + steps) % len(self.items)
+
+    def choose(self) -> None:
+        self.current.action()
+
+    def handle(self, event: InputEvent) -> None:
+        if event.kind == "turn":
+            self.turn(event.steps)
+        elif event.kind == "click" and event.source == KNOB:
+            self.choose()
+        elif is_back(event):
+            self.host.back()
+
+    def screen(self) -> Screen:
+        """Four items around the cursor; on an item that cannot be chosen, two items and its reason."""
+        footer = self.current.reason or self.note
+        shown = VISIBLE - 2 if footer else VISIBLE
+        first = max(0, min(self.cursor - 1, len(self.items) - shown))
+        window = self.items[first:first + shown]
+        labels = tuple(f"({item.label})" if item.reason else item.label for item in window)
+        return Screen(title=self.title, lines=labels, highlight=self.cursor - first, footer=footer)
+
+
+def layout_with(tracks: int) -> str:
+    """The bundled layout with that many tracks."""
+    return LAYOUT_FOR_TRACKS.get(tracks, f"one with {tracks} tracks")
+
+
+def tracks_reason(variant: Variant, tracks: int) -> str:
+    """Why a board with ``tracks`` tracks cannot show a variant, and the layout that would; "" if it can."""
+    if variant.sides <= tracks:
+        return ""
+    return f"needs {variant.sides} tracks: layout {layout_with(variant.sides)}"
+
+
+def players_reason(variant: Variant, named: int) -> str:
+    """Why a variant cannot start with ``named`` players named; "" if it can."""
+    if variant.players <= named:
+        return ""
+    return f"needs {variant.players} players: name them in Players"
+
+
+class MenuTree:
+    """The board's menu and its sub-menus, built from the controller's settings each time they open."""
+
+    def __init__(self, host: "Controller"):
+        self.host = host
+
+    def main(self) -> Menu:
+        host = self.host
+        settings = host.settings
+        return Menu(host, "Menu", [
+            # The first eight keep the places they had before Players and Phone view came.
+            Item("New game", self.new_game),
+            Item("New match", self.new_match),
+            Item(f"Variant: {settings.variant}", self.variants),
+            Item(f"First dealer: {settings.first_dealer}", self.dealers),
+            Item("Options", self.options),
+            Item(f"Brightness: {round(host.brightness * 10)}", self.brightness),
+            Item("Check my count", host.check_count),
+            Item("Shut down", self.shut_down),
+            Item("Players", self.players),
+            Item("Phone view", host.phone_view),
+            Item("Close", host.close_panels),
+        ])
+
+    # ---- confirmations ---------------------------------------------------
+
+    def confirm(self, question: str, action: Callable[[], None], note: str = "") -> None:
+        """No / Yes; Yes closes the menus, then acts."""
+        host = self.host
+
+        def yes():
+            host.close_panels()
+            action()
+        host.push(Menu(host, question, [Item("No", host.back), Item("Yes", yes)], note=note))
+
+    def _abandons(self) -> str:
+        game = self.host.game
+        return "" if game is None or game.is_over or not game.ledger else "ends this game unfinished"
+
+    def new_game(self) -> None:
+        host = self.host
+        if not self._abandons():
+            host.close_panels()
+            host.start_game()
+            return
+        self.confirm("Abandon this game?", host.start_game)
+
+    def new_match(self) -> None:
+        self.confirm("New match? Tally to 0", lambda: self.host.start_game(new_match=True))
+
+    def shut_down(self) -> None:
+        """Shut down, confirmed: the main loop ends and the board saves, goes dark and powers off."""
+        self.confirm("Shut down the board?", self.host.request_shutdown)
+
+    # ---- choices ---------------------------------------------------------
+
+    def variants(self) -> None:
+        """Every variant; those this board cannot show or has too few names for say why and do not start."""
+        host = self.host
+        items = []
+        for name, variant in VARIANTS.items():
+            reason = tracks_reason(variant, host.max_sides) or players_reason(variant, len(host.settings.players))
+            items.append(Item(name, self._variant_chosen(variant, reason), reason))
+        names = list(VARIANTS)
+        host.push(Menu(host, "Variant", items, names.index(host.settings.variant)))
+
+    def _variant_chosen(self, variant: Variant, reason: str) -> Callable[[], None]:
+        host = self.host
+
+        def chosen():
+            if variant.sides > host.max_sides:
+                host.say(f"needs {variant.sides} tracks: layout {layout_with(variant.sides)}", alert=True)
+                return
+            if reason:
+                host.say(f"needs {variant.players} players: name them in Players", alert=True)
+                return
+            self.confirm(f"Start {variant.name}?", lambda: host.start_game(variant=variant.name),
+                         note=self._abandons())
+        return chosen
+
+    def dealers(self) -> None:
+        host = self.host
+        players = host.settings.seats()
+
+        def pick(name):
+            def chosen():
+                host.settings = replace(host.settings, dealer=name)
+                host.back()
+                host.say(f"{name} deals first in the next new game")
+            return chosen
+        current = host.settings.first_dealer
+        cursor = players.index(current) if current in players else 0
+        host.push(Menu(host, "First dealer", [Item(p, pick(p)) for p in players], cursor))
+
+    def players(self, cursor: int = 0) -> None:
+        """A line per colour button with its player's name; the next free button adds a player."""
+        host = self.host
+        names = host.settings.players
+        items = []
+        for index, button in enumerate(COLOUR_BUTTONS[: len(names) + 1]):
+            label = f"{button}: {names[index]}" if index < len(names) else f"{button}: add a player"
+            items.append(Item(label, self._rename(index)))
+        items.append(Item("Back", host.back))
+        host.push(Menu(host, "Players", items, cursor))
+
+    def _rename(self, index: int) -> Callable[[], None]:
+        def chosen():
+            from .picker import NamePicker
+
+            self.host.push(NamePicker(self.host, index, self.players_changed))
+        return chosen
+
+    def players_changed(self, index: int) -> None:
+        """The players menu again (the name picker and the old list gone), on the button just named."""
+        self.host.back()
+        self.host.back()
+        self.players(cursor=index)
+
+    def options(self, cursor: int = 0) -> None:
+        host = self.host
+        options = host.settings.options
+        skunks = list(SkunkLines)
+
+        def toggle(field_name, at):
+            def chosen():
+                opts = host.settings.options
+                if field_name == "skunk":
+                    value = skunks[(skunks.index(opts.skunk) + 1) % len(skunks)]
+                else:
+                    value = not getattr(opts, field_name)
+                host.settings = replace(host.settings, options=replace(opts, **{field_name: value}))
+                host.back()
+                self.options(cursor=at)
+                host.say("Options apply from the next new game")
+            return chosen
+        on = {True: "on", False: "off"}
+        host.push(Menu(host, "Options (next game)", [
+            Item(f"Exact-out: {on[options.exact_out]}", toggle("exact_out", 0)),
+            Item(f"Muggins: {on[options.muggins]}", toggle("muggins", 1)),
+            Item(f"Skunk lines: {options.skunk.value}", toggle("skunk", 2)),
+            Item("Back", host.back),
+        ], cursor))
+
+    def brightness(self) -> None:
+        host = self.host
+        levels = [k / 10 for k in range(1, 11)]
+
+        def pick(level):
+            def chosen():
+                host.set_brightness(level)
+                host.close_panels()
+                host.say(f"Brightness {round(level * 10)}")
+            return chosen
+        cursor = min(range(10), key=lambda k: abs(levels[k] - host.brightness))
+        host.push(Menu(host, "Brightness", [Item(f"{round(l * 10)}", pick(l)) for l in levels], cursor))

@@ -1,0 +1,206 @@
+"""The menu through the mock pins: variants only as the board can show them, current choices, player names."""
+
+import pytest
+
+from firmware.config import load_config
+from firmware.menu import Item, Menu, tracks_reason
+from firmware.simulator import Simulator
+from firmware.views import oled_image
+from scorer.variants import VARIANTS
+
+MENU = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",
+        "Shut down", "Players", "Phone view", "Close"]
+
+
+def make(tmp_path, *overrides):
+    return Simulator(load_config(overrides=list(overrides)), tmp_path / "ledger.sqlite3")
+
+
+@pytest.fixture
+def sim(tmp_path):
+    board = make(tmp_path)
+    try:
+        yield board
+    finally:
+        board.close()
+
+
+def open_item(sim, label):
+    """Open the menu and choose the item whose label starts with ``label``."""
+    sim.act("hold", "knob")
+    sim.act("turn", str(MENU.index(label)))
+    sim.act("click", "knob")
+
+
+def cursor_label(sim):
+    screen = sim.board.controller.screen()
+    return screen.lines[screen.highlight]
+
+
+def test_variants_the_board_cannot_show_say_why_and_which_layout_would(sim):
+    """On a two-track board three-hand and four-hand-individual are in brackets with the layout that shows them."""
+    open_item(sim, "Variant")
+    menu = sim.board.controller.panels[-1]
+    reasons = {item.label: item.reason for item in menu.items}
+    assert reasons["three-hand"] == "needs 3 tracks: layout three-track-121"
+    assert reasons["four-hand-individual"] == "needs 4 tracks: layout four-track-121"
+    assert [name for name, why in reasons.items() if not why] == [
+        "six-card", "five-card", "seven-card", "four-hand", "low-ball"]
+    sim.act("turn", "3")
+    screen = sim.board.controller.screen()
+    assert cursor_label(sim) == "(three-hand)" and screen.footer == "needs 3 tracks: layout three-track-121"
+
+
+def test_an_unshowable_variant_cannot_be_started(sim):
+    """Choosing it asks nothing and starts nothing: the reason shows as a refusal, the menu stays."""
+    open_item(sim, "Variant")
+    sim.act("turn", "3")
+    sim.act("click", "knob")
+    controller = sim.board.controller
+    assert controller.screen().title == "Variant" and controller.screen().alert
+    assert controller.screen().footer == "needs 3 tracks: layout three-track-121"
+    assert controller.game.variant.name == "six-card" and controller.settings.variant == "six-card"
+
+
+def test_the_variant_menu_opens_on_the_current_choice(sim):
+    """After a refused variant and after a started one, the menu opens on the game being played."""
+    open_item(sim, "Variant")
+    sim.act("turn", "3")
+    sim.act("click", "knob")  # refused
+    sim.act("click", "menu")
+    sim.act("click", "knob")  # Variant again
+    assert cursor_label(sim) == "six-card"
+    sim.act("turn", "2")  # seven-card
+    sim.act("click", "knob")
+    assert sim.board.controller.screen().title == "Start seven-card?"
+    sim.act("turn", "1")
+    sim.act("click", "knob")  # Yes
+    assert sim.board.controller.game.variant.name == "seven-card"
+    open_item(sim, "Variant")
+    assert cursor_label(sim) == "seven-card"
+
+
+def test_every_variant_starts_on_a_board_with_four_tracks(tmp_path):
+    """On the four-track board nothing is refused: each variant starts from the menu."""
+    board = make(tmp_path, "leds.layout=four-track-121")
+    try:
+        for index, name in enumerate(VARIANTS):
+            open_item(board, "Variant")
+            menu = board.board.controller.panels[-1]
+            assert not any(item.reason for item in menu.items)
+            board.act("turn", str(index - menu.cursor))
+            board.act("click", "knob")
+            if board.board.controller.panels:  # Start NAME? (no question when the game is the same)
+                board.act("turn", "1")
+                board.act("click", "knob")
+            assert board.board.controller.game.variant.name == name
+    finally:
+        board.close()
+
+
+def test_too_few_names_is_a_reason_too(tmp_path):
+    """With two players named, the three-player games ask for names first."""
+    board = make(tmp_path, 'game.players=["Ann","Bob"]', "leds.layout=four-track-121")
+    try:
+        open_item(board, "Variant")
+        reasons = {item.label: item.reason for item in board.board.controller.panels[-1].items}
+        assert reasons["three-hand"] == "needs 3 players: name them in Players"
+        assert reasons["six-card"] == ""
+    finally:
+        board.close()
+
+
+def test_a_midgame_variant_change_says_the_game_ends_unfinished(sim):
+    """Start another variant with entries pegged: the question says what Yes does to this game."""
+    sim.act("turn", "3")
+    sim.act("click", "blue")
+    open_item(sim, "Variant")
+    sim.act("turn", "1")
+    sim.act("click", "knob")
+    assert sim.board.controller.screen().footer == "ends this game unfinished"
+
+
+def test_first_dealer_and_options_open_on_the_current_choice(sim):
+    """The dealer menu opens on the dealer chosen; a toggled option keeps the cursor on it."""
+    open_item(sim, "First dealer")
+    sim.act("turn", "1")
+    sim.act("click", "knob")  # Blue
+    sim.act("click", "knob")  # First dealer again (the menu is still open)
+    assert cursor_label(sim) == "Blue"
+    sim.act("click", "menu")
+    sim.act("turn", "1")
+    sim.act("click", "knob")  # Options
+    sim.act("turn", "1")
+    sim.act("click", "knob")  # Muggins: on
+    assert cursor_label(sim) == "Muggins: on"
+
+
+def name_player(sim, letters):
+    """In the name picker: delete what is there, type ``letters`` (A-Z or space), then done."""
+    picker = sim.board.controller.panels[-1]
+    for _ in range(len(picker.name)):
+        sim.act("click", "undo")
+    from firmware.picker import CHOICES, DONE
+
+    for letter in [*letters, DONE]:
+        steps = (CHOICES.index(letter) - picker.cursor) % len(CHOICES)
+        sim.act("turn", str(steps if steps <= len(CHOICES) // 2 else steps - len(CHOICES)))
+        sim.act("click", "knob")
+
+
+def test_player_names_set_on_the_board_are_kept_with_the_game(tmp_path):
+    """Name red Ann on a fresh game: it starts again with seats=Ann,Blue; after a restart the name stays."""
+    board = make(tmp_path)
+    try:
+        open_item(board, "Players")
+        board.act("click", "knob")  # red
+        assert board.board.controller.screen().title == "red button's name"
+        name_player(board, "ANN")
+        controller = board.board.controller
+        assert controller.game.header().startswith("game six-card seats=Ann,Blue")
+        assert cursor_label(board) == "red: Ann"
+        board.act("click", "menu")
+        board.act("click", "menu")
+        assert not controller.panels
+        board.act("turn", "3")
+        board.act("click", "blue")  # a game under way now
+        open_item(board, "Players")
+        board.act("turn", "1")
+        board.act("click", "knob")  # blue
+        name_player(board, ["B", "O", "space", "J", "O"])
+        assert controller.settings.players[:2] == ("Ann", "Bo-Jo")
+        assert controller.message == "Names apply from the next new game"
+        assert controller.game.seats == ("Ann", "Blue")
+    finally:
+        board.close()
+    again = make(tmp_path)
+    try:
+        assert again.board.controller.settings.players[:2] == ("Ann", "Blue")
+    finally:
+        again.close()
+
+
+def test_a_name_taken_or_empty_is_refused(sim):
+    """Two players cannot share a name, and done with no letters says what to do."""
+    open_item(sim, "Players")
+    sim.act("click", "knob")
+    name_player(sim, "BLUE")
+    controller = sim.board.controller
+    assert controller.screen().footer == "Blue is taken: give each player their own name"
+    sim.act("turn", "-1")  # delete
+    for _ in range(4):
+        sim.act("click", "knob")
+    sim.act("turn", "1")  # done
+    sim.act("click", "knob")
+    assert controller.screen().footer == "Type a name first: turn to a letter, press the knob"
+    assert controller.game.seats == ("Red", "Blue")
+
+
+def test_the_menu_screen_shows_the_reason_on_two_lines():
+    """A menu on an unavailable item draws two items and its reason; nothing is cut with ~ ."""
+    menu = Menu(None, "Variant", [Item("six-card", print), Item("three-hand", print, "needs 3 tracks: layout three-track-121")], 1)
+    screen = menu.screen()
+    assert screen.lines == ("six-card", "(three-hand)") and screen.highlight == 1
+    image = oled_image(screen)
+    assert image.getbbox() is not None
+    assert tracks_reason(VARIANTS["four-hand"], 2) == ""  # partners peg one side each: two tracks do
