@@ -45,9 +45,9 @@ def apply_all(store, lines):
         store.apply(parse_line(line))
 
 
-def dump(path: Path) -> list[str]:
-    """The database's whole content as SQL (schema and rows)."""
-    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+def dump(path: Path, immutable: bool = False) -> list[str]:
+    """The database's whole content as SQL (schema and rows); ``immutable``: touch no file beside it."""
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro{'&immutable=1' if immutable else ''}", uri=True)
     try:
         return list(conn.iterdump())
     finally:
@@ -88,6 +88,7 @@ def test_a_schema_1_ledger_migrates_without_loss_in_one_open(tmp_path):
         assert everything(reader) == before
         assert [g["id"] for g in reader.games()] == [1]
     assert digest(FIXTURE) == before_digest
+    assert not list(FIXTURE.parent.glob("ledger-v1.sqlite3-*"))
 
 
 def test_a_second_open_of_a_migrated_ledger_changes_nothing(tmp_path):
@@ -227,7 +228,7 @@ def test_a_schema_1_ledger_reads_its_games_without_times(tmp_path):
         assert game["losers"] == [{"side": "Bob", "score": game["scores"]["Bob"], "result": game["result"],
                                    "margin": game["margin"], "game_points": game["game_points"]}]
         assert reader.times(1)["started"] is None
-    assert dump(path) == dump(FIXTURE)
+    assert dump(path) == dump(FIXTURE, immutable=True)
 
 
 def test_times_of_a_game_not_in_the_ledger_is_refused(tmp_path):
