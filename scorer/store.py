@@ -846,8 +846,9 @@ class LedgerStore:
         """
         if self._conn is None or self._broken:
             raise StoreError(self._broken or f"ledger {self.path} is closed")
-        replaced = self.book.game
-        self._replaced_played = replaced is not None and bool(replaced.history)  # for a game line
+        if isinstance(action, GameHeader):  # does it replace a game anything was entered in?
+            replaced = self.book.game
+            self._replaced_played = replaced is not None and bool(replaced.history)
         result = self.book.apply(action)
         try:
             self._write(action)

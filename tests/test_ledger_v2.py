@@ -358,3 +358,17 @@ def test_schema_1_games_get_the_status_they_meant(tmp_path):
     with LedgerReader(old) as reader:
         assert [(g["id"], g["status"], g["winner"], g["started"]) for g in reader.games()] == before
         assert state_dict(reader.book)["match"]["abandoned"] == 1
+
+
+def test_a_reader_open_across_the_migration_sees_the_new_schema(tmp_path):
+    """The web view keeps its reader while the upgraded board migrates the ledger: it reads the times after."""
+    path = tmp_path / "ledger.sqlite3"
+    shutil.copy(FIXTURE, path)
+    with LedgerReader(path) as reader:
+        token = reader.data_version()
+        assert reader.times(2)["entries"][-1] is None
+        with LedgerStore(path, clock=lambda: "2026-12-02T20:30:00.000Z") as store:
+            store.apply(parse_line("redo"))
+        assert reader.data_version() != token
+        assert reader.times(2)["entries"][-1] == "2026-12-02T20:30:00.000Z"
+        assert reader.export(2)[-1] == "redo" and [g["id"] for g in reader.games()] == [1]
