@@ -9,6 +9,7 @@ between the same seats, with the tally.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -133,8 +134,53 @@ class Side:
 
 
 @dataclass(frozen=True)
+class LoserResult:
+    """One losing side's result: its score, the result its score makes against
+    the skunk lines, the winner's margin over it and the game points it gives."""
+
+    side: str
+    score: int
+    kind: ResultKind
+    margin: int
+    game_points: int
+
+    def to_dict(self) -> dict:
+        return {"side": self.side, "score": self.score, "result": self.kind.value,
+                "margin": self.margin, "game_points": self.game_points}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "LoserResult":
+        return cls(str(data["side"]), int(data["score"]), ResultKind(data["result"]),
+                   int(data["margin"]), int(data["game_points"]))
+
+
+def loser_results(scores, winner: str, target: int, options: Options,
+                  lowball: bool = False) -> tuple[LoserResult, ...]:
+    """Every losing side's result, in side order, from the final ``scores``
+    (``(side, score)`` pairs): each loser against the skunk lines on its own
+    score; in low-ball the one side that reached the target, a plain win."""
+    table = dict(scores)
+    won = table[winner]
+    results = []
+    for side, score in scores:
+        if side == winner:
+            continue
+        if lowball:
+            kind, margin = ResultKind.WIN, score - won
+        else:
+            kind, margin = result_kind(score, target, options.skunk), won - score
+        results.append(LoserResult(side, score, kind, margin, options.points.for_kind(kind)))
+    return tuple(results)
+
+
+@dataclass(frozen=True)
 class Outcome:
-    """The result of a finished game."""
+    """The result of a finished game.
+
+    With two sides, ``loser``, ``kind``, ``margin`` and ``game_points`` are the
+    one loser's. With more, ``loser`` is the lowest other side, ``kind`` and
+    ``margin`` its result (the biggest of the game), and ``game_points`` what
+    the winner earns in all: the sum of every loser's (``losers``)."""
 
     winner: str  # side name
     loser: str  # side name: the lowest other side, or in low-ball the side that reached the target
@@ -143,6 +189,7 @@ class Outcome:
     game_points: int
     scores: tuple[tuple[str, int], ...]  # (side name, final score)
     lowball: bool = False
+    losers: tuple[LoserResult, ...] = ()  # every losing side, in side order
 
     def to_dict(self) -> dict:
         return {
@@ -153,34 +200,46 @@ class Outcome:
             "game_points": self.game_points,
             "scores": dict(self.scores),
             "lowball": self.lowball,
+            "losers": [loser.to_dict() for loser in self.losers],
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Outcome":
+    def from_dict(cls, data: dict, target: int | None = None, options: Options | None = None) -> "Outcome":
+        """An outcome as ``to_dict`` wrote it. One stored before ``losers`` was kept
+        gets them from its scores: the game's ``target`` and ``options`` are needed
+        for that with more than two sides (without them, only ``loser`` is listed)."""
+        scores = tuple((name, int(score)) for name, score in data["scores"].items())
+        kind = ResultKind(data["result"])
+        if "losers" in data:
+            losers = tuple(LoserResult.from_dict(item) for item in data["losers"])
+        elif len(scores) > 2 and target is not None and options is not None:
+            losers = loser_results(scores, data["winner"], target, options, bool(data.get("lowball")))
+        else:
+            table = dict(scores)
+            losers = (LoserResult(data["loser"], int(table[data["loser"]]), kind,
+                                  int(data["margin"]), int(data["game_points"])),)
         return cls(
             winner=data["winner"],
             loser=data["loser"],
-            kind=ResultKind(data["result"]),
+            kind=kind,
             margin=int(data["margin"]),
             game_points=int(data["game_points"]),
-            scores=tuple((name, int(score)) for name, score in data["scores"].items()),
+            scores=scores,
             lowball=bool(data.get("lowball", False)),
+            losers=losers,
         )
 
 
-@dataclass(frozen=True)
-class GameState:
-    """Everything that changes as entries are pegged; immutable, one per ledger entry."""
+class GameState(namedtuple(
+    "GameState", "scores backs dealer deal phase shown last_count outcome note", defaults=(None, None, ""),
+)):
+    """Everything that changes as entries are pegged; immutable, one per ledger entry:
+    ``scores`` and ``backs`` (tuples, one a side), ``dealer`` (seat index), ``deal``,
+    ``phase``, ``shown`` (show counts finished in this deal), ``last_count`` (ledger
+    index of a count muggins may still be claimed on), ``outcome`` and ``note``.
+    A named tuple: ``_replace`` is what replay spends its time on."""
 
-    scores: tuple[int, ...]
-    backs: tuple[int, ...]
-    dealer: int  # seat index
-    deal: int
-    phase: Phase
-    shown: int  # show counts finished in this deal
-    last_count: int | None = None  # ledger index of a count muggins may still be claimed on
-    outcome: Outcome | None = None
-    note: str = ""
+    __slots__ = ()
 
 
 @dataclass(frozen=True)
@@ -384,14 +443,14 @@ class Game:
                 raise OutOfTurnError("His heels is pegged when the starter is cut, before the play")
             if seat != dealer:
                 raise OutOfTurnError(f"Only the dealer, {dealer}, pegs his heels")
-            state = replace(state, phase=Phase.PLAY, last_count=None)
-            return self._peg(state, kind, replace(entry, seat=seat))
+            state = state._replace(phase=Phase.PLAY, last_count=None)
+            return self._peg(state, kind, Entry(entry.kind, seat, entry.points))
         if kind is EntryKind.CRIB and entry.seat is None:
-            entry = replace(entry, seat=dealer)
+            entry = Entry(entry.kind, dealer, entry.points)
         if entry.seat is None:
             raise UnknownSeatError(f"{kind.value} needs a seat: one of {', '.join(self.seats)}")
         seat = self.seats[self._seat_index(entry.seat)]
-        entry = replace(entry, seat=seat)
+        entry = Entry(entry.kind, seat, entry.points)
         if kind in PLAY_KINDS:
             if state.phase is Phase.SHOW:
                 who, what = self.show_order(state)[state.shown]
@@ -403,9 +462,9 @@ class Game:
                     raise ImpossibleScoreError(
                         f"No card pegs more than {MAX_PLAY_POINTS} in the play"
                     )
-            state = replace(state, phase=Phase.PLAY)
+            state = state._replace(phase=Phase.PLAY)
             new_state, accepted = self._peg(state, kind, entry)
-            return replace(new_state, last_count=self._next_index()), accepted
+            return new_state._replace(last_count=self._next_index()), accepted
         if kind in (EntryKind.HAND, EntryKind.CRIB):
             return self._count_show(state, entry)
         if kind is EntryKind.MUGGINS:
@@ -429,17 +488,16 @@ class Game:
             size, name = self.variant.hand_size, "hand"
         self._check_show_total(entry.points, size, entry.kind is EntryKind.CRIB, name)
         shown = state.shown + 1
-        state = replace(state, phase=Phase.SHOW, shown=shown)
+        state = state._replace(phase=Phase.SHOW, shown=shown)
         new_state, accepted = self._peg(state, entry.kind, entry)
         if shown == len(order) and new_state.outcome is None:
-            new_state = replace(
-                new_state,
+            new_state = new_state._replace(
                 dealer=(state.dealer + 1) % len(self.seats),
                 deal=state.deal + 1,
                 phase=Phase.HEELS,
                 shown=0,
             )
-        return replace(new_state, last_count=self._next_index()), accepted
+        return new_state._replace(last_count=self._next_index()), accepted
 
     def _check_show_total(self, points: int, size: int, crib: bool, name: str) -> None:
         possible = possible_totals(size, crib)
@@ -476,7 +534,7 @@ class Game:
         else:
             raise RuleError(f"Nothing to claim on {counted.kind.value}")
         new_state, accepted = self._peg(state, EntryKind.MUGGINS, entry)
-        return replace(new_state, last_count=None), accepted
+        return new_state._replace(last_count=None), accepted
 
     def _peg(self, state: GameState, kind: EntryKind, entry: Entry) -> tuple[GameState, LedgerEntry]:
         """Move the side's pegs; count the game out the instant it reaches the target."""
@@ -491,9 +549,9 @@ class Game:
         if points:
             backs[side] = score
             scores[side] = min(score + points, target)
-        new_state = replace(state, scores=tuple(scores), backs=tuple(backs), note=note)
+        new_state = state._replace(scores=tuple(scores), backs=tuple(backs), note=note)
         if scores[side] >= target:
-            new_state = replace(new_state, phase=Phase.OVER, outcome=self._outcome(side, scores))
+            new_state = new_state._replace(phase=Phase.OVER, outcome=self._outcome(side, scores))
         accepted = LedgerEntry(kind, entry.seat, entry.points, points, state.deal, entry, note)
         return new_state, accepted
 
@@ -501,21 +559,23 @@ class Game:
         others = [i for i in range(len(self.sides)) if i != reached]
         if self.variant.lowball:
             winner = min(others, key=lambda i: scores[i])
-            loser, kind = reached, ResultKind.WIN
-            margin = scores[loser] - scores[winner]
+            loser = reached
         else:
             winner = reached
             loser = min(others, key=lambda i: scores[i])
-            kind = result_kind(scores[loser], self.variant.target, self.options.skunk)
-            margin = scores[winner] - scores[loser]
+        final = tuple((side.name, scores[i]) for i, side in enumerate(self.sides))
+        losers = loser_results(final, self.sides[winner].name, self.variant.target,
+                               self.options, self.variant.lowball)
+        lowest = next(result for result in losers if result.side == self.sides[loser].name)
         return Outcome(
             winner=self.sides[winner].name,
-            loser=self.sides[loser].name,
-            kind=kind,
-            margin=margin,
-            game_points=self.options.points.for_kind(kind),
-            scores=tuple((side.name, scores[i]) for i, side in enumerate(self.sides)),
+            loser=lowest.side,
+            kind=lowest.kind,
+            margin=lowest.margin,
+            game_points=sum(result.game_points for result in losers),
+            scores=final,
             lowball=self.variant.lowball,
+            losers=losers,
         )
 
     # ---- helpers ---------------------------------------------------------
@@ -577,13 +637,17 @@ class Standing:
 
     games: int = 0
     wins: tuple[tuple[str, int, int], ...] = ()
+    abandoned: int = 0  # games replaced by the next before they ended: they count for nobody
 
-    def add(self, outcome: Outcome) -> "Standing":
-        """This standing with one more finished game."""
+    def add(self, outcome: Outcome | None) -> "Standing":
+        """This standing with one more game: finished, or abandoned (``outcome`` None)."""
+        if outcome is None:
+            return replace(self, abandoned=self.abandoned + 1)
         table = {side: (won, points) for side, won, points in self.wins}
         won, points = table.get(outcome.winner, (0, 0))
         table[outcome.winner] = (won + 1, points + outcome.game_points)
-        return Standing(self.games + 1, tuple((side, w, p) for side, (w, p) in table.items()))
+        return Standing(self.games + 1, tuple((side, w, p) for side, (w, p) in table.items()),
+                        self.abandoned)
 
     def of(self, side: str) -> tuple[int, int]:
         """(wins, game points) of a side."""
@@ -608,6 +672,7 @@ class Match:
         self.game = Game(variant, seats, dealer, options)
         self.results: list[Outcome] = list(results or [])
         self.earlier = earlier or Standing()  # finished games before ``results``, as counts
+        self.abandoned = 0  # games of ``results``' time replaced before they ended
 
     @property
     def variant(self) -> Variant:
@@ -632,7 +697,8 @@ class Match:
     def new_game(self, dealer: str | None = None) -> Game:
         """Finish this game into the tally and start the next one.
 
-        A game not yet over is abandoned: it counts for nobody."""
+        A game not yet over is abandoned: it counts for nobody, and as abandoned
+        if anything was entered in it (a game replaced at once was never played)."""
         game = self.game
         if game.outcome is not None:
             expected = self.next_dealer()
@@ -640,6 +706,8 @@ class Match:
                 raise SetupError(f"{game.outcome.loser} lost the last game: {expected} deals first")
             self.results.append(game.outcome)
             dealer = expected
+        elif game.history:
+            self.abandoned += 1
         self.game = Game(game.variant, game.seats, dealer, game.options)
         return self.game
 
@@ -660,4 +728,9 @@ class Match:
         return tallies
 
     def games_played(self) -> int:
+        """Finished games of the match (the current one once it is over); abandoned ones are not."""
         return self.earlier.games + len(self.results) + (1 if self.game.outcome is not None else 0)
+
+    def games_abandoned(self) -> int:
+        """Games of the match replaced by the next before they ended."""
+        return self.earlier.abandoned + self.abandoned
