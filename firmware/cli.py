@@ -379,7 +379,7 @@ def _board(args) -> int:
 
     store = LedgerStore(path, holder=PROG, check="later")  # before the devices; checked in the background after READY
     try:
-        devices = open_devices(config, backend)
+        devices = open_devices(config, backend, later=("display",))  # the OLED once READY=1 is sent
     except BaseException:
         store.close()
         raise
