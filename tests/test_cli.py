@@ -167,12 +167,13 @@ def test_count_and_pegging_load_only_the_counting():
 
 
 def test_plain_lines_start_without_argparse():
-    """replay and the board read a plain line without argparse (and its gettext, locale, shutil)."""
+    """replay and the board read a plain line without argparse (and its gettext, locale, shutil);
+    replay loads no typing."""
     probe = (
         "import sys; from firmware.cli import main, parse_args; "
         f"main(['replay', {str(EXAMPLE)!r}, '--json']); parse_args(['--backend', 'real']); "
         "parse_args(['--backend', 'mock', '--headless', '--state', 'l.sqlite3', '--set', 'a.b=1']); "
-        "print('LOADED', sorted(m for m in sys.modules if m in ('argparse', 'gettext', 'locale', 'shutil')))"
+        "print('LOADED', sorted(m for m in sys.modules if m in ('argparse', 'gettext', 'locale', 'shutil', 'typing')))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert "LOADED []" in out, out
