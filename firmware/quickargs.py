@@ -1,7 +1,7 @@
 """The plainest command lines of the board, ``count``, ``pegging`` and ``replay``, read without argparse.
 
 argparse (with re, gettext, locale and shutil behind it, and a parser built
-for every command) is most of what ``count`` costs and a tenth of the
+for every command) was a third of what ``count`` cost and 7% of the
 board's start-up (issue 11). :func:`quick_args` reads only lines made of the
 exact option names and plain values, and gives the namespace argparse would;
 for anything else (--help, an abbreviation, ``--opt=value``, a value that
