@@ -144,8 +144,10 @@ def fill_ledger(path: Path, games: int) -> None:
                     store.apply(Entry.crib(points) if what == "crib" else Entry.hand(seat, points))
 
 
-def start_board(state: Path, idle_seconds: float = 0.0) -> dict:
-    """Start the headless mock board; time to READY=1; optionally idle CPU and peak memory."""
+def start_board(state: Path, idle_seconds: float = 0.0, command: list[str] | None = None) -> dict:
+    """Start the headless mock board; time to READY=1; optionally idle CPU and peak memory.
+    ``command`` starts it (default: this interpreter's ``-m firmware.cli``)."""
+    command = command or [sys.executable, "-m", "firmware.cli"]
     with tempfile.TemporaryDirectory() as scratch:
         address = os.path.join(scratch, "notify")
         server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -155,7 +157,7 @@ def start_board(state: Path, idle_seconds: float = 0.0) -> dict:
         env.pop("WATCHDOG_USEC", None)
         start = time.perf_counter()
         child = subprocess.Popen(
-            [sys.executable, "-m", "firmware.cli", "--backend", "mock", "--headless", "--state", str(state)],
+            [*command, "--backend", "mock", "--headless", "--state", str(state)],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             message = server.recv(512)

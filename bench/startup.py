@@ -2,10 +2,25 @@
 
 - start-up to READY=1 (1,000 and 10,000 finished games) against a process that
   only imports gpiozero, PIL, sqlite3 and tomllib
-- ``replay example-game.txt --json`` and ``count ... --starter 5C`` against ``python -c pass``
+- ``cribbage-board replay example-game.txt --json`` and ``cribbage-board count
+  5H 5D 5S JC --starter 5C`` against ``python -c pass``
 - press to show() with the ledger on disk against a bare SQLite WAL
   ``synchronous=FULL`` transaction on the same disk
 - wake-ups of an idle board in 10 s, all threads together
+
+The processes run as the board is installed (systemd/install.sh): a plain
+``pip install .`` into its own venv (build/bench-venv, made on the first run,
+the project reinstalled on each), bytecode compiled by pip, started through the
+``cribbage-board`` console script; each baseline runs that venv's python. A
+development checkout measures differently: an editable install's finder
+imports pathlib, re and urllib at every start of its venv's python (which
+lowers every ratio to ``python -c pass``), and with PYTHONDONTWRITEBYTECODE set
+each run compiles the project again; the last rows show that checkout for
+comparison. Candidates and baselines are interleaved, round by round, and
+each figure is a median.
+
+Rerun: ``.venv/bin/python bench/startup.py`` (about 3 minutes; give
+``--rounds N`` for more rounds on a busy machine).
 
 Each figure has an estimate for a Raspberry Pi Zero 2 W: this machine's time
 times PI_ZERO_2W_FACTOR (a range: the Zero 2 W's Cortex-A53 at 1 GHz runs
@@ -15,6 +30,7 @@ fsync, so the disk rows are a floor).
 
 from __future__ import annotations
 
+import argparse
 import sqlite3
 import statistics
 import subprocess
@@ -37,14 +53,32 @@ TARGETS = {
 }
 
 
-def process_seconds(argv: list[str], runs: int = RUNS) -> float:
-    """Median wall time of a command, from start to exit."""
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def interleaved_seconds(commands: dict[str, list[str]], rounds: int) -> dict[str, float]:
+    """Median wall time of each command from start to exit, run in turn round by
+    round (the order reversed every other round), so load drifts hit all alike."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    order = list(commands)
+    for k in range(rounds):
+        for name in order if k % 2 == 0 else order[::-1]:
+            start = time.perf_counter()
+            subprocess.run(commands[name], cwd=Path(tempfile.gettempdir()), check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def installed_venv() -> Path:
+    """The project installed as systemd/install.sh installs it (``pip install .``, not
+    editable) into build/bench-venv; its bin directory."""
+    venv = ROOT / "build" / "bench-venv"
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    quiet = {"cwd": ROOT, "check": True, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    if not (venv / "bin" / "cribbage-board").exists():
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], **quiet)
+        subprocess.run(pip + [str(ROOT)], **quiet)
+    else:  # this checkout's code, not the last run's
+        subprocess.run(pip + ["--no-deps", "--force-reinstall", str(ROOT)], **quiet)
+    return venv / "bin"
 
 
 class BareTransaction:
@@ -77,8 +111,19 @@ def bare_transaction_seconds(directory: Path, count: int = 400) -> float:
     return statistics.median(bare.times)
 
 
-def ready_seconds(path: Path, runs: int = 5) -> float:
-    return statistics.median(start_board(path)["ready_s"] for _ in range(runs))
+def ready_seconds(paths: dict[str, Path], command: list[str], baseline: list[str], rounds: int) -> dict:
+    """Median time to READY=1 for each ledger, and of the baseline process, interleaved."""
+    times: dict[str, list[float]] = {name: [] for name in [*paths, "baseline"]}
+    for k in range(rounds):
+        order = [*paths, "baseline"]
+        for name in order if k % 2 == 0 else order[::-1]:
+            if name == "baseline":
+                start = time.perf_counter()
+                subprocess.run(baseline, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                times[name].append(time.perf_counter() - start)
+            else:
+                times[name].append(start_board(paths[name], command=command)["ready_s"])
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def pi_zero(seconds: float) -> str:
@@ -93,24 +138,26 @@ def ratio_row(name: str, seconds: float, baseline: float, target: float) -> tupl
                   f"{baseline * 1e3:.1f} ms; {pi_zero(seconds)}")
 
 
-def main() -> int:
-    python = sys.executable
-    rows = []
-    imports = process_seconds([python, "-c", BASELINE_IMPORTS])
-    bare = process_seconds([python, "-c", "pass"])
-    rows.append(("baseline: python imports gpiozero, PIL, sqlite3, tomllib", f"{imports * 1e3:.1f} ms"))
-    rows.append(("baseline: python -c pass", f"{bare * 1e3:.1f} ms"))
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=RUNS, help="rounds of each command (medians)")
+    rounds = parser.parse_args(argv).rounds
+    bin_dir = installed_venv()
+    python, board = str(bin_dir / "python"), str(bin_dir / "cribbage-board")
+    rows = [("installed as systemd/install.sh does", f"{bin_dir.parent} (pip install ., bytecode compiled)")]
     with tempfile.TemporaryDirectory(dir=ROOT) as scratch:
         thousand, ten_thousand = Path(scratch) / "1k.sqlite3", Path(scratch) / "10k.sqlite3"
         fill_ledger(thousand, 1000)
         fill_ledger(ten_thousand, 10000)
-        ready_1k = ready_seconds(thousand)
-        ready_10k = ready_seconds(ten_thousand)
-        rows.append(ratio_row("READY=1, 1,000 games / import baseline", ready_1k, imports, TARGETS["ready_1000"]))
-        growth = ready_10k / ready_1k - 1
+        ready = ready_seconds({"1k": thousand, "10k": ten_thousand}, [board],
+                              [python, "-c", BASELINE_IMPORTS], rounds)
+        imports = ready["baseline"]
+        rows.append(("baseline: python imports gpiozero, PIL, sqlite3, tomllib", f"{imports * 1e3:.1f} ms"))
+        rows.append(ratio_row("READY=1, 1,000 games / import baseline", ready["1k"], imports, TARGETS["ready_1000"]))
+        growth = ready["10k"] / ready["1k"] - 1
         rows.append(("READY=1, 10,000 games over 1,000 (target <= 10%)",
-                     f"{growth * 100:+.0f}% ({ready_10k * 1e3:.0f} ms vs {ready_1k * 1e3:.0f} ms)"))
-        idle = start_board(thousand, idle_seconds=10.0)
+                     f"{growth * 100:+.0f}% ({ready['10k'] * 1e3:.0f} ms vs {ready['1k'] * 1e3:.0f} ms)"))
+        idle = start_board(thousand, idle_seconds=10.0, command=[board])
         verdict = "ok" if idle["idle_wakeups"] <= TARGETS["idle_wakeups"] else "OVER"
         rows.append(("idle wake-ups in 10 s, all threads (target <= 20)", f"{idle['idle_wakeups']} ({verdict})"))
         # One bare transaction after each press: this disk's fsync time drifts (0.3-4 ms here
@@ -121,11 +168,43 @@ def main() -> int:
         floor = statistics.median(side_by_side.times)
         rows.append(ratio_row("press to show() on disk, median / bare WAL FULL transaction",
                               statistics.median(seconds), floor, TARGETS["press"]))
-    cli = [python, "-m", "firmware.cli"]
-    replay = process_seconds(cli + ["replay", "tests/data/example-game.txt", "--json"])
-    count = process_seconds(cli + ["count", "5H", "5D", "5S", "JC", "--starter", "5C"])
-    rows.append(ratio_row("replay example-game.txt --json / python -c pass", replay, bare, TARGETS["replay"]))
-    rows.append(ratio_row("count 5H 5D 5S JC --starter 5C / python -c pass", count, bare, TARGETS["count"]))
+    example = str(ROOT / "tests" / "data" / "example-game.txt")
+    count_args = ["count", "5H", "5D", "5S", "JC", "--starter", "5C"]
+    # The console script pip writes imports re before it calls main (to tidy argv[0]):
+    # the "without the console script" rows call main() the same way minus that.
+    direct = "import sys; from firmware.cli import main; sys.exit(main(sys.argv[1:]))"
+    dev = str(ROOT / ".venv" / "bin" / "python")
+    commands = {
+        "pass": [python, "-c", "pass"],
+        "re": [python, "-c", "import re"],
+        "replay": [board, "replay", example, "--json"],
+        "count": [board, *count_args],
+        "count direct": [python, "-c", direct, *count_args],
+    }
+    if Path(dev).exists():
+        commands.update({
+            "dev pass": [dev, "-c", "pass"],
+            "dev replay": [dev, "-m", "firmware.cli", "replay", example, "--json"],
+            "dev count": [dev, "-m", "firmware.cli", *count_args],
+        })
+    times = interleaved_seconds(commands, rounds * 3)
+    bare = times["pass"]
+    rows.append(("baseline: python -c pass", f"{bare * 1e3:.1f} ms"))
+    rows.append(ratio_row("cribbage-board replay example-game.txt --json / python -c pass",
+                          times["replay"], bare, TARGETS["replay"]))
+    rows.append(ratio_row("cribbage-board count 5H 5D 5S JC --starter 5C / python -c pass",
+                          times["count"], bare, TARGETS["count"]))
+    rows.append(("  python -c 'import re' (the console script's own import) / python -c pass",
+                 f"{times['re'] / bare:.2f}x: {times['re'] * 1e3:.1f} ms"))
+    rows.append(ratio_row("  count without the console script (main() from python -c) / pass",
+                          times["count direct"], bare, TARGETS["count"]))
+    if "dev pass" in times:
+        dev_bare = times["dev pass"]
+        rows.append(("development checkout (.venv, editable): python -c pass", f"{dev_bare * 1e3:.1f} ms"))
+        rows.append(ratio_row("  python -m firmware.cli replay ... --json / its python -c pass",
+                              times["dev replay"], dev_bare, TARGETS["replay"]))
+        rows.append(ratio_row("  python -m firmware.cli count ... / its python -c pass",
+                              times["dev count"], dev_bare, TARGETS["count"]))
     print_table(rows)
     return 0
 

@@ -82,6 +82,7 @@ class Devices:
     power_off: Callable[[], None] | None = None
     retry_s: float = RETRY_SECONDS
     buzzer: object | None = None  # hardware.buzzer.Buzzer, when [buzzer] enabled
+    later: list[str] = field(default_factory=list)  # opened by Board.run once READY=1 is sent
 
     def missing(self) -> list[str]:
         """The devices not working now that can be tried again."""
@@ -193,22 +194,35 @@ def open_devices(
     hold_s: float | None = None,
     openers: dict[str, Callable[[], object]] | None = None,
     retry_s: float = RETRY_SECONDS,
+    later: tuple[str, ...] = (),
 ) -> Devices:
     """Open the strip, the display and the inputs for the chosen backend.
 
     A device that cannot start is a warning (the board runs without it and
     tries again every ``retry_s``); ``openers`` replaces some of the backend's (tests). Only
-    when no device at all opens is it a HardwareError: nothing to run on.
+    when no device at all opens is it a HardwareError: nothing to run on. The kinds
+    in ``later`` are left for Board.run to open after READY=1 (issue 11: the board
+    starts the OLED, luma's import and its first image, once the LEDs, the buttons
+    and the ledger are up), unless nothing else opens.
     """
     wanted = {**device_openers(config, backend, hold_s), **(openers or {})}
     devices = Devices(
         None, None, None, config.layout, openers=wanted,
         power_off=None if backend.name == "mock" else power_off, retry_s=retry_s,
     )
+    devices.later = [kind for kind in wanted if kind in later]
     for kind in wanted:
-        if not devices.open(kind):
-            devices.warnings.append(f"{devices.problems[kind]}; trying again every {devices.retry_s:g} s")
-    if not any(getattr(devices, kind) is not None for kind in wanted if kind != "buzzer"):
+        if kind not in devices.later:
+            devices.open(kind)
+    needed = [kind for kind in wanted if kind != "buzzer"]  # a buzzer alone is no board
+    if devices.later and not any(getattr(devices, kind) is not None for kind in needed):
+        for kind in devices.later:  # nothing else to run on: they are needed now
+            devices.open(kind)
+        devices.later = []
+        devices.problems = {kind: devices.problems[kind] for kind in wanted if kind in devices.problems}
+    devices.warnings = [f"{devices.problems[kind]}; trying again every {devices.retry_s:g} s"
+                        for kind in wanted if kind in devices.problems]
+    if not any(getattr(devices, kind) is not None for kind in needed):
         raise HardwareError("no device could be opened: " + "; ".join(devices.problems.values()))
     return devices
 
@@ -376,6 +390,18 @@ class Board:
                 self._retry_at[kind] = now + self.devices.retry_s
                 self._remind(kind, before)
 
+    def open_later(self) -> None:
+        """Open the devices left until READY=1 (the OLED) and show the screen on them;
+        one that cannot start is said and retried, as at start."""
+        later, self.devices.later = self.devices.later, []
+        for kind in later:
+            if not self.devices.open(kind):
+                self._retry_at[kind] = self.clock() + self.devices.retry_s
+                self.log(f"{self.devices.problems[kind]}; trying again every {self.devices.retry_s:g} s")
+                self._show_problem(kind)
+        if later:
+            self._show_screen(self.controller.screen())
+
     def _device_back(self, kind: str) -> None:
         self._retry_at.pop(kind, None)
         name = DEVICE_NAMES[kind]
@@ -528,6 +554,7 @@ class Board:
         try:
             self.draw()
             self.notifier.ready(f"board ready: {self.controller.game.variant.name}")
+            self.open_later()
             self.start_ledger_check()
             self._next_ping = self.clock()
             while self._running():

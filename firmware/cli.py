@@ -18,7 +18,6 @@ command; a command that does not use one refuses it.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -54,43 +53,10 @@ WHERE = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors."""
-
-    def error(self, message):
-        fail(f"{self.prog}: {message} (see {self.prog} --help)")
-        self.exit(2)
-
-
-class _TopParser(_Parser):
-    """The top-level parser: its --help ends with the terminal board's keys (looked up only then)."""
-
-    def format_help(self):
-        from .terminal import key_help
-
-        rows = [f"  {keys:<30} {does}" for keys, does in key_help()]
-        return super().format_help() + "\nkeys of the mock board in the terminal:\n" + "\n".join(rows) + "\n"
-
-
-class _Version(argparse.Action):
-    """--version: the installed package version, looked up only when asked."""
-
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
-        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            number = version(PROG)
-        except PackageNotFoundError:
-            number = "(not installed)"
-        print(f"{PROG} {number}")
-        parser.exit()
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _TopParser(
+    from .cliparser import TopParser, Version as _Version
+
+    parser = TopParser(
         prog=PROG, description="An electronic cribbage peg-board and score ledger.",
         epilog="--backend, --config, --set, --state and --headless may also follow the command.",
     )
@@ -159,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _board_options(parser: argparse.ArgumentParser, names, top: bool = False) -> None:
     """The board's options: shown where they work, hidden (and refused later) elsewhere."""
+    import argparse
+
     def default(value):
         return value if top else argparse.SUPPRESS
 
@@ -183,9 +151,15 @@ def _board_options(parser: argparse.ArgumentParser, names, top: bool = False) ->
                         help=shown("headless", "with the mock backend: run the board loop without the terminal view"))
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None, quick: bool = True) -> argparse.Namespace:
     """The parsed command line, with the board's options merged from both places;
-    SystemExit(2) and one line for an option the command does not use."""
+    SystemExit(2) and one line for an option the command does not use. A plain
+    line is read without argparse unless ``quick`` is False (the same result)."""
+    from .quickargs import quick_args
+
+    plain = quick_args(sys.argv[1:] if argv is None else list(argv)) if quick else None
+    if plain is not None:  # the same as argparse gives; argparse was a third of what count cost
+        return plain
     parser = build_parser()
     args = parser.parse_args(argv)
     args.set = list(args.set) + list(getattr(args, "set_after", []))
@@ -405,7 +379,7 @@ def _board(args) -> int:
 
     store = LedgerStore(path, holder=PROG, check="later")  # before the devices; checked in the background after READY
     try:
-        devices = open_devices(config, backend)
+        devices = open_devices(config, backend, later=("display",))  # the OLED once READY=1 is sent
     except BaseException:
         store.close()
         raise

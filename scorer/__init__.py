@@ -4,8 +4,6 @@ The core (cards, counting, variants, game, record, report) is pure: no I/O,
 no clock, no hardware. ``scorer.store`` keeps the ledger in SQLite.
 """
 
-from importlib import import_module
-
 # Names are imported on first use (PEP 562), so ``import scorer.cards`` for a
 # quick count does not load the game, the record and the variants too.
 _HOMES = {
@@ -24,6 +22,8 @@ def __getattr__(name: str):
     module = _HOME_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'scorer' has no attribute {name!r}")
+    from importlib import import_module  # here, not at import: ``count`` starts without importlib
+
     value = getattr(import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable
+from collections.abc import Iterable
 
 from .errors import CribbageError, RecordSyntaxError, RuleError, SetupError
 from .game import Entry, EntryKind, Game, LedgerEntry, Match

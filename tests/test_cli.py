@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis import given
 
 from firmware.cli import main
 from firmware.console import run_console
@@ -155,8 +158,62 @@ def test_count_and_pegging_load_only_the_counting():
     probe = (
         "import sys; from firmware.cli import main; "
         "main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C']); main(['pegging', '10H', '5S']); "
-        "heavy = ('firmware.config', 'scorer.store', 'scorer.game', 'scorer.record', 'tomllib', 'sqlite3', 'PIL'); "
+        "heavy = ('firmware.config', 'scorer.store', 'scorer.game', 'scorer.record', 'tomllib', 'sqlite3', 'PIL', "
+        "'argparse', 'gettext', 'locale', 'shutil'); "
         "print('LOADED', sorted(m for m in sys.modules if m in heavy))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert "LOADED []" in out, out
+
+
+def test_plain_lines_start_without_argparse():
+    """replay and the board read a plain line without argparse (and its gettext, locale, shutil);
+    replay loads no typing."""
+    probe = (
+        "import sys; from firmware.cli import main, parse_args; "
+        f"main(['replay', {str(EXAMPLE)!r}, '--json']); parse_args(['--backend', 'real']); "
+        "parse_args(['--backend', 'mock', '--headless', '--state', 'l.sqlite3', '--set', 'a.b=1']); "
+        "print('LOADED', sorted(m for m in sys.modules if m in ('argparse', 'gettext', 'locale', 'shutil', 'typing')))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert "LOADED []" in out, out
+
+
+PLAIN = [
+    [], ["--backend", "real"], ["--backend", "mock", "--headless", "--state", "l.sqlite3"],
+    ["--config", "c.toml", "--set", "a.b=1", "--set", "c.d=2"],
+    ["count", "5H", "5D", "5S", "JC", "--starter", "5C"], ["count", "--starter", "5C", "--crib", "--json", "5H"],
+    ["count", "--distribution", "--hand-size", "5", "--json"], ["pegging", "10H", "5S", "--go"],
+    ["replay", "game.txt", "--json"], ["replay", "-", "--export"],
+]
+
+
+@pytest.mark.parametrize("argv", PLAIN)
+def test_plain_lines_are_read_quickly_as_argparse_reads_them(argv):
+    """The everyday lines take the quick reader, and it gives argparse's namespace."""
+    from firmware.cli import parse_args
+    from firmware.quickargs import quick_args
+
+    quick = quick_args(argv)
+    assert quick is not None
+    assert vars(quick) == vars(parse_args(argv, quick=False))
+
+
+TOKENS = [
+    "count", "pegging", "replay", "console", "simulate", "wiring", "5H", "JC", "5C", "x.txt", "-", "", "-5",
+    "--", "real", "mock", "bogus", "3", "4", "5", "04", "a.b=1", "--starter", "--star", "--crib", "--json",
+    "--js", "--distribution", "--hand-size", "--hand-size=4", "--go", "--export", "--backend", "--config",
+    "--set", "--state", "--state=x", "--headless", "--h", "-h", "--help", "--version",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), max_size=7))
+def test_quick_reader_agrees_with_argparse(argv):
+    """Whatever line the quick reader takes, argparse takes too and reads the same; it leaves the rest."""
+    from firmware.cli import parse_args
+    from firmware.quickargs import quick_args
+
+    quick = quick_args(argv)
+    if quick is not None:
+        assert vars(quick) == vars(parse_args(argv, quick=False))
