@@ -248,11 +248,11 @@ class Board:
         leds = config["leds"]
         colours = tuple(leds["colours"])
         self.style = LedStyle(colours, leds["back_peg"], leds["marks"], blink_back=leds["palette"] == "colour-blind")
-        self.oled_mode = config["display"]["mode"]  # "full" or "scores" (large scores)
         self._blink_at = float("inf") if not self.style.blink_back else next_blink(clock())
         self.controller = Controller(
             store, GameSettings.from_config(config["game"]), clock, self._set_brightness,
             max_sides=len(devices.layout.tracks), web_port=config["web"]["port"],
+            display_mode=config["display"]["mode"],
         )
         for message in store.messages + devices.warnings:
             self.controller.say(message, alert=True)
@@ -318,10 +318,10 @@ class Board:
 
     def oled_screen(self) -> Screen:
         """What the OLED shows: the controller's screen, or in the large-scores mode
-        (``oled_mode`` "scores") the scores, unless a menu or a device problem is up."""
+        (the controller's ``display_mode`` "scores") the scores, unless a menu or a device problem is up."""
         screen = self.controller.screen()
         controller = self.controller
-        if self.oled_mode != "scores" or controller.panels or controller.notices:
+        if controller.display_mode != "scores" or controller.panels or controller.notices:
             return screen
         return scores_screen(controller.game, controller.dial, screen.footer, screen.alert)
 

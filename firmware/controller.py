@@ -123,12 +123,14 @@ class Controller:
         set_brightness: Callable[[float], None] | None = None,
         max_sides: int = 4,
         web_port: int = 8121,
+        display_mode: str = "full",
     ):
         self.store = store
         self.max_sides = max_sides
         self.settings = _with_names_of(settings, store.game)
         self.clock = clock
         self.web_port = web_port
+        self.display_mode = display_mode  # the OLED: "full", or "scores" (large scores only)
         self.dial = 0
         self.panels: list[Panel] = []
         self.panel_alert = ""

@@ -47,7 +47,7 @@ CONTROLS: tuple[Control, ...] = (
             "the pages; knob: total to the dial."),
 )
 
-MENU_NAVIGATION = "In the menu: turn to move, press the knob to choose; menu, undo or hold the knob: back."
+MENU_NAVIGATION = "In the menu: turn to move, knob to choose; Close, menu, undo or hold the knob: back."
 
 # The controller's menu, in its order: the label (up to any ": value") and what it does.
 MENU_ITEMS: tuple[tuple[str, str], ...] = (
@@ -61,6 +61,7 @@ MENU_ITEMS: tuple[tuple[str, str], ...] = (
     ("Shut down", "safe to unplug when the LEDs are dark."),
     ("Players", "name each button's player, letter by letter."),
     ("Phone view", "the web view's address and QR code."),
+    ("Display", "the OLED: full, or large scores and whose count is next."),
     ("Close", "leave the menu."),
 )
 
@@ -125,7 +126,7 @@ def controls_card(config: Config) -> ControlsCard:
               "knob press": inputs["encoder_button"], "undo": inputs["undo"], "menu": inputs["menu"]},
         hold_s=inputs["hold_ms"] / 1000,
         controls=CONTROLS,
-        menu=MENU_ITEMS,
+        menu=tuple(item for item in MENU_ITEMS if item[0] != "Close"),  # MENU_NAVIGATION says it
         source=_source(config.sources),
     )
 

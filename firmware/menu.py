@@ -99,6 +99,9 @@ def players_reason(variant: Variant, named: int) -> str:
     return f"needs {variant.players} players: name them in Players"
 
 
+DISPLAY_MODES = {"full": "full", "scores": "large scores"}  # config display.mode -> its menu name
+
+
 class MenuTree:
     """The board's menu and its sub-menus, built from the controller's settings each time they open."""
 
@@ -120,6 +123,7 @@ class MenuTree:
             Item("Shut down", self.shut_down),
             Item("Players", self.players),
             Item("Phone view", host.phone_view),
+            Item(f"Display: {DISPLAY_MODES[host.display_mode]}", self.display),
             Item("Close", host.close_panels),
         ])
 
@@ -254,3 +258,18 @@ class MenuTree:
             return chosen
         cursor = min(range(10), key=lambda k: abs(levels[k] - host.brightness))
         host.push(Menu(host, "Brightness", [Item(f"{round(l * 10)}", pick(l)) for l in levels], cursor))
+
+
+    def display(self) -> None:
+        """The OLED's mode: everything, or only large scores and whose count is next."""
+        host = self.host
+        modes = list(DISPLAY_MODES)
+
+        def pick(mode):
+            def chosen():
+                host.display_mode = mode
+                host.close_panels()
+                host.say(f"Display: {DISPLAY_MODES[mode]}")
+            return chosen
+        host.push(Menu(host, "Display", [Item(DISPLAY_MODES[m], pick(m)) for m in modes],
+                       modes.index(host.display_mode)))

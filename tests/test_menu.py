@@ -9,7 +9,7 @@ from firmware.views import oled_image
 from scorer.variants import VARIANTS
 
 MENU = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",
-        "Shut down", "Players", "Phone view", "Close"]
+        "Shut down", "Players", "Phone view", "Display", "Close"]
 
 
 def make(tmp_path, *overrides):
@@ -204,3 +204,24 @@ def test_the_menu_screen_shows_the_reason_on_two_lines():
     image = oled_image(screen)
     assert image.getbbox() is not None
     assert tracks_reason(VARIANTS["four-hand"], 2) == ""  # partners peg one side each: two tracks do
+
+
+def test_the_display_item_switches_to_large_scores_and_back(sim):
+    """Display: large scores puts the scores alone on the OLED (menus still in full); full brings the rest back."""
+    assert sim.board.oled_screen().scores == ()
+    open_item(sim, "Display")
+    assert cursor_label(sim) == "full"  # opens on the current mode
+    sim.act("turn", "1")
+    sim.act("click", "knob")
+    assert sim.board.controller.display_mode == "scores"
+    assert [name for name, _, _ in sim.board.oled_screen().scores] == ["Red*", "Blue"]
+    sim.act("hold", "knob")
+    assert sim.board.oled_screen().title == "Menu"  # a menu is never hidden by the mode
+    sim.act("turn", str(MENU.index("Display")))
+    assert sim.board.oled_screen().lines[sim.board.oled_screen().highlight] == "Display: large scores"
+    sim.act("click", "knob")
+    assert cursor_label(sim) == "large scores"
+    sim.act("turn", "-1")
+    sim.act("click", "knob")
+    assert sim.board.controller.display_mode == "full" and sim.board.oled_screen().scores == ()
+
