@@ -1,0 +1,141 @@
+"""The ledger as the web view reads it: read-only, reopened after any failure.
+
+Every read goes through :class:`LedgerView`, which opens a ``LedgerReader``
+when it needs one and drops it when a read fails, so a ledger that is missing,
+locked or damaged is said on the page and read again once it is back.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from scorer.errors import CribbageError
+from scorer.record import RecordSyntaxError, replay
+from scorer.report import state_dict
+from scorer.store import LedgerReader, StoreError
+
+
+RETRY_SECONDS = 2.0  # a ledger that cannot be read (locked, damaged) is tried again this often
+
+
+class LedgerUnavailable(Exception):
+    """The ledger cannot be read now; the message says why, for the page."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The current game as the page and ``/api/state`` show it."""
+
+    token: object
+    state: dict | None  # state_dict of the current match, None when the ledger cannot be read
+    problem: str | None  # why the ledger cannot be read
+    messages: tuple[str, ...] = ()  # what of the ledger no longer replays
+
+
+class LedgerView:
+    """Read-only access to the ledger at ``path``, for one thread (the server's loop)."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self._reader: LedgerReader | None = None
+        self._snapshot: Snapshot | None = None
+        self._cache: dict[str, tuple[object, object]] = {}
+        self._tried = 0.0
+
+    # ---- the reader ------------------------------------------------------
+
+    def read(self, what):
+        """``what(reader)``; LedgerUnavailable (the reader dropped) if it cannot be read."""
+        try:
+            if self._reader is None:
+                self._reader = LedgerReader(self.path)
+            return what(self._reader)
+        except (StoreError, OSError) as error:
+            self.close()
+            raise LedgerUnavailable(_problem(self.path, error)) from None
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def token(self) -> object:
+        """A value that changes when the ledger does (cheap enough to poll)."""
+        parts = []
+        for suffix in ("", "-wal"):
+            try:
+                stat = os.stat(f"{self.path}{suffix}")
+            except OSError:
+                parts.append(None)
+            else:
+                parts.append((stat.st_ino, stat.st_mtime_ns, stat.st_size))
+        return tuple(parts)
+
+    def cached(self, name: str, compute):
+        """``compute()`` once per state of the ledger (its token)."""
+        token = (self.token(), self.snapshot().problem)
+        hit = self._cache.get(name)
+        if hit is not None and hit[0] == token:
+            return hit[1]
+        value = compute()
+        self._cache[name] = (token, value)
+        return value
+
+    # ---- what the pages show ---------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        """The current match's state (``replay --json`` of it), read afresh when the ledger changed
+        (and, while it cannot be read, tried again every RETRY_SECONDS)."""
+        token = self.token()
+        last = self._snapshot
+        if last is not None and last.token == token:
+            if last.problem is None or time.monotonic() - self._tried < RETRY_SECONDS:
+                return last
+        self._tried = time.monotonic()
+
+        def current(reader: LedgerReader):
+            book = reader.book
+            return state_dict(book), tuple(reader.messages)
+
+        try:
+            state, messages = self.read(current)
+        except LedgerUnavailable as error:
+            self._snapshot = Snapshot(token, None, str(error))
+        else:
+            self._snapshot = Snapshot(token, state, None, messages)
+        return self._snapshot
+
+    def export(self, game_id: int) -> list[str]:
+        """A game's record lines; KeyError if there is no such game."""
+        def lines(reader: LedgerReader):
+            if game_id not in reader.game_ids():
+                raise KeyError(game_id)
+            return reader.export(game_id)
+
+        return self.read(lines)
+
+    def game_ids(self) -> list[int]:
+        return self.read(lambda reader: reader.game_ids())
+
+    def current_game_id(self) -> int | None:
+        return self.read(lambda reader: reader.current_game_id())
+
+
+def _problem(path: Path, error: Exception) -> str:
+    """What the page says when the ledger cannot be read."""
+    text = " ".join(str(error).split())
+    if isinstance(error, StoreError) and text.startswith("no ledger"):
+        return f"{text}: the board has not started a game yet (or --state names another file)"
+    return text
+
+
+def replayed(lines: list[str]):
+    """A game's record replayed: (book, rejected); RecordSyntaxError or a CribbageError if it does not read."""
+    result = replay(lines)
+    return result.book, result.rejected
+
+
+__all__ = ["LedgerView", "LedgerUnavailable", "Snapshot", "replayed", "RecordSyntaxError", "CribbageError"]
