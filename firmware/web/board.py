@@ -125,7 +125,8 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]]) -> 
     pitch = 10.0
     points = [p for track in geometry.tracks[:len(state["sides"])] for p in track]
     points += [p for p in geometry.starts if p] + [geometry.game_hole]
-    x0 = min(p[0] for p in points) - 1.2
+    laps = any(peg_hole(side["score"], state["target"])[1] for side in state["sides"])
+    x0 = min(p[0] for p in points) - (4.2 if laps else 1.2)
     y0 = min(p[1] for p in points) - 1.6
     x1 = max(p[0] for p in points) + 1.2
     y1 = max(p[1] for p in points) + 1.2
@@ -141,7 +142,6 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]]) -> 
     ]
     sides = state["sides"]
     target = state["target"]
-    dealer_side = next((i for i, s in enumerate(sides) if state["dealer"] in s["seats"]), None)
     for t, side in enumerate(sides[:len(geometry.tracks)]):
         colour = COLOURS[t % len(COLOURS)]
         track = geometry.tracks[t]
@@ -154,9 +154,6 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]]) -> 
             x, y = at(start)
             out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.6" class="hole start" stroke="{colour}"/>')
         out.append("</g>")
-        if t == dealer_side and start:
-            x, y = at(start)
-            out.append(f'<text x="{x - 9:.1f}" y="{y + 3:.1f}" class="dealer-mark" text-anchor="middle">D</text>')
     for score, label in lines:  # a tick across every track before the hole a loser must reach
         hole, _ = peg_hole(score, target)
         if not 1 <= hole <= HOLES:
@@ -173,7 +170,8 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]]) -> 
             ticks.append((x, y))
             out.append(f'<line x1="{x:.1f}" y1="{y - 5:.1f}" x2="{x:.1f}" y2="{y + 5:.1f}" class="skunk-line"/>')
         x, y = min(ticks, key=lambda p: p[1])
-        out.append(f'<text x="{x:.1f}" y="{y - 6.5:.1f}" class="skunk-label" text-anchor="middle">'
+        anchor = "start" if x < width * 0.2 else ("end" if x > width * 0.8 else "middle")
+        out.append(f'<text x="{x:.1f}" y="{y - 6.5:.1f}" class="skunk-label" text-anchor="{anchor}">'
                    f'{escape(label)} {score}</text>')
     gx, gy = at(geometry.game_hole)
     won = state.get("winner") is not None
@@ -189,7 +187,7 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]]) -> 
         out.append(_peg(at(_hole_at(geometry, t, front_hole)), colour, "front", side, side["score"]))
         if lap:
             x, y = at(geometry.starts[t] or geometry.tracks[t][0])
-            out.append(f'<text x="{x:.1f}" y="{y - 4:.1f}" class="lap" text-anchor="middle" '
+            out.append(f'<text x="{x - 5:.1f}" y="{y + 2.2:.1f}" class="lap" text-anchor="end" '
                        f'fill="{colour}">lap {lap + 1}</text>')
     out.append("</svg>")
     return "".join(out)

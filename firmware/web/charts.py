@@ -10,7 +10,7 @@ from .board import COLOURS
 def race_svg(race: list[tuple[int, ...]], sides: list[str], target: int,
              lines: list[tuple[int, str]]) -> str:
     """Each side's score after each entry (a step line a side), the skunk lines and the target dashed."""
-    w, h, left, bottom, top, right = 640.0, 300.0, 40.0, 26.0, 12.0, 12.0
+    w, h, left, bottom, top, right = 420.0, 250.0, 30.0, 22.0, 10.0, 8.0
     steps = max(len(race) - 1, 1)
     top_score = max(target, max((max(r) for r in race), default=0))
 
@@ -45,15 +45,15 @@ def race_svg(race: list[tuple[int, ...]], sides: list[str], target: int,
     return "".join(out)
 
 
-def distribution_svg(counts: list[int], table: dict[int, int], name: str) -> str:
+def distribution_svg(counts: list[int], table: dict[int, int], name: str, size: int = 4) -> str:
     """Bars: the share of a player's hands at each total, over the exact share of all hands (a line)."""
-    w, h, left, bottom, top = 640.0, 220.0, 34.0, 30.0, 10.0
+    w, h, left, bottom, top = 420.0, 190.0, 30.0, 24.0, 22.0
     totals = list(range(0, max(table) + 1))
     every = sum(table.values())
     seen = {t: counts.count(t) / len(counts) for t in totals} if counts else {t: 0.0 for t in totals}
     exact = {t: table.get(t, 0) / every for t in totals}
     peak = max(max(seen.values()), max(exact.values())) or 1.0
-    band = (w - left - 8) / len(totals)
+    band = (w - left - 4) / len(totals)
 
     def y(share):
         return top + (h - top - bottom) * (1 - share / peak)
@@ -70,12 +70,12 @@ def distribution_svg(counts: list[int], table: dict[int, int], name: str) -> str
             out.append(f'<rect x="{bx + 1:.1f}" y="{y(seen[t]):.1f}" width="{band - 2:.1f}" '
                        f'height="{h - bottom - y(seen[t]):.1f}" class="bar"><title>{t}: '
                        f'{seen[t]:.0%} of {escape(name)}\'s hands, {exact[t]:.1%} of all</title></rect>')
-        if t % 2 == 0:
+        if t % 4 == 0:
             out.append(f'<text x="{bx + band / 2:.1f}" y="{h - bottom + 13}" class="axis" '
                        f'text-anchor="middle">{t}</text>')
     path = " ".join(f"{left + i * band + band / 2:.1f},{y(exact[t]):.1f}" for i, t in enumerate(totals))
     out.append(f'<polyline points="{path}" class="exact" fill="none"/>')
-    out.append(f'<text x="{w - 8}" y="{top + 10}" class="axis" text-anchor="end">'
-               f'bars: {escape(name)} ({len(counts)} hands) · line: every possible hand</text>')
+    out.append(f'<text x="{w - 8}" y="{top - 8}" class="axis" text-anchor="end">'
+               f'bars: {escape(name)}, {len(counts)} hands of {size} · line: all hands</text>')
     out.append("</svg>")
     return "".join(out)

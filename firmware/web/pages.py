@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from .board import COLOURS, board_svg, geometry_for
+from .board import COLOURS, board_svg, geometry_for, peg_hole
 from .charts import distribution_svg, race_svg
 from .records import ordinal, skunk_lines
 
@@ -60,6 +60,7 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
             + f'<div class="name">{escape(side["name"])}</div>'
             f'<div class="score" data-score>{side["score"]}</div>'
             f'<div class="sub">back peg {side["back"]} · {state["target"] - side["score"]} to go'
+            + (f" · lap {lap + 1}" if (lap := peg_hole(side["score"], state["target"])[1]) else "")
             + (f" · {escape(seats)}" if seats else "") + "</div></section>"
         )
     facts = [f'{escape(state["variant"])} to <b>{state["target"]}</b>', f'deal <b>{state["deal"]}</b>',
@@ -154,10 +155,10 @@ def game_page(game: dict, played, times: list[str | None] | None) -> str:
         when = times[item["n"] - 1] if times and item["n"] - 1 < len(times) else None
         rows.append(
             f'<tr class="{item["action"]}"><td class="num">{item["n"]}</td><td>{_date(when)[11:] if when else ""}</td>'
-            f'<td><code>{escape(item["line"])}</code></td><td>{escape(item["text"]) if item["action"] == "entry" else item["action"] + ": " + escape(item["text"])}</td>'
+            f'<td class="wide"><code>{escape(item["line"])}</code></td><td>{escape(item["text"]) if item["action"] == "entry" else item["action"] + ": " + escape(item["text"])}</td>'
             f'<td class="num">{" – ".join(str(s) for s in item["scores"])}</td></tr>'
         )
-    table = ('<div class="scroll"><table><thead><tr><th class="num">#</th><th>time</th><th>record</th>'
+    table = ('<div class="scroll"><table><thead><tr><th class="num">#</th><th>time</th><th class="wide">record</th>'
              f'<th>entry</th><th class="num">scores</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
     problems = "".join(problem_html(p) for p in played.problems)
     return page(f"Game {gid} · cribbage-board", "/games",
@@ -204,7 +205,7 @@ def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: 
         counts = p["hand_counts"]
         if counts:
             size = max(counts, key=lambda k: len(counts[k]))
-            chart = distribution_svg(counts[size], tables[int(size)], p["name"])
+            chart = distribution_svg(counts[size], tables[int(size)], p["name"], int(size))
         sentence = ""
         if p["percentile"] is not None:
             sentence = (f'<p>{escape(p["name"])}\'s hands ran at the <b>{ordinal(round(p["percentile"]))} percentile</b> '
