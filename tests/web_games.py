@@ -129,14 +129,14 @@ def web_server(state: Path, *extra: str, timeout: float = 30.0):
             process.wait()
 
 
-def get(url: str, method: str = "GET") -> tuple[int, dict, bytes]:
+def get(url: str, method: str = "GET"):
     """(status, headers, body) of a request, errors included."""
     request = urllib.request.Request(url, method=method, data=b"x" if method in ("POST", "PUT", "PATCH") else None)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, dict(response.headers), response.read()
+            return response.status, response.headers, response.read()
     except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
+        return error.code, error.headers, error.read()
 
 
 def get_json(url: str):
