@@ -133,8 +133,53 @@ class Side:
 
 
 @dataclass(frozen=True)
+class LoserResult:
+    """One losing side's result: its score, the result its score makes against
+    the skunk lines, the winner's margin over it and the game points it gives."""
+
+    side: str
+    score: int
+    kind: ResultKind
+    margin: int
+    game_points: int
+
+    def to_dict(self) -> dict:
+        return {"side": self.side, "score": self.score, "result": self.kind.value,
+                "margin": self.margin, "game_points": self.game_points}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "LoserResult":
+        return cls(str(data["side"]), int(data["score"]), ResultKind(data["result"]),
+                   int(data["margin"]), int(data["game_points"]))
+
+
+def loser_results(scores, winner: str, target: int, options: Options,
+                  lowball: bool = False) -> tuple[LoserResult, ...]:
+    """Every losing side's result, in side order, from the final ``scores``
+    (``(side, score)`` pairs): each loser against the skunk lines on its own
+    score; in low-ball the one side that reached the target, a plain win."""
+    table = dict(scores)
+    won = table[winner]
+    results = []
+    for side, score in scores:
+        if side == winner:
+            continue
+        if lowball:
+            kind, margin = ResultKind.WIN, score - won
+        else:
+            kind, margin = result_kind(score, target, options.skunk), won - score
+        results.append(LoserResult(side, score, kind, margin, options.points.for_kind(kind)))
+    return tuple(results)
+
+
+@dataclass(frozen=True)
 class Outcome:
-    """The result of a finished game."""
+    """The result of a finished game.
+
+    With two sides, ``loser``, ``kind``, ``margin`` and ``game_points`` are the
+    one loser's. With more, ``loser`` is the lowest other side, ``kind`` and
+    ``margin`` its result (the biggest of the game), and ``game_points`` what
+    the winner earns in all: the sum of every loser's (``losers``)."""
 
     winner: str  # side name
     loser: str  # side name: the lowest other side, or in low-ball the side that reached the target
@@ -143,6 +188,7 @@ class Outcome:
     game_points: int
     scores: tuple[tuple[str, int], ...]  # (side name, final score)
     lowball: bool = False
+    losers: tuple[LoserResult, ...] = ()  # every losing side, in side order
 
     def to_dict(self) -> dict:
         return {
@@ -153,18 +199,33 @@ class Outcome:
             "game_points": self.game_points,
             "scores": dict(self.scores),
             "lowball": self.lowball,
+            "losers": [loser.to_dict() for loser in self.losers],
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Outcome":
+    def from_dict(cls, data: dict, target: int | None = None, options: Options | None = None) -> "Outcome":
+        """An outcome as ``to_dict`` wrote it. One stored before ``losers`` was kept
+        gets them from its scores: the game's ``target`` and ``options`` are needed
+        for that with more than two sides (without them, only ``loser`` is listed)."""
+        scores = tuple((name, int(score)) for name, score in data["scores"].items())
+        kind = ResultKind(data["result"])
+        if "losers" in data:
+            losers = tuple(LoserResult.from_dict(item) for item in data["losers"])
+        elif len(scores) > 2 and target is not None and options is not None:
+            losers = loser_results(scores, data["winner"], target, options, bool(data.get("lowball")))
+        else:
+            table = dict(scores)
+            losers = (LoserResult(data["loser"], int(table[data["loser"]]), kind,
+                                  int(data["margin"]), int(data["game_points"])),)
         return cls(
             winner=data["winner"],
             loser=data["loser"],
-            kind=ResultKind(data["result"]),
+            kind=kind,
             margin=int(data["margin"]),
             game_points=int(data["game_points"]),
-            scores=tuple((name, int(score)) for name, score in data["scores"].items()),
+            scores=scores,
             lowball=bool(data.get("lowball", False)),
+            losers=losers,
         )
 
 
@@ -501,21 +562,23 @@ class Game:
         others = [i for i in range(len(self.sides)) if i != reached]
         if self.variant.lowball:
             winner = min(others, key=lambda i: scores[i])
-            loser, kind = reached, ResultKind.WIN
-            margin = scores[loser] - scores[winner]
+            loser = reached
         else:
             winner = reached
             loser = min(others, key=lambda i: scores[i])
-            kind = result_kind(scores[loser], self.variant.target, self.options.skunk)
-            margin = scores[winner] - scores[loser]
+        final = tuple((side.name, scores[i]) for i, side in enumerate(self.sides))
+        losers = loser_results(final, self.sides[winner].name, self.variant.target,
+                               self.options, self.variant.lowball)
+        lowest = next(result for result in losers if result.side == self.sides[loser].name)
         return Outcome(
             winner=self.sides[winner].name,
-            loser=self.sides[loser].name,
-            kind=kind,
-            margin=margin,
-            game_points=self.options.points.for_kind(kind),
-            scores=tuple((side.name, scores[i]) for i, side in enumerate(self.sides)),
+            loser=lowest.side,
+            kind=lowest.kind,
+            margin=lowest.margin,
+            game_points=sum(result.game_points for result in losers),
+            scores=final,
             lowball=self.variant.lowball,
+            losers=losers,
         )
 
     # ---- helpers ---------------------------------------------------------
@@ -577,13 +640,17 @@ class Standing:
 
     games: int = 0
     wins: tuple[tuple[str, int, int], ...] = ()
+    abandoned: int = 0  # games replaced by the next before they ended: they count for nobody
 
-    def add(self, outcome: Outcome) -> "Standing":
-        """This standing with one more finished game."""
+    def add(self, outcome: Outcome | None) -> "Standing":
+        """This standing with one more game: finished, or abandoned (``outcome`` None)."""
+        if outcome is None:
+            return replace(self, abandoned=self.abandoned + 1)
         table = {side: (won, points) for side, won, points in self.wins}
         won, points = table.get(outcome.winner, (0, 0))
         table[outcome.winner] = (won + 1, points + outcome.game_points)
-        return Standing(self.games + 1, tuple((side, w, p) for side, (w, p) in table.items()))
+        return Standing(self.games + 1, tuple((side, w, p) for side, (w, p) in table.items()),
+                        self.abandoned)
 
     def of(self, side: str) -> tuple[int, int]:
         """(wins, game points) of a side."""
@@ -608,6 +675,7 @@ class Match:
         self.game = Game(variant, seats, dealer, options)
         self.results: list[Outcome] = list(results or [])
         self.earlier = earlier or Standing()  # finished games before ``results``, as counts
+        self.abandoned = 0  # games of ``results``' time replaced before they ended
 
     @property
     def variant(self) -> Variant:
@@ -632,7 +700,7 @@ class Match:
     def new_game(self, dealer: str | None = None) -> Game:
         """Finish this game into the tally and start the next one.
 
-        A game not yet over is abandoned: it counts for nobody."""
+        A game not yet over is abandoned: it counts for nobody, and as abandoned."""
         game = self.game
         if game.outcome is not None:
             expected = self.next_dealer()
@@ -640,6 +708,8 @@ class Match:
                 raise SetupError(f"{game.outcome.loser} lost the last game: {expected} deals first")
             self.results.append(game.outcome)
             dealer = expected
+        else:
+            self.abandoned += 1
         self.game = Game(game.variant, game.seats, dealer, game.options)
         return self.game
 
@@ -660,4 +730,9 @@ class Match:
         return tallies
 
     def games_played(self) -> int:
+        """Finished games of the match (the current one once it is over); abandoned ones are not."""
         return self.earlier.games + len(self.results) + (1 if self.game.outcome is not None else 0)
+
+    def games_abandoned(self) -> int:
+        """Games of the match replaced by the next before they ended."""
+        return self.earlier.abandoned + self.abandoned

@@ -16,11 +16,21 @@ Files, for a ledger ``LEDGER``:
   (``LedgerReader``) never touch it: they open the database read-only and, WAL
   being what it is, read while the writer writes.
 
+Schema 2 (``SCHEMA_VERSION``) keeps times, UTC ISO 8601 with milliseconds and a
+``Z`` (``2026-12-02T19:48:42.123Z``) from the writer's ``clock``: each action's
+``at``, each game's ``started`` and ``finished`` (the winning entry's time, or
+when a new game replaced it), and each game's ``status``: NULL while it is live,
+"finished", or "abandoned" (a ``game`` line came before its end; it is kept and
+counts for nobody). The writer migrates a schema 1 ledger in the transaction that
+opens it: old rows get NULL times (none is invented) and the status schema 1
+meant. ``LedgerReader`` reads both schemas.
+
 Opening reads only what the board needs, whatever the number of games played:
 the last match's row, its ``tallies`` row (the earlier games' wins and game
 points, kept by the writer in the transaction that starts each next game; see
 ``_TALLIES``) and the current game's entries. Each entry is one transaction of
-one INSERT, plus an UPDATE of the game's outcome only when the entry changes it.
+one INSERT (its time one more bound value), plus an UPDATE of the game's outcome,
+finish and status only when the entry changes them.
 
 Integrity: SQLite reports damage on the pages it reads; ``PRAGMA quick_check``
 reads the whole file, about 9 ms per 1,000 games (4 ms per MB) on the machine
@@ -46,8 +56,10 @@ import json
 import os
 import sqlite3
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from .errors import CribbageError
@@ -55,7 +67,7 @@ from .game import Game, LedgerEntry, Match, Outcome, Standing
 from .record import Action, GameHeader, Scorebook, parse_line
 
 APPLICATION_ID = 0x43524942  # "CRIB": PRAGMA application_id of every ledger
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 1: the first release; 2: times (actions.at, games.started/finished) and games.status
 BUSY_TIMEOUT_MS = 1000  # how long to wait on another program's SQLite lock
 CHECKS = ("open", "later")  # when LedgerStore runs quick_check
 _SCHEMA = """
@@ -65,12 +77,16 @@ CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
     match_id INTEGER NOT NULL REFERENCES matches(id),
     header TEXT NOT NULL,
-    outcome TEXT
+    outcome TEXT,
+    started TEXT,
+    finished TEXT,
+    status TEXT
 );
 CREATE TABLE IF NOT EXISTS actions (
     id INTEGER PRIMARY KEY,
     game_id INTEGER NOT NULL REFERENCES games(id),
-    line TEXT NOT NULL
+    line TEXT NOT NULL,
+    at TEXT
 );
 CREATE INDEX IF NOT EXISTS actions_by_game ON actions (game_id, id);
 CREATE INDEX IF NOT EXISTS games_by_match ON games (match_id, id);
@@ -105,6 +121,21 @@ _COLUMNS = {
     "games": {"id", "match_id", "header", "outcome"},
     "actions": {"id", "game_id", "line"},
 }
+_COLUMNS_V2 = {"games": {"started", "finished", "status"}, "actions": {"at"}}
+# Schema 1 -> 2, in the writer's opening transaction: new columns are NULL in the
+# old rows (no time is invented); a game's status is what schema 1 already meant:
+# finished with an outcome, abandoned without one when a later game exists,
+# NULL (live) for the last game while it has no outcome.
+_MIGRATE_1_TO_2 = (
+    "ALTER TABLE actions ADD COLUMN at TEXT",
+    "ALTER TABLE games ADD COLUMN started TEXT",
+    "ALTER TABLE games ADD COLUMN finished TEXT",
+    "ALTER TABLE games ADD COLUMN status TEXT",
+    "UPDATE games SET status = CASE WHEN outcome IS NOT NULL THEN 'finished' ELSE 'abandoned' END "
+    "WHERE outcome IS NOT NULL OR id < (SELECT max(id) FROM games)",
+    "UPDATE meta SET value = '2' WHERE key = 'schema'",
+)
+FINISHED, ABANDONED = "finished", "abandoned"  # games.status (NULL: the game is live)
 _DAMAGED = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
 _OS_CAUSES = {
     errno.EACCES: "permission denied",
@@ -315,17 +346,18 @@ def _uri(path: Path, mode: str) -> str:
     return f"{path.absolute().as_uri()}?mode={mode}"
 
 
-def _inspect(conn: sqlite3.Connection, path: Path) -> str:
-    """What the open database is: "new" (empty), "ours", or "unmarked" (a ledger
-    from before the marker). Raises StoreError for another program's database or a
-    newer schema, _Damaged for our marker on a schema that is not ours."""
+def _inspect(conn: sqlite3.Connection, path: Path) -> tuple[str, int]:
+    """What the open database is, and its schema version: "new" (empty), "ours",
+    or "unmarked" (a ledger from before the marker, schema 1). Raises StoreError
+    for another program's database or a newer schema, _Damaged for our marker on
+    a schema that is not ours."""
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if not tables:
         if app_id in (0, APPLICATION_ID):
-            return "new"
+            return "new", int(SCHEMA_VERSION)
     if app_id == 0:
-        if "meta" not in tables or _schema_row(conn) != SCHEMA_VERSION:
+        if "meta" not in tables or _schema_row(conn) != "1":  # the marker came with schema 1
             shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
             raise StoreError(
                 f"ledger {path} is another program's SQLite database (tables: {shown}): "
@@ -337,7 +369,7 @@ def _inspect(conn: sqlite3.Connection, path: Path) -> str:
             "give another path (--state FILE)"
         )
     version = _schema_row(conn) if "meta" in tables else None
-    if version is None or not version.isdigit():
+    if version is None or not version.isdigit() or int(version) < 1:
         raise _Damaged(f"it carries the ledger marker but has no schema version ({version!r})")
     if int(version) > int(SCHEMA_VERSION):
         raise StoreError(
@@ -345,10 +377,12 @@ def _inspect(conn: sqlite3.Connection, path: Path) -> str:
             f"({SCHEMA_VERSION}): upgrade cribbage-board or give another path (--state FILE)"
         )
     for table, columns in _COLUMNS.items():
+        if int(version) >= 2:
+            columns = columns | _COLUMNS_V2.get(table, set())
         have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
         if not columns <= have:
             raise _Damaged(f"its table {table} is missing or lacks columns")
-    return "ours" if app_id == APPLICATION_ID else "unmarked"
+    return ("ours" if app_id == APPLICATION_ID else "unmarked"), int(version)
 
 
 def _schema_row(conn: sqlite3.Connection) -> str | None:
@@ -378,15 +412,16 @@ class _Tally:
     damaged: tuple[tuple[int, str], ...] = ()  # (game, why) of results left out
 
     def add(self, game_id: int, outcome: Outcome | None, damage: str | None = None) -> "_Tally":
-        """This tally with one more game counted (abandoned: ``outcome`` None)."""
-        standing = self.standing.add(outcome) if outcome is not None else self.standing
+        """This tally with one more game counted (abandoned: ``outcome`` None; a
+        ``damage``d result counts for nobody, not even as abandoned)."""
+        standing = self.standing if damage else self.standing.add(outcome)
         damaged = self.damaged + (((game_id, damage),) if damage else ())
         return _Tally(self.match_id, game_id, standing, damaged)
 
     def to_json(self) -> str:
         return json.dumps({
             "games": self.standing.games, "wins": [list(w) for w in self.standing.wins],
-            "damaged": [list(d) for d in self.damaged],
+            "abandoned": self.standing.abandoned, "damaged": [list(d) for d in self.damaged],
         })
 
     @classmethod
@@ -395,7 +430,8 @@ class _Tally:
         data = json.loads(text)
         wins = tuple((str(side), int(won), int(points)) for side, won, points in data["wins"])
         damaged = tuple((int(game), str(why)) for game, why in data["damaged"])
-        return cls(match_id, int(through), Standing(int(data["games"]), wins), damaged)
+        standing = Standing(int(data["games"]), wins, int(data["abandoned"]))  # none: counted again
+        return cls(match_id, int(through), standing, damaged)
 
 
 @dataclass
@@ -536,6 +572,33 @@ def _roll_back(conn: sqlite3.Connection) -> None:
             pass
 
 
+def _stamp(value) -> str:
+    """A clock reading as UTC ISO 8601 with milliseconds and a Z: the clock may give
+    seconds since the epoch, a datetime (naive: UTC) or the ISO string itself."""
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "utcoffset"):  # a datetime; imported only by clocks that give one
+        offset = value.utcoffset()
+        if offset is not None:
+            value = value.replace(tzinfo=None) - offset
+        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    whole, millis = divmod(int(float(value) * 1000), 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
+
+
+def _epoch(value) -> float:
+    """Seconds since the epoch of a clock reading (see ``_stamp``)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    from datetime import datetime, timezone
+
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if value.utcoffset() is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.timestamp()
+
+
 def _game_ids(conn: sqlite3.Connection) -> list[int]:
     return [row[0] for row in conn.execute("SELECT id FROM games ORDER BY id")]
 
@@ -551,6 +614,8 @@ class LedgerStore:
     be used; only a damaged file is set aside. ``messages`` tells what happened
     on opening (a file set aside, what was salvaged, a line that no longer
     replays), for the board to show. ``holder`` names this program in the lock.
+    ``clock`` gives the time of each entry and game: seconds since the epoch
+    (the default, ``time.time``), a datetime (naive: UTC) or the ISO 8601 string.
 
     ``check`` is when SQLite's ``quick_check`` reads the whole file: ``"open"``
     (before the first entry; it costs time in proportion to the file, about
@@ -625,7 +690,7 @@ class LedgerStore:
         try:
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("BEGIN")  # reading what the file is changes nothing
-            kind = _inspect(conn, self.path)
+            kind, version = _inspect(conn, self.path)
             conn.execute("COMMIT")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
@@ -641,6 +706,9 @@ class LedgerStore:
                         conn.execute(statement)
                 conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            if kind != "new" and version < 2:  # in this transaction: all of it or nothing
+                for statement in _MIGRATE_1_TO_2:
+                    conn.execute(statement)
             have = conn.execute(
                 f"SELECT count(*) FROM sqlite_master WHERE name IN ({','.join('?' * len(_TALLY_OBJECTS))})",
                 tuple(_TALLY_OBJECTS),
@@ -685,14 +753,27 @@ class LedgerStore:
             match = conn.execute("SELECT id, started FROM matches ORDER BY id DESC LIMIT 1").fetchone()
             if match is None:
                 return None
-            games = conn.execute(
-                "SELECT id, match_id, header, outcome FROM games WHERE match_id=? ORDER BY id", (match[0],)
-            ).fetchall()
+            try:
+                games = conn.execute(
+                    "SELECT id, match_id, header, outcome, started, finished, status FROM games "
+                    "WHERE match_id=? ORDER BY id", (match[0],)
+                ).fetchall()
+            except sqlite3.OperationalError:  # schema 1: no times, status as it meant then
+                games = conn.execute(
+                    "SELECT id, match_id, header, outcome FROM games WHERE match_id=? ORDER BY id", (match[0],)
+                ).fetchall()
+                games = [(*row, None, None, FINISHED if row[3] is not None else ABANDONED) for row in games]
+                if games and games[-1][3] is None:
+                    games[-1] = (*games[-1][:6], None)
             if not games:
                 return None
-            actions = conn.execute(
-                "SELECT id, game_id, line FROM actions WHERE game_id=? ORDER BY id", (games[-1][0],)
-            ).fetchall()
+            try:
+                actions = conn.execute(
+                    "SELECT id, game_id, line, at FROM actions WHERE game_id=? ORDER BY id", (games[-1][0],)
+                ).fetchall()
+            except sqlite3.OperationalError:
+                actions = [(*row, None) for row in conn.execute(
+                    "SELECT id, game_id, line FROM actions WHERE game_id=? ORDER BY id", (games[-1][0],))]
         except sqlite3.Error:
             return None
         finally:
@@ -705,8 +786,10 @@ class LedgerStore:
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.executemany("INSERT INTO matches (id, started) VALUES (?, ?)", matches)
-            conn.executemany("INSERT INTO games (id, match_id, header, outcome) VALUES (?, ?, ?, ?)", games)
-            conn.executemany("INSERT INTO actions (id, game_id, line) VALUES (?, ?, ?)", actions)
+            conn.executemany(
+                "INSERT INTO games (id, match_id, header, outcome, started, finished, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)", games)
+            conn.executemany("INSERT INTO actions (id, game_id, line, at) VALUES (?, ?, ?, ?)", actions)
             conn.execute("COMMIT")
         except sqlite3.Error:
             if conn.in_transaction:
@@ -715,7 +798,7 @@ class LedgerStore:
         return True
 
     def _set_aside(self, error: Exception) -> Path:
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self._clock()))
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(_epoch(self._clock())))
         target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
         counter = 1
         while target.exists():
@@ -778,11 +861,15 @@ class LedgerStore:
         line = game.history[-1].record()  # as the game recorded it, seat resolved
         outcome = json.dumps(game.outcome.to_dict()) if game.outcome is not None else None
         game_id = self._game_id
+        at = _stamp(self._clock())
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("INSERT INTO actions (game_id, line) VALUES (?, ?)", (game_id, line))
-            if outcome != self._outcome:
-                conn.execute("UPDATE games SET outcome=? WHERE id=?", (outcome, game_id))
+            conn.execute("INSERT INTO actions (game_id, line, at) VALUES (?, ?, ?)", (game_id, line, at))
+            if outcome != self._outcome:  # the game ends here, or its end is undone
+                conn.execute(
+                    "UPDATE games SET outcome=?, finished=?, status=? WHERE id=?",
+                    (outcome, at if outcome else None, FINISHED if outcome else None, game_id),
+                )
             conn.execute("COMMIT")
         except BaseException:
             _roll_back(conn)
@@ -791,26 +878,31 @@ class LedgerStore:
 
     def _write_header(self, game: Game) -> None:
         """A new game: the next of the match (its predecessor joins the match's
-        tally row in the same transaction) or the first of a new match."""
+        tally row in the same transaction) or the first of a new match. A game
+        it replaces before its end is marked abandoned, never dropped."""
         conn = self._conn
         header = game.header()
         same_match = self._game_id is not None and bool(self.book.games)
-        tally = started = None
+        abandoned = self._game_id if self._game_id is not None and self._outcome is None else None
+        tally = None
         if same_match:
             current = self._current.tally
             if current is not None and current.match_id == self._current.match_id:
                 tally = current.add(self._game_id, self.book.games[-1].outcome)
-        else:
-            started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))
+        now = _stamp(self._clock())
         conn.execute("BEGIN IMMEDIATE")
         try:
+            if abandoned is not None:  # before the tally row: its trigger watches counted games
+                conn.execute(
+                    "UPDATE games SET status=?, finished=? WHERE id=?", (ABANDONED, now, abandoned)
+                )
             if same_match:
                 match_id = self._current.match_id
             else:
-                match_id = conn.execute("INSERT INTO matches (started) VALUES (?)", (started,)).lastrowid
+                match_id = conn.execute("INSERT INTO matches (started) VALUES (?)", (now,)).lastrowid
                 tally = _Tally(match_id, 0)
             game_id = conn.execute(
-                "INSERT INTO games (match_id, header) VALUES (?, ?)", (match_id, header)
+                "INSERT INTO games (match_id, header, started) VALUES (?, ?, ?)", (match_id, header, now)
             ).lastrowid
             if tally is not None:
                 conn.execute(
@@ -920,6 +1012,8 @@ class LedgerReader:
     database with ``mode=ro`` and reads each answer in one snapshot while the
     writer goes on. (With no writer running, SQLite itself may leave empty
     ``-wal``/``-shm`` files beside the ledger; the next writer tidies them.)
+    It reads schema 1 (no times: they read as None) and schema 2. One reader
+    may be used from several threads: its calls take turns on its connection.
     Raises StoreError if there is no ledger at ``path`` or it is not one of ours.
     """
 
@@ -929,11 +1023,13 @@ class LedgerReader:
         if not self.path.is_file():
             raise StoreError(f"no ledger at {self.path}")
         self._conn: sqlite3.Connection | None = None
+        self._turn = threading.Lock()
         try:
-            self._conn = sqlite3.connect(_uri(self.path, "ro"), uri=True, isolation_level=None)
+            self._conn = sqlite3.connect(_uri(self.path, "ro"), uri=True, isolation_level=None,
+                                         check_same_thread=False)
             self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             self._conn.execute("BEGIN")
-            kind = _inspect(self._conn, self.path)
+            kind, _ = _inspect(self._conn, self.path)
             self._conn.execute("COMMIT")
         except (sqlite3.Error, _Damaged) as error:
             self.close()
@@ -950,14 +1046,15 @@ class LedgerReader:
             raise StoreError(f"no ledger at {self.path} (an empty database)")
 
     def _reading(self, read):
-        if self._conn is None:
-            raise StoreError(f"ledger {self.path} is closed")
-        try:
-            return read()
-        except sqlite3.Error as error:
-            raise StoreError(
-                f"ledger {self.path} cannot be read: {_sqlite_cause(error, self.path.parent)}"
-            ) from error
+        with self._turn:
+            if self._conn is None:
+                raise StoreError(f"ledger {self.path} is closed")
+            try:
+                return read()
+            except sqlite3.Error as error:
+                raise StoreError(
+                    f"ledger {self.path} cannot be read: {_sqlite_cause(error, self.path.parent)}"
+                ) from error
 
     def game_ids(self) -> list[int]:
         """Every game in the ledger, oldest first."""
@@ -973,6 +1070,67 @@ class LedgerReader:
         if game_id is None:
             return []
         return self._reading(lambda: _export(self._conn, self.path, game_id))
+
+    def games(self) -> list[dict]:
+        """Every game but the live one, newest first, from the stored game rows (no
+        replay): ``id``, ``match_id``, ``variant``, ``seats``, ``target``, ``status``
+        ("finished" or "abandoned"), ``winner``, ``loser``, ``losers`` (each losing
+        side's ``side``, ``score``, ``result``, ``margin``, ``game_points``),
+        ``result``, ``margin``, ``game_points``, ``scores`` (side: final score),
+        ``started`` and ``finished`` (UTC ISO 8601, None when not known). An
+        abandoned game has no winner, loser or result (None) and no scores; its
+        ``finished`` is when the next game replaced it. A game whose stored lines
+        no longer read is left out and said in ``messages``."""
+        messages: list[str] = []
+        rows = self._reading(lambda: _game_rows(self._conn))
+        listed = []
+        last = rows[0][0] if rows else None
+        for game_id, match_id, header_line, outcome_text, started, finished, status in rows:
+            if outcome_text is not None:
+                status = FINISHED
+            elif status != ABANDONED:
+                if game_id == last:
+                    continue  # the live game
+                status = ABANDONED  # replaced by a later game (schema 1 did not say so)
+            header = _header(header_line)
+            if header is None:
+                messages.append(f"ledger {self.path}: game {game_id} is left out: its game line is damaged")
+                continue
+            result = _NO_RESULT
+            if status == FINISHED:
+                try:
+                    result = _listed_result(outcome_text, header)
+                except (ValueError, KeyError, TypeError, AttributeError) as error:
+                    messages.append(f"ledger {self.path}: game {game_id} is left out: its result is damaged ({error!r})")
+                    continue
+            listed.append({
+                "id": game_id,
+                "match_id": match_id,
+                "variant": header.variant.name,
+                "seats": list(header.seats),
+                "target": header.variant.target,
+                "status": status,
+                **result,
+                "started": started,
+                "finished": finished,
+            })
+        self.messages = messages
+        return listed
+
+    def times(self, game_id: int) -> dict:
+        """When a game happened: ``started``, ``finished`` (None while it is live,
+        or when not known) and ``entries``, the time of each action line of
+        ``export(game_id)`` after its header, in order (None for lines written
+        before the ledger kept times)."""
+        return self._reading(lambda: _times(self._conn, self.path, game_id))
+
+    def data_version(self) -> int:
+        """A change token: SQLite's ``PRAGMA data_version`` on this reader's
+        connection, which differs from the last value read whenever another
+        connection (the writer) has committed since. It reads no table (one
+        look at the WAL index), so it is cheap enough to poll every 50 ms; only
+        a change, not its value, means anything."""
+        return self._reading(lambda: self._conn.execute("PRAGMA data_version").fetchone()[0])
 
     @property
     def book(self) -> Scorebook:
@@ -992,6 +1150,75 @@ class LedgerReader:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _has_times(conn: sqlite3.Connection) -> bool:
+    """Whether the ledger is of schema 2 or later (it keeps times and status)."""
+    version = _schema_row(conn)
+    return version is not None and version.isdigit() and int(version) >= 2
+
+
+def _game_rows(conn: sqlite3.Connection) -> list[tuple]:
+    """(id, match_id, header, outcome, started, finished, status) of every game, newest first."""
+    conn.execute("BEGIN")
+    try:
+        extra = "started, finished, status" if _has_times(conn) else "NULL, NULL, NULL"
+        return conn.execute(
+            f"SELECT id, match_id, header, outcome, {extra} FROM games ORDER BY id DESC"
+        ).fetchall()
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+def _times(conn: sqlite3.Connection, path: Path, game_id: int) -> dict:
+    conn.execute("BEGIN")
+    try:
+        if not _has_times(conn):
+            row = conn.execute("SELECT NULL, NULL FROM games WHERE id=?", (game_id,)).fetchone()
+            at = "NULL"
+        else:
+            row = conn.execute("SELECT started, finished FROM games WHERE id=?", (game_id,)).fetchone()
+            at = "at"
+        if row is None:
+            raise StoreError(f"no game {game_id} in {path}")
+        entries = [when for (when,) in conn.execute(
+            f"SELECT {at} FROM actions WHERE game_id=? ORDER BY id", (game_id,))]
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+    return {"started": row[0], "finished": row[1], "entries": entries}
+
+
+_NO_RESULT = {"winner": None, "loser": None, "losers": [], "result": None, "margin": None,
+              "game_points": None, "scores": None}
+_decode = json.JSONDecoder().decode
+
+
+def _listed_result(text: str, header: GameHeader) -> dict:
+    """The result keys of ``games()`` from a stored outcome, read as stored (no
+    objects built: a listing of 1,000 games stays cheap); an outcome stored
+    before ``losers`` was kept gets them from its scores and the game's rules."""
+    data = _decode(text)
+    losers = data.get("losers")
+    if losers is None:
+        outcome = Outcome.from_dict(data, header.variant.target, header.options)
+        losers = [loser.to_dict() for loser in outcome.losers]
+    result = {key: data[key] for key in ("winner", "loser", "result", "margin", "game_points", "scores")}
+    if not isinstance(result["scores"], dict) or not all(isinstance(item, dict) for item in losers):
+        raise TypeError("scores or losers are not a mapping")
+    result["losers"] = losers
+    return result
+
+
+@lru_cache(maxsize=256)
+def _header(line) -> GameHeader | None:
+    """A stored game line parsed (a match's games share theirs), None if it does not read."""
+    try:
+        header = _parse(line)
+    except ValueError:
+        return None
+    return header if isinstance(header, GameHeader) else None
 
 
 def _close_connection(conn: sqlite3.Connection | None) -> None:

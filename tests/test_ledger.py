@@ -310,14 +310,14 @@ def test_a_newer_schema_is_refused_not_set_aside(tmp_path):
     path = tmp_path / "ledger.sqlite3"
     make_ledger(path)
     conn = sqlite3.connect(path)
-    conn.execute("UPDATE meta SET value='2' WHERE key='schema'")
+    conn.execute("UPDATE meta SET value='3' WHERE key='schema'")
     conn.commit()
     conn.close()
     before = listing(tmp_path)
     result = cli("console", "--state", str(path))
-    refused(result, f"ledger {path} has schema 2, newer than this cribbage-board reads (1)")
+    refused(result, f"ledger {path} has schema 3, newer than this cribbage-board reads (2)")
     assert listing(tmp_path) == before
-    with pytest.raises(StoreError, match="has schema 2"):
+    with pytest.raises(StoreError, match="has schema 3"):
         LedgerReader(path)
 
 
@@ -589,7 +589,7 @@ def _raw_games(path: Path) -> dict:
 
 
 def test_ledger_of_the_earlier_store_opens_without_loss_and_gets_the_marker(tmp_path):
-    """tests/data/ledger-v1.sqlite3 (written before the marker): the same lines, state and redo stack."""
+    """tests/data/ledger-v1.sqlite3 (written before the marker): the same lines, state and redo stack; schema 2."""
     path = tmp_path / "ledger.sqlite3"
     shutil.copy(FIXTURE, path)
     expected = _raw_games(FIXTURE)
@@ -609,7 +609,7 @@ def test_ledger_of_the_earlier_store_opens_without_loss_and_gets_the_marker(tmp_
         assert store.export()[-1] == "redo"
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-    assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == "1"
+    assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == "2"
     conn.close()
 
 
@@ -781,7 +781,7 @@ def test_our_marker_on_a_schema_not_ours_is_set_aside(tmp_path):
 
 
 def test_the_earlier_store_gets_the_tally_row_at_its_first_open(tmp_path):
-    """tests/data/ledger-v1.sqlite3: the first writer adds the tally row (schema stays 1, nothing lost);
+    """tests/data/ledger-v1.sqlite3: the first writer adds the tally row (and migrates to schema 2, nothing lost);
     the next open reads the row and gives the same tally."""
     path = tmp_path / "ledger.sqlite3"
     shutil.copy(FIXTURE, path)
