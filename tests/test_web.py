@@ -90,6 +90,9 @@ def test_api_games_lists_finished_and_abandoned_newest_first(ledger):
         assert (game["winner"], game["loser"], game["margin"]) == (result.winner, result.loser, result.margin)
         assert game["result"] == result.kind.value and game["game_points"] == result.game_points
     assert games[0]["winner"] is None and games[0]["variant"] == "five-card"
+    for game in games:  # the ledger keeps times (schema 2): when each game began and ended
+        assert game["started"] <= game["finished"]
+        assert game["finished"] <= (games[games.index(game) - 1]["started"] if games.index(game) else "9")
 
 
 def test_api_game_has_its_entries_and_race(ledger):
@@ -104,6 +107,9 @@ def test_api_game_has_its_entries_and_race(ledger):
     final = replay(records[0]).book.game
     assert game["entries"][-1]["scores"] == list(final.state.scores) == game["race"][-1]
     assert live_status == 200 and live["status"] == "playing" and len(live["entries"]) == 25
+    stamps = [e["at"] for e in game["entries"]]
+    assert None not in stamps and stamps == sorted(stamps) and game["started"] <= stamps[0]
+    assert live["finished"] is None and live["started"] is not None
 
 
 def test_game_record_download_replays_to_the_same_state(ledger, tmp_path, capsys):

@@ -75,27 +75,19 @@ class Site:
         return out
 
     def games(self) -> list[dict]:
-        """Finished and abandoned games, newest first (the game in play is not listed)."""
-        def compute():
-            played = self.played()
-            out = []
-            for p in played:
-                last = p is played[-1]
-                if p.game.outcome is None and last:
-                    continue
-                out.append(summary(p, "finished" if p.game.outcome is not None else "abandoned"))
-            return out[::-1]
-        return self.ledger.cached("games", compute)
+        """Finished and abandoned games, newest first, as the ledger lists them (the game in play is not)."""
+        return self.ledger.cached("games", self.ledger.games)
 
-    def game(self, game_id: int) -> tuple[dict, Played]:
-        """One game (KeyError if there is none)."""
+    def game(self, game_id: int) -> tuple[dict, Played, dict]:
+        """One game: as listed (or, in play, as replayed), replayed, and its times (KeyError if none)."""
         played = {p.game_id: p for p in self.played()}
         if game_id not in played:
             raise KeyError(game_id)
         p = played[game_id]
-        last = game_id == max(played)
-        status = "finished" if p.game.outcome is not None else ("playing" if last else "abandoned")
-        return summary(p, status), p
+        listed = next((g for g in self.games() if g["id"] == game_id), None)
+        if listed is None:
+            listed = summary(p, "playing" if game_id == max(played) else "abandoned")
+        return listed, p, self.ledger.times(game_id)
 
     def stats(self) -> list[dict]:
         return self.ledger.cached("stats", lambda: player_stats(self.played()))
@@ -150,8 +142,8 @@ def create_app(ledger: LedgerView, layout: str | None = None) -> Starlette:
             return HTMLResponse(pages.page("No such game", "/games",
                                            pages.problem_html(f"No game {request.path_params['game_id']} in the ledger.")),
                                 status_code=404)
-        game, played = found
-        return HTMLResponse(pages.game_page(game, played, None))
+        game, played, times = found
+        return HTMLResponse(pages.game_page(game, played, times))
 
     async def game_txt(request: Request):
         game_id = request.path_params["game_id"]
@@ -177,8 +169,13 @@ def create_app(ledger: LedgerView, layout: str | None = None) -> Starlette:
             return JSONResponse({"error": str(error)}, status_code=503)
         if found is None:
             return JSONResponse({"error": f"no game {request.path_params['game_id']}"}, status_code=404)
-        game, played = found
-        return JSONResponse({**game, "race": [list(r) for r in played.race], "entries": played.lines,
+        game, played, times = found
+        stamps = times["entries"]
+        entries = [{**item, "at": stamps[item["n"] - 1] if item["n"] - 1 < len(stamps) else None}
+                   for item in played.lines]
+        return JSONResponse({**game, "started": times["started"], "finished": times["finished"],
+                             "sides": [side.name for side in played.game.sides],
+                             "race": [list(r) for r in played.race], "entries": entries,
                              "problems": played.problems})
 
     async def stats(request: Request):

@@ -36,25 +36,42 @@ class Snapshot:
 
 
 class LedgerView:
-    """Read-only access to the ledger at ``path``, for one thread (the server's loop)."""
+    """Read-only access to the ledger at ``path``, for the server's loop (one thread)."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         self._reader: LedgerReader | None = None
+        self._inode: int | None = None
+        self._opened = 0  # readers opened so far: a new reader's data_version starts afresh
+        self._failed_at = -RETRY_SECONDS
+        self._failures = 0
         self._snapshot: Snapshot | None = None
         self._cache: dict[str, tuple[object, object]] = {}
-        self._tried = 0.0
 
     # ---- the reader ------------------------------------------------------
 
+    def _open(self) -> LedgerReader:
+        if self._reader is None:
+            try:
+                inode = os.stat(self.path).st_ino
+                self._reader = LedgerReader(self.path)
+            except (StoreError, OSError) as error:
+                self._failed_at = time.monotonic()
+                self._failures += 1
+                raise LedgerUnavailable(_problem(self.path, error)) from None
+            self._inode = inode
+            self._opened += 1
+        return self._reader
+
     def read(self, what):
         """``what(reader)``; LedgerUnavailable (the reader dropped) if it cannot be read."""
+        reader = self._open()
         try:
-            if self._reader is None:
-                self._reader = LedgerReader(self.path)
-            return what(self._reader)
+            return what(reader)
         except (StoreError, OSError) as error:
             self.close()
+            self._failed_at = time.monotonic()
+            self._failures += 1
             raise LedgerUnavailable(_problem(self.path, error)) from None
 
     def close(self) -> None:
@@ -63,38 +80,40 @@ class LedgerView:
             self._reader = None
 
     def token(self) -> object:
-        """A value that changes when the ledger does (cheap enough to poll)."""
-        parts = []
-        for suffix in ("", "-wal"):
-            try:
-                stat = os.stat(f"{self.path}{suffix}")
-            except OSError:
-                parts.append(None)
-            else:
-                parts.append((stat.st_ino, stat.st_mtime_ns, stat.st_size))
-        return tuple(parts)
+        """A value that changes when the ledger does: the reader's ``data_version`` (one look
+        at SQLite's WAL index, cheap enough to poll), a new file in its place, or, while it
+        cannot be read, each retry (every RETRY_SECONDS)."""
+        try:
+            inode = os.stat(self.path).st_ino
+        except OSError:
+            self.close()
+            return ("missing",)
+        if self._reader is not None and inode != self._inode:
+            self.close()  # the board set a damaged file aside and began another
+        if self._reader is None and time.monotonic() - self._failed_at < RETRY_SECONDS:
+            return ("failed", self._failures)
+        try:
+            return (self._opened, self.read(lambda reader: reader.data_version()))
+        except LedgerUnavailable:
+            return ("failed", self._failures)
 
     def cached(self, name: str, compute):
         """``compute()`` once per state of the ledger (its token)."""
-        token = (self.token(), self.snapshot().problem)
+        token = self.token()
         hit = self._cache.get(name)
         if hit is not None and hit[0] == token:
             return hit[1]
         value = compute()
-        self._cache[name] = (token, value)
+        self._cache[name] = (self.token(), value)  # the token after reading: a failure counts
         return value
 
     # ---- what the pages show ---------------------------------------------
 
     def snapshot(self) -> Snapshot:
-        """The current match's state (``replay --json`` of it), read afresh when the ledger changed
-        (and, while it cannot be read, tried again every RETRY_SECONDS)."""
+        """The current match's state (``replay --json`` of it), read afresh when the ledger changed."""
         token = self.token()
-        last = self._snapshot
-        if last is not None and last.token == token:
-            if last.problem is None or time.monotonic() - self._tried < RETRY_SECONDS:
-                return last
-        self._tried = time.monotonic()
+        if self._snapshot is not None and self._snapshot.token == token:
+            return self._snapshot
 
         def current(reader: LedgerReader):
             book = reader.book
@@ -103,7 +122,7 @@ class LedgerView:
         try:
             state, messages = self.read(current)
         except LedgerUnavailable as error:
-            self._snapshot = Snapshot(token, None, str(error))
+            self._snapshot = Snapshot(self.token(), None, str(error))
         else:
             self._snapshot = Snapshot(token, state, None, messages)
         return self._snapshot
@@ -123,11 +142,23 @@ class LedgerView:
     def current_game_id(self) -> int | None:
         return self.read(lambda reader: reader.current_game_id())
 
+    def games(self) -> list[dict]:
+        """Finished and abandoned games, newest first, as the ledger lists them."""
+        return self.read(lambda reader: reader.games())
+
+    def times(self, game_id: int) -> dict:
+        """When a game and each of its entries happened (None where not known)."""
+        return self.read(lambda reader: reader.times(game_id))
+
 
 def _problem(path: Path, error: Exception) -> str:
     """What the page says when the ledger cannot be read."""
     text = " ".join(str(error).split())
-    if isinstance(error, StoreError) and text.startswith("no ledger"):
+    if isinstance(error, FileNotFoundError):
+        text = f"no ledger at {path}"
+    elif isinstance(error, OSError):
+        text = f"ledger {path} cannot be read: {error.strerror or error}"
+    if text.startswith("no ledger"):
         return f"{text}: the board has not started a game yet (or --state names another file)"
     return text
 

@@ -110,6 +110,11 @@ def _date(value: str | None) -> str:
     return escape(value.replace("T", " ").rstrip("Z")[:16]) if value else "—"
 
 
+def _time(value: str | None) -> str:
+    """The time of day of an ISO timestamp (UTC), to the second."""
+    return escape(value[11:19]) if value and len(value) >= 19 else ""
+
+
 def _result(game: dict) -> str:
     if game["status"] == "abandoned":
         return '<span class="muted">abandoned</span>'
@@ -137,24 +142,27 @@ def games_page(games: list[dict], problem: str | None) -> str:
                 f'<h1>Games</h1><p><a href="/games.csv" download>all games as CSV</a></p>{body}')
 
 
-def game_page(game: dict, played, times: list[str | None] | None) -> str:
+def game_page(game: dict, played, times: dict) -> str:
     """One game: its result, the pegging race, its ledger entries with times, the record to download."""
     gid = game["id"]
-    lines = skunk_lines(game["target"], played.game.options.skunk.value)
-    race = race_svg(played.race, game["sides"], game["target"], lines)
-    scores = ", ".join(f"{escape(n)} {s}" for n, s in zip(game["sides"], game["scores"]))
-    head = (f'<h1>Game {gid}: {escape(" v ".join(game["sides"]))}</h1>'
+    sides = [side.name for side in played.game.sides]
+    target = played.game.variant.target
+    race = race_svg(played.race, sides, target, skunk_lines(target, played.game.options.skunk.value))
+    scores = ", ".join(f"{escape(n)} {s}" for n, s in zip(sides, played.game.state.scores))
+    finished = f'<span>finished {_date(times.get("finished"))}</span>' if times.get("finished") else ""
+    head = (f'<h1>Game {gid}: {escape(" v ".join(sides))}</h1>'
             f'<div class="facts"><span>{escape(game["variant"])} to <b>{game["target"]}</b></span>'
             f'<span>{_result(game)}</span>'
             + (f'<span>by <b>{game["margin"]}</b>, {game["game_points"]} game points</span>' if game["winner"] else "")
-            + f'<span>{scores}</span><span>started {_date(game.get("started"))}</span></div>'
+            + f'<span>{scores}</span><span>started {_date(times.get("started"))}</span>{finished}</div>'
             f'<p><a href="/games/{gid}.txt" download>game record (.txt)</a> · '
             f'<a href="/api/games/{gid}">JSON</a></p>')
     rows = []
+    stamps = times.get("entries") or []
     for item in played.lines:
-        when = times[item["n"] - 1] if times and item["n"] - 1 < len(times) else None
+        when = stamps[item["n"] - 1] if item["n"] - 1 < len(stamps) else None
         rows.append(
-            f'<tr class="{item["action"]}"><td class="num">{item["n"]}</td><td>{_date(when)[11:] if when else ""}</td>'
+            f'<tr class="{item["action"]}"><td class="num">{item["n"]}</td><td>{_time(when)}</td>'
             f'<td class="wide"><code>{escape(item["line"])}</code></td><td>{escape(item["text"]) if item["action"] == "entry" else item["action"] + ": " + escape(item["text"])}</td>'
             f'<td class="num">{" – ".join(str(s) for s in item["scores"])}</td></tr>'
         )
@@ -176,7 +184,7 @@ def games_csv(games: list[dict]) -> str:
                      "winner", "loser", "result", "margin", "game_points"])
     for g in games:
         writer.writerow([g["id"], g.get("started") or "", g.get("finished") or "", g["variant"], g["target"],
-                         " ".join(g["seats"]), " ".join(str(s) for s in g["scores"]), g["status"],
+                         " ".join(g["seats"]), " ".join(f"{side}:{score}" for side, score in (g["scores"] or {}).items()), g["status"],
                          g["winner"] or "", g["loser"] or "", g["result"] or "",
                          "" if g["margin"] is None else g["margin"],
                          "" if g["game_points"] is None else g["game_points"]])

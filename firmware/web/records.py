@@ -74,28 +74,16 @@ def race_of(game: Game) -> list[tuple[int, ...]]:
 
 
 def summary(played: Played, status: str) -> dict:
-    """A game as ``/api/games`` lists it."""
+    """A game replayed, with the keys ``LedgerReader.games()`` lists (for the game in play,
+    which it does not list: no match id, no finish)."""
     game = played.game
     outcome = game.outcome
-    return {
-        "id": played.game_id,
-        "match_id": None,
-        "variant": game.variant.name,
-        "target": game.variant.target,
-        "seats": list(game.seats),
-        "sides": [side.name for side in game.sides],
-        "scores": list(game.state.scores),
-        "winner": outcome.winner if outcome else None,
-        "loser": outcome.loser if outcome else None,
-        "losers": [s.name for s in game.sides if outcome and s.name != outcome.winner],
-        "result": outcome.kind.value if outcome else None,
-        "margin": outcome.margin if outcome else None,
-        "game_points": outcome.game_points if outcome else None,
-        "started": None,
-        "finished": None,
-        "status": status,
-        "entries": len(game.ledger),
-    }
+    result = {"winner": None, "loser": None, "losers": [], "result": None, "margin": None,
+              "game_points": None, "scores": None}
+    if outcome is not None:
+        result = {key: value for key, value in outcome.to_dict().items() if key in result}
+    return {"id": played.game_id, "match_id": None, "variant": game.variant.name, "seats": list(game.seats),
+            "target": game.variant.target, "status": status, **result, "started": None, "finished": None}
 
 
 def skunk_lines(target: int, skunk: str) -> list[tuple[int, str]]:
@@ -179,9 +167,10 @@ def player_stats(games: list[Played]) -> list[dict]:
                     member.games += 1
                     if outcome.winner == side.name:
                         member.wins += 1
-                        member.skunks_given += outcome.kind in SKUNKS
-                    elif outcome.loser == side.name:
-                        member.skunks_taken += outcome.kind in SKUNKS
+                        member.skunks_given += sum(loser.kind in SKUNKS for loser in outcome.losers)
+                    else:
+                        member.skunks_taken += sum(loser.kind in SKUNKS for loser in outcome.losers
+                                                   if loser.side == side.name)
         _count_entries(game, get)
     ordered = sorted(players.values(), key=lambda p: (p.partnership, -p.games, p.name.lower()))
     return [player.to_dict() for player in ordered]
