@@ -23,7 +23,7 @@ from scorer.counting import distribution
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
 from scorer.store import LedgerStore
-from web_games import ROOT, game_record, get, get_json, web_server, write_games
+from web_games import ROOT, game_record, get, get_json, match_records, web_server, write_games
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 WRITES = ("POST", "PUT", "DELETE", "PATCH")
@@ -42,8 +42,7 @@ def replay_json(tmp_path: Path, lines: list[str], capsys) -> dict:
 def ledger(tmp_path):
     """A ledger with two finished games of one match, an abandoned game and a live one (new match)."""
     path = tmp_path / "ledger.sqlite3"
-    first = game_record(SIX, seed=1)
-    second = game_record("game six-card seats=Alice,Bob", seed=2)
+    first, second = match_records(2)
     abandoned = game_record("game five-card seats=Cat,Dan dealer=Cat", seed=3, entries=6)
     live = game_record("game four-hand seats=Ann,Ben,Cat,Dan dealer=Ben", seed=4, entries=25)
     with LedgerStore(path) as store:
@@ -64,10 +63,9 @@ def test_api_state_is_replay_json_of_the_current_game(ledger, tmp_path, capsys):
 def test_api_state_counts_the_match_like_replay_of_the_match_record(tmp_path, capsys):
     """In a match's second game, /api/state is replay --json of the match's record (the tally included)."""
     path = tmp_path / "ledger.sqlite3"
-    first = game_record(SIX, seed=1)
-    second = game_record("game six-card seats=Alice,Bob", seed=2, entries=10)
+    first, second = match_records(2)
     with LedgerStore(path) as store:
-        write_games(store, [first, second])
+        write_games(store, [first, second[:11]])
         exported = store.export(1) + store.export(2)
     with web_server(path) as base:
         _, state = get_json(base + "/api/state")
@@ -369,6 +367,15 @@ def test_player_stats_from_a_known_record():
     assert alice["avg_crib"] == 4.0 and bob["avg_crib"] == 0.0
     assert alice["deals"] == 2 and alice["avg_play"] == 1.5 and bob["avg_play"] == 1.0
     assert alice["games"] == 0 and alice["hand_counts"] == {"4": [12, 6]}
+
+
+def test_race_follows_the_entries_in_force():
+    """The race: the start, then each side's score after each entry in force (an undone one left out)."""
+    played = play_record(1, [SIX, "peg Bob 2", "undo", "peg Bob 3", "go Alice"])
+    assert played.race == [(0, 0), (0, 3), (1, 3)]
+    assert [line["action"] for line in played.lines] == ["entry", "undo", "entry", "entry"]
+    five = play_record(2, ["game five-card seats=Ann,Ben dealer=Ann", "peg Ann 2"])
+    assert five.race == [(0, 0), (0, 3), (2, 3)]  # pone's three for last first
 
 
 def test_hand_percentile_against_the_exact_distribution():

@@ -15,7 +15,7 @@ import pytest
 
 from scorer.record import parse_line
 from scorer.store import LedgerStore
-from web_games import game_record, web_server, write_games
+from web_games import game_record, match_records, web_server, write_games
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -108,8 +108,7 @@ def test_live_board_shows_names_scores_and_updates_without_reload(tmp_path, brow
 def test_history_game_and_stats_pages_render(tmp_path, browser):
     """Games, one game (race chart, ledger) and stats render, with screenshots at phone and TV sizes."""
     state = tmp_path / "ledger.sqlite3"
-    records = [game_record("game six-card seats=Alice,Bob dealer=Alice", seed=s) for s in (1, 2)]
-    records[1][0] = "game six-card seats=Alice,Bob"
+    records = match_records(2)
     live = game_record("game seven-card seats=Alice,Bob dealer=Bob", seed=5, entries=60)  # both past 120: lap 2
     with LedgerStore(state) as store:
         write_games(store, records + [live])

@@ -73,6 +73,19 @@ def game_record(header: str, seed: int, entries: int | None = None) -> list[str]
     return lines
 
 
+def match_records(count: int, seats: str = "Alice,Bob", variant: str = "six-card", seed: int = 1) -> list[list[str]]:
+    """``count`` finished games of one match, each dealt first by the last game's loser."""
+    book = Scorebook()
+    records = []
+    for k in range(count):
+        dealer = book.match.next_dealer() if book.match else seats.split(",")[0]
+        record = game_record(f"game {variant} seats={seats} dealer={dealer}", seed + k)
+        for line in record:
+            book.apply(parse_line(line))
+        records.append(record)
+    return records
+
+
 def write_games(store, records: list[list[str]]) -> None:
     """Apply each record's lines to a LedgerStore (the writer)."""
     for record in records:

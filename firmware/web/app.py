@@ -18,79 +18,11 @@ from scorer.counting import distribution
 
 from . import pages
 from .ledger import LedgerUnavailable, LedgerView
-from .records import Played, play_record, player_stats, summary
+from .site import Site
 
 POLL_SECONDS = 0.05  # how often /events looks for a new entry (well under the 250 ms asked)
 KEEPALIVE_SECONDS = 15.0
-RECENT = 8  # entries shown on the live board
 READ_METHODS = ("GET", "HEAD")
-
-
-class Site:
-    """What the pages show, read from the ledger and cached until it changes."""
-
-    def __init__(self, ledger: LedgerView, layout: str | None = None):
-        self.ledger = ledger
-        self.layout = layout
-        self._played: dict[int, Played] = {}  # games before the current one never change
-
-    def live(self) -> dict:
-        """The live board's data: state, problem, recent entries, messages (cached per ledger state)."""
-        return self.ledger.cached("live", self._live)
-
-    def _live(self) -> dict:
-        snap = self.ledger.snapshot()
-        recent = []
-        if snap.state is not None and snap.state.get("variant"):
-            try:
-                current = self.ledger.current_game_id()
-                lines = self.ledger.export(current) if current is not None else []
-                played = play_record(current, lines) if lines else None
-            except (LedgerUnavailable, KeyError, ValueError):
-                played = None
-            if played is not None:
-                recent = [{"action": item["action"], "text": item["text"]} for item in played.lines[-RECENT:]][::-1]
-        html = pages.live_html(snap.state, snap.problem, recent, snap.messages, self.layout)
-        return {"state": snap.state, "problem": snap.problem, "recent": recent,
-                "messages": list(snap.messages), "html": html, "title": pages.live_title(snap.state)}
-
-    def played(self) -> list[Played]:
-        """Every game replayed, oldest first (LedgerUnavailable if the ledger cannot be read)."""
-        return self.ledger.cached("played", self._all_played)
-
-    def _all_played(self) -> list[Played]:
-        ids = self.ledger.game_ids()
-        last = ids[-1] if ids else None
-        out = []
-        for gid in ids:
-            played = self._played.get(gid) if gid != last else None
-            if played is None:
-                try:
-                    played = play_record(gid, self.ledger.export(gid))
-                except (KeyError, ValueError):
-                    continue  # a game line that no longer reads: the game is left out
-                if gid != last:
-                    self._played[gid] = played
-            out.append(played)
-        return out
-
-    def games(self) -> list[dict]:
-        """Finished and abandoned games, newest first, as the ledger lists them (the game in play is not)."""
-        return self.ledger.cached("games", self.ledger.games)
-
-    def game(self, game_id: int) -> tuple[dict, Played, dict]:
-        """One game: as listed (or, in play, as replayed), replayed, and its times (KeyError if none)."""
-        played = {p.game_id: p for p in self.played()}
-        if game_id not in played:
-            raise KeyError(game_id)
-        p = played[game_id]
-        listed = next((g for g in self.games() if g["id"] == game_id), None)
-        if listed is None:
-            listed = summary(p, "playing" if game_id == max(played) else "abandoned")
-        return listed, p, self.ledger.times(game_id)
-
-    def stats(self) -> list[dict]:
-        return self.ledger.cached("stats", lambda: player_stats(self.played()))
 
 
 def create_app(ledger: LedgerView, layout: str | None = None) -> Starlette:

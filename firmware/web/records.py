@@ -62,14 +62,15 @@ def play_record(game_id: int, lines: list[str]) -> Played:
 
 
 def race_of(game: Game) -> list[tuple[int, ...]]:
-    """Each side's score at the start and after each entry in force (undone ones left out)."""
-    fresh = Game(game.variant, game.seats, game.first_dealer, game.options)
-    race = [fresh.state.scores]
+    """Each side's score at the start and after each entry in force (undone ones left out),
+    from the points each entry moved the peg (the five-card start bonus is the first step)."""
+    target = game.variant.target
+    scores = [0] * len(game.sides)
+    race = [tuple(scores)]
     for entry in game.ledger:
-        if entry.kind is EntryKind.START:
-            continue  # the five-card start bonus is in the first point already
-        fresh.push(entry.entry)
-        race.append(fresh.state.scores)
+        side = next(i for i, s in enumerate(game.sides) if entry.seat in s.seats)
+        scores[side] = min(scores[side] + entry.pegged, target)
+        race.append(tuple(scores))
     return race
 
 
