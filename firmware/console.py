@@ -107,10 +107,13 @@ def run_console(state: str | None = None, stdin: TextIO | None = None, stdout: T
                 action = parse_line(line)
                 if action is None:
                     continue
+                unfinished = store.game is not None and not store.game.is_over
                 result = store.apply(action)
             except CribbageError as error:
                 out(f"! {_said(error)}\n")
                 continue
+            if unfinished and not hasattr(result, "describe"):  # a game line replaced a live game
+                out("  the unfinished game is kept in the ledger as abandoned\n")
             describe = getattr(result, "describe", None)
             if describe:
                 out(f"  {command.split()[0] if command in ('undo', 'redo') else 'ok'}: {describe()}\n")

@@ -63,6 +63,7 @@ _SEAT_ONLY = {"go": EntryKind.GO, "31": EntryKind.THIRTY_ONE}
 MAX_LINE = 1000  # characters of one record line, comment included
 MAX_DIGITS = 4  # points and targets: no rule needs more
 MAX_REJECTED = 1000  # refused entries before replay gives up on a record
+ABANDONED = "# abandoned: a new game began before this one ended"  # marks such a game in an export
 _NUMBER = re.compile(r"[+-]?[0-9]+")
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]")  # Cc but tab, and Cs
 
@@ -205,9 +206,14 @@ class Scorebook:
         return self.match.game
 
     def record_lines(self) -> list[str]:
-        """The whole match as a game record (every game, every action)."""
-        games = self.games + ([self.game] if self.game else [])
-        return [line for game in games for line in game.record_lines()]
+        """The whole match as a game record (every game, every action); a game
+        replaced before its end is followed by the comment ``ABANDONED``."""
+        lines = []
+        for game in self.games:
+            lines += game.record_lines()
+            if game.outcome is None:
+                lines.append(ABANDONED)
+        return lines + (self.game.record_lines() if self.game else [])
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,8 @@ def state_dict(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> dict:
         "result": outcome.kind.value if outcome else None,
         "margin": outcome.margin if outcome else None,
         "game_points": outcome.game_points if outcome else None,
+        # every losing side, in side order (issue 13 item 7); empty while the game is on
+        "losers": [loser.to_dict() for loser in outcome.losers] if outcome else [],
         "options": {
             "exact_out": game.options.exact_out,
             "muggins": game.options.muggins,
@@ -50,6 +52,7 @@ def state_dict(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> dict:
         "redo": len(game.redo_entries),
         "match": {
             "games": match.games_played(),
+            "abandoned": match.games_abandoned(),  # games replaced before their end: never a win
             "tally": [
                 {"side": t.side, "wins": t.wins, "game_points": t.game_points}
                 for t in match.tally()
@@ -78,6 +81,10 @@ def summary(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> str:
             f"{data['winner']} wins ({result}, by {data['margin']}, "
             f"{data['game_points']} game points)"
         )
+        if len(data["losers"]) > 1:  # each loser's own result
+            lines.append("  " + "; ".join(
+                f"{loser['side']} {loser['result'].replace('-', ' ')} by {loser['margin']} "
+                f"({loser['game_points']})" for loser in data["losers"]))
     elif data["show_order"]:
         order = " > ".join(f"{s['seat']} {s['count']}" for s in data["show_order"])
         lines.append(f"show: {order}")
@@ -89,6 +96,9 @@ def summary(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> str:
         )
         games = data["match"]["games"]
         lines.append(f"match after {games} game{'s' if games != 1 else ''}: {tally}")
+    if data["match"]["abandoned"]:
+        abandoned = data["match"]["abandoned"]
+        lines.append(f"{abandoned} game{'s' if abandoned != 1 else ''} abandoned (counted for nobody)")
     for rejection in rejected:
         lines.append(f"line {rejection.line} refused: {rejection.entry}: {rejection.error}")
     return "\n".join(lines)
