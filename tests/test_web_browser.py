@@ -132,3 +132,20 @@ def test_history_game_and_stats_pages_render(tmp_path, browser):
         assert "lap 2" in browser.page_source  # the seven-card game has gone round
         shoot(browser, "board-181-phone")
         shoot(browser, "board-181-tv", TV)
+
+
+def test_a_missing_ledger_is_said_then_the_game_appears_live(tmp_path, browser):
+    """Before the board has a ledger the page says so; when the board writes one, the game appears unasked."""
+    state = tmp_path / "state" / "ledger.sqlite3"
+    with web_server(state) as base:
+        browser.get(base + "/")
+        alert = browser.find_element("css selector", "#live .problem")
+        assert "no ledger" in alert.text
+        shoot(browser, "board-no-ledger-phone")
+        with LedgerStore(state) as store:
+            write_games(store, [game_record("game three-hand seats=Ann,Ben,Cat dealer=Cat", seed=9, entries=12)])
+            expected = {side.name: score for side, score in zip(store.game.sides, store.game.state.scores)}
+        wait_for(browser, lambda d: scores(d) == expected, timeout=15)
+        assert len(browser.find_elements("css selector", "svg.board g.track")) == 3  # the three-track board
+        shoot(browser, "board-three-hand-phone")
+        shoot(browser, "board-three-hand-tv", TV)
