@@ -387,3 +387,22 @@ def test_hand_percentile_against_the_exact_distribution():
     both = hand_percentile({4: [0, 29]})
     assert both == pytest.approx((hand_percentile({4: [0]}) + hand_percentile({4: [29]})) / 2)
     assert hand_percentile({}) is None
+
+
+def test_hostile_paths_never_fail_the_server(ledger):
+    """Odd game ids, encodings and query strings answer 200, 404 or 405, never a server error."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from urllib.parse import quote
+
+    path, _ = ledger
+    with web_server(path) as base:
+        @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+        @given(st.sampled_from(["/games/", "/api/games/", "/", "/games.csv?", "/stats?x="]),
+               st.text(max_size=40), st.sampled_from(["", ".txt", "?a=1"]))
+        def check(prefix, middle, suffix):
+            status = get(base + prefix + quote(middle, safe="/?=&.") + suffix)[0]
+            assert status in (200, 404, 405), (prefix, middle, suffix, status)
+
+        check()
+        assert get(base + "/games/" + "9" * 30)[0] == 404 and get(base + "/api/state")[0] == 200
