@@ -2,6 +2,7 @@
 
 - migrating a 1,000-game schema 1 ledger (the writer's first open) against opening it again
 - ``LedgerReader.games()`` and ``data_version()`` on 1,000 games
+- scorer.history over those games (race, player_stats, the percentile's first count)
 - press to show() with the ledger on disk against a bare WAL FULL transaction, side by side
   (the same row as bench/startup.py; the entry's time is one more bound column)
 
@@ -26,6 +27,7 @@ from board import fill_ledger, latency  # noqa: E402
 from startup import BareTransaction  # noqa: E402
 from table import print_table  # noqa: E402
 
+from scorer.history import hand_percentile, player_stats, race  # noqa: E402
 from scorer.store import LedgerReader, LedgerStore  # noqa: E402
 
 SCHEMA_1 = """
@@ -88,6 +90,18 @@ def main(argv: list[str]) -> int:
             rows.append((f"LedgerReader.games(), {len(listed):,} games", median_ms(reader.games, 21)))
             rows.append(("LedgerReader.data_version()", median_ms(reader.data_version, 201)))
             rows.append(("LedgerReader.times(last game)", median_ms(lambda: reader.times(listed[0]["id"]), 21)))
+            records = [reader.export(game["id"]) for game in listed]
+            rows.append((f"export() of each of {len(listed):,} games",
+                         median_ms(lambda: [reader.export(game["id"]) for game in listed], 3)))
+        rows.append(("history.race(one game)", median_ms(lambda: race(records[0]), 21)))
+        rows.append((f"history.player_stats({len(records):,} games), first call: replays each game",
+                     median_ms(lambda: player_stats(records, percentile=False), 1)))
+        rows.append((f"history.player_stats({len(records):,} games) again (games kept), no percentile",
+                     median_ms(lambda: player_stats(records, percentile=False), 5)))
+        rows.append(("history.hand_percentile, first call (counts every 4-card hand once)",
+                     median_ms(lambda: hand_percentile([8], 4), 1)))
+        rows.append((f"history.player_stats({len(records):,} games) again, with percentile",
+                     median_ms(lambda: player_stats(records), 5)))
         side_by_side = BareTransaction(folder)
         seconds, ledger = latency(folder, presses=200, between=side_by_side)
         side_by_side.close()

@@ -9,6 +9,7 @@ between the same seats, with the tally.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -229,19 +230,16 @@ class Outcome:
         )
 
 
-@dataclass(frozen=True)
-class GameState:
-    """Everything that changes as entries are pegged; immutable, one per ledger entry."""
+class GameState(namedtuple(
+    "GameState", "scores backs dealer deal phase shown last_count outcome note", defaults=(None, None, ""),
+)):
+    """Everything that changes as entries are pegged; immutable, one per ledger entry:
+    ``scores`` and ``backs`` (tuples, one a side), ``dealer`` (seat index), ``deal``,
+    ``phase``, ``shown`` (show counts finished in this deal), ``last_count`` (ledger
+    index of a count muggins may still be claimed on), ``outcome`` and ``note``.
+    A named tuple: ``_replace`` is what replay spends its time on."""
 
-    scores: tuple[int, ...]
-    backs: tuple[int, ...]
-    dealer: int  # seat index
-    deal: int
-    phase: Phase
-    shown: int  # show counts finished in this deal
-    last_count: int | None = None  # ledger index of a count muggins may still be claimed on
-    outcome: Outcome | None = None
-    note: str = ""
+    __slots__ = ()
 
 
 @dataclass(frozen=True)
@@ -445,14 +443,14 @@ class Game:
                 raise OutOfTurnError("His heels is pegged when the starter is cut, before the play")
             if seat != dealer:
                 raise OutOfTurnError(f"Only the dealer, {dealer}, pegs his heels")
-            state = replace(state, phase=Phase.PLAY, last_count=None)
-            return self._peg(state, kind, replace(entry, seat=seat))
+            state = state._replace(phase=Phase.PLAY, last_count=None)
+            return self._peg(state, kind, Entry(entry.kind, seat, entry.points))
         if kind is EntryKind.CRIB and entry.seat is None:
-            entry = replace(entry, seat=dealer)
+            entry = Entry(entry.kind, dealer, entry.points)
         if entry.seat is None:
             raise UnknownSeatError(f"{kind.value} needs a seat: one of {', '.join(self.seats)}")
         seat = self.seats[self._seat_index(entry.seat)]
-        entry = replace(entry, seat=seat)
+        entry = Entry(entry.kind, seat, entry.points)
         if kind in PLAY_KINDS:
             if state.phase is Phase.SHOW:
                 who, what = self.show_order(state)[state.shown]
@@ -464,9 +462,9 @@ class Game:
                     raise ImpossibleScoreError(
                         f"No card pegs more than {MAX_PLAY_POINTS} in the play"
                     )
-            state = replace(state, phase=Phase.PLAY)
+            state = state._replace(phase=Phase.PLAY)
             new_state, accepted = self._peg(state, kind, entry)
-            return replace(new_state, last_count=self._next_index()), accepted
+            return new_state._replace(last_count=self._next_index()), accepted
         if kind in (EntryKind.HAND, EntryKind.CRIB):
             return self._count_show(state, entry)
         if kind is EntryKind.MUGGINS:
@@ -490,17 +488,16 @@ class Game:
             size, name = self.variant.hand_size, "hand"
         self._check_show_total(entry.points, size, entry.kind is EntryKind.CRIB, name)
         shown = state.shown + 1
-        state = replace(state, phase=Phase.SHOW, shown=shown)
+        state = state._replace(phase=Phase.SHOW, shown=shown)
         new_state, accepted = self._peg(state, entry.kind, entry)
         if shown == len(order) and new_state.outcome is None:
-            new_state = replace(
-                new_state,
+            new_state = new_state._replace(
                 dealer=(state.dealer + 1) % len(self.seats),
                 deal=state.deal + 1,
                 phase=Phase.HEELS,
                 shown=0,
             )
-        return replace(new_state, last_count=self._next_index()), accepted
+        return new_state._replace(last_count=self._next_index()), accepted
 
     def _check_show_total(self, points: int, size: int, crib: bool, name: str) -> None:
         possible = possible_totals(size, crib)
@@ -537,7 +534,7 @@ class Game:
         else:
             raise RuleError(f"Nothing to claim on {counted.kind.value}")
         new_state, accepted = self._peg(state, EntryKind.MUGGINS, entry)
-        return replace(new_state, last_count=None), accepted
+        return new_state._replace(last_count=None), accepted
 
     def _peg(self, state: GameState, kind: EntryKind, entry: Entry) -> tuple[GameState, LedgerEntry]:
         """Move the side's pegs; count the game out the instant it reaches the target."""
@@ -552,9 +549,9 @@ class Game:
         if points:
             backs[side] = score
             scores[side] = min(score + points, target)
-        new_state = replace(state, scores=tuple(scores), backs=tuple(backs), note=note)
+        new_state = state._replace(scores=tuple(scores), backs=tuple(backs), note=note)
         if scores[side] >= target:
-            new_state = replace(new_state, phase=Phase.OVER, outcome=self._outcome(side, scores))
+            new_state = new_state._replace(phase=Phase.OVER, outcome=self._outcome(side, scores))
         accepted = LedgerEntry(kind, entry.seat, entry.points, points, state.deal, entry, note)
         return new_state, accepted
 

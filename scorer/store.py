@@ -53,6 +53,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import json
+import math
 import os
 import sqlite3
 import sys
@@ -582,8 +583,15 @@ def _stamp(value) -> str:
         if offset is not None:
             value = value.replace(tzinfo=None) - offset
         return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
-    whole, millis = divmod(int(float(value) * 1000), 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
+    global _second
+    whole, millis = divmod(math.floor(float(value) * 1000 + 1e-6), 1000)  # 1e-6: 0.005 may be 0.00499..
+    second = _second
+    if second[0] != whole:  # strftime costs more than the rest: once a second
+        second = _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
+    return f"{second[1]}.{millis:03d}Z"
+
+
+_second: tuple[int | None, str] = (None, "")  # the last second stamped, and its text
 
 
 def _epoch(value) -> float:

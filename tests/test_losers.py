@@ -197,3 +197,27 @@ def test_the_console_says_the_unfinished_game_is_kept(tmp_path):
     assert result.stdout.count("the unfinished game is kept in the ledger as abandoned") == 1
     with LedgerReader(path) as reader:
         assert [g["status"] for g in reader.games()] == ["abandoned"]
+
+
+def test_the_listing_gives_losers_to_a_result_stored_before_they_were_kept(tmp_path):
+    """A three-hand result stored without losers (schema 1): games() works them out from its scores."""
+    import json
+    import sqlite3
+
+    path = tmp_path / "ledger.sqlite3"
+    lines = game("game three-hand seats=A,B,C dealer=A", {"B": 95, "C": 90}, "A") + ["game three-hand seats=A,B,C"]
+    with LedgerStore(path) as store:
+        for line in lines:
+            store.apply(parse_line(line))
+    conn = sqlite3.connect(path)
+    stored = json.loads(conn.execute("SELECT outcome FROM games WHERE id=1").fetchone()[0])
+    del stored["losers"]
+    stored["game_points"] = 3  # as the first release counted it: the lowest loser's only
+    conn.execute("UPDATE games SET outcome=? WHERE id=1", (json.dumps(stored),))
+    conn.commit()
+    conn.close()
+    with LedgerReader(path) as reader:
+        [listed] = reader.games()
+        assert listed["losers"] == [loser("B", 95, "win", 26, 2), loser("C", 90, "skunk", 31, 3)]
+        assert listed["game_points"] == 3
+        assert state_dict(reader.book)["match"]["tally"][0] == {"side": "A", "wins": 1, "game_points": 3}

@@ -1,0 +1,309 @@
+"""Game history as figures: the pegging race of a game, players' statistics, and where
+a player's hands ran against the exact distribution of all hands. Pure: no I/O.
+
+What it takes is what :class:`scorer.store.LedgerReader` gives, as plain data:
+
+- a **record**: one game's lines, header first, as ``LedgerReader.export(game_id)``
+  returns them (``["game six-card seats=Alice,Bob dealer=Alice", "peg Bob 2", ...]``);
+  comment lines and blank lines are skipped;
+- **records**: a list of records, e.g.
+  ``[reader.export(game["id"]) for game in reader.games()]`` (every game but the
+  live one; a record of a game that did not end counts as abandoned);
+- **times** are not needed here: ``LedgerReader.times(game_id)["entries"]`` is
+  aligned with ``record[1:]`` as ``race()["scores"]`` is, so a caller zips them.
+
+A game is replayed by the scorer's own rules, so every figure follows the
+record exactly (undone entries do not count, redone ones do); lines the rules
+refuse change nothing, as at the board.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from functools import lru_cache
+
+from .errors import CribbageError
+from .game import EntryKind, Game
+from .record import GameHeader, Scorebook, parse_line
+from .variants import SkunkLines
+
+SKUNKS = ("skunk", "double-skunk", "triple-skunk", "lurch")  # results that count as a skunk given/taken
+_PLAY = (EntryKind.PEG, EntryKind.GO, EntryKind.THIRTY_ONE)
+
+
+def _start(line: str) -> Scorebook:
+    """A scorebook with the game of a record's first line started; ValueError if it is not a game line."""
+    try:
+        header = parse_line(line)
+    except CribbageError as error:
+        raise ValueError(f"the record's first line does not read: {error}") from None
+    if not isinstance(header, GameHeader):
+        raise ValueError(f"a record starts with its game line, not {line[:40]!r}")
+    book = Scorebook()
+    try:
+        book.apply(header)
+    except CribbageError as error:
+        raise ValueError(f"the record's game line is refused: {error}") from None
+    return book
+
+
+def _replay(record) -> Game:
+    """The game of one record, replayed; ValueError if the record is not one game."""
+    lines = [line for line in record if line.split("#", 1)[0].strip()]
+    if not lines:
+        raise ValueError("an empty record: give a game's lines, header first")
+    book = _start(lines[0])
+    for line in lines[1:]:
+        _apply(book, line)
+    return book.game
+
+
+def _apply(book: Scorebook, line: str) -> None:
+    """Apply one record line; a line the rules refuse changes nothing; a second game is an error."""
+    try:
+        action = parse_line(line)
+    except CribbageError as error:
+        raise ValueError(f"a record line does not read: {error}") from None
+    if isinstance(action, GameHeader):
+        raise ValueError("a record holds one game: give each game's lines on their own")
+    if action is None:
+        return
+    try:
+        book.apply(action)
+    except CribbageError:
+        pass
+
+
+def skunk_lines(target: int, skunk: SkunkLines | str = SkunkLines.ACC) -> list[dict]:
+    """The lines a loser's score is held against: each ``{"result", "below"}``, a loser
+    on a score under ``below`` gets that ``result`` (the worst line it is under wins)."""
+    lines = SkunkLines(skunk) if isinstance(skunk, str) else skunk
+    if lines is SkunkLines.NONE:
+        return []
+    if lines is SkunkLines.LURCH:
+        return [{"result": "lurch", "below": (target + 1) // 2}]
+    found = [{"result": "skunk", "below": target - 30}, {"result": "double-skunk", "below": target - 60}]
+    if lines is SkunkLines.TRIPLE:
+        found.append({"result": "triple-skunk", "below": target - 90})
+    return [line for line in found if line["below"] > 0]
+
+
+def race(header_and_lines) -> dict:
+    """Each side's score after each line of a record, for a pegging-race chart.
+
+    Returns ``{"target", "sides", "start", "scores", "lines"}``: ``sides`` the side
+    names, ``start`` their scores before the first line (the five-card three for
+    last is already pegged), ``scores`` one list of side scores per line of
+    ``header_and_lines[1:]`` (comments and blank lines included, so it stays
+    aligned with ``LedgerReader.times``; an undo shows the peg going back),
+    ``lines`` the game's skunk lines (see :func:`skunk_lines`; none in low-ball).
+    ValueError if the lines are not one game, header first."""
+    lines = list(header_and_lines)
+    if not lines:
+        raise ValueError("an empty record: give a game's lines, header first")
+    book = _start(lines[0])
+    game = book.game
+    start = list(game.state.scores)
+    scores = []
+    for line in lines[1:]:
+        _apply(book, line)
+        scores.append(list(game.state.scores))
+    return {
+        "target": game.variant.target,
+        "sides": [side.name for side in game.sides],
+        "start": start,
+        "scores": scores,
+        "lines": [] if game.variant.lowball else skunk_lines(game.variant.target, game.options.skunk),
+    }
+
+
+class _Tally:
+    """One player's or partnership's figures while they are being counted."""
+
+    def __init__(self, name: str, kind: str):
+        self.name, self.kind = name, kind
+        self.games = self.wins = self.losses = self.abandoned = 0
+        self.skunks_given = self.skunks_taken = 0
+        self.deals = self.heels = self.play = 0
+        self.hands: list[tuple[int, int]] = []  # (hand size, points)
+        self.cribs: list[int] = []
+
+    def row(self, percentile: bool) -> dict:
+        counts = [points for _, points in self.hands]
+        by_size: dict[str, list[int]] = {}
+        for size, points in self.hands:
+            by_size.setdefault(str(size), []).append(points)
+        placed = None
+        if percentile and counts:
+            placed = sum(hand_percentile(c, int(s)) * len(c) for s, c in by_size.items()) / len(counts)
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "games": self.games,
+            "wins": self.wins,
+            "losses": self.losses,
+            "abandoned": self.abandoned,
+            "skunks_given": self.skunks_given,
+            "skunks_taken": self.skunks_taken,
+            "deals": self.deals,
+            "average_hand": _mean(counts),
+            "average_crib": _mean(self.cribs),
+            "play_per_deal": self.play / self.deals if self.deals else None,
+            "best_hand": max(counts) if counts else None,
+            "heels": self.heels,
+            "hands": counts,
+            "hands_by_size": by_size,
+            "cribs": list(self.cribs),
+            "percentile": placed,
+        }
+
+
+def _mean(values) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def player_stats(games, percentile: bool = True) -> list[dict]:
+    """Figures per player, then per partnership (four-hand), from records (see the
+    module docstring), each a dict:
+
+    ``name``, ``kind`` ("player" or "partnership", named ``A+C``), ``games`` (played
+    to the end), ``wins``, ``losses``, ``abandoned``; ``skunks_given`` (losers the
+    side skunked, double or triple skunked or lurched: one per loser) and
+    ``skunks_taken``; ``deals`` (deals of its games that were begun); ``hands``
+    (every hand count, in order), ``hands_by_size`` (the same by hand size, keys
+    "3", "4", "5"), ``average_hand``, ``best_hand``, ``cribs`` and ``average_crib``
+    (the cribs it counted as dealer), ``play_per_deal`` (points claimed in the
+    play, go and 31 included, per deal), ``heels``, and ``percentile``: where its
+    hands ran (:func:`hand_percentile`, each hand against its own hand size;
+    None without hands, or with ``percentile=False``, which skips counting the
+    distributions). Points are as claimed: under exact-out a count that could not
+    be pegged still counts. Averages are None when there is nothing to average.
+
+    Players are told apart by name, ignoring case (the first spelling is shown);
+    a partnership is its two players in either order. Rows are sorted by wins,
+    then games, then name; players first."""
+    tallies: dict[tuple, _Tally] = {}
+
+    def tally(key: tuple, name: str, kind: str) -> _Tally:
+        if key not in tallies:
+            tallies[key] = _Tally(name, kind)
+        return tallies[key]
+
+    for record in games:
+        figures = _figures(tuple(record))
+        sides = {}
+        for name, seats in figures.sides:
+            rows = [tally(("player", seat.lower()), seat, "player") for seat in seats]
+            if len(seats) > 1:
+                rows.append(tally(("partnership", frozenset(seat.lower() for seat in seats)), name, "partnership"))
+            sides[name] = rows
+        for rows in sides.values():
+            for row in rows:
+                row.deals += figures.deals
+                if figures.winner is None:
+                    row.abandoned += 1
+                else:
+                    row.games += 1
+        if figures.winner is not None:
+            for row in sides[figures.winner]:
+                row.wins += 1
+                row.skunks_given += sum(skunked for _, skunked in figures.losers)
+            for side, skunked in figures.losers:
+                for row in sides[side]:
+                    row.losses += 1
+                    row.skunks_taken += skunked
+        def rows_of(seat: str) -> list[_Tally]:
+            """The seat's own row and its partnership's, if any."""
+            side = figures.side_of[seat]
+            return [tallies[("player", seat.lower())]] + [r for r in sides[side] if r.kind == "partnership"]
+
+        for seat, points in figures.hands:
+            for row in rows_of(seat):
+                row.hands.append((figures.hand_size, points))
+        for seat, points in figures.cribs:
+            for row in rows_of(seat):
+                row.cribs.append(points)
+        for seat, play, heels in figures.seats:
+            for row in rows_of(seat):
+                row.play += play
+                row.heels += heels
+    rows = [t.row(percentile) for t in tallies.values()]
+    rows.sort(key=lambda r: (r["kind"] != "player", -r["wins"], -r["games"], r["name"].lower()))
+    return rows
+
+
+_Figures = namedtuple("_Figures", "sides side_of winner losers deals hand_size hands cribs seats")
+
+
+@lru_cache(maxsize=16384)
+def _figures(record: tuple[str, ...]) -> _Figures:
+    """What one game gives the statistics, replayed once and kept (the last 16,384
+    games seen): a finished game's record never changes, so statistics shown again
+    replay only the games not seen before (a game replays in 1-3 ms here)."""
+    game = _replay(record)
+    outcome = game.outcome
+    ledger = game.ledger
+    seats = tuple(
+        (seat,
+         sum(e.points for e in ledger if e.seat == seat and e.kind in _PLAY),
+         sum(1 for e in ledger if e.seat == seat and e.kind is EntryKind.HEELS))
+        for seat in game.seats
+    )
+    return _Figures(
+        sides=tuple((side.name, side.seats) for side in game.sides),
+        side_of={seat: side.name for side in game.sides for seat in side.seats},
+        winner=outcome.winner if outcome else None,
+        losers=tuple((loser.side, loser.kind.value in SKUNKS) for loser in outcome.losers) if outcome else (),
+        deals=max((entry.deal for entry in ledger), default=0),
+        hand_size=game.variant.hand_size,
+        hands=tuple((e.seat, e.points) for e in ledger if e.kind is EntryKind.HAND),
+        cribs=tuple((e.seat, e.points) for e in ledger if e.kind is EntryKind.CRIB),
+        seats=seats,
+    )
+
+
+def percentiles(distribution: dict[int, int]) -> dict[int, float]:
+    """Each total's mid-rank percentile in a distribution ``{total: how many}``:
+    100 x (how many score less + half of how many score the same) / all. The mean
+    percentile of a total drawn from the distribution itself is exactly 50."""
+    everyone = sum(distribution.values())
+    if everyone <= 0:
+        raise ValueError("an empty distribution: nothing to place a hand in")
+    placed, below = {}, 0
+    for total in sorted(distribution):
+        count = distribution[total]
+        placed[total] = 100.0 * (below + count / 2) / everyone
+        below += count
+    return placed
+
+
+@lru_cache(maxsize=None)
+def _table(hand_size: int) -> tuple[float, ...]:
+    """The percentile of each total 0..highest of ``hand_size``-card hands (counted on
+    first use; a total no hand scores gets the same formula, nothing scoring the same)."""
+    from .counting import distribution  # counting every hand takes 0.1-0.6 s: only when asked
+
+    counts = distribution(hand_size, False)
+    return tuple(percentiles({t: counts.get(t, 0) for t in range(max(counts) + 1)}).values())
+
+
+def hand_percentile(counts, hand_size: int) -> float:
+    """Where a player's hands ran: the mean, over ``counts`` (hand totals, starter
+    included), of each total's mid-rank percentile among all ``hand_size``-card
+    hands with a starter from a full pack (the exact distribution
+    ``scorer.counting.distribution(hand_size)``, 12,994,800 hands for 4 cards):
+    100 x (P(a hand scores less) + P(a hand scores the same) / 2). A run of cards
+    like the pack's own averages 50; a 29 hand is at 99.99998, a 0 at 3.9 (4 cards).
+    Raises ValueError without counts."""
+    counts = list(counts)
+    if not counts:
+        raise ValueError("no hand counts to place")
+    table = _table(hand_size)
+    return sum(_place(table, total) for total in counts) / len(counts)
+
+
+def _place(table: tuple[float, ...], total: int) -> float:
+    """A total's percentile from ``_table``: 0 below every hand, 100 above every hand."""
+    if total < 0:
+        return 0.0
+    return table[total] if total < len(table) else 100.0
