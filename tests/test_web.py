@@ -18,8 +18,8 @@ import pytest
 
 from firmware.cli import main
 from firmware.web.board import GROUP_GAP, geometry_for, load_geometry
-from firmware.web.records import hand_percentile, play_record, player_stats, skunk_lines
-from scorer.counting import distribution
+from firmware.web.records import line_marks, play_record
+from scorer.history import player_stats, skunk_lines
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
 from scorer.store import LedgerStore
@@ -103,7 +103,8 @@ def test_api_game_has_its_entries_and_race(ledger):
     assert status == 200 and missing == 404
     assert [e["line"] for e in game["entries"]] == records[0][1:]
     final = replay(records[0]).book.game
-    assert game["entries"][-1]["scores"] == list(final.state.scores) == game["race"][-1]
+    assert game["entries"][-1]["scores"] == list(final.state.scores) == game["race"]["scores"][-1]
+    assert [e["scores"] for e in game["entries"]] == game["race"]["scores"]
     assert live_status == 200 and live["status"] == "playing" and len(live["entries"]) == 25
     stamps = [e["at"] for e in game["entries"]]
     assert None not in stamps and stamps == sorted(stamps) and game["started"] <= stamps[0]
@@ -148,7 +149,7 @@ def test_pages_render_what_the_api_says(ledger):
     assert "<svg" in board and "skunk 91" in board and 'id="live"' in board
     assert "Alice, Bob" in games.decode() and "abandoned" in games.decode()
     assert 'class="race"' in game.decode() and "double skunk" in game.decode()
-    assert "percentile" in stats.decode() and "Ann+Cat (partnership)" in stats.decode()
+    assert "percentile" in stats.decode() and "<h2>Alice" in stats.decode() and "<h2>Ann" not in stats.decode()
 
 
 def test_every_write_method_is_refused_with_405(ledger):
@@ -348,45 +349,35 @@ def test_board_geometry_matches_the_layout_files():
     assert len(geometry_for(3).tracks) == 3 and len(geometry_for(2, "four-track-121").tracks) == 4
 
 
-def test_skunk_lines_follow_the_target_and_the_option():
-    """ACC lines at target-30 and -60, lurch at half, triple adds -90, none draws nothing."""
-    assert skunk_lines(121, "acc") == [(91, "skunk"), (61, "double skunk")]
-    assert skunk_lines(181, "triple") == [(151, "skunk"), (121, "double skunk"), (91, "triple skunk")]
-    assert skunk_lines(61, "lurch") == [(31, "lurch")]
-    assert skunk_lines(121, "none") == []
+def test_skunk_marks_follow_the_target_and_the_option():
+    """The board's marks are scorer.history's lines: ACC at target-30 and -60, lurch at half, none for none."""
+    assert line_marks(skunk_lines(121, "acc")) == [(91, "skunk"), (61, "double skunk")]
+    assert line_marks(skunk_lines(181, "triple")) == [(151, "skunk"), (121, "double skunk"), (91, "triple skunk")]
+    assert line_marks(skunk_lines(61, "lurch")) == [(31, "lurch")]
+    assert line_marks(skunk_lines(121, "none")) == []
 
 
-def test_player_stats_from_a_known_record():
-    """Hands, cribs, play per deal, heels, best hand, wins and skunks from a small record."""
-    record = [SIX, "heels", "peg Bob 2", "go Alice", "hand Bob 8", "hand Alice 12", "crib Alice 4",
-              "peg Alice 2", "hand Alice 6", "hand Bob 29", "crib Bob 0"]
-    stats = {p["name"]: p for p in player_stats([play_record(1, record)])}
-    alice, bob = stats["Alice"], stats["Bob"]
-    assert alice["heels"] == 1 and bob["heels"] == 0
-    assert alice["avg_hand"] == 9.0 and bob["best_hand"] == 29 and bob["avg_hand"] == 18.5
-    assert alice["avg_crib"] == 4.0 and bob["avg_crib"] == 0.0
-    assert alice["deals"] == 2 and alice["avg_play"] == 1.5 and bob["avg_play"] == 1.0
-    assert alice["games"] == 0 and alice["hand_counts"] == {"4": [12, 6]}
-
-
-def test_race_follows_the_entries_in_force():
-    """The race: the start, then each side's score after each entry in force (an undone one left out)."""
+def test_a_game_read_back_line_by_line():
+    """Each record line: what it did (undo included) and the scores after it; the race is scorer.history's."""
     played = play_record(1, [SIX, "peg Bob 2", "undo", "peg Bob 3", "go Alice"])
-    assert played.race == [(0, 0), (0, 3), (1, 3)]
     assert [line["action"] for line in played.lines] == ["entry", "undo", "entry", "entry"]
-    five = play_record(2, ["game five-card seats=Ann,Ben dealer=Ann", "peg Ann 2"])
-    assert five.race == [(0, 0), (0, 3), (2, 3)]  # pone's three for last first
+    assert [line["scores"] for line in played.lines] == [[0, 2], [0, 0], [0, 3], [1, 3]]
+    assert played.race["scores"] == [line["scores"] for line in played.lines] and played.race["start"] == [0, 0]
 
 
-def test_hand_percentile_against_the_exact_distribution():
-    """A 29 is above every other hand; a 0 below most; the mean of mid-ranks over the hands counted."""
-    table = distribution(4, False)
-    total = sum(table.values())
-    assert hand_percentile({4: [29]}) == pytest.approx(100 * (total - table[29] / 2) / total)
-    assert hand_percentile({4: [0]}) == pytest.approx(100 * table[0] / 2 / total)
-    both = hand_percentile({4: [0, 29]})
-    assert both == pytest.approx((hand_percentile({4: [0]}) + hand_percentile({4: [29]})) / 2)
-    assert hand_percentile({}) is None
+def test_api_stats_are_player_stats_of_the_finished_and_abandoned_games(ledger):
+    """/api/stats is scorer.history.player_stats over every game's record but the one in play; /stats shows them."""
+    path, records = ledger
+    with web_server(path) as base:
+        status, stats = get_json(base + "/api/stats")
+        _, _, page = get(base + "/stats")
+    assert status == 200
+    assert stats == json.loads(json.dumps(player_stats(records[:3])))
+    page = page.decode()
+    for row in stats:
+        assert f"<h2>{row['name']}" in page
+        if row["percentile"] is not None:
+            assert f"{round(row['percentile'])}" in page and "percentile" in page
 
 
 def test_hostile_paths_never_fail_the_server(ledger):

@@ -107,7 +107,7 @@ def create_app(ledger: LedgerView, layout: str | None = None) -> Starlette:
                    for item in played.lines]
         return JSONResponse({**game, "started": times["started"], "finished": times["finished"],
                              "sides": [side.name for side in played.game.sides],
-                             "race": [list(r) for r in played.race], "entries": entries,
+                             "race": played.race, "entries": entries,
                              "problems": played.problems})
 
     async def stats(request: Request):
@@ -115,7 +115,7 @@ def create_app(ledger: LedgerView, layout: str | None = None) -> Starlette:
             players = site.stats()
         except LedgerUnavailable as error:
             return HTMLResponse(pages.stats_page([], {}, str(error)), status_code=503)
-        sizes = {int(size) for p in players for size in p["hand_counts"]}
+        sizes = {int(size) for p in players for size in p["hands_by_size"]}
         tables = {size: distribution(size, False) for size in sizes}
         return HTMLResponse(pages.stats_page(players, tables, None))
 

@@ -40,7 +40,7 @@ def race_svg(race: list[tuple[int, ...]], sides: list[str], target: int,
         out.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="{colour}" stroke-width="2.5">'
                    f'<title>{escape(name)}</title></polyline>')
     out.append(f'<text x="{(left + w - right) / 2:.0f}" y="{h - 6}" class="axis" text-anchor="middle">'
-               f'entries ({len(race) - 1})</text>')
+               f'record lines ({len(race) - 1})</text>')
     out.append("</svg>")
     return "".join(out)
 

@@ -7,7 +7,10 @@ from pathlib import Path
 
 from .board import COLOURS, board_svg, geometry_for, peg_hole
 from .charts import distribution_svg, race_svg
-from .records import ordinal, skunk_lines
+from scorer.history import skunk_lines
+from scorer.variants import VARIANTS
+
+from .records import line_marks, ordinal
 
 HERE = Path(__file__).resolve().parent
 STYLE = (HERE / "style.css").read_text(encoding="utf-8")
@@ -90,7 +93,9 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
                      f'{"s" if match["games"] != 1 else ""}: {tally}</span></div>')
     left = "".join(parts)
     geometry = geometry_for(len(state["sides"]), layout)
-    board = board_svg(state, geometry, skunk_lines(state["target"], options["skunk"]))
+    variant = VARIANTS.get(state["variant"])
+    lines = [] if variant and variant.lowball else line_marks(skunk_lines(state["target"], options["skunk"]))
+    board = board_svg(state, geometry, lines)
     items = "".join(f'<li class="{e["action"]}">{escape(e["text"])}</li>' for e in recent)
     entries = (f'<h2>last entries</h2><ol class="entries" reversed>{items}</ol>' if recent
                else '<p class="muted">No entries yet in this game.</p>')
@@ -146,8 +151,9 @@ def game_page(game: dict, played, times: dict) -> str:
     """One game: its result, the pegging race, its ledger entries with times, the record to download."""
     gid = game["id"]
     sides = [side.name for side in played.game.sides]
-    target = played.game.variant.target
-    race = race_svg(played.race, sides, target, skunk_lines(target, played.game.options.skunk.value))
+    r = played.race
+    race = race_svg([tuple(r["start"])] + [tuple(s) for s in r["scores"]], r["sides"], r["target"],
+                    line_marks(r["lines"]))
     scores = ", ".join(f"{escape(n)} {s}" for n, s in zip(sides, played.game.state.scores))
     finished = f'<span>finished {_date(times.get("finished"))}</span>' if times.get("finished") else ""
     head = (f'<h1>Game {gid}: {escape(" v ".join(sides))}</h1>'
@@ -195,29 +201,34 @@ def games_csv(games: list[dict]) -> str:
 
 
 def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: str | None) -> str:
-    """Each player (and partnership): results, averages, best hand, heels, hands against all hands."""
+    """Each player (and partnership), as ``scorer.history.player_stats`` counts them: results,
+    averages, best hand, heels, and the hands against the exact distribution of all hands."""
     if problem:
         return page("Stats · cribbage-board", "/stats", "<h1>Statistics</h1>" + problem_html(problem))
     if not players:
         return page("Stats · cribbage-board", "/stats", '<h1>Statistics</h1><p class="muted">No games yet.</p>')
+
+    def fig(value, fmt="{}"):
+        return "—" if value is None else fmt.format(value)
+
     cards = []
     for p in players:
-        def fig(value, fmt="{}"):
-            return "—" if value is None else fmt.format(value)
         facts = [("games", p["games"]), ("wins", p["wins"]), ("skunks given", p["skunks_given"]),
-                 ("skunks taken", p["skunks_taken"]), ("avg hand", fig(p["avg_hand"], "{:.2f}")),
-                 ("avg crib", fig(p["avg_crib"], "{:.2f}")), ("avg play / deal", fig(p["avg_play"], "{:.2f}")),
+                 ("skunks taken", p["skunks_taken"]), ("avg hand", fig(p["average_hand"], "{:.2f}")),
+                 ("avg crib", fig(p["average_crib"], "{:.2f}")), ("play / deal", fig(p["play_per_deal"], "{:.2f}")),
                  ("best hand", fig(p["best_hand"])), ("heels", p["heels"]), ("deals", p["deals"])]
+        if p["abandoned"]:
+            facts.append(("abandoned", p["abandoned"]))
         dl = "".join(f"<div><dt>{name}</dt><dd>{value}</dd></div>" for name, value in facts)
         chart = ""
-        counts = p["hand_counts"]
-        if counts:
-            size = max(counts, key=lambda k: len(counts[k]))
-            chart = distribution_svg(counts[size], tables[int(size)], p["name"], int(size))
+        by_size = p["hands_by_size"]
+        if by_size:
+            size = max(by_size, key=lambda k: len(by_size[k]))
+            chart = distribution_svg(by_size[size], tables[int(size)], p["name"], int(size))
         sentence = ""
         if p["percentile"] is not None:
             sentence = (f'<p>{escape(p["name"])}\'s hands ran at the <b>{ordinal(round(p["percentile"]))} percentile</b> '
-                        f'of all possible hands ({p["hands"]} hands counted).</p>')
-        kind = " (partnership)" if p["partnership"] else ""
+                        f'of all possible hands ({len(p["hands"])} hands counted).</p>')
+        kind = " (partnership)" if p["kind"] == "partnership" else ""
         cards.append(f'<section class="card"><h2>{escape(p["name"])}{kind}</h2><dl>{dl}</dl>{sentence}{chart}</section>')
     return page("Stats · cribbage-board", "/stats", "<h1>Statistics</h1>" + "".join(cards))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from . import pages
 from .ledger import LedgerUnavailable, LedgerView
-from .records import Played, play_record, player_stats, summary
+from scorer.history import player_stats
+
+from .records import Played, play_record, summary
 
 RECENT = 8  # entries shown on the live board
 
@@ -16,6 +18,7 @@ class Site:
         self.ledger = ledger
         self.layout = layout
         self._played: dict[int, Played] = {}  # games before the current one never change
+        self._records: dict[int, list[str]] = {}
 
     def live(self) -> dict:
         """The live board's data: state, problem, recent entries, messages (cached per ledger state)."""
@@ -37,25 +40,20 @@ class Site:
         return {"state": snap.state, "problem": snap.problem, "recent": recent,
                 "messages": list(snap.messages), "html": html, "title": pages.live_title(snap.state)}
 
-    def played(self) -> list[Played]:
-        """Every game replayed, oldest first (LedgerUnavailable if the ledger cannot be read)."""
-        return self.ledger.cached("played", self._all_played)
-
-    def _all_played(self) -> list[Played]:
-        ids = self.ledger.game_ids()
-        last = ids[-1] if ids else None
-        out = []
-        for gid in ids:
-            played = self._played.get(gid) if gid != last else None
-            if played is None:
-                try:
-                    played = play_record(gid, self.ledger.export(gid))
-                except (KeyError, ValueError):
-                    continue  # a game line that no longer reads: the game is left out
-                if gid != last:
-                    self._played[gid] = played
-            out.append(played)
-        return out
+    def records(self) -> list[list[str]]:
+        """The record of every game but the one in play, oldest first (a game that is over never changes)."""
+        def compute():
+            out = []
+            for listed in reversed(self.games()):
+                gid = listed["id"]
+                if gid not in self._records:
+                    try:
+                        self._records[gid] = self.ledger.export(gid)
+                    except KeyError:
+                        continue
+                out.append(self._records[gid])
+            return out
+        return self.ledger.cached("records", compute)
 
     def games(self) -> list[dict]:
         """Finished and abandoned games, newest first, as the ledger lists them (the game in play is not)."""
@@ -75,4 +73,4 @@ class Site:
         return listed, p, self.ledger.times(game_id)
 
     def stats(self) -> list[dict]:
-        return self.ledger.cached("stats", lambda: player_stats(self.played()))
+        return self.ledger.cached("stats", lambda: player_stats(self.records()))
