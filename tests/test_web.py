@@ -397,3 +397,46 @@ def test_hostile_paths_never_fail_the_server(ledger):
 
         check()
         assert get(base + "/games/" + "9" * 30)[0] == 404 and get(base + "/api/state")[0] == 200
+
+
+def test_a_locked_ledger_is_said_and_read_again_once_free(tmp_path, monkeypatch):
+    """Another program holding the database exclusively: the view says it is locked, then reads it once free."""
+    import sqlite3
+
+    from firmware.web import ledger as web_ledger
+    from firmware.web.ledger import LedgerView
+
+    monkeypatch.setattr(web_ledger, "RETRY_SECONDS", 0.0)
+    path = tmp_path / "ledger.sqlite3"
+    with LedgerStore(path) as store:
+        write_games(store, [game_record(SIX, seed=2, entries=5)])
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("PRAGMA locking_mode=EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    view = LedgerView(path)
+    try:
+        snap = view.snapshot()
+        assert snap.state is None and "locked" in snap.problem
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    snap = view.snapshot()
+    assert snap.problem is None and snap.state["entries"] == 5
+    view.close()
+
+
+def test_the_live_board_says_the_note_the_result_the_tally_and_the_undos():
+    """The live part of / from a state: exact-out's note, the next counts, then the result and the match tally."""
+    from firmware.web.pages import live_html
+
+    note = replay([SIX + " exact-out target=31", "peg Bob 15", "peg Bob 15", "peg Bob 2"]).book
+    state = state_dict(note)
+    html = live_html(state, None, [{"action": "undo", "text": "Bob peg 2"}])
+    assert "needs exactly 1" in html and 'class="note"' in html
+    assert "next count <b>Bob hand</b>" in html and "then Alice hand, then Alice crib" in html
+    assert '<li class="undo">Bob peg 2</li>' in html
+    first, second = match_records(2)
+    done = state_dict(replay(first + second).book)
+    html = live_html(done, None, [])
+    assert f'{done["winner"]} wins' in html and 'class="result"' in html
+    assert "match after 2 games" in html and "won (" in html
