@@ -115,6 +115,13 @@ def _date(value: str | None) -> str:
     return escape(value.replace("T", " ").rstrip("Z")[:16]) if value else "—"
 
 
+def _day(value: str | None) -> str:
+    """A date over its time of day (UTC), for a narrow column."""
+    if not value or len(value) < 16:
+        return "—"
+    return f'{escape(value[:10])}<br><span class="muted">{escape(value[11:16])}</span>'
+
+
 def _time(value: str | None) -> str:
     """The time of day of an ISO timestamp (UTC), to the second."""
     return escape(value[11:19]) if value and len(value) >= 19 else ""
@@ -136,13 +143,13 @@ def games_page(games: list[dict], problem: str | None) -> str:
         body = '<p class="muted">No finished games yet.</p>'
     else:
         rows = "".join(
-            f'<tr><td><a href="/games/{g["id"]}">{g["id"]}</a></td><td>{_date(g.get("finished") or g.get("started"))}</td>'
-            f'<td>{escape(", ".join(g["seats"]))}</td><td>{escape(g["variant"])}</td><td>{_result(g)}</td>'
+            f'<tr><td><a href="/games/{g["id"]}">{g["id"]}</a></td><td class="date">{_day(g.get("finished") or g.get("started"))}</td>'
+            f'<td><a href="/games/{g["id"]}">{escape(", ".join(g["seats"]))}</a></td><td>{escape(g["variant"])}</td><td>{_result(g)}</td>'
             f'<td class="num">{"" if g["margin"] is None else g["margin"]}</td></tr>'
             for g in games
         )
         body = ('<div class="scroll"><table><thead><tr><th>#</th><th>date</th><th>players</th><th>variant</th>'
-                f'<th>result</th><th class="num">margin</th></tr></thead><tbody>{rows}</tbody></table></div>')
+                f'<th>result</th><th class="num" title="margin">by</th></tr></thead><tbody>{rows}</tbody></table></div>')
     return page("Games · cribbage-board", "/games",
                 f'<h1>Games</h1><p><a href="/games.csv" download>all games as CSV</a></p>{body}')
 
