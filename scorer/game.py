@@ -697,7 +697,8 @@ class Match:
     def new_game(self, dealer: str | None = None) -> Game:
         """Finish this game into the tally and start the next one.
 
-        A game not yet over is abandoned: it counts for nobody, and as abandoned."""
+        A game not yet over is abandoned: it counts for nobody, and as abandoned
+        if anything was entered in it (a game replaced at once was never played)."""
         game = self.game
         if game.outcome is not None:
             expected = self.next_dealer()
@@ -705,7 +706,7 @@ class Match:
                 raise SetupError(f"{game.outcome.loser} lost the last game: {expected} deals first")
             self.results.append(game.outcome)
             dealer = expected
-        else:
+        elif game.history:
             self.abandoned += 1
         self.game = Game(game.variant, game.seats, dealer, game.options)
         return self.game

@@ -181,7 +181,8 @@ def player_stats(games, percentile: bool = True) -> list[dict]:
 
     Players are told apart by name, ignoring case (the first spelling is shown);
     a partnership is its two players in either order. Rows are sorted by wins,
-    then games, then name; players first."""
+    then games, then name; players first. ValueError if a record is not one
+    game's lines (a line that does not read, a second game line)."""
     tallies: dict[tuple, _Tally] = {}
 
     def tally(key: tuple, name: str, kind: str) -> _Tally:

@@ -207,11 +207,11 @@ class Scorebook:
 
     def record_lines(self) -> list[str]:
         """The whole match as a game record (every game, every action); a game
-        replaced before its end is followed by the comment ``ABANDONED``."""
+        replaced before its end, with entries in it, is followed by the comment ``ABANDONED``."""
         lines = []
         for game in self.games:
             lines += game.record_lines()
-            if game.outcome is None:
+            if game.outcome is None and game.history:
                 lines.append(ABANDONED)
         return lines + (self.game.record_lines() if self.game else [])
 

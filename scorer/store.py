@@ -20,10 +20,11 @@ Schema 2 (``SCHEMA_VERSION``) keeps times, UTC ISO 8601 with milliseconds and a
 ``Z`` (``2026-12-02T19:48:42.123Z``) from the writer's ``clock``: each action's
 ``at``, each game's ``started`` and ``finished`` (the winning entry's time, or
 when a new game replaced it), and each game's ``status``: NULL while it is live,
-"finished", or "abandoned" (a ``game`` line came before its end; it is kept and
-counts for nobody). The writer migrates a schema 1 ledger in the transaction that
-opens it: old rows get NULL times (none is invented) and the status schema 1
-meant. ``LedgerReader`` reads both schemas.
+"finished", "abandoned" (a ``game`` line came before its end; it is kept and
+counts for nobody) or "empty" (replaced before anything was entered in it).
+The writer migrates a schema 1 ledger in the transaction that opens it: old
+rows get NULL times (none is invented) and the status schema 1 meant.
+``LedgerReader`` reads both schemas.
 
 Opening reads only what the board needs, whatever the number of games played:
 the last match's row, its ``tallies`` row (the earlier games' wins and game
@@ -125,18 +126,21 @@ _COLUMNS = {
 _COLUMNS_V2 = {"games": {"started", "finished", "status"}, "actions": {"at"}}
 # Schema 1 -> 2, in the writer's opening transaction: new columns are NULL in the
 # old rows (no time is invented); a game's status is what schema 1 already meant:
-# finished with an outcome, abandoned without one when a later game exists,
-# NULL (live) for the last game while it has no outcome.
+# finished with an outcome; without one when a later game exists, abandoned if
+# anything was entered in it, else empty; NULL (live) for the last game while it
+# has no outcome.
 _MIGRATE_1_TO_2 = (
     "ALTER TABLE actions ADD COLUMN at TEXT",
     "ALTER TABLE games ADD COLUMN started TEXT",
     "ALTER TABLE games ADD COLUMN finished TEXT",
     "ALTER TABLE games ADD COLUMN status TEXT",
-    "UPDATE games SET status = CASE WHEN outcome IS NOT NULL THEN 'finished' ELSE 'abandoned' END "
+    "UPDATE games SET status = CASE WHEN outcome IS NOT NULL THEN 'finished' "
+    "WHEN EXISTS (SELECT 1 FROM actions WHERE game_id = games.id) THEN 'abandoned' ELSE 'empty' END "
     "WHERE outcome IS NOT NULL OR id < (SELECT max(id) FROM games)",
     "UPDATE meta SET value = '2' WHERE key = 'schema'",
 )
-FINISHED, ABANDONED = "finished", "abandoned"  # games.status (NULL: the game is live)
+# games.status: NULL while the game is live; "empty": replaced before anything was entered
+FINISHED, ABANDONED, EMPTY = "finished", "abandoned", "empty"
 _DAMAGED = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
 _OS_CAUSES = {
     errno.EACCES: "permission denied",
@@ -412,10 +416,11 @@ class _Tally:
     standing: Standing = field(default_factory=Standing)
     damaged: tuple[tuple[int, str], ...] = ()  # (game, why) of results left out
 
-    def add(self, game_id: int, outcome: Outcome | None, damage: str | None = None) -> "_Tally":
+    def add(self, game_id: int, outcome: Outcome | None, damage: str | None = None,
+            empty: bool = False) -> "_Tally":
         """This tally with one more game counted (abandoned: ``outcome`` None; a
-        ``damage``d result counts for nobody, not even as abandoned)."""
-        standing = self.standing if damage else self.standing.add(outcome)
+        ``damage``d result, or an ``empty`` game, counts for nobody, not even as abandoned)."""
+        standing = self.standing if damage or empty else self.standing.add(outcome)
         damaged = self.damaged + (((game_id, damage),) if damage else ())
         return _Tally(self.match_id, game_id, standing, damaged)
 
@@ -469,12 +474,13 @@ def _read_tally(conn: sqlite3.Connection, path: Path, match_id: int, game_id: in
     tally = tally or _Tally(match_id, 0)
     if counted:
         rows = conn.execute(
-            "SELECT id, outcome FROM games WHERE match_id=? AND id>? AND id<? ORDER BY id",
+            "SELECT id, outcome, outcome IS NULL AND NOT EXISTS (SELECT 1 FROM actions WHERE game_id = games.id) "
+            "FROM games WHERE match_id=? AND id>? AND id<? ORDER BY id",
             (match_id, tally.through, game_id),
         )
-        for earlier_id, outcome in rows:
-            if outcome is None:  # abandoned: it counts for nobody
-                tally = tally.add(earlier_id, None)
+        for earlier_id, outcome, empty in rows:
+            if outcome is None:  # abandoned (or empty): it counts for nobody
+                tally = tally.add(earlier_id, None, empty=bool(empty))
                 continue
             try:
                 tally = tally.add(earlier_id, Outcome.from_dict(json.loads(outcome)))
@@ -650,6 +656,7 @@ class LedgerStore:
         self._checking: sqlite3.Connection | None = None
         self._current = _Current(Scorebook())
         self._outcome: str | None = None
+        self._replaced_played = False  # whether the game a game line replaces had entries
         exists = _exists(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)  # a missing state folder is made
@@ -839,6 +846,9 @@ class LedgerStore:
         """
         if self._conn is None or self._broken:
             raise StoreError(self._broken or f"ledger {self.path} is closed")
+        if isinstance(action, GameHeader):  # does it replace a game anything was entered in?
+            replaced = self.book.game
+            self._replaced_played = replaced is not None and bool(replaced.history)
         result = self.book.apply(action)
         try:
             self._write(action)
@@ -892,18 +902,18 @@ class LedgerStore:
         header = game.header()
         same_match = self._game_id is not None and bool(self.book.games)
         abandoned = self._game_id if self._game_id is not None and self._outcome is None else None
+        status = ABANDONED if self._replaced_played else EMPTY
         tally = None
         if same_match:
             current = self._current.tally
             if current is not None and current.match_id == self._current.match_id:
-                tally = current.add(self._game_id, self.book.games[-1].outcome)
+                outcome = self.book.games[-1].outcome
+                tally = current.add(self._game_id, outcome, empty=outcome is None and status == EMPTY)
         now = _stamp(self._clock())
         conn.execute("BEGIN IMMEDIATE")
         try:
             if abandoned is not None:  # before the tally row: its trigger watches counted games
-                conn.execute(
-                    "UPDATE games SET status=?, finished=? WHERE id=?", (ABANDONED, now, abandoned)
-                )
+                conn.execute("UPDATE games SET status=?, finished=? WHERE id=?", (status, now, abandoned))
             if same_match:
                 match_id = self._current.match_id
             else:
@@ -1080,8 +1090,8 @@ class LedgerReader:
         return self._reading(lambda: _export(self._conn, self.path, game_id))
 
     def games(self) -> list[dict]:
-        """Every game but the live one, newest first, from the stored game rows (no
-        replay): ``id``, ``match_id``, ``variant``, ``seats``, ``target``, ``status``
+        """Every game but the live one (and those replaced before anything was
+        entered in them), newest first, from the stored game rows (no replay): ``id``, ``match_id``, ``variant``, ``seats``, ``target``, ``status``
         ("finished" or "abandoned"), ``winner``, ``loser``, ``losers`` (each losing
         side's ``side``, ``score``, ``result``, ``margin``, ``game_points``),
         ``result``, ``margin``, ``game_points``, ``scores`` (side: final score),
@@ -1096,6 +1106,8 @@ class LedgerReader:
         for game_id, match_id, header_line, outcome_text, started, finished, status in rows:
             if outcome_text is not None:
                 status = FINISHED
+            elif status == EMPTY:
+                continue  # replaced before anything was entered: no game to list
             elif status != ABANDONED:
                 if game_id == last:
                     continue  # the live game
@@ -1170,7 +1182,9 @@ def _game_rows(conn: sqlite3.Connection) -> list[tuple]:
     """(id, match_id, header, outcome, started, finished, status) of every game, newest first."""
     conn.execute("BEGIN")
     try:
-        extra = "started, finished, status" if _has_times(conn) else "NULL, NULL, NULL"
+        extra = "started, finished, status" if _has_times(conn) else (
+            "NULL, NULL, CASE WHEN outcome IS NULL AND NOT EXISTS "
+            f"(SELECT 1 FROM actions WHERE game_id = games.id) THEN '{EMPTY}' END")
         return conn.execute(
             f"SELECT id, match_id, header, outcome, {extra} FROM games ORDER BY id DESC"
         ).fetchall()

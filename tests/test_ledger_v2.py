@@ -316,3 +316,59 @@ def test_a_damaged_ledger_set_aside_carries_the_current_match_with_its_times(tmp
     with LedgerReader(path) as reader:
         assert reader.times(current) == before and before["entries"][0] == "2026-12-02T19:00:00.000Z"
         assert [(g["id"], g["status"]) for g in reader.games()] == statuses
+
+
+SCHEMA_1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE matches (id INTEGER PRIMARY KEY, started TEXT NOT NULL);
+CREATE TABLE games (id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL REFERENCES matches(id),
+                    header TEXT NOT NULL, outcome TEXT);
+CREATE TABLE actions (id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES games(id), line TEXT NOT NULL);
+CREATE INDEX actions_by_game ON actions (game_id, id);
+CREATE INDEX games_by_match ON games (match_id, id);
+INSERT INTO meta VALUES ('schema', '1');
+"""
+
+
+def test_schema_1_games_get_the_status_they_meant(tmp_path):
+    """A schema 1 ledger with a finished, an abandoned, an empty and a live game: the reader lists
+    them as they were before and after the writer migrates it, and the statuses are stored."""
+    made = tmp_path / "made.sqlite3"
+    with LedgerStore(made, clock=Ticks()) as store:
+        apply_all(store, FIVE_CARD_WIN + ["game five-card seats=A,B", "peg A 2",
+                                          "game five-card seats=A,B", "game five-card seats=A,B", "peg B 1"])
+    old = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(old, isolation_level=None)
+    conn.executescript(SCHEMA_1)
+    conn.execute("ATTACH DATABASE ? AS made", (str(made),))
+    conn.execute("INSERT INTO matches SELECT id, started FROM made.matches")
+    conn.execute("INSERT INTO games SELECT id, match_id, header, outcome FROM made.games")
+    conn.execute("INSERT INTO actions SELECT id, game_id, line FROM made.actions")
+    conn.execute("DETACH DATABASE made")
+    conn.close()
+    with LedgerReader(old) as reader:
+        before = [(g["id"], g["status"], g["winner"], g["started"]) for g in reader.games()]
+        abandoned = state_dict(reader.book)["match"]["abandoned"]
+    assert before == [(2, "abandoned", None, None), (1, "finished", "A", None)] and abandoned == 1
+    LedgerStore(old, clock=Ticks()).close()
+    conn = sqlite3.connect(old)
+    assert conn.execute("SELECT id, status FROM games ORDER BY id").fetchall() == [
+        (1, "finished"), (2, "abandoned"), (3, "empty"), (4, None)]
+    conn.close()
+    with LedgerReader(old) as reader:
+        assert [(g["id"], g["status"], g["winner"], g["started"]) for g in reader.games()] == before
+        assert state_dict(reader.book)["match"]["abandoned"] == 1
+
+
+def test_a_reader_open_across_the_migration_sees_the_new_schema(tmp_path):
+    """The web view keeps its reader while the upgraded board migrates the ledger: it reads the times after."""
+    path = tmp_path / "ledger.sqlite3"
+    shutil.copy(FIXTURE, path)
+    with LedgerReader(path) as reader:
+        token = reader.data_version()
+        assert reader.times(2)["entries"][-1] is None
+        with LedgerStore(path, clock=lambda: "2026-12-02T20:30:00.000Z") as store:
+            store.apply(parse_line("redo"))
+        assert reader.data_version() != token
+        assert reader.times(2)["entries"][-1] == "2026-12-02T20:30:00.000Z"
+        assert reader.export(2)[-1] == "redo" and [g["id"] for g in reader.games()] == [1]

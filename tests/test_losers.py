@@ -221,3 +221,31 @@ def test_the_listing_gives_losers_to_a_result_stored_before_they_were_kept(tmp_p
         assert listed["losers"] == [loser("B", 95, "win", 26, 2), loser("C", 90, "skunk", 31, 3)]
         assert listed["game_points"] == 3
         assert state_dict(reader.book)["match"]["tally"][0] == {"side": "A", "wins": 1, "game_points": 3}
+
+
+def test_a_game_replaced_before_any_entry_is_not_counted_as_abandoned(tmp_path):
+    """A game line straight after another: the empty game is neither listed nor counted (kept or
+    counted again from the ledger); the ledger keeps its row, as empty."""
+    import sqlite3
+
+    path = tmp_path / "ledger.sqlite3"
+    lines = ["game six-card seats=A,B dealer=A", "game six-card seats=A,B", "peg A 2", "undo",
+             "game six-card seats=A,B", "game six-card seats=A,B"]
+    with LedgerStore(path) as store:
+        for line in lines:
+            store.apply(parse_line(line))
+        assert state_dict(store.book)["match"]["abandoned"] == 1
+    with LedgerReader(path) as reader:
+        assert [(g["id"], g["status"]) for g in reader.games()] == [(2, "abandoned")]
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT id, status FROM games ORDER BY id").fetchall() == [
+        (1, "empty"), (2, "abandoned"), (3, "empty"), (4, None)]
+    conn.execute("DELETE FROM tallies")  # the next open counts the match from its games
+    conn.commit()
+    conn.close()
+    with LedgerStore(path) as store:
+        assert state_dict(store.book)["match"]["abandoned"] == 1
+    book = replay(lines).book
+    assert state_dict(book)["match"]["abandoned"] == 1
+    exported = book.record_lines()
+    assert exported.count(ABANDONED) == 1 and exported[exported.index(ABANDONED) - 1] == "undo"
