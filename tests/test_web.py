@@ -6,9 +6,11 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -23,7 +25,7 @@ from scorer.history import player_stats, skunk_lines
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
 from scorer.store import LedgerStore
-from web_games import ROOT, game_record, get, get_json, match_records, web_server, write_games
+from web_games import ROOT, free_port, game_record, get, get_json, match_records, web_server, write_games
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 WRITES = ("POST", "PUT", "DELETE", "PATCH")
@@ -440,3 +442,55 @@ def test_the_live_board_says_the_note_the_result_the_tally_and_the_undos():
     html = live_html(done, None, [])
     assert f'{done["winner"]} wins' in html and 'class="result"' in html
     assert "match after 2 games" in html and "won (" in html
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root and setpriv to run as another user")
+def test_a_server_that_cannot_write_the_folder_follows_the_running_board(tmp_path):
+    """As the service runs it (the ledger's folder read-only to it): the server reads the board's
+    ledger through the -wal and -shm the board keeps, and follows its entries."""
+    folder = Path(tempfile.mkdtemp(prefix="cribbage-ro-"))
+    try:
+        folder.chmod(0o755)
+        path = folder / "ledger.sqlite3"
+        record = game_record(SIX, seed=8, entries=12)
+        old = os.umask(0o022)  # files the other user can read, but not write
+        try:
+            store = LedgerStore(path)
+        finally:
+            os.umask(old)
+        with store:
+            write_games(store, [record[:6]])
+            port = free_port()
+            server = subprocess.Popen(
+                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                 "firmware.cli", "web", "--state", str(path), "--host", "127.0.0.1", "--port", str(port)],
+                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "HOME": "/nonexistent"},
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            try:
+                base = f"http://127.0.0.1:{port}"
+                state = wait_state(base, lambda s: s.get("entries") == 5)
+                for line in record[6:]:
+                    store.apply(parse_line(line))
+                state = wait_state(base, lambda s: s.get("entries") == len(record) - 1)
+                assert state == state_dict(store.book)
+            finally:
+                server.terminate()
+                server.wait(timeout=10)
+        assert sorted(p.name for p in folder.iterdir()) == ["ledger.sqlite3"]  # the board tidied up; nothing of ours
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def wait_state(base: str, ready, timeout: float = 20.0) -> dict:
+    """/api/state once ``ready(state)``; the last answer after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    state = {}
+    while time.monotonic() < deadline:
+        try:
+            status, state = get_json(base + "/api/state")
+        except OSError:
+            status = None
+        if status == 200 and ready(state):
+            return state
+        time.sleep(0.05)
+    return state
