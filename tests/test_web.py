@@ -494,3 +494,19 @@ def wait_state(base: str, ready, timeout: float = 20.0) -> dict:
             return state
         time.sleep(0.05)
     return state
+
+
+def test_a_game_line_changed_by_another_program_is_left_out_not_fatal(ledger):
+    """An action line another program made unreadable: the game's page says so, /stats leaves the game out."""
+    import sqlite3
+
+    path, records = ledger
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE actions SET line='peg' WHERE id=(SELECT min(id) FROM actions WHERE game_id=1)")
+    conn.close()
+    with web_server(path) as base:
+        status, _, page = get(base + "/games/1")
+        stats_status, stats = get_json(base + "/api/stats")
+        assert get(base + "/stats")[0] == 200
+    assert status == 200 and b"no longer replays" in page and b"cannot be drawn" in page
+    assert stats_status == 200 and stats == json.loads(json.dumps(player_stats(records[1:3])))

@@ -54,7 +54,13 @@ def play_record(game_id: int, lines: list[str]) -> Played:
             "points": event.entry.pegged,
             "scores": list(game.state.scores),
         })
-    return Played(game_id, game, out, race(lines), problems)
+    try:
+        drawn = race(lines)
+    except ValueError as error:  # a line that no longer reads: the race is not drawn
+        problems.append(f"the race cannot be drawn: {error}")
+        drawn = {"target": game.variant.target, "sides": [s.name for s in game.sides],
+                 "start": list(game.state.scores), "scores": [], "lines": []}
+    return Played(game_id, game, out, drawn, problems)
 
 
 def summary(played: Played, status: str) -> dict:

@@ -73,4 +73,20 @@ class Site:
         return listed, p, self.ledger.times(game_id)
 
     def stats(self) -> list[dict]:
-        return self.ledger.cached("stats", lambda: player_stats(self.records()))
+        return self.ledger.cached("stats", lambda: _stats(self.records()))
+
+
+def _stats(records: list[list[str]]) -> list[dict]:
+    """``player_stats`` of the records; one whose lines no longer read (changed by another
+    program) is left out rather than failing the page."""
+    try:
+        return player_stats(records)
+    except ValueError:
+        readable = []
+        for record in records:
+            try:
+                player_stats([record], percentile=False)
+            except ValueError:
+                continue
+            readable.append(record)
+        return player_stats(readable)
