@@ -1,6 +1,5 @@
 """The web view's API and guarantees, against ledgers written with LedgerStore in a temp folder."""
 
-import contextlib
 import csv
 import hashlib
 import io

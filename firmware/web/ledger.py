@@ -18,6 +18,7 @@ from scorer.report import state_dict
 from scorer.store import LedgerReader, StoreError
 
 
+RECENT = 8  # the last actions the live board shows
 RETRY_SECONDS = 2.0  # a ledger that cannot be read (locked, damaged) is tried again this often
 
 
@@ -33,6 +34,7 @@ class Snapshot:
     state: dict | None  # state_dict of the current match, None when the ledger cannot be read
     problem: str | None  # why the ledger cannot be read
     messages: tuple[str, ...] = ()  # what of the ledger no longer replays
+    recent: tuple[dict, ...] = ()  # the current game's last actions, newest first: {"action", "text"}
 
 
 class LedgerView:
@@ -117,14 +119,17 @@ class LedgerView:
 
         def current(reader: LedgerReader):
             book = reader.book
-            return state_dict(book), tuple(reader.messages)
+            history = book.game.history if book.game else []
+            recent = tuple({"action": event.action, "text": event.entry.describe()}
+                           for event in reversed(history[-RECENT:]))
+            return state_dict(book), tuple(reader.messages), recent
 
         try:
-            state, messages = self.read(current)
+            state, messages, recent = self.read(current)
         except LedgerUnavailable as error:
             self._snapshot = Snapshot(self.token(), None, str(error))
         else:
-            self._snapshot = Snapshot(token, state, None, messages)
+            self._snapshot = Snapshot(token, state, None, messages, recent)
         return self._snapshot
 
     def export(self, game_id: int) -> list[str]:

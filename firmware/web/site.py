@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from . import pages
-from .ledger import LedgerUnavailable, LedgerView
 from scorer.history import player_stats
 
+from . import pages
+from .ledger import LedgerView
 from .records import Played, play_record, summary
-
-RECENT = 8  # entries shown on the live board
 
 
 class Site:
@@ -26,16 +24,7 @@ class Site:
 
     def _live(self) -> dict:
         snap = self.ledger.snapshot()
-        recent = []
-        if snap.state is not None and snap.state.get("variant"):
-            try:
-                current = self.ledger.current_game_id()
-                lines = self.ledger.export(current) if current is not None else []
-                played = play_record(current, lines) if lines else None
-            except (LedgerUnavailable, KeyError, ValueError):
-                played = None
-            if played is not None:
-                recent = [{"action": item["action"], "text": item["text"]} for item in played.lines[-RECENT:]][::-1]
+        recent = list(snap.recent)
         html = pages.live_html(snap.state, snap.problem, recent, snap.messages, self.layout)
         return {"state": snap.state, "problem": snap.problem, "recent": recent,
                 "messages": list(snap.messages), "html": html, "title": pages.live_title(snap.state)}
