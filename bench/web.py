@@ -7,7 +7,8 @@ a process of its own:
 - ``aiohttp``: the same ledger view (``firmware.web.ledger`` and ``pages``) behind
   aiohttp's own server, serving ``/``, ``/api/state`` and ``/events`` the same way.
 
-Measured in one run: start-up (spawn to the first 200 of ``/``) as a ratio to
+Measured in one run: the statistics warm-up (every finished game replayed once,
+what the server does in a low-priority thread at start so that /stats is quick); start-up (spawn to the first 200 of ``/``) as a ratio to
 ``python -c pass``; the server's resident memory (VmRSS, and VmHWM its peak) after
 ``/`` and ``/api/state``, and for the real server after every page; page load
 times; and the live-event latency: the time from an entry made durable by a
@@ -201,6 +202,13 @@ def main() -> int:
         shutil.copyfile(ledger, spare)
         base_s = baseline_seconds()
         rows.append(("python -c pass (baseline)", f"{base_s * 1000:.0f} ms"))
+        warm_s = float(subprocess.run(
+            [sys.executable, "-c", "import sys, time; from firmware.web.warm import warm; t = time.perf_counter(); "
+             "n = warm(sys.argv[1]); print(time.perf_counter() - t)", str(ledger)],
+            cwd=ROOT, check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        ).stdout)
+        rows.append((f"statistics warm-up ({GAMES} games, fresh process)",
+                     f"{warm_s * 1000:.0f} ms ({warm_s / GAMES * 1000:.1f} ms a game; in a background thread at start)"))
         summary = {}
         starts: dict[str, list[float]] = {"starlette": [], "aiohttp": []}
         for _ in range(RUNS):  # interleaved, so a busy moment of the machine hits both alike

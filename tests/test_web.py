@@ -509,3 +509,15 @@ def test_a_game_line_changed_by_another_program_is_left_out_not_fatal(ledger):
         assert get(base + "/stats")[0] == 200
     assert status == 200 and b"no longer replays" in page and b"cannot be drawn" in page
     assert stats_status == 200 and stats == json.loads(json.dumps(player_stats(records[1:3])))
+
+
+def test_warming_counts_every_game_that_is_over(ledger, tmp_path):
+    """The start-up warm-up replays the finished and abandoned games (not the live one); no ledger, nothing."""
+    from firmware.web.warm import warm, warm_in_background
+
+    path, _ = ledger
+    assert warm(path) == 3
+    assert warm(tmp_path / "none.sqlite3") == 0
+    thread = warm_in_background(path)
+    thread.join(30)
+    assert not thread.is_alive()

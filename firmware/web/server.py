@@ -53,8 +53,11 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, layou
     from .app import create_app
     from .ledger import LedgerView
 
+    from .warm import warm_in_background
+
     ledger = LedgerView(state)
     app = create_app(ledger, layout)
+    warm_in_background(state)
     shown = "localhost" if host in ("0.0.0.0", "::") else (f"[{host}]" if ":" in host else host)
     announce(f"cribbage-board web: serving {state} read-only on http://{shown}:{port}/ "
              f"(all addresses)" if host in ("0.0.0.0", "::") else
