@@ -10,6 +10,7 @@
     cribbage-board board-template [--layout NAME|FILE] [--target N] [--paper a4|letter|a3] -o board.pdf|board.svg
     cribbage-board controls-card [--config FILE] [--set K=V] -o card.pdf
     cribbage-board wiring [--config FILE] [--set K=V] -o wiring.svg
+    cribbage-board web [--state FILE] [--host HOST] [--port PORT]   the live board, history and stats in a browser
     cribbage-board --version
 
 --backend, --config, --set, --state and --headless go before or after the
@@ -43,12 +44,13 @@ USES = {
     "simulate": ("backend", "config", "set", "state", "headless"),
     "controls-card": ("config", "set"),
     "wiring": ("config", "set"),
+    "web": ("config", "state"),
 }
 WHERE = {
     "backend": "the board and simulate (mock only)",
-    "config": "the board, console, simulate, controls-card and wiring",
+    "config": "the board, console, simulate, controls-card, wiring and web",
     "set": "the board, console, simulate, controls-card and wiring",
-    "state": "the board, console and simulate",
+    "state": "the board, console, simulate and web",
     "headless": "the board with --backend mock, and simulate",
 }
 
@@ -120,6 +122,15 @@ def build_parser() -> argparse.ArgumentParser:
     wiring = sub.add_parser("wiring", help="draw the wiring diagram for the config's pins as an SVG")
     wiring.add_argument("-o", "--output", required=True, help="the SVG file to write")
     _board_options(wiring, USES["wiring"])
+
+    web = sub.add_parser(
+        "web", help="serve the live board, the game history and statistics to browsers (read-only)",
+        description="Serve the board's ledger read-only over HTTP: the live board at /, /games, /stats, "
+                    "the JSON API (/api/state, /api/games, /api/games/ID) and server-sent events at /events.",
+    )
+    web.add_argument("--host", default="0.0.0.0", help="the address to listen on (default 0.0.0.0: every network)")
+    web.add_argument("--port", type=int, default=8121, help="the port (default 8121)")
+    _board_options(web, USES["web"])
     return parser
 
 
@@ -237,6 +248,8 @@ def _run(args) -> int:
             return _wiring(args)
         if args.command == "console":
             return _console(args)
+        if args.command == "web":
+            return _web(args)
         return _board(args)
     except (CribbageError, ConfigError, HardwareError) as error:
         return fail(f"{PROG}: {error}")
@@ -353,6 +366,18 @@ def _console(args) -> int:
 
     config = load_config(args.config, args.set)
     return run_console(str(state_path(config, args.state)))
+
+
+def _web(args) -> int:
+    """``cribbage-board web``: the ledger the board uses (or --state), served read-only."""
+    from .web.server import WebError, serve
+    from .web.settings import web_settings
+
+    try:
+        state, layout = web_settings(args.config, args.state)
+        return serve(state, args.host, args.port, layout)
+    except WebError as error:
+        return fail(f"{PROG} web: {error}")
 
 
 def _board(args) -> int:

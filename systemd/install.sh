@@ -8,7 +8,9 @@
 # polkit rule), makes the "cribbage" user, installs the app in
 # /opt/cribbage-board/venv, puts the default config in
 # /etc/cribbage-board/config.toml (never over an existing one), and enables the
-# service. Running it again upgrades in place and changes nothing else.
+# service and its web view (cribbage-board-web, read-only on port 8121; the
+# install says how to turn it off). Running it again upgrades in place and
+# changes nothing else.
 #
 # CRIBBAGE_INSTALL_TARGET=chroot runs it in a root that is not a booted Pi (the
 # arm64 test root of systemd/test-install-arm64.sh): the steps that need a
@@ -98,6 +100,14 @@ core_clock_lines() {  # MODEL: config.txt lines that hold the VPU core clock sti
         *"Raspberry Pi 3"* | *"Zero 2"* | *"Compute Module 3"*) printf '%s\n' core_freq=250 core_freq_min=250 ;;
         *) return 1 ;;
     esac
+}
+
+web_notice() {  # How to reach the web view, and how to turn it off.
+    local address
+    address=$(hostname -I 2>/dev/null | awk '{print $1}')
+    echo "The web view (cribbage-board-web) serves the board read-only on the local network:" \
+        "http://${address:-$(hostname).local}:8121/"
+    echo "To turn it off: sudo systemctl disable --now cribbage-board-web"
 }
 
 # --- The install.
@@ -209,19 +219,23 @@ main() {
     fi
 
     install -m 0644 "$src/systemd/cribbage-board.service" /etc/systemd/system/cribbage-board.service
+    # The web view: the board, history and stats on phones at the table (read-only, port 8121).
+    install -m 0644 "$src/systemd/cribbage-board-web.service" /etc/systemd/system/cribbage-board-web.service
     if [ "$target" = pi ]; then
         systemctl daemon-reload
-        systemctl enable cribbage-board.service
-        systemctl restart cribbage-board.service
+        systemctl enable cribbage-board.service cribbage-board-web.service
+        systemctl restart cribbage-board.service cribbage-board-web.service
         echo "cribbage-board is installed and running: journalctl -u cribbage-board -f to watch it."
     else
         if command -v systemctl >/dev/null; then
-            systemctl enable cribbage-board.service  # works offline: it only makes the link
+            # works offline: it only makes the links
+            systemctl enable cribbage-board.service cribbage-board-web.service
         else
             skip "systemctl enable: systemd is not installed in this root"
         fi
         skip "systemctl daemon-reload and restart: no booted systemd in a chroot"
     fi
+    web_notice
     if [ $reboot -eq 1 ]; then
         echo "SPI, I2C or the spidev buffer changed: reboot once for them to take effect: sudo reboot"
     fi

@@ -193,12 +193,15 @@ grep -q '^SPI, I2C or the spidev buffer changed' "$log" || fail "the first insta
 grep -q 'subject.user == "cribbage"' "$root/etc/polkit-1/rules.d/50-cribbage-board.rules" || fail "no polkit rule"
 in_root id -nG cribbage | tr ' ' '\n' | sort | tr '\n' ' ' | grep -q 'cribbage gpio i2c spi' || fail "user cribbage lacks its groups"
 [ -L "$root/etc/systemd/system/multi-user.target.wants/cribbage-board.service" ] || fail "the unit is not enabled"
+[ -L "$root/etc/systemd/system/multi-user.target.wants/cribbage-board-web.service" ] || fail "the web unit is not enabled"
+grep -qx 'To turn it off: sudo systemctl disable --now cribbage-board-web' "$log" || fail "the install did not say how to turn the web view off"
 [ -f "$root/etc/cribbage-board/config.toml" ] || fail "no /etc/cribbage-board/config.toml"
 in_root /opt/cribbage-board/venv/bin/python -c 'import gpiozero, lgpio, spidev, rpi_ws281x, luma.oled
 from importlib.metadata import version
 print("imports ok:", ", ".join(f"{name} {version(name)}" for name in ("gpiozero", "lgpio", "spidev", "rpi_ws281x", "luma.oled")))' ||
     fail "the installed venv cannot import the Pi libraries"
 in_root /opt/cribbage-board/venv/bin/cribbage-board --help >/dev/null || fail "cribbage-board --help fails"
+in_root /opt/cribbage-board/venv/bin/python -c 'import starlette, uvicorn' || fail "the installed venv lacks the web view's framework"
 say "install ok"
 
 # 7. The README's venv route and the test suite, on arm64. PYPI=1 lets lgpio's

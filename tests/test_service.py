@@ -111,3 +111,72 @@ def test_board_is_ready_then_stops_cleanly_on_sigterm(tmp_path, notify_socket):
         if child.poll() is None:
             child.kill()
             child.wait()
+
+
+WEB_UNIT = ROOT / "systemd" / "cribbage-board-web.service"
+
+
+def _settings(unit: Path) -> dict[str, list[str]]:
+    """Each key of a unit file with all its values, in order."""
+    found: dict[str, list[str]] = {}
+    for line in unit.read_text().splitlines():
+        if "=" in line and not line.lstrip().startswith(("#", ";", "[")):
+            key, value = line.split("=", 1)
+            found.setdefault(key.strip(), []).append(value.strip())
+    return found
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_web_unit_verifies_without_any_warning(tmp_path):
+    """systemd-analyze verify passes the web unit with empty output (ExecStart pointed at a stand-in)."""
+    fake = tmp_path / "opt" / "cribbage-board" / "venv" / "bin" / "cribbage-board"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    unit = tmp_path / "cribbage-board-web.service"
+    unit.write_text(WEB_UNIT.read_text().replace("/opt/cribbage-board", str(tmp_path / "opt" / "cribbage-board")))
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "" and result.stdout == ""
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_web_unit_is_hardened_as_well_as_the_board(tmp_path):
+    """systemd-analyze security rates the web unit's exposure 2.0 or lower ("OK")."""
+    result = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(WEB_UNIT)],
+                            capture_output=True, text=True, timeout=60)
+    line = next(l for l in result.stdout.splitlines() if "Overall exposure level" in l)
+    assert float(line.split(":")[1].split()[0]) <= 2.0, line
+
+
+def test_web_unit_reads_the_ledger_and_reaches_the_network_only():
+    """The web unit serves the board's ledger read-only on port 8121: the board's user, no writable
+    state folder, internet address families allowed, everything else shut; the board keeps PrivateNetwork."""
+    web, board = _settings(WEB_UNIT), _settings(UNIT)
+    assert board["PrivateNetwork"] == ["yes"] and "PrivateNetwork" not in web
+    exec_start = web["ExecStart"][0].split()
+    assert exec_start[:2] == ["/opt/cribbage-board/venv/bin/cribbage-board", "web"]
+    ledger = exec_start[exec_start.index("--state") + 1]
+    assert ledger == "/var/lib/cribbage-board/ledger.sqlite3" and "--port" in exec_start
+    assert web["User"] == board["User"] and web["Group"] == board["Group"]
+    assert "StateDirectory" not in web and "ReadWritePaths" not in web  # both would make the ledger writable
+    assert web["ProtectSystem"] == ["strict"] and "/var/lib/cribbage-board" in web["ReadOnlyPaths"]
+    assert set(web["RestrictAddressFamilies"][0].split()) == {"AF_INET", "AF_INET6", "AF_UNIX"}
+    for key in ("NoNewPrivileges", "PrivateDevices", "ProtectHome", "PrivateTmp", "RestrictSUIDSGID",
+                "ProtectKernelTunables", "ProtectKernelModules", "MemoryDenyWriteExecute", "LockPersonality"):
+        assert web[key] == ["yes"], key
+    assert web["CapabilityBoundingSet"] == [""] and web["Restart"] == ["on-failure"]
+    assert web["IPAddressDeny"] == ["any"] and "localhost" in web["IPAddressAllow"][0].split()
+    assert "SupplementaryGroups" not in web and "DeviceAllow" not in web  # no GPIO, I2C or SPI
+
+
+def test_install_enables_the_web_unit_and_says_how_to_turn_it_off():
+    """install.sh copies and enables cribbage-board-web.service and prints the disable command."""
+    text = (ROOT / "systemd" / "install.sh").read_text()
+    assert 'install -m 0644 "$src/systemd/cribbage-board-web.service" /etc/systemd/system/' in text
+    assert text.count("enable cribbage-board.service cribbage-board-web.service") == 2  # a Pi and a chroot
+    result = subprocess.run(["bash", "-c", f'source "{ROOT / "systemd" / "install.sh"}"; web_notice'],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert ":8121/" in result.stdout
+    assert result.stdout.splitlines()[-1] == "To turn it off: sudo systemctl disable --now cribbage-board-web"

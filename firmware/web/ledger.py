@@ -1,0 +1,177 @@
+"""The ledger as the web view reads it: read-only, reopened after any failure.
+
+Every read goes through :class:`LedgerView`, which opens a ``LedgerReader``
+when it needs one and drops it when a read fails, so a ledger that is missing,
+locked or damaged is said on the page and read again once it is back.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from scorer.errors import CribbageError
+from scorer.record import RecordSyntaxError, replay
+from scorer.report import state_dict
+from scorer.store import LedgerReader, StoreError
+
+
+RECENT = 8  # the last actions the live board shows
+RETRY_SECONDS = 2.0  # a ledger that cannot be read (locked, damaged) is tried again this often
+
+
+class LedgerUnavailable(Exception):
+    """The ledger cannot be read now; the message says why, for the page."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The current game as the page and ``/api/state`` show it."""
+
+    token: object
+    state: dict | None  # state_dict of the current match, None when the ledger cannot be read
+    problem: str | None  # why the ledger cannot be read
+    messages: tuple[str, ...] = ()  # what of the ledger no longer replays
+    recent: tuple[dict, ...] = ()  # the current game's last actions, newest first: {"action", "text"}
+
+
+class LedgerView:
+    """Read-only access to the ledger at ``path``, for the server's loop (one thread)."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self._reader: LedgerReader | None = None
+        self._inode: int | None = None
+        self._opened = 0  # readers opened so far: a new reader's data_version starts afresh
+        self._failed_at = -RETRY_SECONDS
+        self._failures = 0
+        self._snapshot: Snapshot | None = None
+        self._cache: dict[str, tuple[object, object]] = {}
+
+    # ---- the reader ------------------------------------------------------
+
+    def _open(self) -> LedgerReader:
+        if self._reader is None:
+            try:
+                inode = os.stat(self.path).st_ino
+                self._reader = LedgerReader(self.path)
+            except (StoreError, OSError) as error:
+                self._failed_at = time.monotonic()
+                self._failures += 1
+                raise LedgerUnavailable(_problem(self.path, error)) from None
+            self._inode = inode
+            self._opened += 1
+        return self._reader
+
+    def read(self, what):
+        """``what(reader)``; LedgerUnavailable (the reader dropped) if it cannot be read."""
+        reader = self._open()
+        try:
+            return what(reader)
+        except (StoreError, OSError) as error:
+            self.close()
+            self._failed_at = time.monotonic()
+            self._failures += 1
+            raise LedgerUnavailable(_problem(self.path, error)) from None
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def token(self) -> object:
+        """A value that changes when the ledger does: the reader's ``data_version`` (one look
+        at SQLite's WAL index, cheap enough to poll), a new file in its place, or, while it
+        cannot be read, each retry (every RETRY_SECONDS)."""
+        try:
+            inode = os.stat(self.path).st_ino
+        except OSError:
+            self.close()
+            return ("missing",)
+        if self._reader is not None and inode != self._inode:
+            self.close()  # the board set a damaged file aside and began another
+        if self._reader is None and time.monotonic() - self._failed_at < RETRY_SECONDS:
+            return ("failed", self._failures)
+        try:
+            return (self._opened, self.read(lambda reader: reader.data_version()))
+        except LedgerUnavailable:
+            return ("failed", self._failures)
+
+    def cached(self, name: str, compute):
+        """``compute()`` once per state of the ledger (its token)."""
+        token = self.token()
+        hit = self._cache.get(name)
+        if hit is not None and hit[0] == token:
+            return hit[1]
+        value = compute()
+        self._cache[name] = (self.token(), value)  # the token after reading: a failure counts
+        return value
+
+    # ---- what the pages show ---------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        """The current match's state (``replay --json`` of it), read afresh when the ledger changed."""
+        token = self.token()
+        if self._snapshot is not None and self._snapshot.token == token:
+            return self._snapshot
+
+        def current(reader: LedgerReader):
+            book = reader.book
+            history = book.game.history if book.game else []
+            recent = tuple({"action": event.action, "text": event.entry.describe()}
+                           for event in reversed(history[-RECENT:]))
+            return state_dict(book), tuple(reader.messages), recent
+
+        try:
+            state, messages, recent = self.read(current)
+        except LedgerUnavailable as error:
+            self._snapshot = Snapshot(self.token(), None, str(error))
+        else:
+            self._snapshot = Snapshot(token, state, None, messages, recent)
+        return self._snapshot
+
+    def export(self, game_id: int) -> list[str]:
+        """A game's record lines; KeyError if there is no such game."""
+        def lines(reader: LedgerReader):
+            if game_id not in reader.game_ids():
+                raise KeyError(game_id)
+            return reader.export(game_id)
+
+        return self.read(lines)
+
+    def game_ids(self) -> list[int]:
+        return self.read(lambda reader: reader.game_ids())
+
+    def current_game_id(self) -> int | None:
+        return self.read(lambda reader: reader.current_game_id())
+
+    def games(self) -> list[dict]:
+        """Finished and abandoned games, newest first, as the ledger lists them."""
+        return self.read(lambda reader: reader.games())
+
+    def times(self, game_id: int) -> dict:
+        """When a game and each of its entries happened (None where not known)."""
+        return self.read(lambda reader: reader.times(game_id))
+
+
+def _problem(path: Path, error: Exception) -> str:
+    """What the page says when the ledger cannot be read."""
+    text = " ".join(str(error).split())
+    if isinstance(error, FileNotFoundError):
+        text = f"no ledger at {path}"
+    elif isinstance(error, OSError):
+        text = f"ledger {path} cannot be read: {error.strerror or error}"
+    if text.startswith("no ledger"):
+        return f"{text}: the board has not started a game yet (or --state names another file)"
+    return text
+
+
+def replayed(lines: list[str]):
+    """A game's record replayed: (book, rejected); RecordSyntaxError or a CribbageError if it does not read."""
+    result = replay(lines)
+    return result.book, result.rejected
+
+
+__all__ = ["LedgerView", "LedgerUnavailable", "Snapshot", "replayed", "RecordSyntaxError", "CribbageError"]

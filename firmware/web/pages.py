@@ -1,0 +1,241 @@
+"""The pages, rendered on the server as plain HTML (meaningful without JavaScript)."""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from .board import COLOURS, board_svg, geometry_for, peg_hole
+from .charts import distribution_svg, race_svg
+from scorer.history import skunk_lines
+from scorer.variants import VARIANTS
+
+from .records import line_marks, ordinal
+
+HERE = Path(__file__).resolve().parent
+STYLE = (HERE / "style.css").read_text(encoding="utf-8")
+SCRIPT = (HERE / "live.js").read_text(encoding="utf-8")
+NAV = (("/", "Board"), ("/games", "Games"), ("/stats", "Stats"))
+
+
+def page(title: str, here: str, body: str, live: bool = False) -> str:
+    """A whole page: the header, the body, the style inline (nothing fetched from elsewhere)."""
+    links = "".join(f'<a href="{href}"{" class=here" if href == here else ""}>{name}</a>' for href, name in NAV)
+    dot = '<span id="live-dot" class="live-dot" title="not live"></span>' if live else ""
+    script = f"<script>{SCRIPT}</script>" if live else ""
+    refresh = '<noscript><meta http-equiv="refresh" content="10"></noscript>' if live else ""
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"{refresh}<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+        f'<header><span class="brand">cribbage-board</span>{links}{dot}</header>'
+        f"<main>{body}</main>{script}</body></html>"
+    )
+
+
+def problem_html(problem: str) -> str:
+    return f'<p class="problem" role="alert">{escape(problem)}</p>'
+
+
+def live_title(state: dict | None) -> str:
+    """The page title: the scores, so a tab says them too."""
+    if not state or not state.get("variant"):
+        return "cribbage-board"
+    return " · ".join(f"{s['name']} {s['score']}" for s in state["sides"]) + " · cribbage-board"
+
+
+def live_html(state: dict | None, problem: str | None, recent: list[dict], messages=(),
+              layout: str | None = None) -> str:
+    """The inside of the live board: scores, what comes next, the board, the last entries."""
+    if problem:
+        return problem_html(problem) + '<p class="muted">This page keeps trying and shows the game once the ledger can be read.</p>'
+    if not state or not state.get("variant"):
+        return '<p class="problem">No game in the ledger yet: start one on the board.</p>'
+    sides_html = []
+    for i, side in enumerate(state["sides"]):
+        colour = COLOURS[i % len(COLOURS)]
+        deals = state["dealer"] in side["seats"]
+        won = state.get("winner") == side["name"]
+        seats = ", ".join(side["seats"]) if len(side["seats"]) > 1 else ""
+        sides_html.append(
+            f'<section class="side{" winner" if won else ""}" style="--c:{colour}" data-side="{escape(side["name"])}">'
+            + ('<span class="badge" title="dealer">deals</span>' if deals else "")
+            + f'<div class="name">{escape(side["name"])}</div>'
+            f'<div class="score" data-score>{side["score"]}</div>'
+            f'<div class="sub">back peg {side["back"]} · {state["target"] - side["score"]} to go'
+            + (f" · lap {lap + 1}" if (lap := peg_hole(side["score"], state["target"])[1]) else "")
+            + (f" · {escape(seats)}" if seats else "") + "</div></section>"
+        )
+    facts = [f'{escape(state["variant"])} to <b>{state["target"]}</b>', f'deal <b>{state["deal"]}</b>',
+             f'<b>{escape(state["dealer"])}</b> deals', f'phase <b>{escape(state["phase"])}</b>']
+    order = state.get("show_order") or []
+    if order and not state.get("winner"):
+        rest = ", then ".join(f"{escape(o['seat'])} {o['count']}" for o in order[1:])
+        facts.append(f'next count <b>{escape(order[0]["seat"])} {order[0]["count"]}</b>'
+                     + (f" <span class=muted>then {rest}</span>" if rest else ""))
+    options = state["options"]
+    extras = [name for name, on in (("exact-out", options["exact_out"]), ("muggins", options["muggins"])) if on]
+    if options["skunk"] != "acc":
+        extras.append(f"skunk lines: {options['skunk']}")
+    if extras:
+        facts.append(f'<span class="muted">{escape(", ".join(extras))}</span>')
+    parts = [f'<div class="sides">{"".join(sides_html)}</div>', f'<div class="facts">{"<span>" + "</span><span>".join(facts) + "</span>"}</div>']
+    if state.get("winner"):
+        result = state["result"].replace("-", " ")
+        parts.append(f'<div class="result">{escape(state["winner"])} wins ({escape(result)}, by {state["margin"]}, '
+                     f'{state["game_points"]} game point{"s" if state["game_points"] != 1 else ""})</div>')
+    if state.get("note"):
+        parts.append(f'<div class="note">{escape(state["note"])}</div>')
+    match = state["match"]
+    if match["games"]:
+        tally = ", ".join(f"{escape(t['side'])} {t['wins']} won ({t['game_points']} pts)" for t in match["tally"])
+        parts.append(f'<div class="facts"><span>match after {match["games"]} game'
+                     f'{"s" if match["games"] != 1 else ""}: {tally}</span></div>')
+    left = "".join(parts)
+    geometry = geometry_for(len(state["sides"]), layout)
+    variant = VARIANTS.get(state["variant"])
+    lines = [] if variant and variant.lowball else line_marks(skunk_lines(state["target"], options["skunk"]))
+    board = board_svg(state, geometry, lines)
+    items = "".join(f'<li class="{e["action"]}">{escape(e["text"])}</li>' for e in recent)
+    entries = (f'<h2>last entries</h2><ol class="entries" reversed>{items}</ol>' if recent
+               else '<p class="muted">No entries yet in this game.</p>')
+    notes = "".join(problem_html(m) for m in messages)
+    return f'<div class="live"><div>{left}{notes}</div><div>{board}{entries}</div></div>'
+
+
+def board_page(state, problem, recent, messages=(), layout=None) -> str:
+    inner = live_html(state, problem, recent, messages, layout)
+    return page(live_title(state), "/", f'<div id="live">{inner}</div>', live=True)
+
+
+# ---- history ----------------------------------------------------------------
+
+
+def _date(value: str | None) -> str:
+    return escape(value.replace("T", " ").rstrip("Z")[:16]) if value else "—"
+
+
+def _day(value: str | None) -> str:
+    """A date over its time of day (UTC), for a narrow column."""
+    if not value or len(value) < 16:
+        return "—"
+    return f'{escape(value[:10])}<br><span class="muted">{escape(value[11:16])}</span>'
+
+
+def _time(value: str | None) -> str:
+    """The time of day of an ISO timestamp (UTC), to the second."""
+    return escape(value[11:19]) if value and len(value) >= 19 else ""
+
+
+def _result(game: dict) -> str:
+    if game["status"] == "abandoned":
+        return '<span class="muted">abandoned</span>'
+    if not game["winner"]:
+        return '<span class="muted">in play</span>'
+    return f'{escape(game["winner"])} ({escape(game["result"].replace("-", " "))})'
+
+
+def games_page(games: list[dict], problem: str | None) -> str:
+    """Every game, newest first: date, players, variant, result, margin."""
+    if problem:
+        body = problem_html(problem)
+    elif not games:
+        body = '<p class="muted">No finished games yet.</p>'
+    else:
+        rows = "".join(
+            f'<tr><td><a href="/games/{g["id"]}">{g["id"]}</a></td><td class="date">{_day(g.get("finished") or g.get("started"))}</td>'
+            f'<td><a href="/games/{g["id"]}">{escape(", ".join(g["seats"]))}</a></td><td>{escape(g["variant"])}</td><td>{_result(g)}</td>'
+            f'<td class="num">{"" if g["margin"] is None else g["margin"]}</td></tr>'
+            for g in games
+        )
+        body = ('<div class="scroll"><table><thead><tr><th>#</th><th>date</th><th>players</th><th>variant</th>'
+                f'<th>result</th><th class="num" title="margin">by</th></tr></thead><tbody>{rows}</tbody></table></div>')
+    return page("Games · cribbage-board", "/games",
+                f'<h1>Games</h1><p><a href="/games.csv" download>all games as CSV</a></p>{body}')
+
+
+def game_page(game: dict, played, times: dict) -> str:
+    """One game: its result, the pegging race, its ledger entries with times, the record to download."""
+    gid = game["id"]
+    sides = [side.name for side in played.game.sides]
+    r = played.race
+    race = race_svg([tuple(r["start"])] + [tuple(s) for s in r["scores"]], r["sides"], r["target"],
+                    line_marks(r["lines"]))
+    scores = ", ".join(f"{escape(n)} {s}" for n, s in zip(sides, played.game.state.scores))
+    finished = f'<span>finished {_date(times.get("finished"))}</span>' if times.get("finished") else ""
+    head = (f'<h1>Game {gid}: {escape(" v ".join(sides))}</h1>'
+            f'<div class="facts"><span>{escape(game["variant"])} to <b>{game["target"]}</b></span>'
+            f'<span>{_result(game)}</span>'
+            + (f'<span>by <b>{game["margin"]}</b>, {game["game_points"]} game points</span>' if game["winner"] else "")
+            + f'<span>{scores}</span><span>started {_date(times.get("started"))}</span>{finished}</div>'
+            f'<p><a href="/games/{gid}.txt" download>game record (.txt)</a> · '
+            f'<a href="/api/games/{gid}">JSON</a></p>')
+    rows = []
+    stamps = times.get("entries") or []
+    for item in played.lines:
+        when = stamps[item["n"] - 1] if item["n"] - 1 < len(stamps) else None
+        rows.append(
+            f'<tr class="{item["action"]}"><td class="num">{item["n"]}</td><td>{_time(when)}</td>'
+            f'<td class="wide"><code>{escape(item["line"])}</code></td><td>{escape(item["text"]) if item["action"] == "entry" else item["action"] + ": " + escape(item["text"])}</td>'
+            f'<td class="num">{" – ".join(str(s) for s in item["scores"])}</td></tr>'
+        )
+    table = ('<div class="scroll"><table><thead><tr><th class="num">#</th><th>time</th><th class="wide">record</th>'
+             f'<th>entry</th><th class="num">scores</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+    problems = "".join(problem_html(p) for p in played.problems)
+    return page(f"Game {gid} · cribbage-board", "/games",
+                f'{head}<h2>pegging race</h2>{race}{problems}<h2>ledger</h2>{table}')
+
+
+def games_csv(games: list[dict]) -> str:
+    """All games as CSV, one row a game."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(["id", "started", "finished", "variant", "target", "players", "scores", "status",
+                     "winner", "loser", "result", "margin", "game_points"])
+    for g in games:
+        writer.writerow([g["id"], g.get("started") or "", g.get("finished") or "", g["variant"], g["target"],
+                         " ".join(g["seats"]), " ".join(f"{side}:{score}" for side, score in (g["scores"] or {}).items()), g["status"],
+                         g["winner"] or "", g["loser"] or "", g["result"] or "",
+                         "" if g["margin"] is None else g["margin"],
+                         "" if g["game_points"] is None else g["game_points"]])
+    return out.getvalue()
+
+
+# ---- statistics ----------------------------------------------------------------
+
+
+def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: str | None) -> str:
+    """Each player (and partnership), as ``scorer.history.player_stats`` counts them: results,
+    averages, best hand, heels, and the hands against the exact distribution of all hands."""
+    if problem:
+        return page("Stats · cribbage-board", "/stats", "<h1>Statistics</h1>" + problem_html(problem))
+    if not players:
+        return page("Stats · cribbage-board", "/stats", '<h1>Statistics</h1><p class="muted">No games yet.</p>')
+
+    def fig(value, fmt="{}"):
+        return "—" if value is None else fmt.format(value)
+
+    cards = []
+    for p in players:
+        facts = [("games", p["games"]), ("wins", p["wins"]), ("skunks given", p["skunks_given"]),
+                 ("skunks taken", p["skunks_taken"]), ("avg hand", fig(p["average_hand"], "{:.2f}")),
+                 ("avg crib", fig(p["average_crib"], "{:.2f}")), ("play / deal", fig(p["play_per_deal"], "{:.2f}")),
+                 ("best hand", fig(p["best_hand"])), ("heels", p["heels"]), ("deals", p["deals"])]
+        if p["abandoned"]:
+            facts.append(("abandoned", p["abandoned"]))
+        dl = "".join(f"<div><dt>{name}</dt><dd>{value}</dd></div>" for name, value in facts)
+        chart = ""
+        by_size = p["hands_by_size"]
+        if by_size:
+            size = max(by_size, key=lambda k: len(by_size[k]))
+            chart = distribution_svg(by_size[size], tables[int(size)], p["name"], int(size))
+        sentence = ""
+        if p["percentile"] is not None:
+            sentence = (f'<p>{escape(p["name"])}\'s hands ran at the <b>{ordinal(round(p["percentile"]))} percentile</b> '
+                        f'of all possible hands ({len(p["hands"])} hands counted).</p>')
+        kind = " (partnership)" if p["kind"] == "partnership" else ""
+        cards.append(f'<section class="card"><h2>{escape(p["name"])}{kind}</h2><dl>{dl}</dl>{sentence}{chart}</section>')
+    return page("Stats · cribbage-board", "/stats", "<h1>Statistics</h1>" + "".join(cards))

@@ -1,0 +1,88 @@
+"""One game read back from its record: each line with what it did and the scores after it.
+
+Pure: it takes a game's record lines (as ``LedgerReader.export`` gives them) and
+replays them with ``scorer``; the race and the statistics are ``scorer.history``'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scorer.errors import CribbageError, RecordSyntaxError
+from scorer.game import Game
+from scorer.history import race
+from scorer.record import Scorebook, parse_line
+
+
+@dataclass
+class Played:
+    """One game replayed from its record: the game, and each record line with the scores after it."""
+
+    game_id: int
+    game: Game
+    lines: list[dict]  # {"n", "line", "action", "text", "seat", "points", "scores"}
+    race: dict  # scorer.history.race of the record
+    problems: list[str] = field(default_factory=list)
+
+
+def play_record(game_id: int, lines: list[str]) -> Played:
+    """Replay one game's record line by line; what does not replay is kept in ``problems``.
+    RecordSyntaxError if the game line itself does not read."""
+    book = Scorebook()
+    header = parse_line(lines[0]) if lines else None
+    if header is None:
+        raise RecordSyntaxError(f"game {game_id} has no game line")
+    book.apply(header)
+    game = book.game
+    out, problems = [], []
+    for n, text in enumerate(lines[1:], start=1):
+        try:
+            action = parse_line(text)
+            if action is None:
+                continue
+            book.apply(action)
+        except (CribbageError, ValueError) as error:
+            problems.append(f"entry {n} ({text}) no longer replays: {error}")
+            continue
+        event = game.history[-1]
+        out.append({
+            "n": n,
+            "line": text,
+            "action": event.action,
+            "text": event.entry.describe(),
+            "seat": event.entry.seat,
+            "points": event.entry.pegged,
+            "scores": list(game.state.scores),
+        })
+    try:
+        drawn = race(lines)
+    except ValueError as error:  # a line that no longer reads: the race is not drawn
+        problems.append(f"the race cannot be drawn: {error}")
+        drawn = {"target": game.variant.target, "sides": [s.name for s in game.sides],
+                 "start": list(game.state.scores), "scores": [], "lines": []}
+    return Played(game_id, game, out, drawn, problems)
+
+
+def summary(played: Played, status: str) -> dict:
+    """A game replayed, with the keys ``LedgerReader.games()`` lists (for the game in play,
+    which it does not list: no match id, no finish)."""
+    game = played.game
+    outcome = game.outcome
+    result = {"winner": None, "loser": None, "losers": [], "result": None, "margin": None,
+              "game_points": None, "scores": None}
+    if outcome is not None:
+        result = {key: value for key, value in outcome.to_dict().items() if key in result}
+    return {"id": played.game_id, "match_id": None, "variant": game.variant.name, "seats": list(game.seats),
+            "target": game.variant.target, "status": status, **result, "started": None, "finished": None}
+
+
+def line_marks(lines: list[dict]) -> list[tuple[int, str]]:
+    """``scorer.history.skunk_lines`` as (score, label) marks: a loser under the score gets the label."""
+    return [(line["below"], line["result"].replace("-", " ")) for line in lines]
+
+
+def ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 62nd..."""
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th')}"

@@ -1,0 +1,81 @@
+"""What the pages show, gathered from the ledger and cached until it changes (no web framework here)."""
+
+from __future__ import annotations
+
+from scorer.history import player_stats
+
+from . import pages
+from .ledger import LedgerView
+from .records import Played, play_record, summary
+
+
+class Site:
+    """What the pages show, read from the ledger and cached until it changes."""
+
+    def __init__(self, ledger: LedgerView, layout: str | None = None):
+        self.ledger = ledger
+        self.layout = layout
+        self._played: dict[int, Played] = {}  # games before the current one never change
+        self._records: dict[int, list[str]] = {}
+
+    def live(self) -> dict:
+        """The live board's data: state, problem, recent entries, messages (cached per ledger state)."""
+        return self.ledger.cached("live", self._live)
+
+    def _live(self) -> dict:
+        snap = self.ledger.snapshot()
+        recent = list(snap.recent)
+        html = pages.live_html(snap.state, snap.problem, recent, snap.messages, self.layout)
+        return {"state": snap.state, "problem": snap.problem, "recent": recent,
+                "messages": list(snap.messages), "html": html, "title": pages.live_title(snap.state)}
+
+    def records(self) -> list[list[str]]:
+        """The record of every game but the one in play, oldest first (a game that is over never changes)."""
+        def compute():
+            out = []
+            for listed in reversed(self.games()):
+                gid = listed["id"]
+                if gid not in self._records:
+                    try:
+                        self._records[gid] = self.ledger.export(gid)
+                    except KeyError:
+                        continue
+                out.append(self._records[gid])
+            return out
+        return self.ledger.cached("records", compute)
+
+    def games(self) -> list[dict]:
+        """Finished and abandoned games, newest first, as the ledger lists them (the game in play is not)."""
+        return self.ledger.cached("games", self.ledger.games)
+
+    def game(self, game_id: int) -> tuple[dict, Played, dict]:
+        """One game: as listed (or, in play, as replayed), replayed, and its times (KeyError if none)."""
+        current = self.ledger.current_game_id()
+        p = self._played.get(game_id)
+        if p is None:
+            p = play_record(game_id, self.ledger.export(game_id))
+            if game_id != current:
+                self._played[game_id] = p  # a game before the current one never changes
+        listed = next((g for g in self.games() if g["id"] == game_id), None)
+        if listed is None:
+            listed = summary(p, "playing" if game_id == current else "abandoned")
+        return listed, p, self.ledger.times(game_id)
+
+    def stats(self) -> list[dict]:
+        return self.ledger.cached("stats", lambda: _stats(self.records()))
+
+
+def _stats(records: list[list[str]]) -> list[dict]:
+    """``player_stats`` of the records; one whose lines no longer read (changed by another
+    program) is left out rather than failing the page."""
+    try:
+        return player_stats(records)
+    except ValueError:
+        readable = []
+        for record in records:
+            try:
+                player_stats([record], percentile=False)
+            except ValueError:
+                continue
+            readable.append(record)
+        return player_stats(readable)

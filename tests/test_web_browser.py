@@ -1,0 +1,151 @@
+"""The web view in a real browser: Debian's headless Chromium driven by Selenium and chromium-driver.
+
+Selenium, not Playwright: Debian ships chromedriver built from the same source as
+its chromium (one version, nothing to download), while Playwright's driver is
+made for its own Chromium builds. Screenshots of each page, at phone and TV
+sizes, go to tests/output/web (or $CRIBBAGE_SCREENSHOTS) for review.
+"""
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from scorer.record import parse_line
+from scorer.store import LedgerStore
+from web_games import game_record, match_records, web_server, write_games
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+try:
+    import selenium  # noqa: F401
+except ImportError:  # pragma: no cover
+    selenium = None
+INSTALL = "apt-get install chromium chromium-driver (and pip install -e '.[test]' for selenium)"
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM and DRIVER and selenium),
+    reason=f"the browser tests need Chromium, chromedriver and selenium: {INSTALL}",
+)
+SHOTS = Path(os.environ.get("CRIBBAGE_SCREENSHOTS") or Path(__file__).resolve().parent / "output" / "web")
+PHONE = (390, 844)
+TV = (1920, 1080)
+
+
+@pytest.fixture
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="cribbage-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                 f"--user-data-dir={profile}", "--hide-scrollbars"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def shoot(driver, name: str, size=PHONE) -> Path:
+    """Save a screenshot of the whole page at a window width (height grown to the page)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.set_window_size(*size)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(size[0], max(size[1], min(int(height) + 20, 6000)))
+    path = SHOTS / f"{name}.png"
+    driver.save_screenshot(str(path))
+    print(f"screenshot: {path}")
+    driver.set_window_size(*size)
+    return path
+
+
+def wait_for(driver, condition, timeout: float = 10.0):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(condition)
+
+
+def scores(driver) -> dict:
+    """Each side's score as the page shows it (read in one script: the live part is replaced whole)."""
+    return driver.execute_script(
+        "var out = {}; document.querySelectorAll('#live .side').forEach(function (s) {"
+        " out[s.dataset.side] = parseInt(s.querySelector('[data-score]').textContent, 10); }); return out;")
+
+
+def test_live_board_shows_names_scores_and_updates_without_reload(tmp_path, browser):
+    """Names and scores show; an entry written by another process appears without a reload."""
+    state = tmp_path / "ledger.sqlite3"
+    record = game_record("game six-card seats=Alice,Bob dealer=Alice", seed=7, entries=30)
+    with LedgerStore(state) as store:
+        write_games(store, [record[:-1]])
+        with web_server(state) as base:
+            browser.get(base + "/")
+            before = scores(browser)
+            assert set(before) == {"Alice", "Bob"}
+            assert before == {side.name: score for side, score in zip(store.game.sides, store.game.state.scores)}
+            browser.execute_script("document.body.dataset.marker = 'same page'")
+            store.apply(parse_line(record[-1]))
+            after = {side.name: score for side, score in zip(store.game.sides, store.game.state.scores)}
+            assert after != before
+            wait_for(browser, lambda d: scores(d) == after)
+            assert browser.execute_script("return document.body.dataset.marker") == "same page"  # no reload
+            assert "live-dot on" in browser.page_source
+            store.apply(parse_line("undo"))
+            wait_for(browser, lambda d: scores(d) == before)
+            assert "undo" in browser.find_element("css selector", ".entries li.undo").get_attribute("class")
+            shoot(browser, "board-phone")
+            shoot(browser, "board-tv", TV)
+
+
+def test_history_game_and_stats_pages_render(tmp_path, browser):
+    """Games, one game (race chart, ledger) and stats render, with screenshots at phone and TV sizes."""
+    state = tmp_path / "ledger.sqlite3"
+    records = match_records(2)
+    live = game_record("game seven-card seats=Alice,Bob dealer=Bob", seed=5, entries=60)  # both past 120: lap 2
+    with LedgerStore(state) as store:
+        write_games(store, records + [live])
+    with web_server(state) as base:
+        browser.get(base + "/games")
+        rows = browser.find_elements("css selector", "tbody tr")
+        assert len(rows) == 2 and "Alice, Bob" in rows[0].text
+        shoot(browser, "games-phone")
+        browser.get(base + "/games/1")
+        assert browser.find_element("css selector", "svg.race").is_displayed()
+        assert "skunk" in browser.find_element("css selector", "svg.race").get_attribute("innerHTML")
+        shoot(browser, "game-phone")
+        shoot(browser, "game-tv", TV)
+        browser.get(base + "/stats")
+        cards = browser.find_elements("css selector", "section.card")
+        assert {c.find_element("css selector", "h2").text for c in cards} == {"Alice", "Bob"}
+        assert "percentile" in cards[0].text and cards[0].find_element("css selector", "svg.dist").is_displayed()
+        shoot(browser, "stats-phone")
+        shoot(browser, "stats-tv", TV)
+        browser.get(base + "/")
+        assert "lap 2" in browser.page_source  # the seven-card game has gone round
+        shoot(browser, "board-181-phone")
+        shoot(browser, "board-181-tv", TV)
+
+
+def test_a_missing_ledger_is_said_then_the_game_appears_live(tmp_path, browser):
+    """Before the board has a ledger the page says so; when the board writes one, the game appears unasked."""
+    state = tmp_path / "state" / "ledger.sqlite3"
+    with web_server(state) as base:
+        browser.get(base + "/")
+        alert = browser.find_element("css selector", "#live .problem")
+        assert "no ledger" in alert.text
+        shoot(browser, "board-no-ledger-phone")
+        with LedgerStore(state) as store:
+            write_games(store, [game_record("game three-hand seats=Ann,Ben,Cat dealer=Cat", seed=9, entries=12)])
+            expected = {side.name: score for side, score in zip(store.game.sides, store.game.state.scores)}
+        wait_for(browser, lambda d: scores(d) == expected, timeout=15)
+        assert len(browser.find_elements("css selector", "svg.board g.track")) == 3  # the three-track board
+        shoot(browser, "board-three-hand-phone")
+        shoot(browser, "board-three-hand-tv", TV)

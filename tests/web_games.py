@@ -1,0 +1,157 @@
+"""Valid game records for the web tests, made by playing the rules with a seeded random choice."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from scorer.counting import distribution
+from scorer.game import Entry, Phase
+from scorer.record import Scorebook, parse_line
+
+
+def deal_lines(game, rng: random.Random) -> list[str]:
+    """One deal of entries (heels maybe, a few pegs, the show), stopping when the game ends."""
+    out = []
+
+    def push(entry: Entry) -> bool:
+        if not game.is_legal(entry):
+            return False
+        game.push(entry)
+        out.append(entry.record())
+        return True
+
+    if game.phase is Phase.HEELS and rng.random() < 1 / 13:
+        push(Entry.heels())
+    seats = list(game.seats)
+    for _ in range(rng.randint(2, 5)):
+        if game.is_over:
+            return out
+        seat = rng.choice(seats)
+        kind = rng.random()
+        if kind < 0.25:
+            push(Entry.go(seat))
+        elif kind < 0.35:
+            push(Entry.thirty_one(seat))
+        else:
+            push(Entry.peg(seat, rng.choice((1, 2, 2, 2, 3, 4, 6))))
+    while not game.is_over:
+        nxt = game.next_count()
+        if nxt is None:
+            break
+        seat, what = nxt
+        crib = what == "crib"
+        table = distribution(4 if crib else game.variant.hand_size, crib)  # as often as real hands
+        points = rng.choices(list(table), weights=list(table.values()))[0]
+        entry = Entry.crib(points, seat) if crib else Entry.hand(seat, points)
+        push(entry)
+        if game.phase is Phase.HEELS:  # the show is over: the next deal
+            break
+    return out
+
+
+def game_record(header: str, seed: int, entries: int | None = None) -> list[str]:
+    """A game record: ``header`` then entries until the game is won (or ``entries`` of them)."""
+    rng = random.Random(seed)
+    book = Scorebook()
+    book.apply(parse_line(header))
+    game = book.game
+    lines = [header]
+    while not game.is_over and (entries is None or len(lines) - 1 < entries):
+        lines += deal_lines(game, rng)
+    if entries is not None:
+        lines = lines[:entries + 1]
+    return lines
+
+
+def match_records(count: int, seats: str = "Alice,Bob", variant: str = "six-card", seed: int = 1) -> list[list[str]]:
+    """``count`` finished games of one match, each dealt first by the last game's loser."""
+    book = Scorebook()
+    records = []
+    for k in range(count):
+        dealer = book.match.next_dealer() if book.match else seats.split(",")[0]
+        record = game_record(f"game {variant} seats={seats} dealer={dealer}", seed + k)
+        for line in record:
+            book.apply(parse_line(line))
+        records.append(record)
+    return records
+
+
+def write_games(store, records: list[list[str]]) -> None:
+    """Apply each record's lines to a LedgerStore (the writer)."""
+    for record in records:
+        for line in record:
+            action = parse_line(line)
+            if action is not None:
+                store.apply(action)
+
+
+# ---- the server, as a process of its own ---------------------------------------
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def web_server(state: Path, *extra: str, timeout: float = 30.0):
+    """``cribbage-board web`` on a free port of 127.0.0.1; yields its base URL."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "firmware.cli", "web", "--state", str(state), "--host", "127.0.0.1",
+         "--port", str(port), *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the server stopped: {process.stderr.read()}")
+            try:
+                urllib.request.urlopen(base + "/api/games", timeout=2).close()
+                break
+            except urllib.error.HTTPError:
+                break  # it answers (503 while the ledger is missing)
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def get(url: str, method: str = "GET"):
+    """(status, headers, body) of a request, errors included."""
+    request = urllib.request.Request(url, method=method, data=b"x" if method in ("POST", "PUT", "PATCH") else None)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def get_json(url: str):
+    status, _, body = get(url)
+    return status, json.loads(body)
