@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "the JSON API (/api/state, /api/games, /api/games/ID) and server-sent events at /events.",
     )
     web.add_argument("--host", default="0.0.0.0", help="the address to listen on (default 0.0.0.0: every network)")
-    web.add_argument("--port", type=int, default=8121, help="the port (default 8121)")
+    web.add_argument("--port", type=int, default=None, help="the port (default: the config's web.port, 8121)")
     _board_options(web, USES["web"])
     return parser
 
@@ -374,8 +374,8 @@ def _web(args) -> int:
     from .web.settings import web_settings
 
     try:
-        state, layout = web_settings(args.config, args.state)
-        return serve(state, args.host, args.port, layout)
+        state, layout, port = web_settings(args.config, args.state)
+        return serve(state, args.host, port if args.port is None else args.port, layout)
     except WebError as error:
         return fail(f"{PROG} web: {error}")
 

@@ -150,14 +150,15 @@ def test_web_unit_is_hardened_as_well_as_the_board(tmp_path):
 
 
 def test_web_unit_reads_the_ledger_and_reaches_the_network_only():
-    """The web unit serves the board's ledger read-only on port 8121: the board's user, no writable
+    """The web unit serves the board's ledger read-only on the config's port: the board's user, no writable
     state folder, internet address families allowed, everything else shut; the board keeps PrivateNetwork."""
     web, board = _settings(WEB_UNIT), _settings(UNIT)
     assert board["PrivateNetwork"] == ["yes"] and "PrivateNetwork" not in web
     exec_start = web["ExecStart"][0].split()
     assert exec_start[:2] == ["/opt/cribbage-board/venv/bin/cribbage-board", "web"]
     ledger = exec_start[exec_start.index("--state") + 1]
-    assert ledger == "/var/lib/cribbage-board/ledger.sqlite3" and "--port" in exec_start
+    assert ledger == "/var/lib/cribbage-board/ledger.sqlite3"
+    assert "--port" not in exec_start  # the config's web.port, which the board's phone view shows too
     assert web["User"] == board["User"] and web["Group"] == board["Group"]
     assert "StateDirectory" not in web and "ReadWritePaths" not in web  # both would make the ledger writable
     assert web["ProtectSystem"] == ["strict"] and "/var/lib/cribbage-board" in web["ReadOnlyPaths"]

@@ -314,8 +314,24 @@ def test_state_and_config_work_before_or_after_the_command(tmp_path):
     assert parse_args(["web", "--state", "x.db"]).state == "x.db"
     config = tmp_path / "config.toml"
     config.write_text(f'state = "{tmp_path / "board.sqlite3"}"\n[leds]\nlayout = "three-track-121"\n')
-    assert web_settings(str(config), None) == (tmp_path / "board.sqlite3", "three-track-121")
+    assert web_settings(str(config), None) == (tmp_path / "board.sqlite3", "three-track-121", 8121)
     assert web_settings(str(config), "other.db")[0] == Path("other.db")
+
+
+def test_the_port_is_the_configs_web_port_as_the_phone_view_shows(tmp_path):
+    """web.port in the config is the web view's port (the phone view shows it); a bad one is one line."""
+    from firmware.errors import ConfigError
+    from firmware.web.settings import web_settings
+
+    config = tmp_path / "config.toml"
+    config.write_text("[web]\nport = 8200\n")
+    assert web_settings(str(config), None)[2] == 8200
+    config.write_text('[web]\nport = "80"\n')
+    with pytest.raises(ConfigError, match="web.port must be a whole number from 1 to 65535"):
+        web_settings(str(config), None)
+    result = run_cli("web", "--config", str(config), "--state", str(tmp_path / "l.sqlite3"))
+    assert result.returncode == 2 and "web.port must be" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 def test_the_web_view_imports_neither_hardware_nor_the_controller():

@@ -1,6 +1,6 @@
-"""What the web view takes from the board's config: the ledger path and the board layout.
+"""What the web view takes from the board's config: the ledger path, the board layout and its port.
 
-Read as plain TOML (two keys): the full config check would load ``hardware``.
+Read as plain TOML (three keys): the full config check would load ``hardware``.
 """
 
 from __future__ import annotations
@@ -8,15 +8,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import SYSTEM_CONFIG, _read_toml
+from ..errors import ConfigError
 from ..console import default_state_path
 
 
-def web_settings(config: str | None, state: str | None) -> tuple[Path, str | None]:
-    """(ledger path, layout name or file) as the board would use them: --state, else the
-    config's ``state``, else $STATE_DIRECTORY or ~/.local/state; ConfigError if the config does not read."""
+DEFAULT_PORT = 8121
+
+
+def web_settings(config: str | None, state: str | None) -> tuple[Path, str | None, int]:
+    """(ledger path, layout name or file, port) as the board would use them: --state, else the
+    config's ``state``, else $STATE_DIRECTORY or ~/.local/state; the port is the config's
+    ``web.port`` (the address the board's phone view shows), else 8121; ConfigError if the
+    config does not read or its port is not one."""
     path = Path(config) if config else (SYSTEM_CONFIG if SYSTEM_CONFIG.exists() else None)
     data = _read_toml(path) if path is not None else {}
     chosen = state or (data.get("state") if isinstance(data.get("state"), str) else None)
     leds = data.get("leds") if isinstance(data.get("leds"), dict) else {}
     layout = leds.get("layout") if isinstance(leds.get("layout"), str) and leds.get("layout") else None
-    return (Path(chosen) if chosen else default_state_path()), layout
+    web = data.get("web") if isinstance(data.get("web"), dict) else {}
+    port = web.get("port", DEFAULT_PORT)
+    if type(port) is not int or not 1 <= port <= 65535:
+        raise ConfigError(f"{path}: web.port must be a whole number from 1 to 65535, not {port!r:.40}")
+    return (Path(chosen) if chosen else default_state_path()), layout, port
