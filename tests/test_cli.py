@@ -175,6 +175,18 @@ def _loaded_without_site(code: str) -> set[str]:
     return set(json.loads(out.split("LOADED ", 1)[1].replace("'", '"')))
 
 
+def test_count_and_replay_start_without_dataclasses():
+    """replay loads no dataclasses (nor the inspect and ast it pulls in); count not even re or enum."""
+    replay = _loaded_without_site(f"from firmware.cli import main; main(['replay', {str(EXAMPLE)!r}, '--json'])")
+    assert "scorer.record" in replay and "json" in replay  # the probe ran the replay
+    heavy = replay & {"dataclasses", "inspect", "ast", "typing", "argparse"}
+    assert not heavy, heavy
+    count = _loaded_without_site("from firmware.cli import main; main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C'])")
+    assert "scorer.counting" in count
+    heavy = count & {"dataclasses", "inspect", "ast", "typing", "argparse", "re", "enum", "json"}
+    assert not heavy, heavy
+
+
 def test_the_command_is_a_plain_script_without_re():
     """pip installs bin/cribbage-board as the command (script-files, not a [project.scripts]
     wrapper, which imports re first): it runs main() and loads no re."""
