@@ -11,7 +11,8 @@
 The processes run as the board is installed (systemd/install.sh): a plain
 ``pip install .`` into its own venv (build/bench-venv, made on the first run,
 the project reinstalled on each), bytecode compiled by pip, started through the
-``cribbage-board`` console script; each baseline runs that venv's python. A
+``cribbage-board`` command pip installs (bin/cribbage-board, a plain script that
+imports nothing before main()); each baseline runs that venv's python. A
 development checkout measures differently: an editable install's finder
 imports pathlib, re and urllib at every start of its venv's python (which
 lowers every ratio to ``python -c pass``), and with PYTHONDONTWRITEBYTECODE set
@@ -31,6 +32,8 @@ fsync, so the disk rows are a floor).
 from __future__ import annotations
 
 import argparse
+import re
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -126,6 +129,15 @@ def ready_seconds(paths: dict[str, Path], command: list[str], baseline: list[str
     return {name: statistics.median(values) for name, values in times.items()}
 
 
+def instructions(command: list[str]) -> int:
+    """Instructions a command runs from start to exit, counted by valgrind's callgrind:
+    unlike wall time, the same on a busy machine."""
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+                          cwd=Path(tempfile.gettempdir()), check=True, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    return int(re.search(r"Collected : (\d+)", done.stderr).group(1))
+
+
 def pi_zero(seconds: float) -> str:
     low, high = PI_ZERO_2W_FACTOR
     return f"{seconds * low * 1e3:.0f}-{seconds * high * 1e3:.0f} ms on a Pi Zero 2 W"
@@ -141,7 +153,10 @@ def ratio_row(name: str, seconds: float, baseline: float, target: float) -> tupl
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=RUNS, help="rounds of each command (medians)")
-    rounds = parser.parse_args(argv).rounds
+    parser.add_argument("--no-instructions", action="store_true",
+                        help="leave out the instruction counts (callgrind; skipped without valgrind)")
+    options = parser.parse_args(argv)
+    rounds = options.rounds
     bin_dir = installed_venv()
     python, board = str(bin_dir / "python"), str(bin_dir / "cribbage-board")
     rows = [("installed as systemd/install.sh does", f"{bin_dir.parent} (pip install ., bytecode compiled)")]
@@ -170,16 +185,11 @@ def main(argv: list[str] | None = None) -> int:
                               statistics.median(seconds), floor, TARGETS["press"]))
     example = str(ROOT / "tests" / "data" / "example-game.txt")
     count_args = ["count", "5H", "5D", "5S", "JC", "--starter", "5C"]
-    # The console script pip writes imports re before it calls main (to tidy argv[0]):
-    # the "without the console script" rows call main() the same way minus that.
-    direct = "import sys; from firmware.cli import main; sys.exit(main(sys.argv[1:]))"
     dev = str(ROOT / ".venv" / "bin" / "python")
     commands = {
         "pass": [python, "-c", "pass"],
-        "re": [python, "-c", "import re"],
         "replay": [board, "replay", example, "--json"],
         "count": [board, *count_args],
-        "count direct": [python, "-c", direct, *count_args],
     }
     if Path(dev).exists():
         commands.update({
@@ -194,10 +204,12 @@ def main(argv: list[str] | None = None) -> int:
                           times["replay"], bare, TARGETS["replay"]))
     rows.append(ratio_row("cribbage-board count 5H 5D 5S JC --starter 5C / python -c pass",
                           times["count"], bare, TARGETS["count"]))
-    rows.append(("  python -c 'import re' (the console script's own import) / python -c pass",
-                 f"{times['re'] / bare:.2f}x: {times['re'] * 1e3:.1f} ms"))
-    rows.append(ratio_row("  count without the console script (main() from python -c) / pass",
-                          times["count direct"], bare, TARGETS["count"]))
+    if not options.no_instructions and shutil.which("valgrind"):
+        counted = {name: instructions(commands[name]) for name in ("pass", "replay", "count")}
+        rows.append(("instructions (callgrind): python -c pass", f"{counted['pass'] / 1e6:.1f} M"))
+        for name in ("replay", "count"):
+            rows.append((f"  {name} / python -c pass in instructions",
+                         f"{counted[name] / counted['pass']:.2f}x: {counted[name] / 1e6:.1f} M"))
     if "dev pass" in times:
         dev_bare = times["dev pass"]
         rows.append(("development checkout (.venv, editable): python -c pass", f"{dev_bare * 1e3:.1f} ms"))

@@ -199,7 +199,7 @@ class Controller:
         The settings change to that variant only when its game starts."""
         settings = self.settings if variant is None else replace(self.settings, variant=variant)
         try:
-            header = replace(settings.header(), new_match=new_match)
+            header = settings.header()._replace(new_match=new_match)
         except CribbageError as error:
             self.say(str(error), alert=True)
             return False
@@ -208,7 +208,7 @@ class Controller:
             self.say(f"{header.variant.name} needs a board with {sides} tracks", alert=True)
             return False
         if self.game is not None and self.game.is_over and header.same_match(self.store.book.match):
-            header = replace(header, dealer=None)  # the loser deals first
+            header = header._replace(dealer=None)  # the loser deals first
         started = self._apply(header)
         if started:
             self.settings = settings

@@ -233,7 +233,7 @@ class MenuTree:
                     value = skunks[(skunks.index(opts.skunk) + 1) % len(skunks)]
                 else:
                     value = not getattr(opts, field_name)
-                host.settings = replace(host.settings, options=replace(opts, **{field_name: value}))
+                host.settings = replace(host.settings, options=opts._replace(**{field_name: value}))
                 host.back()
                 self.options(cursor=at)
                 host.say("Options apply from the next new game")

@@ -10,7 +10,6 @@ between the same seats, with the tally.
 from __future__ import annotations
 
 from collections import namedtuple
-from dataclasses import dataclass, replace
 from enum import Enum
 
 from .counting import CRIB_SIZE, possible_totals
@@ -26,6 +25,11 @@ from .errors import (
 from .variants import VARIANTS, Options, ResultKind, Variant, result_kind
 
 MAX_PLAY_POINTS = 15  # no single card can peg more
+
+# The value types are named tuples from collections (GameState was the first),
+# not dataclasses: ``replay`` then starts without importing dataclasses (and the
+# inspect and ast it pulls in), and without running the code dataclasses writes
+# for each class (issue 11). A new value is ``value._replace(field=...)``.
 
 
 class EntryKind(Enum):
@@ -54,14 +58,12 @@ class Phase(Enum):
     OVER = "over"
 
 
-@dataclass(frozen=True)
-class Entry:
-    """An entry a player makes. ``seat`` may be None for heels and crib
-    (the dealer's); heels, go and 31 have fixed points."""
+class Entry(namedtuple("Entry", "kind seat points", defaults=(None, 0))):
+    """An entry a player makes: ``kind`` (EntryKind), ``seat`` (str, or None for
+    heels and crib: the dealer's) and ``points`` (int; heels, go and 31 have fixed
+    points). Immutable."""
 
-    kind: EntryKind
-    seat: str | None = None
-    points: int = 0
+    __slots__ = ()
 
     @classmethod
     def heels(cls) -> "Entry":
@@ -103,18 +105,12 @@ class Entry:
         return f"{kind.value} {self.seat} {self.points}"
 
 
-@dataclass(frozen=True)
-class LedgerEntry:
-    """An accepted entry: who, what, the points claimed and the points that
-    moved the peg (fewer under exact-out), the deal it belongs to, and a note."""
+class LedgerEntry(namedtuple("LedgerEntry", "kind seat points pegged deal entry note", defaults=("",))):
+    """An accepted entry: ``kind``, ``seat``, the ``points`` claimed and the points
+    that moved the peg (``pegged``: fewer under exact-out), the ``deal`` it belongs
+    to, the ``entry`` as made and a ``note``. Immutable."""
 
-    kind: EntryKind
-    seat: str
-    points: int
-    pegged: int
-    deal: int
-    entry: Entry
-    note: str = ""
+    __slots__ = ()
 
     def describe(self) -> str:
         """Short text for a small screen: "Bob hand 8"."""
@@ -125,24 +121,19 @@ class LedgerEntry:
         return f"{text} ({self.note})" if self.note else text
 
 
-@dataclass(frozen=True)
-class Side:
-    """A scoring side: one seat, or a partnership of two."""
+class Side(namedtuple("Side", "name seats")):
+    """A scoring side: its ``name`` and ``seats`` (a tuple: one seat, or a
+    partnership of two). Immutable."""
 
-    name: str
-    seats: tuple[str, ...]
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class LoserResult:
-    """One losing side's result: its score, the result its score makes against
-    the skunk lines, the winner's margin over it and the game points it gives."""
+class LoserResult(namedtuple("LoserResult", "side score kind margin game_points")):
+    """One losing side's result: the ``side``, its ``score``, the result ``kind`` its
+    score makes against the skunk lines, the winner's ``margin`` over it and the
+    ``game_points`` it gives. Immutable."""
 
-    side: str
-    score: int
-    kind: ResultKind
-    margin: int
-    game_points: int
+    __slots__ = ()
 
     def to_dict(self) -> dict:
         return {"side": self.side, "score": self.score, "result": self.kind.value,
@@ -173,23 +164,21 @@ def loser_results(scores, winner: str, target: int, options: Options,
     return tuple(results)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """The result of a finished game.
+class Outcome(namedtuple(
+    "Outcome", "winner loser kind margin game_points scores lowball losers", defaults=(False, ()),
+)):
+    """The result of a finished game: the ``winner`` and ``loser`` (side names; the
+    loser in low-ball is the side that reached the target), the result ``kind``,
+    the ``margin``, the ``game_points``, the final ``scores`` ((side name, score)
+    pairs), ``lowball``, and ``losers``: every losing side's LoserResult, in side
+    order. Immutable.
 
     With two sides, ``loser``, ``kind``, ``margin`` and ``game_points`` are the
     one loser's. With more, ``loser`` is the lowest other side, ``kind`` and
     ``margin`` its result (the biggest of the game), and ``game_points`` what
     the winner earns in all: the sum of every loser's (``losers``)."""
 
-    winner: str  # side name
-    loser: str  # side name: the lowest other side, or in low-ball the side that reached the target
-    kind: ResultKind
-    margin: int
-    game_points: int
-    scores: tuple[tuple[str, int], ...]  # (side name, final score)
-    lowball: bool = False
-    losers: tuple[LoserResult, ...] = ()  # every losing side, in side order
+    __slots__ = ()
 
     def to_dict(self) -> dict:
         return {
@@ -242,12 +231,11 @@ class GameState(namedtuple(
     __slots__ = ()
 
 
-@dataclass(frozen=True)
-class HistoryEvent:
-    """One line of the visible history: an entry accepted, undone or redone."""
+class HistoryEvent(namedtuple("HistoryEvent", "action entry")):
+    """One line of the visible history: an ``entry`` (LedgerEntry) accepted, undone
+    or redone (``action``: "entry", "undo" or "redo"). Immutable."""
 
-    action: str  # "entry", "undo" or "redo"
-    entry: LedgerEntry
+    __slots__ = ()
 
     def record(self) -> str:
         return self.entry.entry.record() if self.action == "entry" else self.action
@@ -621,28 +609,24 @@ def _check_seats(variant: Variant, seats) -> tuple[str, ...]:
     return seats
 
 
-@dataclass(frozen=True)
-class Tally:
-    """A side's standing in the match."""
+class Tally(namedtuple("Tally", "side wins game_points")):
+    """A side's standing in the match: ``side``, ``wins`` and ``game_points``. Immutable."""
 
-    side: str
-    wins: int
-    game_points: int
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Standing:
-    """Finished games of a match as counts, all the tally needs of them: how many,
-    and each winning side's wins and game points (``(side, wins, game points)``)."""
+class Standing(namedtuple("Standing", "games wins abandoned", defaults=(0, (), 0))):
+    """Finished games of a match as counts, all the tally needs of them: how many
+    (``games``), each winning side's wins and game points (``wins``: (side, wins,
+    game points) triples) and the games replaced by the next before they ended
+    (``abandoned``: they count for nobody). Immutable."""
 
-    games: int = 0
-    wins: tuple[tuple[str, int, int], ...] = ()
-    abandoned: int = 0  # games replaced by the next before they ended: they count for nobody
+    __slots__ = ()
 
     def add(self, outcome: Outcome | None) -> "Standing":
         """This standing with one more game: finished, or abandoned (``outcome`` None)."""
         if outcome is None:
-            return replace(self, abandoned=self.abandoned + 1)
+            return self._replace(abandoned=self.abandoned + 1)
         table = {side: (won, points) for side, won, points in self.wins}
         won, points = table.get(outcome.winner, (0, 0))
         table[outcome.winner] = (won + 1, points + outcome.game_points)

@@ -15,7 +15,7 @@ points and targets have at most 4 digits.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections import namedtuple
 from enum import Enum
 from collections.abc import Iterable
 
@@ -31,15 +31,18 @@ class Command(Enum):
     REDO = "redo"
 
 
-@dataclass(frozen=True)
-class GameHeader:
-    """A ``game`` line: the variant, the seats (clockwise), the first dealer, the options."""
+# GameHeader and Rejection are named tuples from collections, Replay a plain
+# class, not dataclasses: ``replay`` then starts without importing dataclasses
+# (see scorer/game.py). A new header is ``header._replace(field=...)``.
 
-    variant: Variant
-    seats: tuple[str, ...]
-    dealer: str | None = None
-    options: Options = field(default_factory=Options)
-    new_match: bool = False
+
+class GameHeader(namedtuple(
+    "GameHeader", "variant seats dealer options new_match", defaults=(None, Options(), False),
+)):
+    """A ``game`` line: the ``variant``, the ``seats`` (a tuple, clockwise), the first
+    ``dealer`` (None: the first seat), the ``options`` and ``new_match``. Immutable."""
+
+    __slots__ = ()
 
     def same_match(self, match: Match) -> bool:
         """Whether this game continues ``match`` (same variant, seats and options,
@@ -65,7 +68,9 @@ MAX_DIGITS = 4  # points and targets: no rule needs more
 MAX_REJECTED = 1000  # refused entries before replay gives up on a record
 ABANDONED = "# abandoned: a new game began before this one ended"  # marks such a game in an export
 _NUMBER = re.compile(r"[+-]?[0-9]+")
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]")  # Cc but tab, and Cs
+# Cc but tab, and Cs. Compiling it costs 4 M instructions (as much as replaying the
+# README example game), so only a line that is not all printable is searched with it.
+_CONTROL = "[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]"
 
 
 def shown(text: str, limit: int = 24) -> str:
@@ -79,7 +84,7 @@ def check_line(text: str) -> str:
     text = text.rstrip("\r\n")
     if len(text) > MAX_LINE:
         raise RecordSyntaxError(f"the line is {len(text)} characters long: a record line has at most {MAX_LINE}")
-    control = _CONTROL.search(text)
+    control = None if text.isprintable() else re.search(_CONTROL, text)
     if control:
         raise RecordSyntaxError(
             f"the line holds the control character U+{ord(control.group()):04X}: a record line is plain text"
@@ -216,24 +221,35 @@ class Scorebook:
         return lines + (self.game.record_lines() if self.game else [])
 
 
-@dataclass(frozen=True)
-class Rejection:
-    """A record line the rules refused; it is skipped, like a refused button press."""
+class Rejection(namedtuple("Rejection", "line entry error")):
+    """A record line the rules refused (its number ``line``, the ``entry`` as written,
+    the ``error``); it is skipped, like a refused button press. Immutable."""
 
-    line: int
-    entry: str
-    error: str
+    __slots__ = ()
 
     def to_dict(self) -> dict:
         return {"line": self.line, "entry": self.entry, "error": self.error}
 
 
-@dataclass
 class Replay:
-    """What replaying a record gives: the scorebook and the lines refused."""
+    """What replaying a record gives: the scorebook (``book``) and the lines refused
+    (``rejected``, a list of Rejection)."""
 
-    book: Scorebook
-    rejected: list[Rejection]
+    __slots__ = ("book", "rejected")
+
+    def __init__(self, book: Scorebook, rejected: list[Rejection]):
+        self.book = book
+        self.rejected = rejected
+
+    def __eq__(self, other):
+        if other.__class__ is not Replay:
+            return NotImplemented
+        return self.book == other.book and self.rejected == other.rejected
+
+    __hash__ = None  # mutable: equal by value, so not hashable
+
+    def __repr__(self) -> str:
+        return f"Replay(book={self.book!r}, rejected={self.rejected!r})"
 
 
 def replay(lines: Iterable[str], book: Scorebook | None = None) -> Replay:

@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections import namedtuple
 from enum import Enum
 
 from .errors import UnknownVariantError
 
+# The value types are named tuples from collections, not dataclasses: ``replay``
+# then starts without importing dataclasses (and the inspect and ast it pulls
+# in), and without running the code dataclasses writes for each class (issue 11).
+# A new value is ``value._replace(field=...)``.
 
-@dataclass(frozen=True)
-class Variant:
-    """One way of playing: players, hand size, target and the start bonus."""
 
-    name: str
-    players: int
-    dealt: int
-    hand_size: int  # cards each player keeps for the play and the show
-    target: int
-    partnership: bool = False  # four-hand: partners opposite peg as one side
-    start_bonus: int = 0  # five-card: pone pegs 3 at the start of the game
-    lowball: bool = False  # the first side to reach the target loses
-    description: str = ""
+class Variant(namedtuple(
+    "Variant", "name players dealt hand_size target partnership start_bonus lowball description",
+    defaults=(False, 0, False, ""),
+)):
+    """One way of playing: ``name``, ``players``, cards ``dealt`` each, ``hand_size``
+    (cards each player keeps for the play and the show), ``target``; ``partnership``
+    (four-hand: partners opposite peg as one side), ``start_bonus`` (five-card: pone
+    pegs 3 at the start of the game), ``lowball`` (the first side to reach the target
+    loses) and a ``description``. Immutable."""
+
+    __slots__ = ()
 
     @property
     def sides(self) -> int:
@@ -61,7 +64,7 @@ def find_variant(name: str, target: int | None = None) -> Variant:
     if target is not None:
         if not 31 <= target <= 1000:
             raise UnknownVariantError(f"target {target} is out of range: use 31 to 1000")
-        variant = replace(variant, target=target)
+        variant = variant._replace(target=target)
     return variant
 
 
@@ -84,15 +87,13 @@ class ResultKind(Enum):
     LURCH = "lurch"
 
 
-@dataclass(frozen=True)
-class GamePoints:
-    """Match points a winner earns for each kind of result."""
+class GamePoints(namedtuple(
+    "GamePoints", "win skunk double_skunk triple_skunk lurch", defaults=(2, 3, 3, 3, 4),
+)):
+    """Match points a winner earns for each kind of result: ``win``, ``skunk``,
+    ``double_skunk``, ``triple_skunk`` and ``lurch`` (ints). Immutable."""
 
-    win: int = 2
-    skunk: int = 3
-    double_skunk: int = 3
-    triple_skunk: int = 3
-    lurch: int = 4
+    __slots__ = ()
 
     def for_kind(self, kind: ResultKind) -> int:
         return {
@@ -140,14 +141,15 @@ def parse_game_points(text: str) -> GamePoints:
     return GamePoints(**values)
 
 
-@dataclass(frozen=True)
-class Options:
-    """House rules, all off by default (skunk lines default to ACC)."""
+class Options(namedtuple(
+    "Options", "exact_out muggins skunk points",
+    defaults=(False, False, SkunkLines.ACC, GAME_POINT_PRESETS["acc"]),
+)):
+    """House rules, all off by default: ``exact_out`` and ``muggins`` (bools), the
+    ``skunk`` lines (SkunkLines, ACC by default) and the game ``points``
+    (GamePoints, the ACC preset by default). Immutable."""
 
-    exact_out: bool = False
-    muggins: bool = False
-    skunk: SkunkLines = SkunkLines.ACC
-    points: GamePoints = field(default_factory=lambda: GAME_POINT_PRESETS["acc"])
+    __slots__ = ()
 
 
 def result_kind(loser_score: int, target: int, lines: SkunkLines) -> ResultKind:

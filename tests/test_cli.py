@@ -166,6 +166,49 @@ def test_count_and_pegging_load_only_the_counting():
     assert "LOADED []" in out, out
 
 
+def _loaded_without_site(code: str) -> set[str]:
+    """The modules a fresh python loads running ``code`` (which prints its output before
+    the list), without ``site``: this venv's editable finder imports re and more at start."""
+    probe = f"import sys; before = set(sys.modules); {code}; print('LOADED', sorted(set(sys.modules) - before))"
+    out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(ROOT)}).stdout
+    return set(json.loads(out.split("LOADED ", 1)[1].replace("'", '"')))
+
+
+def test_count_and_replay_start_without_dataclasses():
+    """replay loads no dataclasses (nor the inspect and ast it pulls in); count not even re or enum."""
+    replay = _loaded_without_site(f"from firmware.cli import main; main(['replay', {str(EXAMPLE)!r}, '--json'])")
+    assert "scorer.record" in replay and "json" in replay  # the probe ran the replay
+    heavy = replay & {"dataclasses", "inspect", "ast", "typing", "argparse"}
+    assert not heavy, heavy
+    count = _loaded_without_site("from firmware.cli import main; main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C'])")
+    assert "scorer.counting" in count
+    heavy = count & {"dataclasses", "inspect", "ast", "typing", "argparse", "re", "enum", "json"}
+    assert not heavy, heavy
+
+
+def test_the_command_is_a_plain_script_without_re():
+    """pip installs bin/cribbage-board as the command (script-files, not a [project.scripts]
+    wrapper, which imports re first): it runs main() and loads no re."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["tool"]["setuptools"]["script-files"] == ["bin/cribbage-board"]
+    assert "scripts" not in project["project"]  # an entry point of the same name would replace it
+    launcher = ROOT / "bin" / "cribbage-board"
+    assert launcher.read_text().startswith("#!python\n")  # pip writes the venv's python there
+    done = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", str(launcher), "count", "5H", "5D", "5S", "JC", "--starter", "5C"],
+        capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0 and done.stdout.strip().endswith("is 28 and nobs is 29"), done.stderr
+    loaded = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "firmware.cli" in loaded and "re" not in loaded
+    failed = subprocess.run([sys.executable, "-S", str(launcher), "count", "5H"], capture_output=True, text=True,
+                            env={"PYTHONPATH": str(ROOT)})
+    assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and "Traceback" not in failed.stderr
+
+
 def test_plain_lines_start_without_argparse():
     """replay and the board read a plain line without argparse (and its gettext, locale, shutil);
     replay loads no typing."""

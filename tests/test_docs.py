@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import dataclasses
 import importlib
 import re
 import subprocess
@@ -168,7 +167,7 @@ def test_every_variant_is_in_the_table():
 def test_every_option_is_documented():
     """exact-out, muggins, each skunk= and points= value are described."""
     doc = rules_text()
-    flags = [f.name.replace("_", "-") for f in dataclasses.fields(Options) if f.type in ("bool", bool)]
+    flags = [name.replace("_", "-") for name, default in Options._field_defaults.items() if isinstance(default, bool)]
     assert flags == ["exact-out", "muggins"]
     for flag in flags:
         assert f"option `{flag}`" in doc

@@ -152,3 +152,34 @@ def test_summary_is_short_and_human():
     assert "six-card to 121, deal 1, Alice deals, phase play" in text
     assert "show: Bob hand > Alice hand > Alice crib" in text
     assert "line 3 refused: hand Bob 30: 30 is more than a hand can score (29)" in text
+
+
+def test_the_values_a_replay_gives_are_immutable_and_compare_by_value():
+    """Headers, entries, options, outcomes and the rest cannot change, equal ones compare
+    equal, a new one is made with _replace, and each repr names its fields."""
+    from pathlib import Path
+
+    from scorer.variants import find_variant
+
+    text = (Path(__file__).parent / "data" / "example-game.txt").read_text()
+    result = replay(text.splitlines())
+    game = result.book.game
+    header = parse_line("game six-card seats=Alice,Bob dealer=Alice muggins")
+    values = [header, header.variant, header.options, header.options.points, game.ledger[-1],
+              game.ledger[-1].entry, game.history[-1], game.sides[0], game.outcome, game.outcome.losers[0],
+              result.book.match.tally()[0], result.book.match.earlier, result.rejected[0]]
+    for value in values:
+        name = type(value).__name__
+        first = value._fields[0]
+        with pytest.raises(AttributeError):
+            setattr(value, first, None)
+        assert value == type(value)(*value) and hash(value) == hash(type(value)(*value))
+        assert repr(value).startswith(f"{name}({first}=")
+    assert header._replace(dealer=None) == GameHeader(find_variant("six-card"), ("Alice", "Bob"),
+                                                      None, header.options)
+    assert header.options._replace(muggins=False) == type(header.options)()
+    assert find_variant("six-card", 61) == find_variant("six-card")._replace(target=61)
+    assert result.book.match.earlier.add(None).abandoned == 1
+    assert repr(result).startswith("Replay(book=") and result == type(result)(result.book, result.rejected)
+    result.rejected = []  # what replay gives is the caller's to change
+    assert result.rejected == []
