@@ -12,9 +12,12 @@ Files, for a ledger ``LEDGER``:
 - ``LEDGER-wal``, ``LEDGER-shm``: SQLite's own.
 - ``LEDGER.lock``: exists while a writer runs. The writer holds an exclusive
   ``flock`` on it for its lifetime and writes its pid and program into it, so a
-  second writer is refused at once and told who holds it. Readers
-  (``LedgerReader``) never touch it: they open the database read-only and, WAL
-  being what it is, read while the writer writes.
+  second writer is refused at once and told who holds it. It also holds an
+  OFD write lock on it (Linux), which readers test with ``F_OFD_GETLK``
+  (``writer_running``): they never take a lock on it. Readers
+  (``LedgerReader``) open the database read-only and, WAL being what it is,
+  read while the writer writes; in a folder they cannot write, with no writer
+  running, they read the file ``immutable`` until one starts.
 
 Schema 2 (``SCHEMA_VERSION``) keeps times, UTC ISO 8601 with milliseconds and a
 ``Z`` (``2026-12-02T19:48:42.123Z``) from the writer's ``clock``: each action's
@@ -57,6 +60,7 @@ import json
 import math
 import os
 import sqlite3
+import struct
 import sys
 import threading
 import time
@@ -276,6 +280,7 @@ class WriterLock:
                 raise StoreError(f"ledger {ledger} cannot be locked: {_os_cause(error)}") from error
             if self._same_file(fd):
                 self._fd, self.created = fd, created
+                _mark_held(fd)
                 break
             os.close(fd)
         else:
@@ -337,6 +342,56 @@ class WriterLock:
                 pass
         os.close(self._fd)
         self._fd = None
+
+
+# The flock above is what excludes writers; readers cannot test a flock without
+# taking it (and a reader's brief shared flock would make a board starting at that
+# moment fail "in use"). So the writer also holds an open-file-description write
+# lock (Linux F_OFD_SETLK, whole file) on the same file, which a reader tests with
+# F_OFD_GETLK: a query that takes nothing and blocks nobody (see ``writer_running``).
+_OFD_GETLK = getattr(fcntl, "F_OFD_GETLK", None)
+_OFD_SETLK = getattr(fcntl, "F_OFD_SETLK", None)
+_FLOCK = "@hhqqi"  # struct flock: l_type, l_whence, l_start, l_len (0: to the end), l_pid
+
+
+def _mark_held(fd: int) -> None:
+    """Best effort: the flock alone keeps other writers out; readers then fall back on the files."""
+    if _OFD_SETLK is not None:
+        try:
+            fcntl.fcntl(fd, _OFD_SETLK, struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0))
+        except OSError:
+            pass
+
+
+def writer_running(ledger: str | os.PathLike) -> bool | None:
+    """Whether a writer (the board) holds the ledger's lock now: True, False, or None
+    where this system cannot tell (no OFD locks). It only asks the kernel (F_OFD_GETLK
+    on ``LEDGER.lock`` opened read-only): it takes no lock, so it never makes a
+    starting writer fail, and works in a folder this process cannot write."""
+    return _lock_held(_lock_path(ledger))
+
+
+def _lock_path(ledger: str | os.PathLike) -> str:
+    """``LEDGER.lock`` beside the real file, as ``WriterLock`` names it."""
+    return os.path.realpath(ledger) + ".lock"
+
+
+def _lock_held(lock: str) -> bool | None:
+    if _OFD_GETLK is None:
+        return None
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False  # a writer makes the file before it locks it, and removes it last
+    except OSError:
+        return None
+    try:
+        probe = struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)
+        return struct.unpack(_FLOCK, fcntl.fcntl(fd, _OFD_GETLK, probe))[0] != fcntl.F_UNLCK
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _default_holder() -> str:
@@ -1023,6 +1078,38 @@ class LedgerStore:
 # ---- the reader --------------------------------------------------------------
 
 
+WAL_HEADER = 32  # bytes: a -wal no longer than its header holds no frame (no entry)
+RETRY_LIVE_SECONDS = 1.0  # an immutable reader that could not go live tries again this often (or when a file changes)
+
+
+@dataclass(frozen=True)
+class _Files:
+    """What a reader sees of a ledger's files, to tell that a writer started or the file changed."""
+
+    db: tuple  # the database: (st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)
+    wal: int | None  # size of LEDGER-wal, None when there is none
+    shm: bool  # whether LEDGER-shm is there
+    writer: bool | None  # writer_running()
+
+    @classmethod
+    def look(cls, path: str, lock: str) -> "_Files":
+        """The files of the ledger at ``path`` (a str: this runs at every poll) with lock ``lock``."""
+        try:
+            st = os.stat(path)
+            db = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        except OSError:
+            db = ()
+        try:
+            wal = os.stat(path + "-wal").st_size
+        except OSError:
+            wal = None
+        return cls(db, wal, os.path.exists(path + "-shm"), _lock_held(lock))
+
+    @property
+    def has_frames(self) -> bool:
+        return self.wal is not None and self.wal > WAL_HEADER
+
+
 class LedgerReader:
     """A read-only view of a ledger, for export, replay and the web view.
 
@@ -1033,6 +1120,19 @@ class LedgerReader:
     It reads schema 1 (no times: they read as None) and schema 2. One reader
     may be used from several threads: its calls take turns on its connection.
     Raises StoreError if there is no ledger at ``path`` or it is not one of ours.
+
+    In a folder it cannot write (the web unit's), ``mode=ro`` needs the -wal and
+    -shm a running board keeps; with the board stopped SQLite cannot make them.
+    Then, if no writer holds the lock (``writer_running``) and no -wal holds
+    frames, the file alone is the whole ledger and it is opened ``immutable=1``
+    (``immutable`` is then True). SQLite neither locks nor looks for changes in
+    such a file, so the reader does, before and after each read: once the board
+    runs again (its lock, a -wal or -shm appears) it reopens with ``mode=ro``;
+    an answer read while the file changed is read again once, or StoreError.
+    A -wal with frames but no -shm (a board killed, the -shm then removed)
+    cannot be read read-only: that is a StoreError that says so, never the
+    file without those entries. (With both files left by a killed board,
+    ``mode=ro`` reads them: SQLite rebuilds the index in memory.)
     """
 
     def __init__(self, path: str | os.PathLike):
@@ -1042,37 +1142,113 @@ class LedgerReader:
             raise StoreError(f"no ledger at {self.path}")
         self._conn: sqlite3.Connection | None = None
         self._turn = threading.Lock()
+        self.immutable = False
+        self._seen: _Files | None = None  # the files as they were when opened immutable
+        self._tried: tuple[_Files | None, float] = (None, 0.0)  # the last failed try to go live
+        self._opened = 0  # connections opened: part of data_version
+        self._where, self._lock = str(self.path), _lock_path(self.path)
+        self._conn, self.immutable, self._seen = self._connect()
+
+    def _connect(self) -> tuple[sqlite3.Connection, bool, _Files | None]:
+        """A connection with ``mode=ro``, else (see the class) ``immutable=1``; StoreError if neither."""
         try:
-            self._conn = sqlite3.connect(_uri(self.path, "ro"), uri=True, isolation_level=None,
-                                         check_same_thread=False)
-            self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            self._conn.execute("BEGIN")
-            kind, _ = _inspect(self._conn, self.path)
-            self._conn.execute("COMMIT")
+            conn = self._open_checked("ro")
+        except StoreError as error:
+            cause = error.__cause__
+            if not (isinstance(cause, sqlite3.Error) and _cannot_make_wal(cause, self.path)):
+                raise
+            files = self._files()
+            if files.writer:
+                raise StoreError(f"ledger {self.path} cannot be read yet: the board holds it but has "
+                                 "not opened it (starting?); it is read again in a moment") from cause
+            if files.has_frames:
+                raise StoreError(
+                    f"ledger {self.path} cannot be read: {self.path.name}-wal holds entries of a board "
+                    f"that stopped without closing the ledger, and without {self.path.name}-shm they "
+                    "cannot be read read-only; start the board to bring them in") from cause
+            conn = self._open_checked("ro&immutable=1")
+            if self._files().db != files.db:  # changed while we opened it
+                _close_connection(conn)
+                raise StoreError(f"ledger {self.path} changed while it was opened: try again") from cause
+            self._opened += 1
+            return conn, True, files
+        self._opened += 1
+        return conn, False, None
+
+    def _open_checked(self, params: str) -> sqlite3.Connection:
+        """A connection with these URI parameters to one of our ledgers (not an empty one)."""
+        conn = None
+        try:
+            conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode={params}", uri=True,
+                                   isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("BEGIN")
+            kind, _ = _inspect(conn, self.path)
+            conn.execute("COMMIT")
         except (sqlite3.Error, _Damaged) as error:
-            self.close()
+            _close_connection(conn)
             if isinstance(error, _Damaged) or _code(error) in _DAMAGED:
                 raise StoreError(f"ledger {self.path} is damaged ({error})") from error
             raise StoreError(
                 f"ledger {self.path} cannot be read: {_sqlite_cause(error, self.path.parent)}"
             ) from error
         except StoreError:
-            self.close()
+            _close_connection(conn)
             raise
         if kind == "new":
-            self.close()
+            _close_connection(conn)
             raise StoreError(f"no ledger at {self.path} (an empty database)")
+        return conn
+
+    def _files(self) -> _Files:
+        return _Files.look(self._where, self._lock)
+
+    def _reopen(self) -> None:
+        conn, immutable, seen = self._connect()
+        _close_connection(self._conn)
+        self._conn, self.immutable, self._seen = conn, immutable, seen
+
+    def _still(self, files: _Files) -> bool:
+        """Whether the immutable connection still reads the whole ledger: same file, no frames."""
+        return files.db == self._seen.db and not files.has_frames
+
+    def _follow(self) -> None:
+        """An immutable reader: reopen (live) once anything moved; keep it while it still holds."""
+        files = self._files()
+        if files == self._seen:
+            return
+        still = self._still(files)
+        tried, when = self._tried
+        if still and tried == files and time.monotonic() - when < RETRY_LIVE_SECONDS:
+            return
+        try:
+            self._reopen()
+        except StoreError:
+            if not still:
+                self.close()
+                raise
+            self._tried = (files, time.monotonic())  # the board is starting: the file still holds
 
     def _reading(self, read):
         with self._turn:
             if self._conn is None:
                 raise StoreError(f"ledger {self.path} is closed")
-            try:
-                return read()
-            except sqlite3.Error as error:
-                raise StoreError(
-                    f"ledger {self.path} cannot be read: {_sqlite_cause(error, self.path.parent)}"
-                ) from error
+            if self.immutable:
+                self._follow()
+            for _ in range(2):
+                try:
+                    result, failure = read(), None
+                except sqlite3.Error as error:
+                    result, failure = None, error
+                if not self.immutable or self._still(self._files()):
+                    if failure is not None:
+                        raise StoreError(
+                            f"ledger {self.path} cannot be read: {_sqlite_cause(failure, self.path.parent)}"
+                        ) from failure
+                    return result
+                self._reopen()  # the file changed under the read: read again, live if the board runs
+            self.close()
+            raise StoreError(f"ledger {self.path} kept changing while it was read: try again")
 
     def game_ids(self) -> list[int]:
         """Every game in the ledger, oldest first."""
@@ -1149,15 +1325,19 @@ class LedgerReader:
         connection, which differs from the last value read whenever another
         connection (the writer) has committed since. It reads no table (one
         look at the WAL index), so it is cheap enough to poll every 50 ms; only
-        a change, not its value, means anything."""
-        return self._reading(lambda: self._conn.execute("PRAGMA data_version").fetchone()[0])
+        a change, not its value, means anything. It also counts the connections
+        opened, so it changes when an immutable reader reopens (a few stats and
+        one lock query each call while immutable: that is how it sees the board
+        start)."""
+        return self._reading(
+            lambda: self._opened << 32 | self._conn.execute("PRAGMA data_version").fetchone()[0])
 
     @property
     def book(self) -> Scorebook:
         """The current match as it stands now (read afresh at each use); what does
         not replay is said in ``messages``."""
         messages: list[str] = []
-        current = self._reading(lambda: _read_book(self._conn, self.path, messages))
+        current = self._reading(lambda: messages.clear() or _read_book(self._conn, self.path, messages))
         self.messages = messages
         return current.book
 
@@ -1170,6 +1350,16 @@ class LedgerReader:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _cannot_make_wal(error: sqlite3.Error, path: Path) -> bool:
+    """Whether ``mode=ro`` failed because SQLite cannot make the -wal or -shm: read-only or
+    cannot-open, in a folder this process cannot write (EACCES, EROFS), one of them missing."""
+    if _code(error) not in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
+        return False
+    folder = path.absolute().parent
+    missing = not (os.path.exists(f"{path}-wal") and os.path.exists(f"{path}-shm"))
+    return missing and not os.access(folder, os.W_OK)
 
 
 def _has_times(conn: sqlite3.Connection) -> bool:

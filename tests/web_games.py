@@ -108,12 +108,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def web_server(state: Path, *extra: str, timeout: float = 30.0):
-    """``cribbage-board web`` on a free port of 127.0.0.1; yields its base URL."""
+def web_server(state: Path, *extra: str, timeout: float = 30.0, wrap: tuple[str, ...] = ()):
+    """``cribbage-board web`` on a free port of 127.0.0.1 (run by the ``wrap`` command, if
+    any); yields its base URL."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "web", "--state", str(state), "--host", "127.0.0.1",
+        [*wrap, sys.executable, "-m", "firmware.cli", "web", "--state", str(state), "--host", "127.0.0.1",
          "--port", str(port), *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
     )
