@@ -1123,8 +1123,9 @@ class LedgerReader:
 
     In a folder it cannot write (the web unit's), ``mode=ro`` needs the -wal and
     -shm a running board keeps; with the board stopped SQLite cannot make them.
-    Then, if no writer holds the lock (``writer_running``) and no -wal holds
-    frames, the file alone is the whole ledger and it is opened ``immutable=1``
+    Then, if no writer holds the lock (``writer_running``; where the system
+    cannot tell, the files alone decide) and no -wal holds frames, the file
+    alone is the whole ledger and it is opened ``immutable=1``
     (``immutable`` is then True). SQLite neither locks nor looks for changes in
     such a file, so the reader does, before and after each read: once the board
     runs again (its lock, a -wal or -shm appears) it reopens with ``mode=ro``;
