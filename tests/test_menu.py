@@ -2,27 +2,15 @@
 
 import pytest
 
-from firmware.config import load_config
 from firmware.menu import Item, Menu, tracks_reason
-from firmware.simulator import Simulator
 from firmware.views import oled_image
 from scorer.variants import VARIANTS
+from tests.test_board import make, sim  # noqa: F401 (sim is a fixture)
 
 MENU = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",
         "Shut down", "Players", "Phone view", "Display", "Close"]
 
 
-def make(tmp_path, *overrides):
-    return Simulator(load_config(overrides=list(overrides)), tmp_path / "ledger.sqlite3")
-
-
-@pytest.fixture
-def sim(tmp_path):
-    board = make(tmp_path)
-    try:
-        yield board
-    finally:
-        board.close()
 
 
 def open_item(sim, label):
