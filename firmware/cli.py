@@ -487,8 +487,11 @@ def _wiring(args) -> int:
     for line in clashes(wires(config)):
         print(f"{PROG}: {line}: give each its own pin", file=sys.stderr)
     data = strip_gpio(config["leds"])
-    print(f"{args.output}: strip data on GPIO{data} (pin {physical_pin(data)}), "
-          f"buttons, encoder and OLED from {' + '.join(config.sources)}")
+    buzzer = config["buzzer"]
+    parts = (f"buttons, encoder, OLED and buzzer on GPIO{buzzer['pin']} (pin {physical_pin(buzzer['pin'])})"
+             if buzzer["enabled"] else "buttons, encoder and OLED (buzzer off: --set buzzer.enabled=true)")
+    print(f"{args.output}: strip data on GPIO{data} (pin {physical_pin(data)}), {parts} "
+          f"from {' + '.join(config.sources)}")
     return 0
 
 

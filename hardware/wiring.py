@@ -3,8 +3,9 @@
 The Pi's 40-pin header is drawn in the middle (physical pin numbers in the
 circles, BCM GPIO names beside them); every wire the board needs leaves its
 pin for the part it goes to: buttons to GND on their other leg, the encoder,
-the OLED, and the strip's data line through the level shifter and resistor.
-A panel below shows the 5 V supply, the strip and the common ground.
+the OLED, the strip's data line through the level shifter and resistor, and
+the buzzer (when the config enables it) through its resistor to a ground pin
+of its own. A panel below shows the 5 V supply, the strip and the common ground.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ ENCODER = (("encoder_a", "encoder A (CLK)"), ("encoder_b", "encoder B (DT)"),
 # ground and the supply's 5 V at the top right, the buttons' ground bus at the bottom.
 OLED_VCC, OLED_GND, ENCODER_VCC, ENCODER_GND, SUPPLY_5V, COMMON_GND, BUTTON_GND = 1, 9, 17, 14, 2, 6, 39
 COLOURS = {"button": "#555555", "encoder": "#7a3db8", "oled": "#1f6fb2", "strip": "#c0392b",
-           "power": "#d35400", "ground": "#222222"}
+           "power": "#d35400", "ground": "#222222", "buzzer": "#0e7c6b"}
+BUZZER_OHMS = 100  # in series with the passive piezo (hardware/README.md)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,18 @@ def physical_pin(gpio: int) -> int:
 def strip_gpio(leds: Mapping) -> int:
     """The GPIO of the strip's data line: SPI0 MOSI for the spi driver (and auto), leds.pin for ws281x."""
     return leds["pin"] if leds.get("driver", "auto") == "ws281x" else SPI_MOSI
+
+
+def buzzer_ground(pin: int) -> int:
+    """The GND pin for the buzzer's other leg: the nearest one no fixed wire takes (pin 32 -> 34)."""
+    taken = {OLED_GND, ENCODER_GND, COMMON_GND, BUTTON_GND}
+    free = [p for p, name in HEADER.items() if name == "GND" and p not in taken]
+    # Nearest row first; then the pin's own side of the header; then the row below.
+    return min(free, key=lambda p: (abs(_row(p) - _row(pin)), p % 2 != pin % 2, p < pin))
+
+
+def _row(pin: int) -> int:
+    return (pin - 1) // 2
 
 
 def wires(config) -> list[Wire]:
@@ -84,6 +98,11 @@ def wires(config) -> list[Wire]:
                 found.append(Wire(physical_pin(gpio), label, "oled", gpio))
         found.append(Wire(OLED_VCC, "OLED VCC", "oled"))
         found.append(Wire(OLED_GND, "OLED GND", "oled"))
+    buzzer = config["buzzer"]
+    if buzzer.get("enabled"):
+        pin = physical_pin(buzzer["pin"])
+        found.append(Wire(pin, "buzzer +", "buzzer", buzzer["pin"]))
+        found.append(Wire(buzzer_ground(pin), "buzzer - (GND)", "buzzer"))
     return sorted(found, key=lambda wire: wire.pin)
 
 
@@ -118,11 +137,16 @@ def _pin_colour(name: str) -> str:
     return {"3V3": "#e67e22", "5V": "#c0392b", "GND": "#222222"}.get(name, "#27ae60")
 
 
-def _part(wire: Wire, x: int, y: int, side: int, driver: str) -> list[str]:
-    """The part at the wire's end (x, y), drawn outward (side -1 left, +1 right)."""
+def _part(wire: Wire, x: int, y: int, side: int, driver: str, joined: int | None = None) -> list[str]:
+    """The part at the wire's end (x, y), drawn outward (side -1 left, +1 right).
+
+    ``joined`` is the y of the row a two-pin part's other leg goes to, when
+    that row is next to this one on the same side (the buzzer's ground)."""
     colour = COLOURS[wire.part]
     anchor = "end" if side < 0 else "start"
     out = []
+    if wire.part == "buzzer":
+        return _buzzer(wire, x, y, side, joined)
     if wire.part == "button":
         # A push switch: two contacts and a lever, then the other leg to ground.
         a, b = x + side * 10, x + side * 34
@@ -155,6 +179,43 @@ def _part(wire: Wire, x: int, y: int, side: int, driver: str) -> list[str]:
     return _tag(x, y, side, wire.to + (f" (GPIO{wire.gpio})" if wire.gpio is not None else ""), colour)
 
 
+def _buzzer(wire: Wire, x: int, y: int, side: int, joined: int | None) -> list[str]:
+    """The passive piezo: GPIO -> 100 ohm -> buzzer +, its other leg to the GND pin.
+
+    With ``joined`` (the GND pin's row is the next one on the same side) the
+    other leg is drawn down (or up) to that pin's wire; otherwise both ends
+    carry a ground symbol, as the buttons' do."""
+    colour = COLOURS["buzzer"]
+    anchor = "end" if side < 0 else "start"
+    cx = x + side * 76  # the buzzer's centre
+    if wire.gpio is None:  # the GND pin's wire
+        if joined is not None:
+            return [f'<line x1="{x}" y1="{y}" x2="{cx}" y2="{y}" stroke="{colour}" stroke-width="2"/>']
+        return _ground(x, y, side) + [_text(x + side * 30, y + 4, "buzzer's other leg (GND)", anchor=anchor,
+                                            colour=colour)]
+    r0, r1 = x + side * 8, x + side * 56
+    zig = " ".join(f"{r0 + side * (6 + 5 * i)},{y + (-5 if i % 2 else 5) if 0 < i < 7 else y}" for i in range(8))
+    out = [f'<line x1="{x}" y1="{y}" x2="{r0}" y2="{y}" stroke="{colour}" stroke-width="2"/>',
+           f'<polyline points="{r0},{y} {zig} {r1},{y}" fill="none" stroke="{colour}" stroke-width="1.5"/>',
+           _text((r0 + r1) // 2, y - 9, f"{BUZZER_OHMS} \u03a9", size=10, anchor="middle", colour=colour),
+           f'<line x1="{r1}" y1="{y}" x2="{cx - side * 12}" y2="{y}" stroke="{colour}" stroke-width="2"/>',
+           _text(cx - side * 14, y - 8, "+", size=11, anchor="middle", colour=colour, weight="bold")]
+    if joined is not None:  # the other leg straight to the GND pin's wire
+        out.append(f'<line x1="{cx}" y1="{y + (12 if joined > y else -12)}" x2="{cx}" y2="{joined}" '
+                   f'stroke="{colour}" stroke-width="2"/>')
+        label_x = cx + side * 20
+    else:
+        out += _ground(cx + side * 12, y, side)
+        label_x = cx + side * 42
+    out += [f'<circle cx="{cx}" cy="{y}" r="12" fill="white" stroke="{colour}" stroke-width="2"/>',
+            f'<circle cx="{cx}" cy="{y}" r="3.5" fill="none" stroke="{colour}" stroke-width="1.5"/>',
+            _text(label_x, y + 4, f"passive piezo buzzer (GPIO{wire.gpio})", anchor=anchor, colour=colour,
+                  weight="bold"),
+            _text(label_x, y + 18, f"{BUZZER_OHMS} \u03a9 in series; other leg to GND, pin {buzzer_ground(wire.pin)}",
+                  size=10, anchor=anchor, colour=colour)]
+    return out
+
+
 def _tag(x: int, y: int, side: int, label: str, colour: str) -> list[str]:
     """A rounded label at a wire's end."""
     width = 7 * len(label) + 16
@@ -178,7 +239,7 @@ def wiring_svg(config, source: str = "the default config") -> str:
     driver = config["leds"].get("driver", "auto")
     problems = clashes(found)
     panel = _row_y(40) + 60
-    height = panel + 250 + 18 * len(problems)
+    height = panel + 266 + 18 * len(problems)
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}">',
@@ -200,12 +261,13 @@ def wiring_svg(config, source: str = "the default config") -> str:
         end = END_LEFT if side < 0 else END_RIGHT
         clash = len([w for w in group if w.gpio is not None]) > 1
         for i, wire in enumerate(group):
+            joined = _joined(wire, used)
             colour = "#e00000" if clash else COLOURS[wire.part]
             gpio_attr = f' data-gpio="{wire.gpio}"' if wire.gpio is not None else ""
             out.append(f'<g class="wire" data-pin="{pin}"{gpio_attr} data-to="{escape(wire.to)}" data-part="{wire.part}">')
             out.append(f'<line x1="{px}" y1="{y}" x2="{end}" y2="{y}" stroke="{colour}" stroke-width="2"/>')
             if not clash:
-                out += _part(wire, end, y, side, driver)
+                out += _part(wire, end, y, side, driver, joined)
             elif i == len(group) - 1:  # one red tag naming everything on the pin
                 out += _tag(end, y, side, "clash: " + " + ".join(w.to for w in group) + f" ({HEADER[pin]})",
                             "#e00000")
@@ -227,6 +289,8 @@ def wiring_svg(config, source: str = "the default config") -> str:
         out.append(_text(label_x, y + 4, name, size=11, anchor="end" if side < 0 else "start",
                          colour="black" if wired else "#999", weight="bold" if wired else "normal"))
     out += _power_panel(panel, driver, config["leds"])
+    out.append(_text(40, panel + 223, _buzzer_note(config["buzzer"]), size=12, colour=COLOURS["buzzer"],
+                     extra=' class="legend-buzzer"'))
     y = height - 18 * len(problems) - 10
     for line in problems:
         out.append(_text(40, y, "clash: " + line, size=13, colour="#e00000", weight="bold"))
@@ -235,10 +299,38 @@ def wiring_svg(config, source: str = "the default config") -> str:
     return "\n".join(out) + "\n"
 
 
+def _buzzer_note(buzzer: Mapping) -> str:
+    """The legend's line on the buzzer: how it is wired, or how to turn it on."""
+    gpio = buzzer.get("pin", 12)
+    where = f"GPIO{gpio} (pin {physical_pin(gpio)})" if gpio in PHYSICAL else f"GPIO{gpio}"
+    if buzzer.get("enabled"):
+        ground = buzzer_ground(physical_pin(gpio))
+        return (f"Buzzer: a passive piezo (it needs a tone, not DC) from {where} through {BUZZER_OHMS} \u03a9, "
+                f"its other leg to GND (pin {ground}); [buzzer] pin moves it.")
+    return (f"Buzzer (optional, a passive piezo on {where}): off in this config, so not drawn; "
+            "draw it with --set buzzer.enabled=true ([buzzer] enabled = true in the config).")
+
+
+def _joined(wire: Wire, used: dict[int, list[Wire]]) -> int | None:
+    """The y of the buzzer's other leg's row when both legs can be drawn as one loop, else None.
+
+    They can when the GPIO and its GND pin are next to each other on the same
+    side of the header and the GPIO is the buzzer's alone (a clash draws no part)."""
+    if wire.part != "buzzer":
+        return None
+    signal = next((w for group in used.values() for w in group if w.part == "buzzer" and w.gpio is not None), None)
+    if signal is None or len([w for w in used[signal.pin] if w.gpio is not None]) > 1:
+        return None
+    ground = buzzer_ground(signal.pin)
+    if ground % 2 != signal.pin % 2 or abs(ground - signal.pin) != 2:
+        return None
+    return _row_y(ground if wire is signal else signal.pin)
+
+
 def _power_panel(top: int, driver: str, leds: Mapping) -> list[str]:
     """The 5 V supply, the strip, the level shifter's power and the common ground."""
     red, black, strip = COLOURS["strip"], "#222222", COLOURS["strip"]
-    out = [f'<rect x="20" y="{top}" width="{WIDTH - 40}" height="220" rx="8" fill="#fafafa" stroke="#bbb"/>',
+    out = [f'<rect x="20" y="{top}" width="{WIDTH - 40}" height="236" rx="8" fill="#fafafa" stroke="#bbb"/>',
            _text(40, top + 26, "Power and the strip", size=15, weight="bold")]
     # Supply.
     sx, sy = 60, top + 60

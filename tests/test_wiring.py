@@ -1,17 +1,21 @@
 """The wiring diagram: drawn from the config's pins, with the header's physical pin numbers."""
 
+import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
 from firmware.cli import main
 from firmware.config import load_config
-from hardware.wiring import clashes, physical_pin, wires, wiring_svg
+from hardware.wiring import buzzer_ground, clashes, physical_pin, wires, wiring_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 # The header's BCM -> physical pin numbers, from the Raspberry Pi pinout (not from the module).
-PINOUT = {2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 10: 19, 13: 33, 16: 36, 17: 11, 18: 12, 19: 35,
-          22: 15, 23: 16, 26: 37, 27: 13}
+PINOUT = {2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 10: 19, 12: 32, 13: 33, 16: 36, 17: 11, 18: 12, 19: 35,
+          20: 38, 22: 15, 23: 16, 25: 22, 26: 37, 27: 13}
+GROUND = (6, 9, 14, 20, 25, 30, 34, 39)
+README = Path(__file__).resolve().parent.parent / "hardware" / "README.md"
 
 
 def draw(capsys, tmp_path, *options):
@@ -50,7 +54,7 @@ def test_every_configured_pin_is_drawn_at_its_physical_pin(capsys, tmp_path):
     assert found["strip data"] == (19, 10)
     assert found["OLED SDA"] == (3, 2) and found["OLED SCL"] == (5, 3)
     assert found["OLED VCC"] == (1, None) and found["OLED GND"][0] in (6, 9, 14, 20, 25, 30, 34, 39)
-    assert found["buttons' ground bus"][0] in (6, 9, 14, 20, 25, 30, 34, 39)
+    assert found["buttons' ground bus"][0] in GROUND
 
 
 def test_set_moves_a_pin(capsys, tmp_path):
@@ -114,3 +118,113 @@ def test_physical_pin_knows_the_header():
         [3, 5, 7, 8, 10, 11, 12, 13, 15, 16, 18, 19, 21, 22, 23, 24, 26, 27, 28, 29, 31, 32, 33, 35, 36, 37, 38, 40])
     with pytest.raises(ValueError):
         physical_pin(28)
+
+
+def groups(path):
+    """{data-to: the wire's <g> element} from the SVG."""
+    root = ET.parse(path).getroot()
+    return {g.get("data-to"): g for g in root.iter(f"{SVG}g") if g.get("class") == "wire"}
+
+
+def texts(element):
+    return " ".join(t.text or "" for t in element.iter(f"{SVG}text"))
+
+
+def pin_centres(path):
+    """{physical pin: (x, y)} of the header's pin circles."""
+    root = ET.parse(path).getroot()
+    return {int(c.get("data-pin")): (float(c.get("cx")), float(c.get("cy")))
+            for c in root.iter(f"{SVG}circle") if c.get("class") == "pin"}
+
+
+def lines(group):
+    return [tuple(float(line.get(k)) for k in ("x1", "y1", "x2", "y2")) for line in group.iter(f"{SVG}line")]
+
+
+def test_an_enabled_buzzer_is_drawn_from_its_pin_through_its_resistor_to_ground(capsys, tmp_path):
+    """buzzer.enabled: GPIO12 at pin 32, 100 ohm, a passive piezo, its other leg joined to the GND pin beside it."""
+    code, out, captured = draw(capsys, tmp_path, "--set", "buzzer.enabled=true")
+    assert code == 0, captured.err
+    assert "buzzer on GPIO12 (pin 32)" in captured.out
+    found = wires_by_name(out)
+    assert found["buzzer +"] == (PINOUT[12], 12)
+    ground = found["buzzer - (GND)"]
+    assert ground[1] is None and ground[0] in GROUND
+    others = {pin for name, (pin, _) in found.items() if not name.startswith("buzzer")}
+    assert ground[0] not in others  # a GND pin of its own, so the drawings do not overlap
+    drawn = groups(out)
+    label = texts(drawn["buzzer +"])
+    assert "passive piezo buzzer (GPIO12)" in label and "100 \u03a9" in label and f"pin {ground[0]}" in label
+    # The other leg reaches the GND pin's row, where that pin's wire ends.
+    centres = pin_centres(out)
+    ground_y = centres[ground[0]][1]
+    legs = [(x1, y2) for x1, y1, x2, y2 in lines(drawn["buzzer +"]) if x1 == x2 and y2 == ground_y]
+    assert len(legs) == 1
+    leg_x = legs[0][0]
+    assert any(y1 == y2 == ground_y and leg_x in (x1, x2) for x1, y1, x2, y2 in lines(drawn["buzzer - (GND)"]))
+    legend = texts(ET.parse(out).getroot())
+    assert f"GPIO12 (pin 32) through 100 \u03a9, its other leg to GND (pin {ground[0]})" in legend
+
+
+def test_the_drawn_buzzer_agrees_with_the_hardware_readme():
+    """hardware/README.md's buzzer row names the pin, the resistor and the GND pin the diagram draws."""
+    text = README.read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| buzzer"))
+    gpio, pin, ohms, ground = re.search(r"GPIO(\d+) \| (\d+) \|.*?(\d+) ohm.*?GND \(pin (\d+)\)", row).groups()
+    values = load_config(None).values
+    config = dict(values, buzzer=dict(values["buzzer"], enabled=True))
+    assert int(gpio) == values["buzzer"]["pin"]
+    drawn = {w.to: w for w in wires(config) if w.part == "buzzer"}
+    assert drawn["buzzer +"].pin == int(pin) and drawn["buzzer - (GND)"].pin == int(ground)
+    svg = wiring_svg(config)
+    assert f"through {ohms} \u03a9" in svg
+    parts = next(line for line in text.splitlines() if "passive piezo buzzer" in line)
+    assert f"{ohms} ohm in series" in parts and "transistor" not in parts
+
+
+def test_a_buzzer_on_the_left_is_grounded_by_symbol_and_named_at_its_gnd_pin(capsys, tmp_path):
+    """A buzzer whose GND pin is not beside it: ground symbols at both ends and each names the other."""
+    code, out, captured = draw(capsys, tmp_path, "--set", "buzzer.enabled=true", "--set", "buzzer.pin=4")
+    assert code == 0, captured.err
+    found = wires_by_name(out)
+    assert found["buzzer +"] == (PINOUT[4], 4)
+    ground = found["buzzer - (GND)"][0]
+    assert ground in GROUND
+    drawn = groups(out)
+    assert f"other leg to GND, pin {ground}" in texts(drawn["buzzer +"])
+    assert "buzzer's other leg (GND)" in texts(drawn["buzzer - (GND)"])
+
+
+def test_a_disabled_buzzer_is_left_out_and_the_legend_says_how_to_draw_it(capsys, tmp_path):
+    """The default config (buzzer off): no buzzer wire, and the legend and the terminal name --set buzzer.enabled=true."""
+    code, out, captured = draw(capsys, tmp_path)
+    assert code == 0, captured.err
+    assert not any(name.startswith("buzzer") for name in wires_by_name(out))
+    root = ET.parse(out).getroot()
+    legend = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "legend-buzzer"]
+    assert len(legend) == 1 and "--set buzzer.enabled=true" in legend[0] and "GPIO12 (pin 32)" in legend[0]
+    assert "--set buzzer.enabled=true" in captured.out
+
+
+def test_a_buzzer_on_the_oled_pin_is_a_clash_and_on_a_button_is_refused(capsys, tmp_path):
+    """The OLED's SDA pin: drawn in red and named on stderr; a button's pin: the config check's one line, exit 2."""
+    code, out, captured = draw(capsys, tmp_path, "--set", "buzzer.enabled=true", "--set", "buzzer.pin=2")
+    assert code == 0
+    assert "pin 3 (GPIO2) is wired to both OLED SDA and buzzer +" in captured.err
+    drawn = groups(out)
+    assert "clash:" in texts(drawn["buzzer +"]) and "buzzer's other leg (GND)" in texts(drawn["buzzer - (GND)"])
+    code, _, captured = draw(capsys, tmp_path, "--set", "buzzer.enabled=true", "--set", "buzzer.pin=5")
+    assert code == 2 and len(captured.err.splitlines()) == 1 and "[buzzer] pin = 5" in captured.err
+
+
+def test_the_buzzer_ground_is_a_gnd_pin_no_other_wire_uses():
+    """For every free GPIO on the header the buzzer's GND pin is a GND pin of its own."""
+    values = load_config(None).values
+    taken = {w.gpio for w in wires(values) if w.gpio is not None}
+    for gpio in sorted(set(range(28)) - taken):
+        config = dict(values, buzzer={"enabled": True, "pin": gpio})
+        found = wires(config)
+        ground = next(w.pin for w in found if w.to == "buzzer - (GND)")
+        assert ground in GROUND and ground == buzzer_ground(PINOUT.get(gpio, physical_pin(gpio)))
+        assert [w.pin for w in found].count(ground) == 1, gpio
+        ET.fromstring(wiring_svg(config))
