@@ -8,8 +8,9 @@
 # polkit rule), makes the "cribbage" user, installs the app in
 # /opt/cribbage-board/venv, puts the default config in
 # /etc/cribbage-board/config.toml (never over an existing one), and enables the
-# service and its web view (cribbage-board-web, read-only on port 8121; the
-# install says how to turn it off). Running it again upgrades in place and
+# service and its web view (cribbage-board-web, read-only on the config's
+# web.port, 8121 by default; the install prints its address and says how to
+# turn it off). Running it again upgrades in place and
 # changes nothing else.
 #
 # CRIBBAGE_INSTALL_TARGET=chroot runs it in a root that is not a booted Pi (the
@@ -25,6 +26,7 @@ set -euo pipefail
 user=cribbage
 prefix=/opt/cribbage-board
 polkit_rule=/etc/polkit-1/rules.d/50-cribbage-board.rules
+system_config=/etc/cribbage-board/config.toml
 
 skip() { echo "skipped: $*"; }
 
@@ -102,11 +104,19 @@ core_clock_lines() {  # MODEL: config.txt lines that hold the VPU core clock sti
     esac
 }
 
-web_notice() {  # How to reach the web view, and how to turn it off.
-    local address
+web_port() {  # PYTHON CONFIG: the port the web view takes from CONFIG (web.port), read by its own code.
+    "$1" -m firmware.web.settings --port "$2"
+}
+
+web_notice() {  # PYTHON CONFIG: how to reach the web view, and how to turn it off.
+    local address port
+    if ! port=$(web_port "$1" "$2"); then  # web_port said what is wrong with the config
+        echo "install.sh: fix web.port in $2, then: sudo systemctl restart cribbage-board-web" >&2
+        return 2
+    fi
     address=$(hostname -I 2>/dev/null | awk '{print $1}')
     echo "The web view (cribbage-board-web) serves the board read-only on the local network:" \
-        "http://${address:-$(hostname).local}:8121/"
+        "http://${address:-$(hostname).local}:$port/"
     echo "To turn it off: sudo systemctl disable --now cribbage-board-web"
 }
 
@@ -213,13 +223,13 @@ main() {
     [ -x "$prefix/venv/bin/python" ] || python3 -m venv --system-site-packages "$prefix/venv"
     PYPI=1 "$prefix/venv/bin/pip" install --upgrade "$src"
 
-    install -d -m 0755 /etc/cribbage-board
-    if [ ! -e /etc/cribbage-board/config.toml ]; then
-        install -m 0644 "$src/firmware/default-config.toml" /etc/cribbage-board/config.toml
+    install -d -m 0755 "$(dirname "$system_config")"
+    if [ ! -e "$system_config" ]; then
+        install -m 0644 "$src/firmware/default-config.toml" "$system_config"
     fi
 
     install -m 0644 "$src/systemd/cribbage-board.service" /etc/systemd/system/cribbage-board.service
-    # The web view: the board, history and stats on phones at the table (read-only, port 8121).
+    # The web view: the board, history and stats on phones at the table (read-only, on web.port).
     install -m 0644 "$src/systemd/cribbage-board-web.service" /etc/systemd/system/cribbage-board-web.service
     if [ "$target" = pi ]; then
         systemctl daemon-reload
@@ -235,7 +245,7 @@ main() {
         fi
         skip "systemctl daemon-reload and restart: no booted systemd in a chroot"
     fi
-    web_notice
+    web_notice "$prefix/venv/bin/python" "$system_config" || exit 2
     if [ $reboot -eq 1 ]; then
         echo "SPI, I2C or the spidev buffer changed: reboot once for them to take effect: sudo reboot"
     fi

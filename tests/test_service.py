@@ -171,13 +171,68 @@ def test_web_unit_reads_the_ledger_and_reaches_the_network_only():
     assert "SupplementaryGroups" not in web and "DeviceAllow" not in web  # no GPIO, I2C or SPI
 
 
-def test_install_enables_the_web_unit_and_says_how_to_turn_it_off():
+def web_notice(config: Path) -> subprocess.CompletedProcess:
+    """install.sh's web_notice run with this Python (which has the project) on CONFIG."""
+    import sys
+
+    script = f'source "{ROOT / "systemd" / "install.sh"}"; web_notice "$1" "$2"'
+    return subprocess.run(["bash", "-c", script, "install.sh", sys.executable, str(config)],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_install_enables_the_web_unit_and_says_how_to_turn_it_off(tmp_path):
     """install.sh copies and enables cribbage-board-web.service and prints the disable command."""
     text = (ROOT / "systemd" / "install.sh").read_text()
     assert 'install -m 0644 "$src/systemd/cribbage-board-web.service" /etc/systemd/system/' in text
     assert text.count("enable cribbage-board.service cribbage-board-web.service") == 2  # a Pi and a chroot
-    result = subprocess.run(["bash", "-c", f'source "{ROOT / "systemd" / "install.sh"}"; web_notice'],
-                            capture_output=True, text=True, timeout=30)
+    config = tmp_path / "config.toml"
+    config.write_bytes((ROOT / "firmware" / "default-config.toml").read_bytes())
+    result = web_notice(config)
     assert result.returncode == 0, result.stderr
     assert ":8121/" in result.stdout
     assert result.stdout.splitlines()[-1] == "To turn it off: sudo systemctl disable --now cribbage-board-web"
+
+
+def test_install_prints_the_web_address_with_the_configs_port(tmp_path):
+    """web_notice reads web.port through the web view's own settings code: 9090 when the config says so,
+    8121 when the config has no [web]; install.sh hard-codes no port."""
+    from firmware.web.settings import web_settings
+
+    config = tmp_path / "config.toml"
+    config.write_text("[leds]\nlayout = \"classic-121\"\n\n[web]\n# the phones' port\nport = 9090\n")
+    result = web_notice(config)
+    assert result.returncode == 0, result.stderr
+    assert web_settings(str(config), None)[2] == 9090
+    line = next(l for l in result.stdout.splitlines() if l.startswith("The web view"))
+    assert line.endswith(":9090/") and "http://" in line
+    config.write_text("[display]\nenabled = false\n")
+    result = web_notice(config)
+    assert result.returncode == 0 and ":8121/" in result.stdout, result.stderr
+    code = [line for line in (ROOT / "systemd" / "install.sh").read_text().splitlines()
+            if not line.lstrip().startswith("#")]
+    assert not any("8121" in line for line in code)
+
+
+def test_install_says_what_to_fix_when_the_web_port_is_not_one(tmp_path):
+    """A web.port that is not a port, or a config that does not read: the settings' line, what to do, status 2."""
+    config = tmp_path / "config.toml"
+    for text in ("[web]\nport = 70000\n", "[web\nport = 1\n"):
+        config.write_text(text)
+        result = web_notice(config)
+        assert result.returncode == 2 and result.stdout == ""
+        lines = result.stderr.splitlines()
+        assert len(lines) == 2 and lines[0].startswith(str(config)) and "Traceback" not in result.stderr
+        assert lines[1] == f"install.sh: fix web.port in {config}, then: sudo systemctl restart cribbage-board-web"
+
+
+def test_the_port_helper_prints_the_port_or_one_line(tmp_path, capsys):
+    """python -m firmware.web.settings --port CONFIG: the port alone; anything else is its usage line, status 2."""
+    from firmware.web.settings import main
+
+    config = tmp_path / "config.toml"
+    config.write_text("[web]\nport = 8200\n")
+    assert main(["--port", str(config)]) == 0 and capsys.readouterr().out == "8200\n"
+    for argv in ([], ["--host"], ["--port", str(config), "extra"]):
+        assert main(argv) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err == "usage: python -m firmware.web.settings --port [CONFIG]\n"
