@@ -249,6 +249,7 @@ class Simulator:
             controls.turn(int(argument))
         elif verb == "wait":
             time.sleep(float(argument))
+            controls.clock.advance(float(argument))  # a button held down meanwhile is a hold
         elif verb == "click":
             controls.click(argument)
         elif verb == "hold":

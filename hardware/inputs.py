@@ -94,6 +94,7 @@ class Controls:
         pin_factory=None,
         clock: Callable[[], float] = time.monotonic,
         settle_timers: bool = True,
+        timer: Callable[[float, Callable[[], None]], "threading.Timer"] | None = None,
     ):
         # DigitalInputDevice, not Button: a Button starts a hold thread that wakes ten
         # times a second for ever; holds are timed here by one timer per press instead.
@@ -104,6 +105,7 @@ class Controls:
         self.events: queue.Queue[InputEvent] = queue.Queue()
         self._clock = clock
         self._settle_timers = settle_timers
+        self._timer = timer or _thread_timer  # makes the hold timers (unstarted)
         self._lock = threading.Lock()
         self._buttons = {}
         self._debounce: dict[str, Debouncer] = {}
@@ -164,8 +166,7 @@ class Controls:
 
     def _start_hold(self, name: str) -> None:
         """Time this press: a hold is due ``hold_s`` after it unless released first."""
-        timer = threading.Timer(self.pins.hold_s, lambda: self._hold(name, timer))
-        timer.daemon = True
+        timer = self._timer(self.pins.hold_s, lambda: self._hold(name, timer))
         self._hold_timers[name] = timer
         timer.start()
 
@@ -228,32 +229,75 @@ class Controls:
         self.close()
 
 
+def _thread_timer(seconds: float, action: Callable[[], None]) -> threading.Timer:
+    """A daemon thread that runs ``action`` after ``seconds`` once started."""
+    timer = threading.Timer(seconds, action)
+    timer.daemon = True
+    return timer
+
+
+class ManualTimer:
+    """A timer on a :class:`ManualClock`: due ``seconds`` after ``start()``, run by ``advance``."""
+
+    def __init__(self, clock: "ManualClock", seconds: float, action: Callable[[], None]):
+        self.clock, self.seconds, self.action = clock, seconds, action
+        self.due: float | None = None
+
+    def start(self) -> None:
+        self.due = self.clock.now + self.seconds
+        self.clock.pending.append(self)
+
+    def cancel(self) -> None:
+        if self in self.clock.pending:
+            self.clock.pending.remove(self)
+
+
 class ManualClock:
-    """A clock that moves only when told: makes debounce timing exact in tests."""
+    """A clock that moves only when told: makes debounce and hold timing exact in tests
+    and scripts, whatever the machine's load (no real time passes between a press and
+    its release)."""
 
     def __init__(self, start: float = 1000.0):
         self.now = start
+        self.pending: list[ManualTimer] = []
 
     def __call__(self) -> float:
         return self.now
 
+    def timer(self, seconds: float, action: Callable[[], None]) -> ManualTimer:
+        """A timer that this clock runs when it is moved past its time."""
+        return ManualTimer(self, seconds, action)
+
     def advance(self, seconds: float) -> None:
-        self.now += seconds
+        """Move on ``seconds``, running each timer that falls due, in time order, at its time."""
+        end = self.now + seconds
+        while True:
+            due = [t for t in self.pending if t.due <= end]
+            if not due:
+                break
+            first = min(due, key=lambda t: t.due)
+            self.pending.remove(first)
+            self.now = max(self.now, first.due)
+            first.action()
+        self.now = end
 
 
 class MockControls(Controls):
     """Controls on gpiozero ``MockFactory`` pins, with helpers to press, hold and turn.
 
-    The debounce runs on a :class:`ManualClock` the helpers move on, so a
-    scripted click takes no real time; a hold waits for gpiozero's own hold
-    thread, in real time (keep ``hold_s`` short in tests)."""
+    The debounce and the hold timers run on a :class:`ManualClock` the helpers
+    move on, so a scripted click or hold takes no real time and a click is
+    never read as a hold on a busy machine; ``real_timers`` times holds with
+    threads as the real board does."""
 
-    def __init__(self, pins: InputPins | None = None, clock: ManualClock | None = None):
+    def __init__(self, pins: InputPins | None = None, clock: ManualClock | None = None,
+                 real_timers: bool = False):
         from gpiozero.pins.mock import MockFactory
 
         self.factory = MockFactory()
         self.clock = clock or ManualClock()
-        super().__init__(pins, self.factory, self.clock, settle_timers=False)
+        super().__init__(pins, self.factory, self.clock, settle_timers=False,
+                         timer=None if real_timers else self.clock.timer)
 
     def _pin(self, name: str):
         if name == KNOB:
@@ -275,8 +319,11 @@ class MockControls(Controls):
         pin.drive_low() if low else pin.drive_high()
         pin.clear_states()
 
-    def click(self, name: str, seconds: float = 0.08) -> None:
-        """A short press: down for ``seconds``, then up (and a pause after)."""
+    def click(self, name: str, seconds: float | None = None) -> None:
+        """A short press: down for ``seconds`` (by default halfway between the debounce
+        and the hold time), then up, and as long a pause after."""
+        if seconds is None:
+            seconds = (self.pins.debounce_s + self.pins.hold_s) / 2
         self.press(name)
         self.clock.advance(seconds)
         self.release(name)
@@ -291,14 +338,15 @@ class MockControls(Controls):
         self._drive(pin, low=True)
 
     def hold(self, name: str) -> None:
-        """Hold a button past the hold time: waits (real time) for gpiozero's hold."""
+        """Hold a button past the hold time, then let it go."""
         self.press(name)
-        deadline = time.monotonic() + self.pins.hold_s * 5 + 1
-        while name not in self._held and time.monotonic() < deadline:
-            time.sleep(0.002)
+        self.clock.advance(self.pins.hold_s)
+        if self._timer is _thread_timer:  # real_timers: wait for the thread
+            deadline = time.monotonic() + self.pins.hold_s * 5 + 1
+            while name not in self._held and time.monotonic() < deadline:
+                time.sleep(0.002)
         if name not in self._held:
             raise HardwareError(f"{name} was held but no hold was seen")
-        self.clock.advance(self.pins.hold_s)
         self.release(name)
         self.clock.advance(0.08)
 

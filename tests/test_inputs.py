@@ -24,7 +24,22 @@ def test_click_gives_press_release_click(controls):
     controls.click("red")
     events = controls.drain()
     assert kinds(events) == [("press", "red", 0), ("release", "red", 0), ("click", "red", 0)]
-    assert events[-1].duration == pytest.approx(0.08)
+    assert events[-1].duration == pytest.approx((controls.pins.debounce_s + controls.pins.hold_s) / 2)
+
+
+def test_a_slow_machine_never_turns_a_click_into_a_hold(controls):
+    """Holds are timed on the mock's own clock: real time passing between press and release changes nothing."""
+    import time
+
+    controls.press("red")
+    time.sleep(controls.pins.hold_s * 4)  # a busy machine stalls the script
+    controls.clock.advance(controls.pins.hold_s / 2)
+    controls.release("red")
+    assert [e.kind for e in controls.drain()] == ["press", "release", "click"]
+    controls.clock.advance(controls.pins.debounce_s * 2)
+    controls.press("red")
+    controls.clock.advance(controls.pins.hold_s)  # the hold falls due on the clock, at once
+    assert [e.kind for e in controls.drain()] == ["press", "hold"]
 
 
 def test_hold_gives_hold_and_no_click(controls):
@@ -46,7 +61,7 @@ def test_encoder_turns_and_knob(controls):
 def test_contact_bounce_gives_one_press(controls):
     """A burst of edges inside the debounce time is one press."""
     controls.bounce("blue")
-    controls.clock.advance(0.1)
+    controls.clock.advance(0.025)  # settled, and still short of the hold time
     controls.release("blue")
     assert [e.kind for e in controls.drain()] == ["press", "release", "click"]
 
@@ -57,7 +72,7 @@ def test_release_inside_the_debounce_time_is_caught_up_by_settle(controls):
     controls.clock.advance(0.005)
     controls.release("green")
     assert [e.kind for e in controls.drain()] == ["press"]
-    controls.clock.advance(0.05)
+    controls.clock.advance(0.03)  # settled, and still short of the hold time
     controls.settle()
     assert [e.kind for e in controls.drain()] == ["release", "click"]
 
@@ -99,7 +114,7 @@ def test_idle_controls_run_no_threads():
     import threading
 
     before = threading.active_count()
-    board = MockControls(InputPins(hold_s=30.0))
+    board = MockControls(InputPins(hold_s=30.0), real_timers=True)
     try:
         assert threading.active_count() == before
         board.press("red")
