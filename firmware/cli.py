@@ -416,9 +416,8 @@ def _board(args) -> int:
 def _board_template(args) -> int:
     from pathlib import Path
 
+    from hardware.layout import load_layout
     from hardware.template import svg_text, template_drawing
-
-    from .config import load_layout_file
 
     output = Path(args.output)
     kind = output.suffix.lower()
@@ -430,7 +429,7 @@ def _board_template(args) -> int:
     target = args.target
     if not 31 <= target <= 1000:
         return fail(f"{PROG} board-template: --target {target} is out of range: use 31 to 1000")
-    layout = load_layout_file(args.layout)
+    layout = load_layout(args.layout)
     # ACC lines: a loser under target-30 is skunked, under target-60 double skunked.
     marks = {target - 30: f"skunk line ({target - 30})", target - 60: f"double skunk ({target - 60})"}
     drawing = template_drawing(layout, marks)

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from tomlfile import MAX_BYTES, TomlFileError, read_toml
+
 from .errors import ConfigError
 
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
 COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
-MAX_CONFIG_BYTES = 256 * 1024  # the default file is 3 KB
+MAX_CONFIG_BYTES = MAX_BYTES  # 256 KB; the default file is 3 KB
 MAX_OVERRIDE = 1000  # characters of one --set
 
 _shown = reprlib.Repr()  # values in messages: short, however long or deep
@@ -195,42 +197,12 @@ def parse_override(text: str) -> tuple[str, str, Any]:
 
 
 def _read_toml(path: Path, noun: str = "the config") -> dict:
-    """A TOML file's table; ConfigError if it is unreadable, too large, not
-    UTF-8, not TOML or nested too deeply."""
+    """A TOML file's table; ConfigError if it is unreadable (a folder, a pipe), too
+    large, not UTF-8, not TOML or nested too deeply."""
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_CONFIG_BYTES + 1)
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read {noun}: {error.strerror or error}") from None
-    except ValueError as error:  # a NUL in the path
-        raise ConfigError(f"{path}: cannot read {noun}: {error}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: {noun} is larger than {MAX_CONFIG_BYTES // 1024} KB: is it the right file?")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {error.start + 1}): save {noun} as UTF-8") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: not usable as {noun}: nested too deeply") from None
-
-
-def load_layout_file(name: str | Path):
-    """hardware.layout.load_layout, with a layout file read like the config
-    (at most 256 KB, UTF-8, not nested too deeply); LayoutError if it cannot be used."""
-    from hardware.errors import LayoutError
-    from hardware.layout import BUNDLED, load_layout, parse_layout
-
-    if str(name) in BUNDLED:
-        return load_layout(str(name))
-    try:
-        data = _read_toml(Path(name), "layout")
-    except ConfigError as error:
-        raise LayoutError(f"{error}; bundled layouts: {', '.join(BUNDLED)}") from None
-    return parse_layout(data, str(name))
+        return read_toml(path, noun, MAX_CONFIG_BYTES)
+    except TomlFileError as error:
+        raise ConfigError(str(error)) from None
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Config:
@@ -275,6 +247,7 @@ def _check_together(config: Config):
     """Checks across keys; returns the layout, which they load."""
     # Pins in use twice, a layout with too few tracks for the game, too few names.
     from hardware.errors import LayoutError
+    from hardware.layout import load_layout
     from scorer.variants import find_variant
 
     from .app import input_pins
@@ -295,7 +268,7 @@ def _check_together(config: Config):
     _apply_palette(config)
     _check_led_pin(config, where)
     try:
-        layout = load_layout_file(config["leds"]["layout"])
+        layout = load_layout(config["leds"]["layout"])
     except LayoutError as error:
         raise ConfigError(f"{where}: [leds] layout: {error}") from None
     variant = find_variant(config["game"]["variant"])

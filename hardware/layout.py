@@ -8,9 +8,11 @@ hole pitches) place each hole for the printable template.
 
 from __future__ import annotations
 
-import tomllib
+import reprlib
 from dataclasses import dataclass
 from pathlib import Path
+
+from tomlfile import TomlFileError, read_toml
 
 from .errors import LayoutError
 
@@ -18,6 +20,10 @@ HOLES_PER_TRACK = 120
 GAME_HOLE = 121
 START_HOLE = 0
 BUNDLED = ("classic-121", "three-track-121", "four-track-121")
+
+_shown = reprlib.Repr()  # a file's values in messages: short, however long or deep
+_shown.maxstring = _shown.maxother = 60
+_shown.maxlevel = 3
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,9 @@ def _range(text, where: str) -> list[int]:
         first, _, last = str(text).partition("-")
         first, last = int(first), int(last or first)
     except ValueError:
-        raise LayoutError(f"{where}: {text!r} is not a range like \"1-30\"") from None
+        raise LayoutError(f"{where}: {_shown.repr(text)} is not a range like \"1-30\"") from None
+    if abs(last - first) >= HOLES_PER_TRACK:
+        raise LayoutError(f"{where}: {_shown.repr(text)}: a run has at most {HOLES_PER_TRACK} holes")
     step = 1 if last >= first else -1
     return list(range(first, last + step, step))
 
@@ -94,7 +102,7 @@ def _point(entry: dict, where: str, key: str = "at", default=(0, 0)) -> tuple[fl
     value = entry.get(key, default)
     if not (isinstance(value, (list, tuple)) and len(value) == 2
             and all(isinstance(v, (int, float)) for v in value)):
-        raise LayoutError(f"{where}: {key} must be [x, y], not {value!r}")
+        raise LayoutError(f"{where}: {key} must be [x, y], not {_shown.repr(value)}")
     return float(value[0]), float(value[1])
 
 
@@ -110,7 +118,7 @@ def parse_layout(data: dict, source: str = "layout") -> Layout:
     known = {"name", "strip_leds", "leds_per_metre", "game_hole", "tracks"}
     for key in data:
         if key not in known:
-            raise LayoutError(f"{source}: unknown key {key!r}: use {', '.join(sorted(known))}")
+            raise LayoutError(f"{source}: unknown key {_shown.repr(key)}: use {', '.join(sorted(known))}")
     strip_leds = data.get("strip_leds")
     if not isinstance(strip_leds, int) or strip_leds < 1:
         raise LayoutError(f"{source}: strip_leds must be the number of LEDs on the strip")
@@ -132,12 +140,16 @@ def parse_layout(data: dict, source: str = "layout") -> Layout:
     tracks, starts = [], []
     for t, track in enumerate(tracks_data):
         where = f"{source}: track {t + 1}"
+        if not isinstance(track, dict):
+            raise LayoutError(f"{where}: give each track as a [[tracks]] table")
         holes: dict[int, Hole] = {}
         runs = track.get("runs")
         if not isinstance(runs, list) or not runs:
             raise LayoutError(f"{where}: needs runs = [{{ holes = \"1-30\", leds = \"0-29\" }}, ...]")
         for r, run in enumerate(runs):
             run_where = f"{where} run {r + 1}"
+            if not isinstance(run, dict):
+                raise LayoutError(f"{run_where}: give each run as {{ holes = \"1-30\", leds = \"0-29\" }}")
             numbers = _range(run.get("holes"), run_where)
             leds = _range(run.get("leds"), run_where)
             if len(numbers) != len(leds):
@@ -185,24 +197,18 @@ def _ranges(numbers: list[int]) -> str:
 
 
 def load_layout(name_or_path: str | Path) -> Layout:
-    """A bundled layout by name (one of ``BUNDLED``) or a TOML file."""
+    """A bundled layout by name (one of ``BUNDLED``) or a TOML file, read with the
+    config's limits (256 KB, UTF-8, not nested too deeply, never a pipe); LayoutError
+    naming the file if it cannot be used."""
     text_name = str(name_or_path)
     if text_name in BUNDLED:
-        source = f"{text_name} (bundled)"
         # Beside this module (a package's data files are plain files once installed);
         # importlib.resources would cost start-up more than the reading does.
-        text = (Path(__file__).parent / "layouts" / f"{text_name}.toml").read_text(encoding="utf-8")
+        path, source = Path(__file__).parent / "layouts" / f"{text_name}.toml", f"{text_name} (bundled)"
     else:
-        path = Path(name_or_path)
-        source = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise LayoutError(
-                f"cannot read layout {path}: {error.strerror}; bundled layouts: {', '.join(BUNDLED)}"
-            ) from None
+        path = source = text_name
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise LayoutError(f"{source}: not valid TOML: {error}") from None
+        data = read_toml(path, "the layout")
+    except TomlFileError as error:
+        raise LayoutError(f"{error} (bundled layouts: {', '.join(BUNDLED)})") from None
     return parse_layout(data, source)

@@ -3,6 +3,10 @@ line in the console), and files are written only where the user said."""
 
 import io
 import os
+import re
+import signal
+import tracemalloc
+from contextlib import contextmanager
 
 import pytest
 
@@ -10,6 +14,9 @@ from firmware.cli import main
 from firmware.config import ConfigError, load_config
 from firmware.console import run_console
 from firmware.simulator import MAX_ACTIONS, MAX_DETENTS, parse_script, write_in
+from firmware.web.board import LayoutFileError, geometry_for, load_geometry, parse_geometry
+from hardware.errors import LayoutError
+from hardware.layout import load_layout
 from scorer.errors import RecordSyntaxError
 from scorer.record import MAX_LINE, parse_line
 
@@ -180,23 +187,130 @@ def test_write_in_leaves_no_temporary_file_on_failure(tmp_path):
 
 # ---- layout files ---------------------------------------------------------------
 
-@pytest.mark.parametrize("data, message", [
-    (b'name = "\xff"\n', "not UTF-8 text (byte 9)"),
-    (b"x = " + b"[" * 5000 + b"]" * 5000, "nested too deeply"),
-    (None, "larger than 256 KB"),
-])
-def test_layout_file_that_cannot_be_used(tmp_path, capsys, data, message):
-    """A layout file not UTF-8, nested thousands deep or endless: one line, exit 2, for
-    board-template and for the config's [leds] layout."""
-    path = "/dev/zero"
-    if data is not None:
-        path = tmp_path / "layout.toml"
-        path.write_bytes(data)
-    for argv in (["board-template", "--layout", str(path), "-o", str(tmp_path / "b.svg")],
+LAYOUT_CASES = {  # name: (what to put at the path, a piece of the one line said)
+    "not UTF-8": (b'name = "\xff"\n', "not UTF-8 text (byte 9): save the layout as UTF-8"),
+    "50 MB": (50 * 1024 * 1024, "the layout is larger than 256 KB: is it the right file?"),
+    "nested 5,000 deep": (b"x = " + b"[" * 5000 + b"]" * 5000, "not usable as the layout: nested too deeply"),
+    "/dev/zero": ("/dev/zero", "the layout is larger than 256 KB"),
+    "a folder": ("folder", "cannot read the layout: it is a folder, not a file"),
+    "missing": ("missing", "cannot read the layout: No such file or directory"),
+    "a FIFO": ("fifo", "cannot read the layout: it is a pipe, not a file"),
+}
+
+
+def layout_path(tmp_path, case):
+    """The path of a hostile layout case, made in tmp_path."""
+    what = LAYOUT_CASES[case][0]
+    path = tmp_path / "layout.toml"
+    if what == "/dev/zero":
+        return "/dev/zero"
+    if isinstance(what, bytes):
+        path.write_bytes(what)
+    elif isinstance(what, int):
+        with open(path, "wb") as file:  # really written, not sparse: 50 MB of TOML comments
+            line = b"#" * 1023 + b"\n"
+            for _ in range(what // 1024):
+                file.write(line)
+    elif what == "folder":
+        path.mkdir()
+    elif what == "fifo":
+        os.mkfifo(path)  # no writer: a blocking open would wait for ever
+    return str(path)
+
+
+class Blocked(BaseException):
+    """The body of no_hang blocked (not an OSError: nothing on the way may turn it into a message)."""
+
+
+@contextmanager
+def no_hang(seconds=20):
+    """Raise Blocked in the test if the body blocks for longer than ``seconds``."""
+    def expire(signum, frame):
+        raise Blocked(f"still blocked after {seconds} s")
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES)
+def test_load_layout_refuses_a_hostile_file(tmp_path, case):
+    """load_layout itself: a LayoutError of one line naming the file, the reason and the
+    bundled layouts; a huge file is not read whole, a FIFO or /dev/zero does not block."""
+    path = layout_path(tmp_path, case)
+    tracemalloc.start()
+    try:
+        with no_hang(), pytest.raises(LayoutError) as caught:
+            load_layout(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ") and LAYOUT_CASES[case][1] in message
+    assert message.endswith("(bundled layouts: classic-121, three-track-121, four-track-121)")
+    assert "\n" not in message and len(message) < 300
+    assert peak < 4 * 1024 * 1024, peak  # at most the 256 KB cap (and a little) was read
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES)
+def test_layout_file_that_cannot_be_used(tmp_path, capsys, case):
+    """The same files through the command line: board-template --layout, and --set leds.layout
+    on the board and on simulate: one line naming the file, exit 2, nothing written."""
+    path = layout_path(tmp_path, case)
+    state = tmp_path / "ledger.sqlite3"
+    for argv in (["board-template", "--layout", path, "-o", str(tmp_path / "b.svg")],
+                 ["--backend", "mock", "--headless", "--state", str(state), "--set", f"leds.layout={path}"],
                  ["simulate", "/dev/null", "--set", f"leds.layout={path}"]):
-        code, out, err = run(capsys, *argv)
-        assert code == 2 and err.count("\n") == 1 and message in err, err
-    assert not (tmp_path / "b.svg").exists()
+        with no_hang():
+            code, out, err = run(capsys, *argv)
+        assert code == 2 and err.count("\n") == 1, (argv, err)
+        assert f"{path}: " in err and LAYOUT_CASES[case][1] in err and "bundled layouts: classic-121" in err, err
+        if "--set" in argv:
+            assert err.startswith("cribbage-board: --set leds.layout=") and ": [leds] layout: " in err, err
+    assert not (tmp_path / "b.svg").exists() and not state.exists()
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES)
+def test_web_view_reads_a_layout_file_with_the_same_limits(tmp_path, case):
+    """The web view's own reader (it does not import hardware): the same one-line refusal,
+    and the page falls back to the bundled board of the game's sides; nothing blocks."""
+    path = layout_path(tmp_path, case)
+    with no_hang():
+        with pytest.raises(LayoutFileError) as caught:
+            load_geometry(path)
+        assert len(geometry_for(2, path).tracks) == 2
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ") and LAYOUT_CASES[case][1] in message and "\n" not in message
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"tracks": [1, 2]}, "tracks must be [[tracks]] tables"),
+    ({"tracks": "x"}, "tracks must be [[tracks]] tables"),
+    ({"tracks": [{"runs": [1]}, {}]}, "track 1: runs must be tables"),
+    ({"tracks": [{"runs": [{"holes": "1-99999999999"}]}, {}]}, "track 1 run 1: a run has at most 120 holes"),
+    ({"tracks": [{"runs": [{"holes": "1-3", "step": ["a", "b"]}]}, {}]}, "track 1 run 1: step must be [dx, dy]"),
+])
+def test_web_view_refuses_a_layout_table_it_cannot_draw(data, message):
+    """Tracks or runs that are not tables, a run of billions of holes, a step of text:
+    LayoutFileError (the page then draws the bundled board), never a crash or a hang."""
+    with no_hang(), pytest.raises(LayoutFileError, match=re.escape(message)):
+        parse_geometry(data, "board.toml")
+
+
+@pytest.mark.parametrize("make, message", [
+    (os.mkfifo, "cannot read the config: it is a pipe, not a file: give the file itself"),
+    (os.mkdir, "cannot read the config: it is a folder, not a file"),
+])
+def test_config_that_is_a_pipe_or_a_folder(tmp_path, make, message):
+    """A FIFO with no writer (which blocked for ever) or a folder as the config: one ConfigError."""
+    path = tmp_path / "config.toml"
+    make(path)
+    with no_hang(), pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == f"{path}: {message}"
 
 
 def test_board_template_target_out_of_range(tmp_path, capsys):

@@ -247,7 +247,7 @@ def test_board_template_command(tmp_path, capsys):
     assert len(shapes(out.read_text(), "circle", "hole")) == 360
     assert "print at 100 %" in capsys.readouterr().out
     assert main(["board-template", "--layout", str(tmp_path / "none.toml"), "-o", str(out)]) == 2
-    assert "cannot read layout" in capsys.readouterr().err
+    assert "cannot read the layout" in capsys.readouterr().err
     assert main(["board-template", "--paper", "a4", "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert "--paper tiles a PDF" in err and len(err.strip().splitlines()) == 1

@@ -12,11 +12,12 @@ gone round again (a 181 game on a 120-hole track).
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 from pathlib import Path
+
+from tomlfile import TomlFileError, read_toml
 
 HOLES = 120  # holes on a track; the game hole is 121
 LAYOUTS = Path(__file__).resolve().parent.parent.parent / "hardware" / "layouts"  # data files only
@@ -56,6 +57,8 @@ def _numbers(text, where: str) -> list[int]:
         first, last = int(first), int(last or first)
     except ValueError:
         raise LayoutFileError(f"{where}: holes must be a range like \"1-30\"") from None
+    if abs(last - first) >= HOLES:
+        raise LayoutFileError(f"{where}: a run has at most {HOLES} holes")
     step = 1 if last >= first else -1
     return list(range(first, last + step, step))
 
@@ -63,13 +66,19 @@ def _numbers(text, where: str) -> list[int]:
 def parse_geometry(data: dict, source: str) -> Geometry:
     """The positions of a layout table (only what drawing needs)."""
     tracks, starts = [], []
-    for t, track in enumerate(data.get("tracks") or []):
+    tracks_data = data.get("tracks") or []
+    if not isinstance(tracks_data, list) or not all(isinstance(track, dict) for track in tracks_data):
+        raise LayoutFileError(f"{source}: tracks must be [[tracks]] tables")
+    for t, track in enumerate(tracks_data):
         holes: dict[int, tuple[float, float]] = {}
-        for r, run in enumerate(track.get("runs") or []):
+        runs = track.get("runs") or []
+        if not isinstance(runs, list) or not all(isinstance(run, dict) for run in runs):
+            raise LayoutFileError(f"{source}: track {t + 1}: runs must be tables like {{ holes = \"1-30\" }}")
+        for r, run in enumerate(runs):
             where = f"{source}: track {t + 1} run {r + 1}"
             x, y = _point(run.get("at", [0, 0]), where)
             step = run.get("step", [1, 0])
-            if not (isinstance(step, list) and len(step) == 2):
+            if not (isinstance(step, list) and len(step) == 2 and all(isinstance(v, (int, float)) for v in step)):
                 raise LayoutFileError(f"{where}: step must be [dx, dy]")
             raw_x = float(run.get("at", [0, 0])[0])
             for k, number in enumerate(_numbers(run.get("holes"), where)):
@@ -93,9 +102,9 @@ def load_geometry(name_or_path: str) -> Geometry:
     """A bundled layout by name, or a layout TOML file; LayoutFileError if it cannot be drawn."""
     path = LAYOUTS / f"{name_or_path}.toml" if name_or_path in BUNDLED.values() else Path(name_or_path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise LayoutFileError(f"layout {name_or_path}: {getattr(error, 'strerror', None) or error}") from None
+        data = read_toml(path, "the layout")  # the board's limits: 256 KB, UTF-8, not too deep, no pipe
+    except TomlFileError as error:
+        raise LayoutFileError(str(error)) from None
     return parse_geometry(data, str(name_or_path))
 
 
