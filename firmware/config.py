@@ -291,6 +291,12 @@ def _check_buzzer(config: Config, where: str, used: dict[int, str]) -> None:
     if not buzzer["enabled"]:
         return
     taken = {**used, config["leds"]["pin"]: "[leds] pin"}
+    display = config["display"]
+    if display["enabled"] and display["bus"] == "i2c" and display["i2c_port"] == 1:
+        taken.update({2: "[display] I2C SDA (the OLED)", 3: "[display] I2C SCL (the OLED)"})
+    if config["leds"]["pin"] == 10:  # the strip on SPI0 MOSI: the SPI driver claims SPI0's other pins
+        taken.update({9: "[leds] SPI0 MISO (the strip's SPI driver)", 11: "[leds] SPI0 SCLK (the strip's SPI driver)",
+                      8: "[leds] SPI0 CE0 (the strip's SPI driver)"})
     if buzzer["pin"] in taken:
         other = taken[buzzer["pin"]]
         other = other if other.startswith("[") else f"[inputs] {other}"

@@ -1,5 +1,7 @@
 """The config: the commented default, a file, overrides; one-line errors naming file and key."""
 
+import re
+
 import pytest
 
 from firmware.config import ConfigError, defaults, load_config, parse_override
@@ -91,3 +93,15 @@ def test_cli_exits_2_on_bad_config(tmp_path, capsys):
     assert main(["--backend", "mock", "--config", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"cribbage-board: {path}: unknown key [leds] budget") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("pin, other", [
+    (2, "[display] I2C SDA (the OLED)"), (3, "[display] I2C SCL (the OLED)"),
+    (11, "[leds] SPI0 SCLK (the strip's SPI driver)"),
+])
+def test_the_buzzer_keeps_off_the_oled_and_spi_pins(pin, other):
+    """An enabled buzzer on the OLED's I2C pins or the strip's SPI pins is refused in one line."""
+    with pytest.raises(ConfigError, match=re.escape(f"[buzzer] pin = {pin} is also {other}: give the buzzer its own pin")):
+        load_config(overrides=["buzzer.enabled=true", f"buzzer.pin={pin}"])
+    load_config(overrides=[f"buzzer.pin={pin}"])  # a buzzer that is off takes no pin
+

@@ -206,13 +206,10 @@ def test_a_disabled_buzzer_is_left_out_and_the_legend_says_how_to_draw_it(capsys
     assert "--set buzzer.enabled=true" in captured.out
 
 
-def test_a_buzzer_on_the_oled_pin_is_a_clash_and_on_a_button_is_refused(capsys, tmp_path):
-    """The OLED's SDA pin: drawn in red and named on stderr; a button's pin: the config check's one line, exit 2."""
-    code, out, captured = draw(capsys, tmp_path, "--set", "buzzer.enabled=true", "--set", "buzzer.pin=2")
-    assert code == 0
-    assert "pin 3 (GPIO2) is wired to both OLED SDA and buzzer +" in captured.err
-    drawn = groups(out)
-    assert "clash:" in texts(drawn["buzzer +"]) and "buzzer's other leg (GND)" in texts(drawn["buzzer - (GND)"])
+def test_a_buzzer_on_the_oled_pin_or_a_button_is_refused(capsys, tmp_path):
+    """The OLED's SDA pin or a button's pin: the config check's one line, exit 2, nothing drawn."""
+    code, _, captured = draw(capsys, tmp_path, "--set", "buzzer.enabled=true", "--set", "buzzer.pin=2")
+    assert code == 2 and len(captured.err.splitlines()) == 1 and "[display] I2C SDA (the OLED)" in captured.err
     code, _, captured = draw(capsys, tmp_path, "--set", "buzzer.enabled=true", "--set", "buzzer.pin=5")
     assert code == 2 and len(captured.err.splitlines()) == 1 and "[buzzer] pin = 5" in captured.err
 
