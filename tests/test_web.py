@@ -24,7 +24,7 @@ from scorer.history import player_stats, skunk_lines
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
 from scorer.store import LedgerStore
-from web_games import ROOT, free_port, game_record, get, get_json, match_records, web_server, write_games
+from web_games import OTHER_USER_PROBLEM, ROOT, free_port, game_record, get, get_json, match_records, web_server, write_games
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 WRITES = ("POST", "PUT", "DELETE", "PATCH")
@@ -459,7 +459,7 @@ def test_the_live_board_says_the_note_the_result_the_tally_and_the_undos():
     assert "match after 2 games" in html and "won (" in html
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root and setpriv to run as another user")
+@pytest.mark.skipif(OTHER_USER_PROBLEM is not None, reason=OTHER_USER_PROBLEM or "")
 def test_a_server_that_cannot_write_the_folder_follows_the_running_board(tmp_path):
     """As the service runs it (the ledger's folder read-only to it): the server reads the board's
     ledger through the -wal and -shm the board keeps, and follows its entries."""

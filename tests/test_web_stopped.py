@@ -16,7 +16,7 @@ import pytest
 from scorer.record import parse_line
 from scorer.report import state_dict
 from scorer.store import LedgerInUseError, LedgerStore, writer_running
-from web_games import ROOT, game_record, get, get_json, match_records, web_server, write_games
+from web_games import OTHER_USER_PROBLEM, ROOT, game_record, get, get_json, match_records, web_server, write_games
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 
@@ -46,7 +46,7 @@ def read_only(folder: Path) -> tuple[str, ...]:
             f'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"', str(folder))
 
 
-OTHER_USER = None if os.geteuid() == 0 and shutil.which("setpriv") else "needs root and setpriv to run as another user"
+OTHER_USER = OTHER_USER_PROBLEM
 
 
 def other_user(folder: Path) -> tuple[str, ...]:

@@ -19,6 +19,24 @@ from scorer.game import Entry, Phase
 from scorer.record import Scorebook, parse_line
 
 
+def _other_user_problem() -> str | None:
+    """Why the tests cannot run the web view as another user (nobody) here, or None."""
+    import shutil
+
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return "needs root and setpriv to run as another user"
+    probe = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", "import firmware.web"],
+        cwd=Path(__file__).parent.parent, capture_output=True, timeout=60,
+    )
+    if probe.returncode != 0:  # e.g. the tree or the venv under /root (0700), as in the arm64 install test
+        return "user nobody cannot run this venv's python on this tree (it is not readable by other users)"
+    return None
+
+
+OTHER_USER_PROBLEM = _other_user_problem()
+
+
 def deal_lines(game, rng: random.Random) -> list[str]:
     """One deal of entries (heels maybe, a few pegs, the show), stopping when the game ends."""
     out = []
