@@ -174,3 +174,23 @@ def get(url: str, method: str = "GET"):
 def get_json(url: str):
     status, _, body = get(url)
     return status, json.loads(body)
+
+
+def follow_events(url: str, count: int, got: list, timeout: float = 20.0) -> None:
+    """Append the first ``count`` data events of a text/event-stream to ``got`` as they arrive."""
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        for raw in response:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("data: "):
+                got.append(json.loads(line[6:]))
+                if len(got) == count:
+                    return
+
+
+def eventually(condition, timeout: float = 20.0) -> bool:
+    """True once ``condition()`` holds; False if it never does within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return bool(condition())
