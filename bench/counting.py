@@ -4,7 +4,6 @@ PyPI package cribbage-scorer on the same hands. Prints a table."""
 from __future__ import annotations
 
 import random
-import statistics
 import sys
 import time
 from pathlib import Path

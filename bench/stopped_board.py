@@ -70,7 +70,7 @@ def main() -> None:
         for line in record[:3]:
             store.apply(parse_line(line))
     reader = subprocess.Popen(
-        ["unshare", "-m", "sh", "-c", f'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"',
+        ["unshare", "-m", "sh", "-c", 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"',
          folder, sys.executable, __file__, "--child", path],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     costs = {0: [], 1: []}

@@ -27,6 +27,10 @@ from scorer.errors import CribbageError, RecordSyntaxError
 
 from .errors import ConfigError
 
+TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
+if TYPE_CHECKING:  # for annotations only: argparse loads when a command line needs it
+    import argparse
+
 # Each command imports what it uses when it runs (issue 11): ``count`` loads
 # neither the config, nor the ledger, nor the game.
 

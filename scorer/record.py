@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from .errors import CribbageError, RecordSyntaxError, RuleError, SetupError
 from .game import Entry, EntryKind, Game, LedgerEntry, Match
-from .variants import Options, SkunkLines, Variant, find_variant, parse_game_points
+from .variants import Options, SkunkLines, find_variant, parse_game_points
 
 
 class Command(Enum):

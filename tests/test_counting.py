@@ -2,7 +2,6 @@
 
 import pytest
 
-from scorer.cards import parse_cards
 from scorer.counting import (
     combinations_count,
     distribution,
