@@ -2,13 +2,12 @@
 
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from firmware.app import Board, open_devices
+from firmware.app import open_devices
 from firmware.views import font, oled_image
 from firmware.config import load_config
 from firmware.simulator import MOCK
@@ -16,10 +15,9 @@ from hardware.display import MockDisplay
 from hardware.errors import DeviceNotFoundError, HardwareError
 from hardware.inputs import MockControls
 from hardware.leds import MockStrip
-from scorer.store import LedgerStore
+from board_thread import BoardThread
 
 ROOT = Path(__file__).parent.parent
-BOUND_S = 5.0
 RETRY_S = 0.05
 STRIP_FIX = "LED strip on GPIO10 did not start: ws281x does not support the Pi 5; set leds.driver = \"spi\""
 
@@ -44,36 +42,6 @@ def pins_controls():
     return MockControls(input_pins(load_config(), hold_s=0.05))
 
 
-class Running:
-    """Board.run() in its own thread (the ledger with it); journal lines kept; stopped at the end."""
-
-    def __init__(self, tmp_path, devices):
-        self.devices = devices
-        self.journal: list[str] = []
-        ready = threading.Event()
-
-        def main():
-            store = LedgerStore(tmp_path / "l.sqlite3")
-            self.board = Board(load_config(), store, devices, log=self.journal.append)
-            ready.set()
-            self.board.run()
-
-        self.thread = threading.Thread(target=main, daemon=True)
-        self.thread.start()
-        assert ready.wait(BOUND_S)
-
-    def wait_until(self, condition) -> bool:
-        deadline = time.monotonic() + BOUND_S
-        while time.monotonic() < deadline and not condition():
-            time.sleep(0.005)
-        return condition()
-
-    def stop(self):
-        self.board.stop()
-        self.thread.join(BOUND_S)
-        assert not self.thread.is_alive()
-
-
 def devices_with(**openers):
     return open_devices(load_config(), MOCK, hold_s=0.05, openers=openers, retry_s=RETRY_S)
 
@@ -84,7 +52,7 @@ def test_a_strip_that_cannot_start_is_not_fatal_and_is_retried_until_it_works(tm
     strip = Flaky(lambda: MockStrip(load_config().layout.strip_leds), failures=3)
     devices = devices_with(strip=strip)
     assert devices.strip is None and devices.warnings == [f"{STRIP_FIX}; trying again every 0.05 s"]
-    running = Running(tmp_path, devices)
+    running = BoardThread(tmp_path, devices)
     try:
         controller = running.board.controller
         notice = controller.screen()  # the whole fix on the OLED until the next input
@@ -111,7 +79,7 @@ def test_a_missing_device_is_retried_now_and_then_not_in_a_busy_loop(tmp_path):
         "OLED not found on I2C bus 1 at 0x3c: enable I2C with raspi-config"))
     devices = devices_with(display=display)
     started = time.monotonic()
-    running = Running(tmp_path, devices)
+    running = BoardThread(tmp_path, devices)
     try:
         assert running.wait_until(lambda: display.calls - 1 >= 2)  # the first was at the start
         time.sleep(10 * RETRY_S)
@@ -130,7 +98,7 @@ def test_an_oled_that_fails_then_works_comes_back_and_shows_the_board(tmp_path):
     """The OLED starts at a later try and then shows the screen; the journal says so."""
     display = Flaky(MockDisplay, failures=2, error=DeviceNotFoundError("OLED not found on I2C bus 1 at 0x3c"))
     devices = devices_with(display=display)
-    running = Running(tmp_path, devices)
+    running = BoardThread(tmp_path, devices)
     try:
         assert running.wait_until(lambda: devices.display is not None and devices.display.image is not None)
         assert running.wait_until(lambda: "OLED working again" in running.journal)
@@ -145,7 +113,7 @@ def test_buttons_that_cannot_start_are_retried_and_then_work(tmp_path):
         "buttons and encoder could not be set up: Unable to load any default pin factory!"))
     devices = devices_with(controls=controls)
     assert devices.controls is None and devices.strip is not None
-    running = Running(tmp_path, devices)
+    running = BoardThread(tmp_path, devices)
     try:
         assert "pin factory" in running.board.controller.message
         assert "pin factory" in running.board.devices.problems["controls"]
@@ -171,7 +139,7 @@ def test_a_strip_that_stops_working_is_dropped_and_reopened(tmp_path):
         raise HardwareError("ws2811_render failed with code -5 (DMA error)")
 
     made[0].show = broken
-    running = Running(tmp_path, devices)
+    running = BoardThread(tmp_path, devices)
     try:
         assert running.wait_until(lambda: len(made) == 2 and devices.strip is made[1])
         assert running.wait_until(lambda: running.journal[-1:] == ["LED strip working again"])

@@ -1,17 +1,14 @@
 """Shut down from the menu: ledger closed and LEDs dark first, then "safe to unplug", then the power-off."""
 
 import io
-import json
 import subprocess
-import threading
-import time
 
 import pytest
 from PIL import Image, ImageDraw
 
 from firmware import app, power
 from firmware.app import (
-    MOCK_STOPPED, POWER_OFF_FAILED, SAFE_TO_UNPLUG, SHUTTING_DOWN, Board, open_devices,
+    MOCK_STOPPED, POWER_OFF_FAILED, SAFE_TO_UNPLUG, SHUTTING_DOWN, open_devices,
 )
 from firmware.config import load_config
 from firmware.power import POWER_OFF_COMMAND, PowerOffError
@@ -19,36 +16,28 @@ from firmware.simulator import MOCK, Simulator, run_script, run_terminal
 from firmware.views import font, oled_image
 from hardware.display import LumaDisplay
 from scorer.store import LedgerStore
+from board_thread import BoardThread
 
-BOUND_S = 5.0
 SHUT_DOWN = ["click menu", "turn 7", "click knob", "turn 1", "click knob"]  # Menu > Shut down > Yes
 SCREENS = {"shutting down": SHUTTING_DOWN, "safe": SAFE_TO_UNPLUG, "refused": POWER_OFF_FAILED,
            "mock stopped": MOCK_STOPPED}
 
 
-class ShutdownRun:
+class ShutdownRun(BoardThread):
     """A board on mock devices with a fake power-off, run in its own thread; every step recorded."""
 
     def __init__(self, tmp_path, power_off):
         self.events: list[str] = []
-        self.journal: list[str] = []
-        self.devices = open_devices(load_config(), MOCK, hold_s=0.05)
-        self.strip, self.display = self.devices.strip, self.devices.display
-        self.devices.power_off = self._recorded(power_off)
+        devices = open_devices(load_config(), MOCK, hold_s=0.05)
+        self.strip, self.display = devices.strip, devices.display
+        devices.power_off = self._recorded(power_off)
         self._record_devices()
-        ready = threading.Event()
+        super().__init__(tmp_path, devices)
 
-        def main():
-            store = LedgerStore(tmp_path / "l.sqlite3")
-            close = store.close
-            store.close = lambda: (close(), self.events.append("ledger closed"))
-            self.board = Board(load_config(), store, self.devices, log=self.journal.append)
-            ready.set()
-            self.result = self.board.run()
-
-        self.thread = threading.Thread(target=main, daemon=True)
-        self.thread.start()
-        assert ready.wait(BOUND_S)
+    def opened_store(self, store):
+        close = store.close
+        store.close = lambda: (close(), self.events.append("ledger closed"))
+        return store
 
     def _recorded(self, power_off):
         def recorded():
@@ -81,10 +70,6 @@ class ShutdownRun:
         for line in lines:
             verb, argument = line.split()
             controls.turn(int(argument)) if verb == "turn" else controls.click(argument)
-
-    def join(self):
-        self.thread.join(BOUND_S)
-        assert not self.thread.is_alive()
 
 
 def test_shut_down_closes_the_ledger_goes_dark_says_safe_then_powers_off(tmp_path):

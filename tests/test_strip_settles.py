@@ -1,20 +1,16 @@
 """The strip ends on the settled board: what the LEDs show, decoded, is where the ledger's pegs are."""
 
 import json
-import threading
 import time
 
 import pytest
 
 from firmware import app
-from firmware.app import Board, open_devices
 from firmware.config import load_config
-from firmware.simulator import MOCK, Simulator, read_pegs, run_script
+from firmware.simulator import Simulator, read_pegs, run_script
 from firmware.views import BoardView, LedStyle, led_frame
 from hardware.layout import load_layout
-from scorer.store import LedgerStore
-
-BOUND_S = 5.0  # a slide lasts at most 0.6 s; every wait below is bounded by this
+from board_thread import BoardThread
 
 
 def expected(sides):
@@ -169,23 +165,8 @@ def test_sides_beyond_the_tracks_read_as_null():
 
 # ---- the real main loop, in a thread, on the real clock ---------------------
 
-class RunningBoard:
-    """Board.run() in a thread on mock devices and the real clock; stopped and joined at the end."""
-
-    def __init__(self, tmp_path, devices=None, **board_args):
-        self.config = load_config()
-        self.devices = devices or open_devices(self.config, MOCK, hold_s=0.05)
-        self.result = None
-        ready = threading.Event()
-
-        def main():  # the ledger is SQLite: opened, used and closed in the loop's own thread
-            self.board = Board(self.config, LedgerStore(tmp_path / "l.sqlite3"), self.devices, **board_args)
-            ready.set()
-            self.result = self.board.run()
-
-        self.thread = threading.Thread(target=main, daemon=True)
-        self.thread.start()
-        assert ready.wait(BOUND_S)
+class RunningBoard(BoardThread):
+    """Board.run() in a thread on mock devices and the real clock, read back as pegs on the strip."""
 
     def pegs(self):
         game = self.board.controller.game
@@ -198,22 +179,9 @@ class RunningBoard:
         state = self.board.controller.game.state
         return expected([{"score": s, "back": b} for s, b in zip(state.scores, state.backs)])
 
-    def wait_until(self, condition, bound=BOUND_S) -> bool:
-        deadline = time.monotonic() + bound
-        while time.monotonic() < deadline:
-            if condition():
-                return True
-            time.sleep(0.005)
-        return condition()
-
     def settled_on(self, pegs) -> bool:
         """The strip shows ``pegs`` and the loop has no frame left to draw."""
         return self.wait_until(lambda: self.pegs() == pegs and not self.board.needs_frame(time.monotonic()))
-
-    def stop(self):
-        self.board.stop()
-        self.thread.join(BOUND_S)
-        assert not self.thread.is_alive()
 
 
 def test_real_loop_ends_on_the_settled_strip_after_heels_play_and_undo(tmp_path):
