@@ -7,14 +7,14 @@ longer to pass, it does not fail.
 from __future__ import annotations
 
 import threading
-import time
 
 from firmware.app import Board, open_devices
 from firmware.config import load_config
 from firmware.simulator import MOCK
 from scorer.store import LedgerStore
+from waits import CEILING_S, eventually
 
-BOUND_S = 30.0  # the longest any wait may take before the test fails
+BOUND_S = CEILING_S
 
 
 class BoardThread:
@@ -43,12 +43,7 @@ class BoardThread:
 
     def wait_until(self, condition, bound: float = BOUND_S) -> bool:
         """True once ``condition()`` holds; False if it still does not after ``bound`` seconds."""
-        deadline = time.monotonic() + bound
-        while time.monotonic() < deadline:
-            if condition():
-                return True
-            time.sleep(0.005)
-        return condition()
+        return eventually(condition, bound)
 
     def join(self) -> None:
         """Wait for run() to end by itself (a shut-down); it must."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
@@ -16,6 +15,7 @@ from firmware.views import TUNES, skunk_lines, sound_for
 from hardware.buzzer import MockBuzzer, TonalBuzzer, check_tune
 from hardware.errors import HardwareError
 from scorer.store import LedgerStore
+from waits import eventually
 
 BUZZER_ON = ["buzzer.enabled=true"]
 
@@ -29,15 +29,6 @@ def factory():
         made.close()
 
 
-def _wait(condition, seconds: float = 20.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return condition()
-
-
 def test_play_returns_at_once_and_the_pin_sounds_the_notes(factory):
     """play() hands the tune over at once; the PWM pin takes each note's frequency, then goes quiet."""
     buzzer = TonalBuzzer(12, pin_factory=factory)
@@ -45,9 +36,9 @@ def test_play_returns_at_once_and_the_pin_sounds_the_notes(factory):
     try:
         buzzer.play(((440.0, 1.0), (880.0, 1.0)), "test")
         assert buzzer.finished == 0  # back before the tune's 2 s are over
-        assert _wait(lambda: pin.frequency == 440.0)
-        assert _wait(lambda: pin.frequency == 880.0)
-        assert _wait(lambda: buzzer.finished == 1) and pin.frequency is None
+        assert eventually(lambda: pin.frequency == 440.0)
+        assert eventually(lambda: pin.frequency == 880.0)
+        assert eventually(lambda: buzzer.finished == 1) and pin.frequency is None
     finally:
         buzzer.close()
 
@@ -58,10 +49,10 @@ def test_a_new_tune_cuts_the_one_playing_short(factory):
     pin = factory.pin(12)
     try:
         buzzer.play(((220.0, 3.0),))
-        assert _wait(lambda: pin.frequency == 220.0)
+        assert eventually(lambda: pin.frequency == 220.0)
         buzzer.play(((1760.0, 0.05),))
-        assert _wait(lambda: pin.frequency == 1760.0, 2.0)  # uncut, the 3 s note would still be sounding
-        assert _wait(lambda: buzzer.finished == 2)
+        assert eventually(lambda: pin.frequency == 1760.0, 2.0)  # uncut, the 3 s note would still be sounding
+        assert eventually(lambda: buzzer.finished == 2)
     finally:
         buzzer.close()
 
@@ -75,7 +66,7 @@ def test_a_failure_while_playing_is_raised_by_the_next_play(factory):
 
         buzzer._device.play = broken
         buzzer.play(((440.0, 0.05),))
-        assert _wait(lambda: buzzer.failure is not None)
+        assert eventually(lambda: buzzer.failure is not None)
         with pytest.raises(HardwareError, match="buzzer on GPIO12 stopped"):
             buzzer.play(((440.0, 0.05),))
     finally:
@@ -86,7 +77,7 @@ def test_close_stops_the_thread_and_the_tone(factory):
     """close() silences the buzzer mid-note, ends its thread and refuses later tunes."""
     buzzer = TonalBuzzer(12, pin_factory=factory)
     buzzer.play(((330.0, 2.0),))
-    assert _wait(lambda: factory.pin(12).frequency == 330.0)
+    assert eventually(lambda: factory.pin(12).frequency == 330.0)
     buzzer.close()
     assert not buzzer._thread.is_alive()
     with pytest.raises(HardwareError, match="closed"):
@@ -220,7 +211,7 @@ def test_tones_never_hold_up_the_main_loop(tmp_path, factory):
         gate.set()
         assert not stuck  # the step came back while the accept blip's thread was stuck
         assert board.controller.game.state.scores == (2, 0)
-        assert _wait(lambda: factory.pin(12).frequency == TUNES["accept"][0][0])
+        assert eventually(lambda: factory.pin(12).frequency == TUNES["accept"][0][0])
         assert threading.active_count() >= 2
     finally:
         board.close()

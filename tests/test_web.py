@@ -25,9 +25,10 @@ from scorer.record import parse_line, replay
 from scorer.report import state_dict
 from scorer.store import LedgerStore
 from web_games import (
-    OTHER_USER_PROBLEM, ROOT, eventually, follow_events, free_port, game_record, get, get_json, match_records, web_server,
+    OTHER_USER_PROBLEM, ROOT, follow_events, free_port, game_record, get, get_json, match_records, web_server,
     write_games,
 )
+from waits import eventually
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 WRITES = ("POST", "PUT", "DELETE", "PATCH")

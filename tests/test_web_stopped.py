@@ -17,8 +17,9 @@ from scorer.record import parse_line
 from scorer.report import state_dict
 from scorer.store import LedgerInUseError, LedgerStore, writer_running
 from web_games import (
-    OTHER_USER_PROBLEM, ROOT, eventually, follow_events, game_record, get, get_json, match_records, web_server, write_games,
+    OTHER_USER_PROBLEM, ROOT, follow_events, game_record, get, get_json, match_records, web_server, write_games,
 )
+from waits import eventually
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 

@@ -186,11 +186,3 @@ def follow_events(url: str, count: int, got: list, timeout: float = 20.0) -> Non
                 got.append(json.loads(line[6:]))
                 if len(got) == count:
                     return
-
-
-def eventually(condition, timeout: float = 20.0) -> bool:
-    """True once ``condition()`` holds; False if it never does within ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return bool(condition())
