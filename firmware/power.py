@@ -35,7 +35,7 @@ def power_off(
     """
     import subprocess  # only when powering off: the board starts without it
 
-    run = subprocess.run if run is None else run
+    run = _run if run is None else run
     try:
         result = run(list(command), capture_output=True, text=True, timeout=timeout, check=False)
     except FileNotFoundError:
@@ -48,3 +48,15 @@ def power_off(
         said = " ".join((result.stderr or result.stdout or "").split())
         reason = said or f"exit status {result.returncode}"
         raise PowerOffError(f"power off refused ({reason}); {FIX}")
+
+
+def _run(argv: list[str], **options) -> "subprocess.CompletedProcess":
+    """``subprocess.run``, with a missing program raised as FileNotFoundError before it
+    starts: spawned through ``posix_spawn`` (Python 3.13), a program that is not there
+    can come back as exit status 127 instead (it does under qemu-user)."""
+    import shutil
+    import subprocess
+
+    if shutil.which(argv[0]) is None:
+        raise FileNotFoundError(2, "No such file or directory", argv[0])
+    return subprocess.run(argv, **options)

@@ -17,6 +17,7 @@ from pathlib import Path
 from scorer.counting import distribution
 from scorer.game import Entry, Phase
 from scorer.record import Scorebook, parse_line
+from waits import REQUEST_CEILING_S
 
 
 def _other_user_problem() -> str | None:
@@ -165,7 +166,7 @@ def get(url: str, method: str = "GET"):
     """(status, headers, body) of a request, errors included."""
     request = urllib.request.Request(url, method=method, data=b"x" if method in ("POST", "PUT", "PATCH") else None)
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=REQUEST_CEILING_S) as response:
             return response.status, response.headers, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.headers, error.read()
