@@ -28,7 +28,7 @@ from hardware.layout import load_layout  # noqa: E402
 from hardware.leds import FramePipeline  # noqa: E402
 from scorer.game import Entry, Game  # noqa: E402
 from scorer.record import parse_line  # noqa: E402
-from scorer.store import LedgerStore  # noqa: E402
+from ledger.writer import LedgerWriter  # noqa: E402
 from table import print_table  # noqa: E402
 from scorer.variants import find_variant  # noqa: E402
 
@@ -125,7 +125,7 @@ def compose(tracks: int, repeats: int = 300) -> tuple[float, float, float]:
 def fill_ledger(path: Path, games: int) -> None:
     """A ledger with ``games`` finished six-card games in one match (written unsynced, for speed)."""
     rng = random.Random(5)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         store._conn.execute("PRAGMA synchronous=OFF")
         header = "game six-card seats=Red,Blue dealer=Red"
         for _ in range(games):

@@ -18,8 +18,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from board import fill_ledger  # noqa: E402
 from table import print_table  # noqa: E402
 
-import scorer.store as store_module  # noqa: E402
-from scorer.store import LedgerStore  # noqa: E402
+from ledger.reader import LedgerReader  # noqa: E402
+from ledger.writer import LedgerWriter  # noqa: E402
 
 
 def time_open(opener, path: Path, repeats: int = 21) -> str:
@@ -53,20 +53,17 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for games in counts:
             path = Path(tmp) / f"ledger-{games}.sqlite3"
-            fill_ledger(path, games) if games else LedgerStore(path).close()
+            fill_ledger(path, games) if games else LedgerWriter(path).close()
             size_mb = path.stat().st_size / 1e6
             rows.append((f"open as writer, {games:,} finished games ({size_mb:.1f} MB)",
-                         time_open(LedgerStore, path)))
+                         time_open(LedgerWriter, path)))
             rows.append((f"open as writer, check later, {games:,} finished games",
-                         time_open(lambda p: LedgerStore(p, check="later"), path)))
-            check = LedgerStore(path, check="later")
+                         time_open(lambda p: LedgerWriter(p, check="later"), path)))
+            check = LedgerWriter(path, check="later")
             rows.append((f"  its check (quick_check, in a thread after READY), {games:,} games",
                          time_call(check.check)))
             check.close()
-            reader = getattr(store_module, "LedgerReader", None)
-            if reader is not None:
-                rows.append((f"open as reader, {games:,} finished games",
-                             time_open(reader, path)))
+            rows.append((f"open as reader, {games:,} finished games", time_open(LedgerReader, path)))
     print_table(rows)
     return 0
 

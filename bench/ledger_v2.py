@@ -28,7 +28,9 @@ from startup import BareTransaction  # noqa: E402
 from table import print_table  # noqa: E402
 
 from scorer.history import hand_percentile, player_stats, race  # noqa: E402
-from scorer.store import _MIGRATE_1_TO_2, LedgerReader, LedgerStore  # noqa: E402
+from ledger.reader import LedgerReader  # noqa: E402
+from ledger.schema import MIGRATE_1_TO_2  # noqa: E402
+from ledger.writer import LedgerWriter  # noqa: E402
 
 SCHEMA_1 = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -79,7 +81,7 @@ def main(argv: list[str]) -> int:
             copy = folder / f"migrate-{k}.sqlite3"
             shutil.copy(old, copy)
             start = time.perf_counter()
-            LedgerStore(copy).close()
+            LedgerWriter(copy).close()
             migrations.append(time.perf_counter() - start)
         rows.append((f"first open of a {games:,}-game schema 1 ledger (migrates to 2, counts the tally)",
                      f"{statistics.median(migrations) * 1000:.1f} ms"))
@@ -92,7 +94,7 @@ def main(argv: list[str]) -> int:
             conn.execute("PRAGMA synchronous=FULL")
             start = time.perf_counter()
             conn.execute("BEGIN IMMEDIATE")
-            for statement in _MIGRATE_1_TO_2:
+            for statement in MIGRATE_1_TO_2:
                 conn.execute(statement)
             conn.execute("COMMIT")
             statements.append(time.perf_counter() - start)
@@ -100,15 +102,15 @@ def main(argv: list[str]) -> int:
         rows.append(("  of which the schema 1 -> 2 transaction alone",
                      f"{statistics.median(statements) * 1000:.1f} ms"))
         rows.append(("next open of it (schema 2, nothing to do)",
-                     median_ms(lambda: LedgerStore(folder / "migrate-0.sqlite3").close(), 5)))
+                     median_ms(lambda: LedgerWriter(folder / "migrate-0.sqlite3").close(), 5)))
         with LedgerReader(filled) as reader:
             listed = reader.games()
             rows.append((f"LedgerReader.games(), {len(listed):,} games", median_ms(reader.games, 21)))
             rows.append(("LedgerReader.data_version()", median_ms(reader.data_version, 201)))
-            rows.append(("LedgerReader.times(last game)", median_ms(lambda: reader.times(listed[0]["id"]), 21)))
-            records = [reader.export(game["id"]) for game in listed]
+            rows.append(("LedgerReader.times(last game)", median_ms(lambda: reader.times(listed[0].id), 21)))
+            records = [reader.export(game.id) for game in listed]
             rows.append((f"export() of each of {len(listed):,} games",
-                         median_ms(lambda: [reader.export(game["id"]) for game in listed], 3)))
+                         median_ms(lambda: [reader.export(game.id) for game in listed], 3)))
         rows.append(("history.race(one game)", median_ms(lambda: race(records[0]), 21)))
         rows.append((f"history.player_stats({len(records):,} games), first call: replays each game",
                      median_ms(lambda: player_stats(records, percentile=False), 1)))

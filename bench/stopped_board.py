@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from table import print_table  # noqa: E402
 
 from scorer.record import parse_line  # noqa: E402
-from scorer.store import LedgerReader, LedgerStore  # noqa: E402
+from ledger.reader import LedgerReader  # noqa: E402
+from ledger.writer import LedgerWriter  # noqa: E402
 
 POLL = 0.05  # the web's poll
 
@@ -66,7 +67,7 @@ def main() -> None:
     path = os.path.join(folder, "ledger.sqlite3")
     record = game_record("game six-card seats=Alice,Bob dealer=Alice", seed=8)
     lines = iter(record[3:])
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         for line in record[:3]:
             store.apply(parse_line(line))
     reader = subprocess.Popen(
@@ -78,7 +79,7 @@ def main() -> None:
     try:
         for k in range(2 * rounds):
             starting = k % 2 == 0
-            store = None if starting else LedgerStore(path)
+            store = None if starting else LedgerWriter(path)
             reader.stdin.write("go\n")
             reader.stdin.flush()
             _, immutable, per_call = reader.stdout.readline().split()
@@ -86,7 +87,7 @@ def main() -> None:
             costs[int(immutable)].append(float(per_call))
             time.sleep(0.2 + random.uniform(0, POLL))  # any phase of the poll
             began = time.monotonic()
-            store = store or LedgerStore(path)
+            store = store or LedgerWriter(path)
             store.apply(parse_line(next(lines)))
             _, when, live = reader.stdout.readline().split()
             seen["starting" if starting else "running"].append(float(when) - began)

@@ -12,7 +12,7 @@ what the server does in a low-priority thread at start so that /stats is quick);
 ``python -c pass``; the server's resident memory (VmRSS, and VmHWM its peak) after
 ``/`` and ``/api/state``, and for the real server after every page; page load
 times; and the live-event latency: the time from an entry made durable by a
-``LedgerStore`` writer in this process to its event arriving on ``/events``
+``LedgerWriter`` writer in this process to its event arriving on ``/events``
 (median, target at most 250 ms). A Raspberry Pi Zero 2 W (512 MB) runs CPython
 8-15x slower than one core here; memory is about the same on arm64.
 
@@ -42,7 +42,7 @@ from table import print_table  # noqa: E402
 from web_games import free_port, game_record, match_records, write_games  # noqa: E402
 
 from scorer.record import parse_line  # noqa: E402
-from scorer.store import LedgerStore  # noqa: E402
+from ledger.writer import LedgerWriter  # noqa: E402
 
 RUNS = 5
 GAMES = 100  # finished games in the ledger served
@@ -94,7 +94,7 @@ def make_ledger(folder: Path, games: int = GAMES) -> tuple[Path, list[str]]:
     path = folder / "ledger.sqlite3"
     records = match_records(games)
     live = game_record("game six-card seats=Ann,Ben dealer=Ann new-match", seed=999)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         write_games(store, records + [live[:2]])
     return path, live[2:]
 
@@ -159,7 +159,7 @@ def baseline_seconds() -> float:
     return statistics.median(times)
 
 
-def event_latencies(base: str, store: LedgerStore, lines: list[str], count: int = EVENTS) -> list[float]:
+def event_latencies(base: str, store: LedgerWriter, lines: list[str], count: int = EVENTS) -> list[float]:
     """Seconds from each entry's apply() returning to its event arriving on /events."""
     arrived: list[tuple[float, int]] = []
     ready = threading.Event()
@@ -183,7 +183,7 @@ def event_latencies(base: str, store: LedgerStore, lines: list[str], count: int 
         seen = len(arrived)
         store.apply(parse_line(line))
         written = time.perf_counter()
-        entries = len(store.game.ledger)
+        entries = len(store.game.pegged)
         deadline = written + 5
         while time.perf_counter() < deadline:
             if len(arrived) > seen and arrived[-1][1] == entries:
@@ -222,7 +222,7 @@ def main() -> int:
                 fetch_seconds(base + "/api/state", 3)
                 rss, peak = memory_mb(process.pid)
                 page = fetch_seconds(base + "/")
-                store = LedgerStore(ledger)
+                store = LedgerWriter(ledger)
                 try:
                     lat = event_latencies(base, store, rest[:EVENTS])
                 finally:

@@ -27,7 +27,8 @@ from hardware.errors import HardwareError
 from hardware.inputs import Controls, InputEvent, InputPins, MockControls
 from hardware.layout import Layout
 from hardware.leds import LedStrip, MockStrip, PowerSettings, open_strip
-from scorer.store import LedgerStore, StoreError
+from ledger.errors import LedgerError
+from ledger.writer import LedgerWriter
 
 from .config import COLOUR_BUTTONS, Config
 from .controller import Controller, GameSettings
@@ -233,7 +234,7 @@ class Board:
     def __init__(
         self,
         config: Config,
-        store: LedgerStore,
+        store: LedgerWriter,
         devices: Devices,
         clock: Callable[[], float] = time.monotonic,
         notifier: Notifier | None = None,
@@ -448,7 +449,7 @@ class Board:
         self.log(f"ledger {self.store.path}: {problem}")
         try:
             self.store.set_aside(problem)
-        except StoreError as error:
+        except LedgerError as error:
             self.log(str(error))
             self.controller.say(str(error), alert=True)
             return True

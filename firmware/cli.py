@@ -23,6 +23,7 @@ import os
 import sys
 
 from hardware.errors import HardwareError
+from ledger.errors import LedgerError
 from scorer.errors import CribbageError, RecordSyntaxError
 
 from .errors import ConfigError
@@ -255,7 +256,7 @@ def _run(args) -> int:
         if args.command == "web":
             return _web(args)
         return _board(args)
-    except (CribbageError, ConfigError, HardwareError) as error:
+    except (CribbageError, LedgerError, ConfigError, HardwareError) as error:
         return fail(f"{PROG}: {error}")
     except OSError as error:
         if error.filename is None:
@@ -404,9 +405,9 @@ def _board(args) -> int:
         from .terminal import run_terminal
 
         return run_terminal(config, path)
-    from scorer.store import LedgerStore
+    from ledger.writer import LedgerWriter
 
-    store = LedgerStore(path, holder=PROG, check="later")  # before the devices; checked in the background after READY
+    store = LedgerWriter(path, holder=PROG, check="later")  # before the devices; checked in the background after READY
     try:
         devices = open_devices(config, backend, later=("display",))  # the OLED once READY=1 is sent
     except BaseException:

@@ -14,7 +14,8 @@ from typing import TextIO
 from scorer.errors import CribbageError
 from scorer.record import MAX_LINE, parse_line
 from scorer.report import summary
-from scorer.store import LedgerStore
+from ledger.errors import LedgerError
+from ledger.writer import LedgerWriter
 
 HELP = """\
 Type one line of the game record and press Enter:
@@ -70,7 +71,7 @@ def run_console(state: str | None = None, stdin: TextIO | None = None, stdout: T
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     path = Path(state) if state else default_state_path()
-    store = LedgerStore(path, holder="cribbage-board console")
+    store = LedgerWriter(path, holder="cribbage-board console")
     out = stdout.write
     try:
         for message in store.messages:
@@ -109,7 +110,7 @@ def run_console(state: str | None = None, stdin: TextIO | None = None, stdout: T
                     continue
                 unfinished = store.game is not None and not store.game.is_over
                 result = store.apply(action)
-            except CribbageError as error:
+            except (CribbageError, LedgerError) as error:
                 out(f"! {_said(error)}\n")
                 continue
             if unfinished and not hasattr(result, "describe"):  # a game line replaced a live game

@@ -27,7 +27,8 @@ from hardware.inputs import KNOB, InputEvent
 from scorer.errors import CribbageError
 from scorer.game import Entry, Game, Phase
 from scorer.record import Command, GameHeader
-from scorer.store import LedgerStore
+from ledger.errors import LedgerError
+from ledger.writer import LedgerWriter
 from scorer.variants import Options, SkunkLines, find_variant, parse_game_points
 
 from .menu import MenuTree
@@ -117,7 +118,7 @@ class Controller:
 
     def __init__(
         self,
-        store: LedgerStore,
+        store: LedgerWriter,
         settings: GameSettings,
         clock: Callable[[], float] = time.monotonic,
         set_brightness: Callable[[float], None] | None = None,
@@ -176,7 +177,7 @@ class Controller:
         before = self.game.state.scores if self.game else ()
         try:
             result = self.store.apply(action)
-        except CribbageError as error:
+        except (CribbageError, LedgerError) as error:
             self.say(str(error), alert=True)
             return False
         game = self.game
@@ -393,7 +394,7 @@ class Controller:
             f"{side.name[:6]}{'*' if game.dealer in side.seats else ''} {state.scores[i]}"
             for i, side in enumerate(game.sides)
         )
-        footer = self.message if fresh else (game.ledger[-1].describe() if game.ledger else "")
+        footer = self.message if fresh else (game.pegged[-1].describe() if game.pegged else "")
         if game.outcome is not None:
             outcome = game.outcome
             kind = outcome.kind.value.replace("-", " ")

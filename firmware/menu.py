@@ -140,7 +140,7 @@ class MenuTree:
 
     def _abandons(self) -> str:
         game = self.host.game
-        return "" if game is None or game.is_over or not game.ledger else "ends this game unfinished"
+        return "" if game is None or game.is_over or not game.pegged else "ends this game unfinished"
 
     def new_game(self) -> None:
         host = self.host

@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw
 from hardware.inputs import KNOB, InputEvent
 from scorer.cards import RANK_NAMES, Card
 from scorer.counting import CRIB_SIZE, Score, score_hand
-from scorer.game import EntryKind, Game, LedgerEntry
+from scorer.game import EntryKind, Game, PeggedEntry
 
 from .menu import COLOUR_BUTTONS, is_back
 from .views import WIDTH, Screen, font
@@ -90,11 +90,11 @@ class Claim:
     missed: int
 
 
-def claimable_count(game: Game | None) -> LedgerEntry | None:
+def claimable_count(game: Game | None) -> PeggedEntry | None:
     """The hand or crib just counted, when muggins may be claimed on it."""
     if game is None or game.is_over or not game.options.muggins or game.state.last_count is None:
         return None
-    counted = game.ledger[game.state.last_count]
+    counted = game.pegged[game.state.last_count]
     return counted if counted.kind in (EntryKind.HAND, EntryKind.CRIB) else None
 
 

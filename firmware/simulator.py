@@ -27,7 +27,7 @@ from hardware.inputs import KNOB
 from hardware.layout import GAME_HOLE, HOLES_PER_TRACK, START_HOLE, Layout
 from scorer.errors import RecordSyntaxError
 from scorer.report import state_dict
-from scorer.store import LedgerStore
+from ledger.writer import LedgerWriter
 
 from .app import Board, open_devices
 from .config import Config
@@ -229,7 +229,7 @@ class Simulator:
     ):
         self.clock = SimClock()
         self.animate = animate
-        self.store = LedgerStore(state, holder="cribbage-board (mock board)")
+        self.store = LedgerWriter(state, holder="cribbage-board (mock board)")
         try:
             self.devices = open_devices(config, MOCK, hold_s)
         except BaseException:

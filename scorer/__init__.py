@@ -1,33 +1,20 @@
-"""The cribbage rules, the ledger and the counting of hands.
+"""The cribbage rules and the counting of hands: a pure library.
 
-The core (cards, counting, variants, game, record, report) is pure: no I/O,
-no clock, no hardware. ``scorer.store`` keeps the ledger in SQLite.
+No I/O, no clock, no threads, no hardware: every function takes values and
+returns values. Its modules, from the bottom up:
+
+- :mod:`scorer.cards`: cards and their notation;
+- :mod:`scorer.counting`: hands, cribs and the play counted, and the
+  distribution of every hand;
+- :mod:`scorer.variants`: the variants as data, the house options, skunk lines
+  and game points;
+- :mod:`scorer.game`: one game, entries pegged in order, undo and redo;
+  :mod:`scorer.match`: games in a row with the tally;
+- :mod:`scorer.record`: the plain-text game record, its parser and replay;
+- :mod:`scorer.report` and :mod:`scorer.history`: what a state or a run of
+  records comes to, as plain data.
+
+A refusal is a :class:`scorer.errors.CribbageError` (a ``ValueError``) whose
+message fits the board's small screen. Keeping games in a file is the
+``ledger`` package's work, not this one's.
 """
-
-# Names are imported on first use (PEP 562), so ``import scorer.cards`` for a
-# quick count does not load the game, the record and the variants too.
-_HOMES = {
-    "cards": ("Card", "parse_card", "parse_cards"),
-    "counting": ("Score", "ScoreItem", "distribution", "impossible_totals", "score_hand", "score_play"),
-    "errors": ("CribbageError", "RuleError"),
-    "game": ("Entry", "EntryKind", "Game", "Match", "Outcome", "Phase"),
-    "record": ("Command", "GameHeader", "Scorebook", "parse_line", "replay"),
-    "variants": ("VARIANTS", "GamePoints", "Options", "ResultKind", "SkunkLines", "find_variant"),
-}
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
-__all__ = list(_HOME_OF)
-
-
-def __getattr__(name: str):
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scorer' has no attribute {name!r}")
-    from importlib import import_module  # here, not at import: ``count`` starts without importlib
-
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(list(globals()) + __all__)

@@ -1,10 +1,10 @@
-"""The game state machine and its ledger, with undo and redo.
+"""The game state machine: entries pegged in order, with undo and redo.
 
 A :class:`Game` takes typed :class:`Entry` objects through :meth:`Game.push`,
-which either accepts one (and records it in the ledger) or raises a
+which either accepts one (and adds it to :attr:`Game.pegged`) or raises a
 :class:`~scorer.errors.RuleError` and changes nothing. :meth:`Game.is_legal`
-asks the same question without raising. A :class:`Match` is a run of games
-between the same seats, with the tally.
+asks the same question without raising. A match (a run of games between the
+same seats, with the tally) is :mod:`scorer.match`'s.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ MAX_PLAY_POINTS = 15  # no single card can peg more
 
 
 class EntryKind(Enum):
-    """What an entry in the ledger records."""
+    """What an entry records."""
 
     START = "start"  # five-card: pone's three for last, pegged at the start of the game
     HEELS = "heels"
@@ -105,7 +105,7 @@ class Entry(namedtuple("Entry", "kind seat points", defaults=(None, 0))):
         return f"{kind.value} {self.seat} {self.points}"
 
 
-class LedgerEntry(namedtuple("LedgerEntry", "kind seat points pegged deal entry note", defaults=("",))):
+class PeggedEntry(namedtuple("PeggedEntry", "kind seat points pegged deal entry note", defaults=("",))):
     """An accepted entry: ``kind``, ``seat``, the ``points`` claimed and the points
     that moved the peg (``pegged``: fewer under exact-out), the ``deal`` it belongs
     to, the ``entry`` as made and a ``note``. Immutable."""
@@ -222,17 +222,17 @@ class Outcome(namedtuple(
 class GameState(namedtuple(
     "GameState", "scores backs dealer deal phase shown last_count outcome note", defaults=(None, None, ""),
 )):
-    """Everything that changes as entries are pegged; immutable, one per ledger entry:
+    """Everything that changes as entries are pegged; immutable, one per pegged entry:
     ``scores`` and ``backs`` (tuples, one a side), ``dealer`` (seat index), ``deal``,
-    ``phase``, ``shown`` (show counts finished in this deal), ``last_count`` (ledger
-    index of a count muggins may still be claimed on), ``outcome`` and ``note``.
+    ``phase``, ``shown`` (show counts finished in this deal), ``last_count`` (index
+    in ``pegged`` of a count muggins may still be claimed on), ``outcome`` and ``note``.
     A named tuple: ``_replace`` is what replay spends its time on."""
 
     __slots__ = ()
 
 
 class HistoryEvent(namedtuple("HistoryEvent", "action entry")):
-    """One line of the visible history: an ``entry`` (LedgerEntry) accepted, undone
+    """One line of the visible history: an ``entry`` (PeggedEntry) accepted, undone
     or redone (``action``: "entry", "undo" or "redo"). Immutable."""
 
     __slots__ = ()
@@ -242,7 +242,7 @@ class HistoryEvent(namedtuple("HistoryEvent", "action entry")):
 
 
 class Game:
-    """One game of cribbage: the rules, the seats, the ledger and undo/redo."""
+    """One game of cribbage: the rules, the seats, the entries pegged and undo/redo."""
 
     def __init__(
         self,
@@ -267,7 +267,7 @@ class Game:
         dealer_index = 0 if dealer is None else self._seat_index(dealer, SetupError)
         zero = tuple(0 for _ in self.sides)
         self._base = GameState(zero, zero, dealer_index, 1, Phase.HEELS, 0)
-        self._stack: list[tuple[LedgerEntry, GameState]] = []
+        self._stack: list[tuple[PeggedEntry, GameState]] = []
         self._redo: list[Entry] = []
         self.history: list[HistoryEvent] = []
         if variant.start_bonus:
@@ -286,7 +286,7 @@ class Game:
         return self._stack[-1][1] if self._stack else self._base
 
     @property
-    def ledger(self) -> list[LedgerEntry]:
+    def pegged(self) -> list[PeggedEntry]:
         """The accepted entries in force, oldest first (the start bonus included)."""
         return list(self._start_entries) + [entry for entry, _ in self._stack]
 
@@ -378,14 +378,14 @@ class Game:
 
     # ---- changes ---------------------------------------------------------
 
-    def push(self, entry: Entry) -> LedgerEntry:
+    def push(self, entry: Entry) -> PeggedEntry:
         """Peg an entry, or raise a RuleError and change nothing. Clears redo."""
         accepted = self._push(entry)
         self._redo.clear()
         self.history.append(HistoryEvent("entry", accepted))
         return accepted
 
-    def undo(self) -> LedgerEntry:
+    def undo(self) -> PeggedEntry:
         """Take back the last entry in force (any entry of the game)."""
         if not self._stack:
             raise NothingToUndoError("Nothing to undo in this game")
@@ -394,7 +394,7 @@ class Game:
         self.history.append(HistoryEvent("undo", entry))
         return entry
 
-    def redo(self) -> LedgerEntry:
+    def redo(self) -> PeggedEntry:
         """Put back the last entry undone."""
         if not self._redo:
             raise NothingToUndoError("Nothing to redo")
@@ -403,14 +403,14 @@ class Game:
         self.history.append(HistoryEvent("redo", accepted))
         return accepted
 
-    def _push(self, entry: Entry) -> LedgerEntry:
+    def _push(self, entry: Entry) -> PeggedEntry:
         state, accepted = self._apply(self.state, entry)
         self._stack.append((accepted, state))
         return accepted
 
     # ---- the rules -------------------------------------------------------
 
-    def _apply(self, state: GameState, entry: Entry) -> tuple[GameState, LedgerEntry]:
+    def _apply(self, state: GameState, entry: Entry) -> tuple[GameState, PeggedEntry]:
         if state.outcome is not None:
             raise GameOverError(
                 f"Game over: {state.outcome.winner} won. Undo, or start a new game"
@@ -459,7 +459,7 @@ class Game:
             return self._muggins(state, entry)
         raise RuleError(f"unknown entry kind {kind!r}")
 
-    def _count_show(self, state: GameState, entry: Entry) -> tuple[GameState, LedgerEntry]:
+    def _count_show(self, state: GameState, entry: Entry) -> tuple[GameState, PeggedEntry]:
         order = self.show_order(state)
         who, what = order[state.shown]
         if entry.kind is EntryKind.CRIB:
@@ -494,12 +494,12 @@ class Game:
         if points not in possible:
             raise ImpossibleScoreError(f"{points} is not a possible {name}")
 
-    def _muggins(self, state: GameState, entry: Entry) -> tuple[GameState, LedgerEntry]:
+    def _muggins(self, state: GameState, entry: Entry) -> tuple[GameState, PeggedEntry]:
         if not self.options.muggins:
             raise RuleError("Muggins is off in this game: turn it on in the options")
         if state.last_count is None:
             raise OutOfTurnError("Muggins is claimed right after a count")
-        counted = self.ledger[state.last_count]
+        counted = self.pegged[state.last_count]
         if self._side_of_seat[entry.seat] == self._side_of_seat[counted.seat]:
             raise RuleError("Muggins is for an opponent's missed points")
         if entry.points == 0:
@@ -524,7 +524,7 @@ class Game:
         new_state, accepted = self._peg(state, EntryKind.MUGGINS, entry)
         return new_state._replace(last_count=None), accepted
 
-    def _peg(self, state: GameState, kind: EntryKind, entry: Entry) -> tuple[GameState, LedgerEntry]:
+    def _peg(self, state: GameState, kind: EntryKind, entry: Entry) -> tuple[GameState, PeggedEntry]:
         """Move the side's pegs; count the game out the instant it reaches the target."""
         side = self._side_of_seat[entry.seat]
         target = self.variant.target
@@ -540,7 +540,7 @@ class Game:
         new_state = state._replace(scores=tuple(scores), backs=tuple(backs), note=note)
         if scores[side] >= target:
             new_state = new_state._replace(phase=Phase.OVER, outcome=self._outcome(side, scores))
-        accepted = LedgerEntry(kind, entry.seat, entry.points, points, state.deal, entry, note)
+        accepted = PeggedEntry(kind, entry.seat, entry.points, points, state.deal, entry, note)
         return new_state, accepted
 
     def _outcome(self, reached: int, scores: list[int]) -> Outcome:
@@ -607,114 +607,3 @@ def _check_seats(variant: Variant, seats) -> tuple[str, ...]:
     if len({s.lower() for s in seats}) != len(seats):
         raise SetupError("each seat needs its own name")
     return seats
-
-
-class Tally(namedtuple("Tally", "side wins game_points")):
-    """A side's standing in the match: ``side``, ``wins`` and ``game_points``. Immutable."""
-
-    __slots__ = ()
-
-
-class Standing(namedtuple("Standing", "games wins abandoned", defaults=(0, (), 0))):
-    """Finished games of a match as counts, all the tally needs of them: how many
-    (``games``), each winning side's wins and game points (``wins``: (side, wins,
-    game points) triples) and the games replaced by the next before they ended
-    (``abandoned``: they count for nobody). Immutable."""
-
-    __slots__ = ()
-
-    def add(self, outcome: Outcome | None) -> "Standing":
-        """This standing with one more game: finished, or abandoned (``outcome`` None)."""
-        if outcome is None:
-            return self._replace(abandoned=self.abandoned + 1)
-        table = {side: (won, points) for side, won, points in self.wins}
-        won, points = table.get(outcome.winner, (0, 0))
-        table[outcome.winner] = (won + 1, points + outcome.game_points)
-        return Standing(self.games + 1, tuple((side, w, p) for side, (w, p) in table.items()),
-                        self.abandoned)
-
-    def of(self, side: str) -> tuple[int, int]:
-        """(wins, game points) of a side."""
-        for name, won, points in self.wins:
-            if name == side:
-                return won, points
-        return 0, 0
-
-
-class Match:
-    """Games in a row between the same seats: the loser of one deals first in the next."""
-
-    def __init__(
-        self,
-        variant: Variant,
-        seats,
-        dealer: str | None = None,
-        options: Options | None = None,
-        results: list[Outcome] | None = None,
-        earlier: Standing | None = None,
-    ):
-        self.game = Game(variant, seats, dealer, options)
-        self.results: list[Outcome] = list(results or [])
-        self.earlier = earlier or Standing()  # finished games before ``results``, as counts
-        self.abandoned = 0  # games of ``results``' time replaced before they ended
-
-    @property
-    def variant(self) -> Variant:
-        return self.game.variant
-
-    @property
-    def options(self) -> Options:
-        return self.game.options
-
-    @property
-    def seats(self) -> tuple[str, ...]:
-        return self.game.seats
-
-    def next_dealer(self) -> str:
-        """Who deals first in the next game: a seat of the last game's loser."""
-        game = self.game
-        if game.outcome is None:
-            return game.first_dealer
-        losing = next(side for side in game.sides if side.name == game.outcome.loser)
-        return losing.seats[0]
-
-    def new_game(self, dealer: str | None = None) -> Game:
-        """Finish this game into the tally and start the next one.
-
-        A game not yet over is abandoned: it counts for nobody, and as abandoned
-        if anything was entered in it (a game replaced at once was never played)."""
-        game = self.game
-        if game.outcome is not None:
-            expected = self.next_dealer()
-            if dealer is not None and dealer.strip().lower() != expected.lower():
-                raise SetupError(f"{game.outcome.loser} lost the last game: {expected} deals first")
-            self.results.append(game.outcome)
-            dealer = expected
-        elif game.history:
-            self.abandoned += 1
-        self.game = Game(game.variant, game.seats, dealer, game.options)
-        return self.game
-
-    def tally(self) -> list[Tally]:
-        """Wins and game points of each side, over the finished games of the match
-        (the current game counts once it is over)."""
-        results = list(self.results)
-        if self.game.outcome is not None:
-            results.append(self.game.outcome)
-        tallies = []
-        for side in self.game.sides:
-            won, points = self.earlier.of(side.name)
-            tallies.append(Tally(
-                side.name,
-                won + sum(1 for r in results if r.winner == side.name),
-                points + sum(r.game_points for r in results if r.winner == side.name),
-            ))
-        return tallies
-
-    def games_played(self) -> int:
-        """Finished games of the match (the current one once it is over); abandoned ones are not."""
-        return self.earlier.games + len(self.results) + (1 if self.game.outcome is not None else 0)
-
-    def games_abandoned(self) -> int:
-        """Games of the match replaced by the next before they ended."""
-        return self.earlier.abandoned + self.abandoned

@@ -1,15 +1,15 @@
 """Game history as figures: the pegging race of a game, players' statistics, and where
 a player's hands ran against the exact distribution of all hands. Pure: no I/O.
 
-What it takes is what :class:`scorer.store.LedgerReader` gives, as plain data:
+What it takes is what the ledger's reader (``ledger.reader.LedgerReader``) gives, as plain data:
 
 - a **record**: one game's lines, header first, as ``LedgerReader.export(game_id)``
   returns them (``["game six-card seats=Alice,Bob dealer=Alice", "peg Bob 2", ...]``);
   comment lines and blank lines are skipped;
 - **records**: a list of records, e.g.
-  ``[reader.export(game["id"]) for game in reader.games()]`` (every game but the
+  ``[reader.export(game.id) for game in reader.games()]`` (every game but the
   live one; a record of a game that did not end counts as abandoned);
-- **times** are not needed here: ``LedgerReader.times(game_id)["entries"]`` is
+- **times** are not needed here: ``LedgerReader.times(game_id).entries`` is
   aligned with ``record[1:]`` as ``race()["scores"]`` is, so a caller zips them.
 
 A game is replayed by the scorer's own rules, so every figure follows the
@@ -243,11 +243,11 @@ def _figures(record: tuple[str, ...]) -> _Figures:
     replay only the games not seen before (a game replays in 1-3 ms here)."""
     game = _replay(record)
     outcome = game.outcome
-    ledger = game.ledger
+    pegged = game.pegged
     seats = tuple(
         (seat,
-         sum(e.points for e in ledger if e.seat == seat and e.kind in _PLAY),
-         sum(1 for e in ledger if e.seat == seat and e.kind is EntryKind.HEELS))
+         sum(e.points for e in pegged if e.seat == seat and e.kind in _PLAY),
+         sum(1 for e in pegged if e.seat == seat and e.kind is EntryKind.HEELS))
         for seat in game.seats
     )
     return _Figures(
@@ -255,10 +255,10 @@ def _figures(record: tuple[str, ...]) -> _Figures:
         side_of={seat: side.name for side in game.sides for seat in side.seats},
         winner=outcome.winner if outcome else None,
         losers=tuple((loser.side, loser.kind.value in SKUNKS) for loser in outcome.losers) if outcome else (),
-        deals=max((entry.deal for entry in ledger), default=0),
+        deals=max((entry.deal for entry in pegged), default=0),
         hand_size=game.variant.hand_size,
-        hands=tuple((e.seat, e.points) for e in ledger if e.kind is EntryKind.HAND),
-        cribs=tuple((e.seat, e.points) for e in ledger if e.kind is EntryKind.CRIB),
+        hands=tuple((e.seat, e.points) for e in pegged if e.kind is EntryKind.HAND),
+        cribs=tuple((e.seat, e.points) for e in pegged if e.kind is EntryKind.CRIB),
         seats=seats,
     )
 

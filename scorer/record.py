@@ -20,7 +20,8 @@ from enum import Enum
 from collections.abc import Iterable
 
 from .errors import CribbageError, RecordSyntaxError, RuleError, SetupError
-from .game import Entry, EntryKind, Game, LedgerEntry, Match
+from .game import Entry, EntryKind, Game, PeggedEntry
+from .match import Match
 from .variants import Options, SkunkLines, find_variant, parse_game_points
 
 
@@ -186,7 +187,7 @@ class Scorebook:
     def game(self) -> Game | None:
         return self.match.game if self.match else None
 
-    def apply(self, action: Action) -> LedgerEntry | Game:
+    def apply(self, action: Action) -> PeggedEntry | Game:
         """Apply one action; raises a CribbageError (and changes nothing) if refused."""
         if isinstance(action, GameHeader):
             return self.start(action)

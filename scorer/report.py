@@ -13,7 +13,7 @@ def state_dict(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> dict:
     state = game.state
     outcome = game.outcome
     remaining = game.remaining_show()
-    ledger = game.ledger
+    pegged = game.pegged
     match = book.match
     return {
         "variant": game.variant.name,
@@ -46,9 +46,9 @@ def state_dict(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> dict:
             "skunk": game.options.skunk.value,
             "points": game.options.points.spec(),
         },
-        "last": ledger[-1].describe() if ledger else None,
+        "last": pegged[-1].describe() if pegged else None,
         "note": state.note or None,
-        "entries": len(ledger),
+        "entries": len(pegged),
         "redo": len(game.redo_entries),
         "match": {
             "games": match.games_played(),

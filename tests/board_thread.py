@@ -11,7 +11,7 @@ import threading
 from firmware.app import Board, open_devices
 from firmware.config import load_config
 from firmware.simulator import MOCK
-from scorer.store import LedgerStore
+from ledger.writer import LedgerWriter
 from waits import CEILING_S, eventually
 
 BOUND_S = CEILING_S
@@ -28,7 +28,7 @@ class BoardThread:
         ready = threading.Event()
 
         def main():  # SQLite: the ledger belongs to the loop's own thread
-            store = self.opened_store(LedgerStore(tmp_path / "l.sqlite3"))
+            store = self.opened_store(LedgerWriter(tmp_path / "l.sqlite3"))
             self.board = Board(self.config, store, self.devices, log=self.journal.append, **board_args)
             ready.set()
             self.result = self.board.run()
@@ -37,7 +37,7 @@ class BoardThread:
         self.thread.start()
         assert ready.wait(BOUND_S)
 
-    def opened_store(self, store: LedgerStore) -> LedgerStore:
+    def opened_store(self, store: LedgerWriter) -> LedgerWriter:
         """The ledger the board gets (a subclass may wrap it)."""
         return store
 

@@ -178,7 +178,7 @@ def test_menu_new_game_needs_confirmation(sim):
     sim.act("click", "knob")
     sim.act("turn", "1")
     sim.act("click", "knob")  # Yes
-    assert scores(sim) == (0, 0) and sim.board.controller.game.ledger == []
+    assert scores(sim) == (0, 0) and sim.board.controller.game.pegged == []
 
 
 def test_check_my_count_from_the_menu(sim):

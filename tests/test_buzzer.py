@@ -14,7 +14,7 @@ from firmware.simulator import MOCK, run_script
 from firmware.views import TUNES, skunk_lines, sound_for
 from hardware.buzzer import MockBuzzer, TonalBuzzer, check_tune
 from hardware.errors import HardwareError
-from scorer.store import LedgerStore
+from ledger.writer import LedgerWriter
 from waits import eventually
 
 BUZZER_ON = ["buzzer.enabled=true"]
@@ -171,7 +171,7 @@ def test_a_buzzer_that_cannot_start_or_fails_is_never_fatal(tmp_path):
     devices = open_devices(config, MOCK, hold_s=0.05, openers={"buzzer": missing})
     assert devices.buzzer is None and "no PWM" in devices.warnings[0]
     devices = open_devices(config, MOCK, hold_s=0.05, openers={"buzzer": FailingBuzzer})
-    store = LedgerStore(tmp_path / "l.sqlite3")
+    store = LedgerWriter(tmp_path / "l.sqlite3")
     logged = []
     board = Board(config, store, devices, log=logged.append)
     try:
@@ -191,7 +191,7 @@ def test_tones_never_hold_up_the_main_loop(tmp_path, factory):
     config = load_config(overrides=BUZZER_ON)
     devices = open_devices(config, MOCK, hold_s=0.05,
                            openers={"buzzer": lambda: TonalBuzzer(12, pin_factory=factory)})
-    store = LedgerStore(tmp_path / "l.sqlite3")
+    store = LedgerWriter(tmp_path / "l.sqlite3")
     board = Board(config, store, devices)
     gate = threading.Event()
     sound = devices.buzzer._device.play

@@ -158,7 +158,7 @@ def test_count_and_pegging_load_only_the_counting():
     probe = (
         "import sys; from firmware.cli import main; "
         "main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C']); main(['pegging', '10H', '5S']); "
-        "heavy = ('firmware.config', 'scorer.store', 'scorer.game', 'scorer.record', 'tomllib', 'sqlite3', 'PIL', "
+        "heavy = ('firmware.config', 'ledger.writer', 'ledger.reader', 'scorer.game', 'scorer.record', 'tomllib', 'sqlite3', 'PIL', "
         "'argparse', 'gettext', 'locale', 'shutil'); "
         "print('LOADED', sorted(m for m in sys.modules if m in heavy))"
     )

@@ -11,7 +11,7 @@ from firmware.controller import Controller, GameSettings
 from firmware.controls import CONTROLS, MENU_ITEMS, controls_card, key_names
 from firmware.simulator import HELP, KEYS
 from hardware.inputs import KNOB
-from scorer.store import LedgerStore
+from ledger.writer import LedgerWriter
 
 A6_POINTS = (105 / 25.4 * 72, 148 / 25.4 * 72)
 
@@ -115,7 +115,7 @@ def test_bad_output_or_config_is_one_line_and_exit_2(tmp_path, capsys):
 
 def test_menu_items_are_the_controllers_menu(tmp_path):
     """The card's menu lists the controller's menu items, in its order."""
-    with LedgerStore(tmp_path / "ledger.sqlite3") as store:
+    with LedgerWriter(tmp_path / "ledger.sqlite3") as store:
         controller = Controller(store, GameSettings())
         controller.open_menu()
         labels = [item.label.split(":")[0] for item in controller.panels[-1].items]

@@ -21,7 +21,7 @@ from hardware.errors import HardwareError
 from hardware.inputs import KNOB
 from scorer.record import replay
 from scorer.report import state_dict
-from scorer.store import LedgerStore
+from ledger.writer import LedgerWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,7 +86,7 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path):
         conn = sqlite3.connect(path)
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         conn.close()
-        with LedgerStore(path) as store:
+        with LedgerWriter(path) as store:
             assert store.messages == []
             lines = store.export()
             # All that was acknowledged is there; at most one action more was

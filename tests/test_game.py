@@ -343,7 +343,7 @@ def test_is_legal_and_check_do_not_change_the_game():
     assert not game.is_legal(Entry.hand("Alice", 8))
     with pytest.raises(OutOfTurnError):
         game.check(Entry.hand("Alice", 8))
-    assert game.ledger == [] and game.history == []
+    assert game.pegged == [] and game.history == []
 
 
 @pytest.mark.parametrize("entry, error", [

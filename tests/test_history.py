@@ -11,7 +11,8 @@ from scorer.counting import distribution, score_hand
 from scorer.history import hand_percentile, percentiles, player_stats, race, skunk_lines
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
-from scorer.store import LedgerReader, LedgerStore
+from ledger.reader import LedgerReader
+from ledger.writer import LedgerWriter
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 # Alice wins 121 to 85 (a skunk): deal 1 heels, play and show; then Alice pegs out.
@@ -190,13 +191,13 @@ def test_hand_percentile_needs_counts():
 def test_history_reads_what_the_reader_gives(tmp_path):
     """From a ledger: games() and export() feed player_stats and race directly."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         for line in ALICE_SKUNKS_BOB + ["game six-card seats=Alice,Bob", "peg Bob 2"]:
             store.apply(parse_line(line))
     with LedgerReader(path) as reader:
-        records = [reader.export(game["id"]) for game in reader.games()]
+        records = [reader.export(game.id) for game in reader.games()]
         chart = race(reader.export(1))
-        entries = reader.times(1)["entries"]
+        entries = reader.times(1).entries
     rows = player_stats(records, percentile=False)
     assert [(r["name"], r["wins"], r["games"]) for r in rows] == [("Alice", 1, 1), ("Bob", 0, 1)]
     assert len(chart["scores"]) == len(entries) and chart["scores"][-1] == [121, 85]

@@ -19,9 +19,10 @@ from firmware.config import load_config
 from firmware.simulator import Simulator
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
-from scorer.store import (
-    APPLICATION_ID, DiskFullError, LedgerInUseError, LedgerReader, LedgerStore, StoreError,
-)
+from ledger.errors import DiskFullError, LedgerError, LedgerInUseError
+from ledger.reader import LedgerReader
+from ledger.schema import APPLICATION_ID
+from ledger.writer import LedgerWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "data" / "ledger-v1.sqlite3"
@@ -70,7 +71,7 @@ def refused(result, *expected):
 
 def make_ledger(path: Path, lines=GAME) -> None:
     """A ledger holding ``lines``, closed again (no writer left)."""
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, lines)
 
 
@@ -144,13 +145,13 @@ def test_the_lock_file_names_the_writer_and_goes_with_it(tmp_path):
     """The lock file holds the writer's pid and program while it runs and is removed on close."""
     path = tmp_path / "ledger.sqlite3"
     lock = tmp_path / "ledger.sqlite3.lock"
-    with LedgerStore(path, holder="cribbage-board test") as store:
+    with LedgerWriter(path, holder="cribbage-board test") as store:
         assert lock.read_text() == f"{os.getpid()} cribbage-board test\n"
         with pytest.raises(LedgerInUseError, match=rf"in use by cribbage-board test \(pid {os.getpid()}\)"):
-            LedgerStore(path)
+            LedgerWriter(path)
         apply_all(store, GAME[:2])
     assert not lock.exists()
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.export() == [GAME[0], "heels Alice"]
 
 
@@ -158,9 +159,9 @@ def test_a_symlink_to_the_ledger_takes_the_same_lock(tmp_path):
     """Two names for one ledger (a symlink): still one writer."""
     path = tmp_path / "ledger.sqlite3"
     (tmp_path / "link.sqlite3").symlink_to(path)
-    with LedgerStore(path, holder="first"):
+    with LedgerWriter(path, holder="first"):
         with pytest.raises(LedgerInUseError, match="in use by first"):
-            LedgerStore(tmp_path / "link.sqlite3")
+            LedgerWriter(tmp_path / "link.sqlite3")
 
 
 def test_a_lock_left_by_a_killed_writer_is_taken(tmp_path):
@@ -172,7 +173,7 @@ def test_a_lock_left_by_a_killed_writer_is_taken(tmp_path):
     console.child.kill()
     console.child.wait(timeout=30)
     assert (tmp_path / "ledger.sqlite3.lock").exists()
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.export()[-1] == "hand Alice 12" and store.messages == []
 
 
@@ -193,7 +194,7 @@ def test_reader_reads_while_the_writer_writes(writer):
         assert reader.game_ids() == [1] and reader.current_game_id() == 1
     console.close()
     assert console.child.returncode == 0
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.export()[-2:] == ["hand Alice 12", "crib Alice 4"]
 
 
@@ -210,7 +211,7 @@ def test_reader_never_writes(tmp_path):
         assert not (tmp_path / "ledger.sqlite3.lock").exists()
     assert listing(tmp_path)["ledger.sqlite3"] == before
     with LedgerReader(path) as reader:
-        with LedgerStore(path) as store:  # the writer is not kept out
+        with LedgerWriter(path) as store:  # the writer is not kept out
             apply_all(store, ["hand Alice 12"])
         assert reader.book.game.score("Alice") == 2 + 1 + 12
 
@@ -227,7 +228,7 @@ def test_reader_refuses_what_is_not_a_ledger(tmp_path, what):
         conn.commit()
         conn.close()
     before = listing(tmp_path)
-    with pytest.raises(StoreError, match="no ledger at|another program's SQLite database"):
+    with pytest.raises(LedgerError, match="no ledger at|another program's SQLite database"):
         LedgerReader(path)
     assert listing(tmp_path) == before
 
@@ -317,7 +318,7 @@ def test_a_newer_schema_is_refused_not_set_aside(tmp_path):
     result = cli("console", "--state", str(path))
     refused(result, f"ledger {path} has schema 3, newer than this cribbage-board reads (2)")
     assert listing(tmp_path) == before
-    with pytest.raises(StoreError, match="has schema 3"):
+    with pytest.raises(LedgerError, match="has schema 3"):
         LedgerReader(path)
 
 
@@ -435,7 +436,7 @@ def test_full_disk_mid_game_refuses_the_entry_and_loses_nothing(small_disk):
     """Fill the disk, keep entering: the first entry with no room is refused with 'disk full: entry
     not saved', the state is the last acknowledged one, and after room is made all goes on."""
     path = small_disk / "ledger.sqlite3"
-    store = LedgerStore(path)
+    store = LedgerWriter(path)
     try:
         apply_all(store, GAME[:3])
         acknowledged = store.export()
@@ -460,7 +461,7 @@ def test_full_disk_mid_game_refuses_the_entry_and_loses_nothing(small_disk):
         acknowledged.append(line)
     finally:
         store.close()
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.export() == acknowledged and store.messages == []
         assert state_dict(store.book) == state_dict(replay(acknowledged).book)
 
@@ -492,7 +493,7 @@ def test_full_disk_on_the_board_shows_on_the_oled_and_the_board_goes_on(small_di
         acknowledged = sim.store.export()
     finally:
         sim.close()
-    with LedgerStore(small_disk / "ledger.sqlite3") as store:
+    with LedgerWriter(small_disk / "ledger.sqlite3") as store:
         assert store.export() == acknowledged
 
 
@@ -526,7 +527,7 @@ def test_the_real_error_is_not_hidden_by_the_rollback(tmp_path, fail_on, rolled_
     """SQLITE_FULL at any statement of a write: 'disk full: entry not saved', caused by that error
     (the game's outcome is written only by the entry that changes it: the winning one here)."""
     lines, entry = (FINISHED[:-1], FINISHED[-1]) if winning else (GAME[:3], "peg Alice 3")
-    with LedgerStore(tmp_path / "l.sqlite3") as store:
+    with LedgerWriter(tmp_path / "l.sqlite3") as store:
         apply_all(store, lines)
         before = state_dict(store.book)
         store._conn = FaultyConnection(store._conn, fail_on, rolled_back)
@@ -542,10 +543,10 @@ def test_the_real_error_is_not_hidden_by_the_rollback(tmp_path, fail_on, rolled_
 
 def test_other_write_errors_say_what_failed(tmp_path):
     """An I/O error is not called a full disk; the entry is refused and the state kept."""
-    with LedgerStore(tmp_path / "l.sqlite3") as store:
+    with LedgerWriter(tmp_path / "l.sqlite3") as store:
         apply_all(store, GAME[:3])
         store._conn = FaultyConnection(store._conn, "COMMIT", True, sqlite3.SQLITE_IOERR, "SQLITE_IOERR_FSYNC")
-        with pytest.raises(StoreError, match="^entry not saved: .*SQLITE_IOERR_FSYNC") as raised:
+        with pytest.raises(LedgerError, match="^entry not saved: .*SQLITE_IOERR_FSYNC") as raised:
             store.apply(parse_line("peg Alice 3"))
         assert not isinstance(raised.value, DiskFullError)
         assert store.export()[-1] == "peg Bob 2"
@@ -557,14 +558,14 @@ def test_the_console_says_disk_full_and_goes_on(tmp_path, monkeypatch):
 
     from firmware import console
 
-    real = console.LedgerStore
+    real = console.LedgerWriter
 
     def faulty(path, **kwargs):
         store = real(path, **kwargs)
         store._conn = FaultyConnection(store._conn, "INSERT INTO actions", False)
         return store
 
-    monkeypatch.setattr(console, "LedgerStore", faulty)
+    monkeypatch.setattr(console, "LedgerWriter", faulty)
     out = io.StringIO()
     lines = "\n".join(GAME[:2] + ["peg Bob 2"]) + "\n"
     assert console.run_console(str(tmp_path / "l.sqlite3"), io.StringIO(lines), out) == 0
@@ -597,7 +598,7 @@ def test_ledger_of_the_earlier_store_opens_without_loss_and_gets_the_marker(tmp_
         "PRAGMA application_id").fetchone()[0] == 0
     with LedgerReader(path) as reader:  # the reader reads it as it is
         assert {g: reader.export(g) for g in reader.game_ids()} == expected
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.messages == []
         assert {g: store.export(g) for g in store.game_ids()} == expected
         assert store.export() == expected[2]
@@ -622,7 +623,7 @@ FINISHED = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"
 def test_a_damaged_earlier_result_costs_only_itself(tmp_path):
     """An earlier game's result that no longer decodes is left out of the tally; the current game is resumed."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, FINISHED + ["game five-card seats=A,B"] + ["peg B 15"] * 4 + ["peg B 1"]
                   + ["game five-card seats=A,B", "peg A 2"])
         current = store.export()
@@ -630,7 +631,7 @@ def test_a_damaged_earlier_result_costs_only_itself(tmp_path):
     conn.execute("UPDATE games SET outcome='{\"winner\": ' WHERE id=1")
     conn.commit()
     conn.close()
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.export() == current and store.game.score("A") == 2
         assert [(t.side, t.wins) for t in store.book.match.tally()] == [("A", 0), ("B", 1)]
         assert len(store.messages) == 1
@@ -649,12 +650,12 @@ def test_a_damaged_game_line_starts_a_new_game_and_keeps_the_old(tmp_path):
     conn.execute("UPDATE games SET header='game nonsense'")
     conn.commit()
     conn.close()
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.game is None
         assert "game 1 cannot be resumed" in store.messages[0]
         apply_all(store, ["game five-card seats=A,B dealer=A", "peg A 2"])
         assert store.game_ids() == [1, 2]
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.export() == ["game five-card seats=A,B dealer=A", "peg A 2"]
         assert store.export(1)[0] == "game nonsense"
     assert not list(tmp_path.glob("*.corrupt-*"))
@@ -664,7 +665,7 @@ def _damage_an_earlier_page(path: Path) -> tuple[list[str], list, bytes]:
     """A ledger whose page with the first game's first entries (an earlier match) is overwritten:
     only an integrity check of the whole file finds it. (The current game, the tally, the bytes.)"""
     old_match = ["game six-card seats=C,D dealer=C"] + ["peg C 2", "undo"] * 300
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         store._conn.execute("PRAGMA synchronous=OFF")
         apply_all(store, old_match + FINISHED + ["game five-card seats=A,B", "peg B 3", "peg A 2"])
         current = store.export()
@@ -687,7 +688,7 @@ def test_a_corrupt_page_of_an_earlier_game_keeps_the_current_match(tmp_path):
     """A damaged page (integrity check fails): the file is set aside and the current match carried over."""
     path = tmp_path / "ledger.sqlite3"
     current, tally, damaged = _damage_an_earlier_page(path)
-    with LedgerStore(path, clock=lambda: 0) as store:
+    with LedgerWriter(path, clock=lambda: 0) as store:
         kept = tmp_path / "ledger.sqlite3.corrupt-19700101T000000"
         assert kept.read_bytes() == damaged
         assert f"it was kept as {kept}" in store.messages[0] and str(path) in store.messages[0]
@@ -695,7 +696,7 @@ def test_a_corrupt_page_of_an_earlier_game_keeps_the_current_match(tmp_path):
         assert store.export() == current
         assert [(t.side, t.wins) for t in store.book.match.tally()] == tally
         store.apply(parse_line("peg A 3"))
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.export() == current + ["peg A 3"] and store.messages == []
 
 
@@ -704,7 +705,7 @@ def test_a_check_later_opens_at_once_and_sets_aside_what_it_finds(tmp_path):
     set_aside() does what the open would have done, the entries made meanwhile carried over."""
     path = tmp_path / "ledger.sqlite3"
     current, tally, damaged = _damage_an_earlier_page(path)
-    with LedgerStore(path, clock=lambda: 0, check="later") as store:
+    with LedgerWriter(path, clock=lambda: 0, check="later") as store:
         assert store.messages == [] and store.check_pending
         assert store.export() == current
         store.apply(parse_line("peg A 3"))
@@ -718,7 +719,7 @@ def test_a_check_later_opens_at_once_and_sets_aside_what_it_finds(tmp_path):
         assert store.export() == current + ["peg A 3"]
         assert [(t.side, t.wins) for t in store.book.match.tally()] == tally
         store.apply(parse_line("peg B 2"))
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.export() == current + ["peg A 3", "peg B 2"] and store.messages == []
 
 
@@ -726,10 +727,10 @@ def test_a_sound_ledger_passes_the_later_check(tmp_path):
     """check() of a sound file finds nothing; an unknown check value is refused."""
     path = tmp_path / "ledger.sqlite3"
     make_ledger(path)
-    with LedgerStore(path, check="later") as store:
+    with LedgerWriter(path, check="later") as store:
         assert store.check() is None
     with pytest.raises(ValueError, match="check='never'"):
-        LedgerStore(path, check="never")
+        LedgerWriter(path, check="never")
 
 
 def test_the_board_checks_its_ledger_after_ready_and_sets_damage_aside(tmp_path):
@@ -740,7 +741,7 @@ def test_the_board_checks_its_ledger_after_ready_and_sets_damage_aside(tmp_path)
 
     path = tmp_path / "ledger.sqlite3"
     current, _, _ = _damage_an_earlier_page(path)
-    store = LedgerStore(path, clock=lambda: 0, check="later")
+    store = LedgerWriter(path, clock=lambda: 0, check="later")
     journal = []
     board = Board(load_config(), store, open_devices(load_config(), MOCK), log=journal.append)
     try:
@@ -760,7 +761,7 @@ def test_the_board_checks_its_ledger_after_ready_and_sets_damage_aside(tmp_path)
         assert store.export() == current + ["peg A 2"]
     finally:
         board.close()
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.export() == current + ["peg A 2"] and store.messages == []
 
 
@@ -773,7 +774,7 @@ def test_our_marker_on_a_schema_not_ours_is_set_aside(tmp_path):
     conn.commit()
     conn.close()
     original = path.read_bytes()
-    with LedgerStore(path, clock=lambda: 0) as store:
+    with LedgerWriter(path, clock=lambda: 0) as store:
         kept = tmp_path / "ledger.sqlite3.corrupt-19700101T000000"
         assert kept.read_bytes() == original
         assert "carries the ledger marker" in store.messages[0] and str(kept) in store.messages[0]
@@ -786,12 +787,12 @@ def test_the_earlier_store_gets_the_tally_row_at_its_first_open(tmp_path):
     path = tmp_path / "ledger.sqlite3"
     shutil.copy(FIXTURE, path)
     expected = _raw_games(FIXTURE)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         tally = [(t.side, t.wins, t.game_points) for t in store.book.match.tally()]
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT match_id, through FROM tallies").fetchall() == [(1, 1)]
     conn.close()
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.messages == []
         assert [(t.side, t.wins, t.game_points) for t in store.book.match.tally()] == tally
         assert {g: store.export(g) for g in store.game_ids()} == expected
@@ -808,7 +809,7 @@ def test_the_running_board_checks_its_ledger_after_ready(tmp_path):
 
     path = tmp_path / "ledger.sqlite3"
     current, _, _ = _damage_an_earlier_page(path)
-    store = LedgerStore(path, clock=lambda: 0, check="later")
+    store = LedgerWriter(path, clock=lambda: 0, check="later")
     journal = []
     board = Board(load_config(), store, open_devices(load_config(), MOCK), log=journal.append)
     thread = threading.Thread(target=board.run, daemon=True)
@@ -824,5 +825,5 @@ def test_the_running_board_checks_its_ledger_after_ready(tmp_path):
         board.stop()
         thread.join(60)
     assert not thread.is_alive()
-    with LedgerStore(path) as reopened:
+    with LedgerWriter(path) as reopened:
         assert reopened.export() == current and reopened.messages == []

@@ -12,7 +12,11 @@ import pytest
 
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
-from scorer.store import SCHEMA_VERSION, LedgerReader, LedgerStore, StoreError
+from ledger.errors import LedgerError
+from ledger.reader import LedgerReader
+from ledger.rows import GameTimes
+from ledger.schema import SCHEMA_VERSION
+from ledger.writer import LedgerWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "data" / "ledger-v1.sqlite3"
@@ -73,8 +77,8 @@ def test_a_schema_1_ledger_migrates_without_loss_in_one_open(tmp_path):
     shutil.copy(FIXTURE, path)
     with LedgerReader(path) as reader:
         before = everything(reader)
-        assert reader.times(2)["entries"] == [None] * (len(reader.export(2)) - 1)
-    with LedgerStore(path, clock=Ticks()) as store:
+        assert reader.times(2).entries == (None,) * (len(reader.export(2)) - 1)
+    with LedgerWriter(path, clock=Ticks()) as store:
         assert store.messages == []
     conn = sqlite3.connect(path)
     try:
@@ -86,7 +90,7 @@ def test_a_schema_1_ledger_migrates_without_loss_in_one_open(tmp_path):
         conn.close()
     with LedgerReader(path) as reader:
         assert everything(reader) == before
-        assert [g["id"] for g in reader.games()] == [1]
+        assert [g.id for g in reader.games()] == [1]
     assert digest(FIXTURE) == before_digest
     assert not list(FIXTURE.parent.glob("ledger-v1.sqlite3-*"))
 
@@ -95,9 +99,9 @@ def test_a_second_open_of_a_migrated_ledger_changes_nothing(tmp_path):
     """Opening the migrated ledger again writes nothing: its content is the same, row for row."""
     path = tmp_path / "ledger.sqlite3"
     shutil.copy(FIXTURE, path)
-    LedgerStore(path, clock=Ticks()).close()
+    LedgerWriter(path, clock=Ticks()).close()
     first = dump(path)
-    with LedgerStore(path, clock=Ticks()) as store:
+    with LedgerWriter(path, clock=Ticks()) as store:
         assert store.messages == []
         assert store.book.match.tally()[0].wins == 1
     assert dump(path) == first
@@ -108,44 +112,44 @@ def test_the_migrated_ledger_goes_on_with_times(tmp_path):
     path = tmp_path / "ledger.sqlite3"
     shutil.copy(FIXTURE, path)
     clock = Ticks()
-    with LedgerStore(path, clock=clock) as store:
+    with LedgerWriter(path, clock=clock) as store:
         old = len(store.export()) - 1
         apply_all(store, ["redo", "peg Alice 3"])
     with LedgerReader(path) as reader:
         times = reader.times(2)
-        assert len(times["entries"]) == len(reader.export(2)) - 1 == old + 2
-        assert times["entries"][:old] == [None] * old
-        assert times["entries"][old:] == [stamp(1_796_238_000.0 + k * 1.005) for k in (1, 2)]
-        assert times["started"] is None and times["finished"] is None
+        assert len(times.entries) == len(reader.export(2)) - 1 == old + 2
+        assert times.entries[:old] == (None,) * old
+        assert times.entries[old:] == tuple(stamp(1_796_238_000.0 + k * 1.005) for k in (1, 2))
+        assert times.started is None and times.finished is None
 
 
 def test_each_entry_and_game_gets_its_time(tmp_path):
     """A game's start is its header's time, each action its own, the end the winning entry's time."""
     path = tmp_path / "ledger.sqlite3"
     clock = Ticks()
-    with LedgerStore(path, clock=clock) as store:
+    with LedgerWriter(path, clock=clock) as store:
         apply_all(store, FIVE_CARD_WIN)
     with LedgerReader(path) as reader:
         times = reader.times(1)
         expected = [stamp(1_796_238_000.0 + k * 1.005) for k in range(1, 7)]
-        assert times == {"started": expected[0], "finished": expected[-1], "entries": expected[1:]}
-        assert len(times["entries"]) == len(reader.export(1)) - 1
-        assert times["started"] == "2026-12-02T19:00:01.005Z"
+        assert times == GameTimes(expected[0], expected[-1], tuple(expected[1:]))
+        assert len(times.entries) == len(reader.export(1)) - 1
+        assert times.started == "2026-12-02T19:00:01.005Z"
         [game] = reader.games()
-        assert (game["started"], game["finished"], game["status"]) == (expected[0], expected[-1], "finished")
+        assert (game.started, game.finished, game.status) == (expected[0], expected[-1], "finished")
 
 
 def test_undoing_the_win_clears_the_finish_and_redo_sets_it_again(tmp_path):
     """The game is live again after its winning entry is undone: no finish, not listed; redo finishes it."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path, clock=Ticks()) as store:
+    with LedgerWriter(path, clock=Ticks()) as store:
         apply_all(store, FIVE_CARD_WIN + ["undo"])
         with LedgerReader(path) as reader:
-            assert reader.times(1)["finished"] is None and reader.games() == []
+            assert reader.times(1).finished is None and reader.games() == []
         store.apply(parse_line("redo"))
         with LedgerReader(path) as reader:
-            assert reader.times(1)["finished"] == reader.times(1)["entries"][-1]
-            assert [g["status"] for g in reader.games()] == ["finished"]
+            assert reader.times(1).finished == reader.times(1).entries[-1]
+            assert [g.status for g in reader.games()] == ["finished"]
 
 
 @pytest.mark.parametrize("reading", [
@@ -157,23 +161,22 @@ def test_undoing_the_win_clears_the_finish_and_redo_sets_it_again(tmp_path):
 def test_the_clock_may_give_seconds_a_datetime_or_the_iso_string(tmp_path, reading):
     """Every form of clock reading is kept as UTC ISO 8601 with milliseconds and a Z."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path, clock=lambda: reading) as store:
+    with LedgerWriter(path, clock=lambda: reading) as store:
         apply_all(store, ["game six-card seats=A,B", "peg A 2"])
     with LedgerReader(path) as reader:
-        assert reader.times(1) == {"started": "2026-12-02T19:00:00.250Z", "finished": None,
-                                   "entries": ["2026-12-02T19:00:00.250Z"]}
+        assert reader.times(1) == GameTimes("2026-12-02T19:00:00.250Z", None, ("2026-12-02T19:00:00.250Z",))
 
 
 def test_the_default_clock_is_the_time_now(tmp_path):
     """Without a clock the times are now, in the ISO form."""
     path = tmp_path / "ledger.sqlite3"
     before = datetime.now(timezone.utc) - timedelta(seconds=1)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, ["game six-card seats=A,B", "peg A 2"])
     after = datetime.now(timezone.utc) + timedelta(seconds=1)
     with LedgerReader(path) as reader:
         times = reader.times(1)
-    for text in (times["started"], *times["entries"]):
+    for text in (times.started, *times.entries):
         assert __import__("re").match(ISO, text), text
         assert before <= datetime.fromisoformat(text.replace("Z", "+00:00")) <= after
 
@@ -181,7 +184,7 @@ def test_the_default_clock_is_the_time_now(tmp_path):
 def test_games_lists_every_game_but_the_live_one_newest_first(tmp_path):
     """Finished and abandoned games, newest first, with the agreed keys; the game being played is not listed."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path, clock=Ticks()) as store:
+    with LedgerWriter(path, clock=Ticks()) as store:
         apply_all(store, FIVE_CARD_WIN)                      # 1: finished, A skunks B
         apply_all(store, ["game five-card seats=A,B", "peg A 5"])  # 2: replaced before its end
         apply_all(store, ["game six-card seats=C,D", "peg C 4"])   # 3: a new match; abandons game 2
@@ -189,30 +192,30 @@ def test_games_lists_every_game_but_the_live_one_newest_first(tmp_path):
     with LedgerReader(path) as reader:
         games = reader.games()
         times = {g: reader.times(g) for g in (1, 2, 3, 4)}
-    assert [g["id"] for g in games] == [3, 2, 1]
-    assert all(GAME_KEYS <= set(g) for g in games)
+    assert [g.id for g in games] == [3, 2, 1]
+    assert all(GAME_KEYS <= set(g.to_dict()) for g in games)
     three, two, one = games
-    assert (one["status"], one["winner"], one["loser"], one["result"], one["margin"], one["game_points"]) == (
+    assert (one.status, one.winner, one.loser, one.result, one.margin, one.game_points) == (
         "finished", "A", "B", "skunk", 58, 3)
-    assert one["losers"] == [{"side": "B", "score": 3, "result": "skunk", "margin": 58, "game_points": 3}]
-    assert (one["variant"], one["seats"], one["match_id"]) == ("five-card", ["A", "B"], 1)
+    assert one.to_dict()["losers"] == [{"side": "B", "score": 3, "result": "skunk", "margin": 58, "game_points": 3}]
+    assert (one.variant, one.seats, one.match_id) == ("five-card", ("A", "B"), 1)
     for game in (two, three):
-        assert game["status"] == "abandoned"
-        assert [game[k] for k in ("winner", "loser", "result", "margin", "game_points")] == [None] * 5
-        assert game["losers"] == []
-    assert (two["match_id"], three["match_id"]) == (1, 2)
-    assert two["finished"] == times[3]["started"] and three["finished"] == times[4]["started"]
+        assert game.status == "abandoned"
+        assert [getattr(game, k) for k in ("winner", "loser", "result", "margin", "game_points")] == [None] * 5
+        assert game.losers == ()
+    assert (two.match_id, three.match_id) == (1, 2)
+    assert two.finished == times[3].started and three.finished == times[4].started
 
 
 def test_games_reads_no_entries(tmp_path):
     """The listing is built from the game rows alone: no statement reads the actions table."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path, clock=Ticks()) as store:
+    with LedgerWriter(path, clock=Ticks()) as store:
         apply_all(store, FIVE_CARD_WIN + ["game five-card seats=A,B", "peg A 2"])
     with LedgerReader(path) as reader:
         statements = []
         reader._conn.set_trace_callback(statements.append)
-        assert [g["id"] for g in reader.games()] == [1]
+        assert [g.id for g in reader.games()] == [1]
         reader._conn.set_trace_callback(None)
     assert statements and not any("actions" in s for s in statements)
 
@@ -223,27 +226,27 @@ def test_a_schema_1_ledger_reads_its_games_without_times(tmp_path):
     shutil.copy(FIXTURE, path)
     with LedgerReader(path) as reader:
         [game] = reader.games()
-        assert (game["id"], game["status"], game["winner"], game["started"], game["finished"]) == (
+        assert (game.id, game.status, game.winner, game.started, game.finished) == (
             1, "finished", "Alice", None, None)
-        assert game["losers"] == [{"side": "Bob", "score": game["scores"]["Bob"], "result": game["result"],
-                                   "margin": game["margin"], "game_points": game["game_points"]}]
-        assert reader.times(1)["started"] is None
+        assert game.to_dict()["losers"] == [{"side": "Bob", "score": game.scores["Bob"], "result": game.result,
+                                   "margin": game.margin, "game_points": game.game_points}]
+        assert reader.times(1).started is None
     assert dump(path) == dump(FIXTURE, immutable=True)
 
 
 def test_times_of_a_game_not_in_the_ledger_is_refused(tmp_path):
     """times() of an unknown game says so."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, ["game six-card seats=A,B"])
-    with LedgerReader(path) as reader, pytest.raises(StoreError, match="no game 7 in"):
+    with LedgerReader(path) as reader, pytest.raises(LedgerError, match="no game 7 in"):
         reader.times(7)
 
 
 def test_data_version_changes_when_the_writer_commits_and_only_then(tmp_path):
     """The change token stays while nothing is written and changes after each entry the writer commits."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, ["game six-card seats=A,B"])
         with LedgerReader(path) as reader:
             first = reader.data_version()
@@ -259,12 +262,12 @@ def test_data_version_changes_when_the_writer_commits_and_only_then(tmp_path):
 def test_a_reader_answers_from_another_thread(tmp_path):
     """One reader serves calls from several threads (a web server's workers)."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, FIVE_CARD_WIN + ["game five-card seats=A,B"])
     answers = []
     with LedgerReader(path) as reader:
         threads = [threading.Thread(target=lambda: answers.append(
-            (len(reader.games()), reader.data_version(), reader.times(1)["finished"] is not None)))
+            (len(reader.games()), reader.data_version(), reader.times(1).finished is not None)))
             for _ in range(4)]
         for thread in threads:
             thread.start()
@@ -276,7 +279,7 @@ def test_a_reader_answers_from_another_thread(tmp_path):
 def test_a_new_ledger_is_schema_2(tmp_path):
     """A ledger the writer creates carries the current schema."""
     path = tmp_path / "ledger.sqlite3"
-    LedgerStore(path).close()
+    LedgerWriter(path).close()
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (SCHEMA_VERSION,)
@@ -289,7 +292,7 @@ def test_migrated_and_fresh_ledgers_replay_alike(tmp_path):
     """The current game of the migrated fixture, replayed from its export, is the state the store resumes."""
     path = tmp_path / "ledger.sqlite3"
     shutil.copy(FIXTURE, path)
-    with LedgerStore(path, clock=Ticks()) as store:
+    with LedgerWriter(path, clock=Ticks()) as store:
         resumed = state_dict(store.book)
         replayed = state_dict(replay(store.export()).book)
     resumed.pop("match"), replayed.pop("match")
@@ -310,12 +313,12 @@ def test_a_damaged_ledger_set_aside_carries_the_current_match_with_its_times(tmp
     with LedgerReader(path) as reader:
         current = reader.current_game_id()
         before = reader.times(current)
-        statuses = [(g["id"], g["status"]) for g in reader.games() if g["match_id"] == 2]
-    with LedgerStore(path, clock=lambda: 0) as store:
+        statuses = [(g.id, g.status) for g in reader.games() if g.match_id == 2]
+    with LedgerWriter(path, clock=lambda: 0) as store:
         assert "the current match was carried over" in store.messages[0]
     with LedgerReader(path) as reader:
-        assert reader.times(current) == before and before["entries"][0] == "2026-12-02T19:00:00.000Z"
-        assert [(g["id"], g["status"]) for g in reader.games()] == statuses
+        assert reader.times(current) == before and before.entries[0] == "2026-12-02T19:00:00.000Z"
+        assert [(g.id, g.status) for g in reader.games()] == statuses
 
 
 SCHEMA_1 = """
@@ -334,7 +337,7 @@ def test_schema_1_games_get_the_status_they_meant(tmp_path):
     """A schema 1 ledger with a finished, an abandoned, an empty and a live game: the reader lists
     them as they were before and after the writer migrates it, and the statuses are stored."""
     made = tmp_path / "made.sqlite3"
-    with LedgerStore(made, clock=Ticks()) as store:
+    with LedgerWriter(made, clock=Ticks()) as store:
         apply_all(store, FIVE_CARD_WIN + ["game five-card seats=A,B", "peg A 2",
                                           "game five-card seats=A,B", "game five-card seats=A,B", "peg B 1"])
     old = tmp_path / "old.sqlite3"
@@ -347,16 +350,16 @@ def test_schema_1_games_get_the_status_they_meant(tmp_path):
     conn.execute("DETACH DATABASE made")
     conn.close()
     with LedgerReader(old) as reader:
-        before = [(g["id"], g["status"], g["winner"], g["started"]) for g in reader.games()]
+        before = [(g.id, g.status, g.winner, g.started) for g in reader.games()]
         abandoned = state_dict(reader.book)["match"]["abandoned"]
     assert before == [(2, "abandoned", None, None), (1, "finished", "A", None)] and abandoned == 1
-    LedgerStore(old, clock=Ticks()).close()
+    LedgerWriter(old, clock=Ticks()).close()
     conn = sqlite3.connect(old)
     assert conn.execute("SELECT id, status FROM games ORDER BY id").fetchall() == [
         (1, "finished"), (2, "abandoned"), (3, "empty"), (4, None)]
     conn.close()
     with LedgerReader(old) as reader:
-        assert [(g["id"], g["status"], g["winner"], g["started"]) for g in reader.games()] == before
+        assert [(g.id, g.status, g.winner, g.started) for g in reader.games()] == before
         assert state_dict(reader.book)["match"]["abandoned"] == 1
 
 
@@ -366,9 +369,9 @@ def test_a_reader_open_across_the_migration_sees_the_new_schema(tmp_path):
     shutil.copy(FIXTURE, path)
     with LedgerReader(path) as reader:
         token = reader.data_version()
-        assert reader.times(2)["entries"][-1] is None
-        with LedgerStore(path, clock=lambda: "2026-12-02T20:30:00.000Z") as store:
+        assert reader.times(2).entries[-1] is None
+        with LedgerWriter(path, clock=lambda: "2026-12-02T20:30:00.000Z") as store:
             store.apply(parse_line("redo"))
         assert reader.data_version() != token
-        assert reader.times(2)["entries"][-1] == "2026-12-02T20:30:00.000Z"
-        assert reader.export(2)[-1] == "redo" and [g["id"] for g in reader.games()] == [1]
+        assert reader.times(2).entries[-1] == "2026-12-02T20:30:00.000Z"
+        assert reader.export(2)[-1] == "redo" and [g.id for g in reader.games()] == [1]

@@ -12,7 +12,8 @@ from firmware.simulator import run_script
 from scorer.game import Outcome
 from scorer.record import ABANDONED, parse_line, replay
 from scorer.report import state_dict, summary
-from scorer.store import LedgerReader, LedgerStore
+from ledger.reader import LedgerReader
+from ledger.writer import LedgerWriter
 from scorer.variants import Options, SkunkLines, parse_game_points
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,15 +121,15 @@ def test_the_ledger_keeps_every_losers_result_and_the_tally(tmp_path):
     """A three-hand win in the ledger: the listing and a reopened tally carry every loser."""
     path = tmp_path / "ledger.sqlite3"
     lines = game("game three-hand seats=A,B,C dealer=A", {"B": 95, "C": 90}, "A") + ["game three-hand seats=A,B,C"]
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         for line in lines:
             store.apply(parse_line(line))
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert state_dict(store.book)["match"]["tally"][0] == {"side": "A", "wins": 1, "game_points": 5}
     with LedgerReader(path) as reader:
         [listed] = reader.games()
-    assert listed["losers"] == [loser("B", 95, "win", 26, 2), loser("C", 90, "skunk", 31, 3)]
-    assert listed["game_points"] == 5
+    assert listed.to_dict()["losers"] == [loser("B", 95, "win", 26, 2), loser("C", 90, "skunk", 31, 3)]
+    assert listed.game_points == 5
 
 
 def test_a_game_replaced_before_its_end_is_abandoned_in_the_match_and_the_export():
@@ -149,14 +150,14 @@ def test_a_game_replaced_before_its_end_is_abandoned_in_the_match_and_the_export
 def test_the_ledger_keeps_an_abandoned_game_across_a_reopen(tmp_path):
     """The writer marks the replaced game abandoned; reopened, the match still counts it as abandoned."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         for line in ["game six-card seats=A,B dealer=A", "peg A 5", "game six-card seats=A,B", "peg B 1"]:
             store.apply(parse_line(line))
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert state_dict(store.book)["match"]["abandoned"] == 1
         assert store.export(1) == ["game six-card seats=A,B dealer=A", "peg A 5"]
     with LedgerReader(path) as reader:
-        assert [(g["id"], g["status"], g["winner"]) for g in reader.games()] == [(1, "abandoned", None)]
+        assert [(g.id, g.status, g.winner) for g in reader.games()] == [(1, "abandoned", None)]
         assert state_dict(reader.book)["match"] == {
             "games": 0, "abandoned": 1,
             "tally": [{"side": "A", "wins": 0, "game_points": 0}, {"side": "B", "wins": 0, "game_points": 0}]}
@@ -165,11 +166,11 @@ def test_the_ledger_keeps_an_abandoned_game_across_a_reopen(tmp_path):
 def test_a_new_match_mid_game_keeps_the_unfinished_game(tmp_path):
     """Other seats start a new match: the unfinished game of the old one is kept, abandoned."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         for line in ["game six-card seats=A,B dealer=A", "peg A 5", "game three-hand seats=A,B,C"]:
             store.apply(parse_line(line))
     with LedgerReader(path) as reader:
-        assert [(g["id"], g["match_id"], g["status"]) for g in reader.games()] == [(1, 1, "abandoned")]
+        assert [(g.id, g.match_id, g.status) for g in reader.games()] == [(1, 1, "abandoned")]
         assert reader.export(1) == ["game six-card seats=A,B dealer=A", "peg A 5"]
 
 
@@ -181,7 +182,7 @@ def test_the_board_keeps_a_game_abandoned_from_the_menu(tmp_path):
     assert result["rejected"] == [] and result["match"]["abandoned"] == 1 and result["match"]["games"] == 0
     with LedgerReader(path) as reader:
         [listed] = reader.games()
-        assert listed["status"] == "abandoned" and reader.export(listed["id"])[1:] == ["peg Red 3"]
+        assert listed.status == "abandoned" and reader.export(listed.id)[1:] == ["peg Red 3"]
         assert reader.current_game_id() == 2
 
 
@@ -196,7 +197,7 @@ def test_the_console_says_the_unfinished_game_is_kept(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("the unfinished game is kept in the ledger as abandoned") == 1
     with LedgerReader(path) as reader:
-        assert [g["status"] for g in reader.games()] == ["abandoned"]
+        assert [g.status for g in reader.games()] == ["abandoned"]
 
 
 def test_the_listing_gives_losers_to_a_result_stored_before_they_were_kept(tmp_path):
@@ -206,7 +207,7 @@ def test_the_listing_gives_losers_to_a_result_stored_before_they_were_kept(tmp_p
 
     path = tmp_path / "ledger.sqlite3"
     lines = game("game three-hand seats=A,B,C dealer=A", {"B": 95, "C": 90}, "A") + ["game three-hand seats=A,B,C"]
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         for line in lines:
             store.apply(parse_line(line))
     conn = sqlite3.connect(path)
@@ -218,8 +219,8 @@ def test_the_listing_gives_losers_to_a_result_stored_before_they_were_kept(tmp_p
     conn.close()
     with LedgerReader(path) as reader:
         [listed] = reader.games()
-        assert listed["losers"] == [loser("B", 95, "win", 26, 2), loser("C", 90, "skunk", 31, 3)]
-        assert listed["game_points"] == 3
+        assert listed.to_dict()["losers"] == [loser("B", 95, "win", 26, 2), loser("C", 90, "skunk", 31, 3)]
+        assert listed.game_points == 3
         assert state_dict(reader.book)["match"]["tally"][0] == {"side": "A", "wins": 1, "game_points": 3}
 
 
@@ -231,19 +232,19 @@ def test_a_game_replaced_before_any_entry_is_not_counted_as_abandoned(tmp_path):
     path = tmp_path / "ledger.sqlite3"
     lines = ["game six-card seats=A,B dealer=A", "game six-card seats=A,B", "peg A 2", "undo",
              "game six-card seats=A,B", "game six-card seats=A,B"]
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         for line in lines:
             store.apply(parse_line(line))
         assert state_dict(store.book)["match"]["abandoned"] == 1
     with LedgerReader(path) as reader:
-        assert [(g["id"], g["status"]) for g in reader.games()] == [(2, "abandoned")]
+        assert [(g.id, g.status) for g in reader.games()] == [(2, "abandoned")]
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT id, status FROM games ORDER BY id").fetchall() == [
         (1, "empty"), (2, "abandoned"), (3, "empty"), (4, None)]
     conn.execute("DELETE FROM tallies")  # the next open counts the match from its games
     conn.commit()
     conn.close()
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert state_dict(store.book)["match"]["abandoned"] == 1
     book = replay(lines).book
     assert state_dict(book)["match"]["abandoned"] == 1

@@ -122,7 +122,7 @@ def test_the_total_lands_on_the_dial_ready_to_peg(sim):
     controller = sim.board.controller
     assert controller.dial == 20 and not controller.panels
     sim.act("click", "knob")
-    assert controller.game.ledger[-1].describe() == "Blue hand 20"
+    assert controller.game.pegged[-1].describe() == "Blue hand 20"
 
 
 def test_undo_takes_the_last_card_back_and_menu_leaves(sim):
@@ -195,7 +195,7 @@ def test_muggins_claim_starts_from_a_checked_hand(sim):
     screen = sim.board.controller.screen()
     assert "Blue pegged 8: +12" in screen.lines and screen.footer == "colour: claim 12"
     sim.act("click", "red")
-    last = sim.board.controller.game.ledger[-1]
+    last = sim.board.controller.game.pegged[-1]
     assert (last.kind, last.seat, last.points) == (EntryKind.MUGGINS, "Red", 12)
     assert sim.board.controller.game.state.scores == (14, 8) and not sim.board.controller.panels
 
@@ -222,7 +222,7 @@ def test_muggins_on_the_crib_from_the_checker(sim):
     screen = sim.board.controller.screen()
     assert screen.title == "Crib 7  1/2" and "Red pegged 2: +5" in screen.lines
     sim.act("click", "blue")
-    last = sim.board.controller.game.ledger[-1]
+    last = sim.board.controller.game.pegged[-1]
     assert (last.kind, last.seat, last.points) == (EntryKind.MUGGINS, "Blue", 5)
 
 
@@ -233,11 +233,11 @@ def test_muggins_on_the_crib_by_holding_a_colour_button(sim):
     sim.act("turn", "3")
     sim.act("hold", "blue")
     game = sim.board.controller.game
-    assert (game.ledger[-1].kind, game.ledger[-1].seat, game.ledger[-1].points) == (EntryKind.MUGGINS, "Blue", 3)
+    assert (game.pegged[-1].kind, game.pegged[-1].seat, game.pegged[-1].points) == (EntryKind.MUGGINS, "Blue", 3)
     assert game.state.scores == (6, 5)
     sim.act("turn", "2")
     sim.act("click", "blue")
-    assert game.ledger[-1].kind is EntryKind.PEG
+    assert game.pegged[-1].kind is EntryKind.PEG
 
 
 def test_holding_a_colour_button_with_nothing_dialled_says_what_to_do(sim):
@@ -247,7 +247,7 @@ def test_holding_a_colour_button_with_nothing_dialled_says_what_to_do(sim):
     sim.act("hold", "red")
     controller = sim.board.controller
     assert controller.message == "Dial the missed points first, then hold the button" and controller.message_alert
-    assert controller.game.ledger[-1].kind is EntryKind.HAND
+    assert controller.game.pegged[-1].kind is EntryKind.HAND
 
 
 def test_typed_names_are_one_capitalised_word():

@@ -165,8 +165,8 @@ def test_the_values_a_replay_gives_are_immutable_and_compare_by_value():
     result = replay(text.splitlines())
     game = result.book.game
     header = parse_line("game six-card seats=Alice,Bob dealer=Alice muggins")
-    values = [header, header.variant, header.options, header.options.points, game.ledger[-1],
-              game.ledger[-1].entry, game.history[-1], game.sides[0], game.outcome, game.outcome.losers[0],
+    values = [header, header.variant, header.options, header.options.points, game.pegged[-1],
+              game.pegged[-1].entry, game.history[-1], game.sides[0], game.outcome, game.outcome.losers[0],
               result.book.match.tally()[0], result.book.match.earlier, result.rejected[0]]
     for value in values:
         name = type(value).__name__

@@ -15,7 +15,7 @@ from firmware.power import POWER_OFF_COMMAND, PowerOffError
 from firmware.simulator import MOCK, Simulator, run_script, run_terminal
 from firmware.views import font, oled_image
 from hardware.display import LumaDisplay
-from scorer.store import LedgerStore
+from ledger.writer import LedgerWriter
 from board_thread import BoardThread
 
 SHUT_DOWN = ["click menu", "turn 7", "click knob", "turn 1", "click knob"]  # Menu > Shut down > Yes
@@ -86,7 +86,7 @@ def test_shut_down_closes_the_ledger_goes_dark_says_safe_then_powers_off(tmp_pat
     assert set(run.strip.frames[-1]) == {(0, 0, 0)}
     assert run.display.image.tobytes() == oled_image(SAFE_TO_UNPLUG).convert("1").tobytes()
     assert run.journal[-1] == "power-off requested"
-    reopened = LedgerStore(tmp_path / "l.sqlite3")
+    reopened = LedgerWriter(tmp_path / "l.sqlite3")
     try:
         assert reopened.game.state.scores == (4, 0)  # the entry before the shutdown is kept
     finally:
@@ -152,9 +152,9 @@ def test_terminal_board_ends_on_shut_down(tmp_path):
     keys = "m" + "." * 7 + " " + "." + " " + "r"
     out = io.StringIO()
     assert run_terminal(load_config(), tmp_path / "l.sqlite3", stdin=io.StringIO(keys), stdout=out) == 0
-    store = LedgerStore(tmp_path / "l.sqlite3")
+    store = LedgerWriter(tmp_path / "l.sqlite3")
     try:
-        assert store.game.ledger == []  # the "r" (heels) after the shutdown was not played
+        assert store.game.pegged == []  # the "r" (heels) after the shutdown was not played
     finally:
         store.close()
     assert "cribbage-board (mock)" in out.getvalue()

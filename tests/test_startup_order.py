@@ -12,7 +12,7 @@ from hardware.errors import DeviceNotFoundError, HardwareError
 
 import pytest
 
-from scorer.store import LedgerStore
+from ledger.writer import LedgerWriter
 
 
 class ReadyProbe(Notifier):
@@ -34,7 +34,7 @@ class ReadyProbe(Notifier):
 def run_board(tmp_path, devices):
     probe = ReadyProbe()
     journal = []
-    with LedgerStore(tmp_path / "l.sqlite3") as store:
+    with LedgerWriter(tmp_path / "l.sqlite3") as store:
         board = Board(load_config(), store, devices, notifier=probe, log=journal.append)
         probe.board = board
         board.run()

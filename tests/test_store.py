@@ -14,7 +14,7 @@ import pytest
 from scorer.errors import NothingToUndoError
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
-from scorer.store import LedgerStore
+from ledger.writer import LedgerWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,11 +42,11 @@ def apply_all(store, lines):
 def test_reopening_restores_state_and_undo_redo_stacks(tmp_path):
     """Close and reopen: the same state, the same redo stack, the same record."""
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, RECORD)
         expected = state_dict(store.book)
         exported = store.export()
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert state_dict(store.book) == expected
         assert store.export() == exported
         assert store.messages == []
@@ -57,7 +57,7 @@ def test_reopening_restores_state_and_undo_redo_stacks(tmp_path):
 
 def test_database_uses_wal_and_full_sync(tmp_path):
     """Every commit is synced: WAL with synchronous=FULL."""
-    with LedgerStore(tmp_path / "l.sqlite3") as store:
+    with LedgerWriter(tmp_path / "l.sqlite3") as store:
         assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert store._conn.execute("PRAGMA synchronous").fetchone()[0] == 2
 
@@ -65,7 +65,7 @@ def test_database_uses_wal_and_full_sync(tmp_path):
 def test_refused_actions_are_not_written(tmp_path):
     """A refused entry raises and leaves nothing in the database."""
     path = tmp_path / "l.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, RECORD[:2])
         with pytest.raises(ValueError):
             store.apply(parse_line("hand Bob 19"))
@@ -78,10 +78,10 @@ def test_match_and_tally_survive_a_restart(tmp_path):
     """Finished games of the match are kept in the tally after reopening."""
     path = tmp_path / "l.sqlite3"
     game = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"]
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, game + ["game five-card seats=A,B", "peg B 2"])
         expected = state_dict(store.book)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert state_dict(store.book) == expected
         assert expected["match"]["tally"][0] == {"side": "A", "wins": 1, "game_points": 3}
         assert expected["dealer"] == "B"
@@ -93,9 +93,9 @@ def test_new_match_survives_a_restart(tmp_path):
     """After new-match the restored tally counts only the new match's games."""
     path = tmp_path / "l.sqlite3"
     game = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"]
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, game + ["game five-card seats=A,B", "peg B 2", "game five-card seats=A,B new-match"])
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.book.match.games_played() == 0
         assert [t.wins for t in store.book.match.tally()] == [0, 0]
 
@@ -104,9 +104,9 @@ def test_undoing_the_winning_entry_clears_the_stored_result(tmp_path):
     """A result undone is not counted in the tally after a restart."""
     path = tmp_path / "l.sqlite3"
     game = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1", "undo"]
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, game)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert not store.game.is_over
         apply_all(store, ["game five-card seats=A,B dealer=B"])
         assert store.book.match.tally()[0].wins == 0
@@ -120,7 +120,7 @@ def test_corrupt_database_is_set_aside_not_deleted(tmp_path, garbage):
     """A corrupt file is renamed with a clear message and a new ledger starts."""
     path = tmp_path / "ledger.sqlite3"
     path.write_bytes(garbage)
-    store = LedgerStore(path, clock=lambda: 1_800_000_000)
+    store = LedgerWriter(path, clock=lambda: 1_800_000_000)
     try:
         kept = tmp_path / "ledger.sqlite3.corrupt-20270115T080000"
         assert kept.read_bytes() == garbage
@@ -131,7 +131,7 @@ def test_corrupt_database_is_set_aside_not_deleted(tmp_path, garbage):
         apply_all(store, RECORD[:3])
     finally:
         store.close()
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.game.score("Bob") == 2 and store.messages == []
 
 
@@ -140,7 +140,7 @@ def test_set_aside_never_overwrites_an_earlier_copy(tmp_path):
     path = tmp_path / "ledger.sqlite3"
     for n in range(2):
         path.write_bytes(b"garbage %d" % n * 500)
-        LedgerStore(path, clock=lambda: 0).close()
+        LedgerWriter(path, clock=lambda: 0).close()
     kept = sorted(p.name for p in tmp_path.glob("ledger.sqlite3.corrupt-*"))
     assert kept == ["ledger.sqlite3.corrupt-19700101T000000", "ledger.sqlite3.corrupt-19700101T000000-2"]
 
@@ -149,8 +149,8 @@ CHILD = textwrap.dedent("""
     import sys
     sys.path.insert(0, {root!r})
     from scorer.record import parse_line
-    from scorer.store import LedgerStore
-    store = LedgerStore(sys.argv[1])
+    from ledger.writer import LedgerWriter
+    store = LedgerWriter(sys.argv[1])
     for line in sys.stdin:
         line = line.strip()
         try:
@@ -186,7 +186,7 @@ def test_sigkill_between_entries_reopens_to_the_acknowledged_state(tmp_path, kil
     """Kill -9 after an acknowledged entry: reopening gives exactly what was acknowledged."""
     path = tmp_path / "ledger.sqlite3"
     acked = _run_child(path, RECORD + ["hand Bob 19"], kill_after)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.messages == []
         assert state_dict(store.book) == state_dict(replay(acked).book)
         assert store.export() == replay(acked).book.record_lines()
@@ -207,7 +207,7 @@ def _stored(path, sql, *args):
 
 
 def _reopened_tally(path):
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.messages == []
         return state_dict(store.book)["match"]
 
@@ -218,7 +218,7 @@ def test_the_tally_row_holds_the_earlier_games_and_opening_reads_it(tmp_path):
     path = tmp_path / "l.sqlite3"
     record = WIN_A + WIN_B + ["game five-card seats=A,B", "peg A 2", "game five-card seats=A,B"] + WIN_A[1:] \
         + ["game five-card seats=A,B", "peg B 3"]
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, record)
         expected = state_dict(store.book)["match"]
         games = store.game_ids()
@@ -239,7 +239,7 @@ def test_a_ledger_without_the_tally_row_is_counted_once_and_saved(tmp_path):
     """A ledger written before the tally row (or by a version that does not keep it): the first
     open counts the games and saves the row; the games it counts are those before the current one."""
     path = tmp_path / "l.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, WIN_A + WIN_B + ["game five-card seats=A,B", "peg A 2"])
         expected = state_dict(store.book)["match"]
     conn = sqlite3.connect(path)
@@ -253,7 +253,7 @@ def test_a_ledger_without_the_tally_row_is_counted_once_and_saved(tmp_path):
 def test_games_added_by_a_writer_that_keeps_no_tally_are_caught_up(tmp_path):
     """Games appended without updating the row (an older cribbage-board): only those are counted."""
     path = tmp_path / "l.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, WIN_A + WIN_B[:1])
     conn = sqlite3.connect(path)  # as the first release wrote a finished game and the next one
     outcome = json.dumps({"winner": "B", "loser": "A", "result": "win", "margin": 30, "game_points": 2,
@@ -270,7 +270,7 @@ def test_games_added_by_a_writer_that_keeps_no_tally_are_caught_up(tmp_path):
 def test_an_earlier_result_changed_through_sql_drops_the_row(tmp_path):
     """Any change to a counted game (UPDATE, DELETE) drops the match's tally row: the next open counts again."""
     path = tmp_path / "l.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         apply_all(store, WIN_A + WIN_B + ["game five-card seats=A,B"])
     conn = sqlite3.connect(path)
     conn.execute("UPDATE games SET outcome=NULL WHERE id=1")
@@ -291,7 +291,7 @@ def test_the_outcome_is_written_only_when_it_changes(tmp_path):
     clears it and its redo stores it again, each durable across a reopen."""
     path = tmp_path / "l.sqlite3"
     writes = []
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         store._conn.set_trace_callback(writes.append)
         apply_all(store, WIN_A[:-1])
         assert not [sql for sql in writes if sql.startswith("UPDATE games")]
@@ -304,11 +304,11 @@ def test_the_outcome_is_written_only_when_it_changes(tmp_path):
             expected = store.game.outcome
             assert (json.loads(stored[-1]) if stored[-1] else None) == (expected.to_dict() if expected else None)
         assert [text is not None for text in stored] == [True, False, True, False]
-    with LedgerStore(path) as store:  # the undone win waits on the redo stack after a reopen
+    with LedgerWriter(path) as store:  # the undone win waits on the redo stack after a reopen
         assert _stored(path, "SELECT outcome FROM games")[0][0] is None
         store.apply(parse_line("redo"))
         assert store.game.is_over
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         assert store.game.is_over
         assert json.loads(_stored(path, "SELECT outcome FROM games")[0][0])["winner"] == "A"
         store.apply(parse_line("undo"))

@@ -30,7 +30,7 @@ def new_game(options=None):
 
 
 def snapshot(game):
-    return (game.state, [e.entry for e in game.ledger])
+    return (game.state, [e.entry for e in game.pegged])
 
 
 def test_undo_all_then_redo_all_gives_the_same_state():
@@ -136,7 +136,7 @@ def test_random_undo_redo_matches_replay_of_the_entries_in_force():
             except ValueError:
                 pass
         fresh = new_game(Options(muggins=True))
-        for entry in game.ledger:
+        for entry in game.pegged:
             fresh.push(entry.entry)
         assert fresh.state == game.state
         assert min(game.state.scores) >= 0

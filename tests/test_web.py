@@ -1,4 +1,4 @@
-"""The web view's API and guarantees, against ledgers written with LedgerStore in a temp folder."""
+"""The web view's API and guarantees, against ledgers written with LedgerWriter in a temp folder."""
 
 import csv
 import hashlib
@@ -23,7 +23,7 @@ from firmware.web.records import line_marks, play_record
 from scorer.history import player_stats, skunk_lines
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
-from scorer.store import LedgerStore
+from ledger.writer import LedgerWriter
 from web_games import (
     OTHER_USER_PROBLEM, ROOT, follow_events, free_port, game_record, get, get_json, match_records, web_server,
     write_games,
@@ -50,7 +50,7 @@ def ledger(tmp_path):
     first, second = match_records(2)
     abandoned = game_record("game five-card seats=Cat,Dan dealer=Cat", seed=3, entries=6)
     live = game_record("game four-hand seats=Ann,Ben,Cat,Dan dealer=Ben", seed=4, entries=25)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         write_games(store, [first, second, abandoned, live])
     return path, [first, second, abandoned, live]
 
@@ -69,7 +69,7 @@ def test_api_state_counts_the_match_like_replay_of_the_match_record(tmp_path, ca
     """In a match's second game, /api/state is replay --json of the match's record (the tally included)."""
     path = tmp_path / "ledger.sqlite3"
     first, second = match_records(2)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         write_games(store, [first, second[:11]])
         exported = store.export(1) + store.export(2)
     with web_server(path) as base:
@@ -197,7 +197,7 @@ def test_the_writer_keeps_writing_while_the_server_reads(tmp_path):
             took.append(time.monotonic() - started)
         return statistics.median(took)
 
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         store.apply(parse_line(record[0]))
         with web_server(path) as base:
             def hammer():
@@ -217,7 +217,7 @@ def test_the_writer_keeps_writing_while_the_server_reads(tmp_path):
                 for reader in readers:
                     reader.join()
             assert len(hammered) >= 15 and with_readers <= 10 * without_readers + 0.005
-            assert eventually(lambda: get_json(base + "/api/state")[1]["entries"] == len(store.game.ledger))
+            assert eventually(lambda: get_json(base + "/api/state")[1]["entries"] == len(store.game.pegged))
             _, state = get_json(base + "/api/state")
             assert state["winner"] == store.game.outcome.winner
     assert errors == []
@@ -227,7 +227,7 @@ def test_events_send_the_new_state_after_an_entry(tmp_path):
     """/events sends the state at once, then the new state after an entry by the writer."""
     path = tmp_path / "ledger.sqlite3"
     record = game_record(SIX, seed=3, entries=12)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         write_games(store, [record[:-1]])
         with web_server(path) as base:
             got = []
@@ -250,7 +250,7 @@ def test_a_missing_ledger_is_said_and_picked_up_when_it_appears(tmp_path):
         assert status == 503 and "no ledger" in body["error"]
         _, _, page = get(base + "/")
         assert "no ledger" in page.decode() and b'role="alert"' in page
-        with LedgerStore(path) as store:
+        with LedgerWriter(path) as store:
             write_games(store, [game_record(SIX, seed=5, entries=4)])
         deadline = time.monotonic() + 5
         while get(base + "/api/state")[0] != 200 and time.monotonic() < deadline:
@@ -421,7 +421,7 @@ def test_a_locked_ledger_is_said_and_read_again_once_free(tmp_path, monkeypatch)
 
     monkeypatch.setattr(web_ledger, "RETRY_SECONDS", 0.0)
     path = tmp_path / "ledger.sqlite3"
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         write_games(store, [game_record(SIX, seed=2, entries=5)])
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("PRAGMA locking_mode=EXCLUSIVE")
@@ -466,7 +466,7 @@ def test_a_server_that_cannot_write_the_folder_follows_the_running_board(tmp_pat
         record = game_record(SIX, seed=8, entries=12)
         old = os.umask(0o022)  # files the other user can read, but not write
         try:
-            store = LedgerStore(path)
+            store = LedgerWriter(path)
         finally:
             os.umask(old)
         with store:

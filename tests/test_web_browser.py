@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from scorer.record import parse_line
-from scorer.store import LedgerStore
+from ledger.writer import LedgerWriter
 from web_games import game_record, match_records, web_server, write_games
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -84,7 +84,7 @@ def test_live_board_shows_names_scores_and_updates_without_reload(tmp_path, brow
     """Names and scores show; an entry written by another process appears without a reload."""
     state = tmp_path / "ledger.sqlite3"
     record = game_record("game six-card seats=Alice,Bob dealer=Alice", seed=7, entries=30)
-    with LedgerStore(state) as store:
+    with LedgerWriter(state) as store:
         write_games(store, [record[:-1]])
         with web_server(state) as base:
             browser.get(base + "/")
@@ -110,7 +110,7 @@ def test_history_game_and_stats_pages_render(tmp_path, browser):
     state = tmp_path / "ledger.sqlite3"
     records = match_records(2)
     live = game_record("game seven-card seats=Alice,Bob dealer=Bob", seed=5, entries=60)  # both past 120: lap 2
-    with LedgerStore(state) as store:
+    with LedgerWriter(state) as store:
         write_games(store, records + [live])
     with web_server(state) as base:
         browser.get(base + "/games")
@@ -142,7 +142,7 @@ def test_a_missing_ledger_is_said_then_the_game_appears_live(tmp_path, browser):
         alert = browser.find_element("css selector", "#live .problem")
         assert "no ledger" in alert.text
         shoot(browser, "board-no-ledger-phone")
-        with LedgerStore(state) as store:
+        with LedgerWriter(state) as store:
             write_games(store, [game_record("game three-hand seats=Ann,Ben,Cat dealer=Cat", seed=9, entries=12)])
             expected = {side.name: score for side, score in zip(store.game.sides, store.game.state.scores)}
         wait_for(browser, lambda d: scores(d) == expected, timeout=15)

@@ -15,7 +15,9 @@ import pytest
 
 from scorer.record import parse_line
 from scorer.report import state_dict
-from scorer.store import LedgerInUseError, LedgerStore, writer_running
+from ledger.errors import LedgerInUseError
+from ledger.lock import writer_running
+from ledger.writer import LedgerWriter
 from web_games import (
     OTHER_USER_PROBLEM, ROOT, follow_events, game_record, get, get_json, match_records, web_server, write_games,
 )
@@ -89,7 +91,7 @@ def test_a_stopped_board_is_shown_and_followed_again_when_it_starts(folder, cann
     path = folder / "ledger.sqlite3"
     finished = match_records(2)
     live = game_record(SIX, seed=8, entries=14)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         write_games(store, finished + [live[:8]])
         expected = state_dict(store.book)
     assert sorted(p.name for p in folder.iterdir()) == ["ledger.sqlite3"]
@@ -106,7 +108,7 @@ def test_a_stopped_board_is_shown_and_followed_again_when_it_starts(folder, cann
         reader = threading.Thread(target=follow_events, args=(base + "/events", 2, got))
         reader.start()
         assert eventually(lambda: got)  # following the stopped board before it starts again
-        with LedgerStore(path) as store:  # the board starts again
+        with LedgerWriter(path) as store:  # the board starts again
             store.apply(parse_line(live[8]))  # how soon it arrives: bench/stopped_board.py
             reader.join(20)
             expected = state_dict(store.book)
@@ -117,7 +119,7 @@ def test_a_stopped_board_is_shown_and_followed_again_when_it_starts(folder, cann
             assert state == state_dict(store.book)
         status, state = get_json(base + "/api/state")  # stopped again
         assert status == 200 and state["entries"] == 11
-        with LedgerStore(path) as store:  # and once more: between restarts the view follows
+        with LedgerWriter(path) as store:  # and once more: between restarts the view follows
             store.apply(parse_line(live[12]))
             status, state = wait_for(base, lambda s, b: s == 200 and b.get("entries") == 12)
             assert state == state_dict(store.book)
@@ -127,8 +129,8 @@ def test_a_stopped_board_is_shown_and_followed_again_when_it_starts(folder, cann
 WRITER = """
 import sys, time
 from scorer.record import parse_line
-from scorer.store import LedgerStore
-store = LedgerStore(sys.argv[1])
+from ledger.writer import LedgerWriter
+store = LedgerWriter(sys.argv[1])
 for line in sys.argv[2:]:
     store.apply(parse_line(line))
 print("written", flush=True)
@@ -155,7 +157,7 @@ def test_a_killed_boards_entries_are_shown_or_said_never_left_out(folder, cannot
     them; once the board starts again (it takes the entries in), the view shows them."""
     path = folder / "ledger.sqlite3"
     record = game_record(SIX, seed=9, entries=12)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         write_games(store, [record[:5]])
     killed_board(path, record[5:])
     wal = Path(f"{path}-wal")
@@ -171,8 +173,8 @@ def test_a_killed_boards_entries_are_shown_or_said_never_left_out(folder, cannot
         status, _, page = get(base + "/")
         assert status == 200 and b'role="alert"' in page and b"-wal holds entries" in page
         assert get(base + "/games")[0] == 503
-        with LedgerStore(path) as store:
-            assert len(store.game.ledger) == 12
+        with LedgerWriter(path) as store:
+            assert len(store.game.pegged) == 12
             status, state = wait_for(base, lambda s, b: s == 200)
             assert status == 200 and state == state_dict(store.book)
 
@@ -184,11 +186,11 @@ def test_writer_running_tells_a_held_lock_without_taking_it(tmp_path):
         pytest.skip("no open-file-description locks (F_OFD_GETLK) on this system")
     path = tmp_path / "ledger.sqlite3"
     assert writer_running(path) is False
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         write_games(store, [game_record(SIX, seed=1, entries=3)])
         assert writer_running(path) is True
         with pytest.raises(LedgerInUseError):
-            LedgerStore(path)
+            LedgerWriter(path)
     assert writer_running(path) is False
     killed_board(path, [])
     assert Path(f"{path}.lock").exists() and writer_running(path) is False
@@ -203,7 +205,7 @@ def test_writer_running_tells_a_held_lock_without_taking_it(tmp_path):
     prober.start()
     try:
         for _ in range(30):
-            LedgerStore(path).close()
+            LedgerWriter(path).close()
     finally:
         stop.set()
         prober.join()
@@ -212,12 +214,13 @@ def test_writer_running_tells_a_held_lock_without_taking_it(tmp_path):
 
 TORN = """
 import sys
-from scorer import store
-from scorer.store import LedgerReader, StoreError
+from ledger import reader as reading
+from ledger.errors import LedgerError
+from ledger.reader import LedgerReader
 path, rounds = sys.argv[1], int(sys.argv[2])
 reader = LedgerReader(path)
 print("immutable", reader.immutable, len(reader.export()) - 1, flush=True)
-plain, calls = store._export, []
+plain, calls = reading.export_game, []
 
 def export_while_the_board_writes(conn, where, game_id):
     calls.append(game_id)
@@ -227,11 +230,11 @@ def export_while_the_board_writes(conn, where, game_id):
         sys.stdin.readline()
     return plain(conn, where, game_id)
 
-store._export = export_while_the_board_writes
+reading.export_game = export_while_the_board_writes
 try:
     lines = reader.export()
     print("read", len(calls), len(lines) - 1, reader.immutable, flush=True)
-except StoreError as error:
+except LedgerError as error:
     print("error", len(calls), " ".join(str(error).split()), flush=True)
 """
 
@@ -258,15 +261,15 @@ def torn_read(folder: Path, path: Path, rounds: int, board) -> list[str]:
 @needs_read_only
 def test_a_read_the_board_changes_under_is_read_again_never_torn(folder):
     """An immutable reader whose file a board changes during a read (it opens, writes, checkpoints on
-    closing): the answer is read again on the new file; if that changes too, a StoreError, not old data."""
+    closing): the answer is read again on the new file; if that changes too, a LedgerError, not old data."""
     path = folder / "ledger.sqlite3"
     record = game_record(SIX, seed=10, entries=12)
-    with LedgerStore(path) as store:
+    with LedgerWriter(path) as store:
         write_games(store, [record[:4]])
     entries = iter(record[4:])
 
     def board():
-        with LedgerStore(path) as store:
+        with LedgerWriter(path) as store:
             store.apply(parse_line(next(entries)))
 
     said = torn_read(folder, path, 1, board)

@@ -106,7 +106,7 @@ def match_records(count: int, seats: str = "Alice,Bob", variant: str = "six-card
 
 
 def write_games(store, records: list[list[str]]) -> None:
-    """Apply each record's lines to a LedgerStore (the writer)."""
+    """Apply each record's lines to a LedgerWriter (the writer)."""
     for record in records:
         for line in record:
             action = parse_line(line)

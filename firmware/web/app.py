@@ -90,7 +90,7 @@ def create_app(ledger: LedgerView, layout: str | None = None) -> Starlette:
 
     async def api_games(request: Request):
         try:
-            return JSONResponse(site.games())
+            return JSONResponse([game.to_dict() for game in site.games()])
         except LedgerUnavailable as error:
             return JSONResponse({"error": str(error)}, status_code=503)
 
@@ -102,10 +102,10 @@ def create_app(ledger: LedgerView, layout: str | None = None) -> Starlette:
         if found is None:
             return JSONResponse({"error": f"no game {request.path_params['game_id']}"}, status_code=404)
         game, played, times = found
-        stamps = times["entries"]
+        stamps = times.entries
         entries = [{**item, "at": stamps[item["n"] - 1] if item["n"] - 1 < len(stamps) else None}
                    for item in played.lines]
-        return JSONResponse({**game, "started": times["started"], "finished": times["finished"],
+        return JSONResponse({**game.to_dict(), "started": times.started, "finished": times.finished,
                              "sides": [side.name for side in played.game.sides],
                              "race": played.race, "entries": entries,
                              "problems": played.problems})

@@ -15,7 +15,9 @@ from pathlib import Path
 from scorer.errors import CribbageError
 from scorer.record import RecordSyntaxError, replay
 from scorer.report import state_dict
-from scorer.store import LedgerReader, StoreError
+from ledger.errors import LedgerError
+from ledger.reader import LedgerReader
+from ledger.rows import GameRow, GameTimes
 
 
 RECENT = 8  # the last actions the live board shows
@@ -57,7 +59,7 @@ class LedgerView:
             try:
                 inode = os.stat(self.path).st_ino
                 self._reader = LedgerReader(self.path)
-            except (StoreError, OSError) as error:
+            except (LedgerError, OSError) as error:
                 self._failed_at = time.monotonic()
                 self._failures += 1
                 raise LedgerUnavailable(_problem(self.path, error)) from None
@@ -70,7 +72,7 @@ class LedgerView:
         reader = self._open()
         try:
             return what(reader)
-        except (StoreError, OSError) as error:
+        except (LedgerError, OSError) as error:
             self.close()
             self._failed_at = time.monotonic()
             self._failures += 1
@@ -147,11 +149,11 @@ class LedgerView:
     def current_game_id(self) -> int | None:
         return self.read(lambda reader: reader.current_game_id())
 
-    def games(self) -> list[dict]:
+    def games(self) -> list[GameRow]:
         """Finished and abandoned games, newest first, as the ledger lists them."""
         return self.read(lambda reader: reader.games())
 
-    def times(self, game_id: int) -> dict:
+    def times(self, game_id: int) -> GameTimes:
         """When a game and each of its entries happened (None where not known)."""
         return self.read(lambda reader: reader.times(game_id))
 

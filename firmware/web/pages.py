@@ -5,6 +5,8 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from ledger.rows import GameRow, GameTimes
+
 from .board import COLOURS, board_svg, geometry_for, peg_hole
 from .charts import distribution_svg, race_svg
 from scorer.history import skunk_lines
@@ -127,15 +129,15 @@ def _time(value: str | None) -> str:
     return escape(value[11:19]) if value and len(value) >= 19 else ""
 
 
-def _result(game: dict) -> str:
-    if game["status"] == "abandoned":
+def _result(game: GameRow) -> str:
+    if game.status == "abandoned":
         return '<span class="muted">abandoned</span>'
-    if not game["winner"]:
+    if not game.winner:
         return '<span class="muted">in play</span>'
-    return f'{escape(game["winner"])} ({escape(game["result"].replace("-", " "))})'
+    return f'{escape(game.winner)} ({escape(game.result.replace("-", " "))})'
 
 
-def games_page(games: list[dict], problem: str | None) -> str:
+def games_page(games: list[GameRow], problem: str | None) -> str:
     """Every game, newest first: date, players, variant, result, margin."""
     if problem:
         body = problem_html(problem)
@@ -143,9 +145,9 @@ def games_page(games: list[dict], problem: str | None) -> str:
         body = '<p class="muted">No finished games yet.</p>'
     else:
         rows = "".join(
-            f'<tr><td><a href="/games/{g["id"]}">{g["id"]}</a></td><td class="date">{_day(g.get("finished") or g.get("started"))}</td>'
-            f'<td><a href="/games/{g["id"]}">{escape(", ".join(g["seats"]))}</a></td><td>{escape(g["variant"])}</td><td>{_result(g)}</td>'
-            f'<td class="num">{"" if g["margin"] is None else g["margin"]}</td></tr>'
+            f'<tr><td><a href="/games/{g.id}">{g.id}</a></td><td class="date">{_day(g.finished or g.started)}</td>'
+            f'<td><a href="/games/{g.id}">{escape(", ".join(g.seats))}</a></td><td>{escape(g.variant)}</td><td>{_result(g)}</td>'
+            f'<td class="num">{"" if g.margin is None else g.margin}</td></tr>'
             for g in games
         )
         body = ('<div class="scroll"><table><thead><tr><th>#</th><th>date</th><th>players</th><th>variant</th>'
@@ -154,24 +156,24 @@ def games_page(games: list[dict], problem: str | None) -> str:
                 f'<h1>Games</h1><p><a href="/games.csv" download>all games as CSV</a></p>{body}')
 
 
-def game_page(game: dict, played, times: dict) -> str:
+def game_page(game: GameRow, played, times: GameTimes) -> str:
     """One game: its result, the pegging race, its ledger entries with times, the record to download."""
-    gid = game["id"]
+    gid = game.id
     sides = [side.name for side in played.game.sides]
     r = played.race
     race = race_svg([tuple(r["start"])] + [tuple(s) for s in r["scores"]], r["sides"], r["target"],
                     line_marks(r["lines"]))
     scores = ", ".join(f"{escape(n)} {s}" for n, s in zip(sides, played.game.state.scores))
-    finished = f'<span>finished {_date(times.get("finished"))}</span>' if times.get("finished") else ""
+    finished = f'<span>finished {_date(times.finished)}</span>' if times.finished else ""
     head = (f'<h1>Game {gid}: {escape(" v ".join(sides))}</h1>'
-            f'<div class="facts"><span>{escape(game["variant"])} to <b>{game["target"]}</b></span>'
+            f'<div class="facts"><span>{escape(game.variant)} to <b>{game.target}</b></span>'
             f'<span>{_result(game)}</span>'
-            + (f'<span>by <b>{game["margin"]}</b>, {game["game_points"]} game points</span>' if game["winner"] else "")
-            + f'<span>{scores}</span><span>started {_date(times.get("started"))}</span>{finished}</div>'
+            + (f'<span>by <b>{game.margin}</b>, {game.game_points} game points</span>' if game.winner else "")
+            + f'<span>{scores}</span><span>started {_date(times.started)}</span>{finished}</div>'
             f'<p><a href="/games/{gid}.txt" download>game record (.txt)</a> · '
             f'<a href="/api/games/{gid}">JSON</a></p>')
     rows = []
-    stamps = times.get("entries") or []
+    stamps = times.entries
     for item in played.lines:
         when = stamps[item["n"] - 1] if item["n"] - 1 < len(stamps) else None
         rows.append(
@@ -186,7 +188,7 @@ def game_page(game: dict, played, times: dict) -> str:
                 f'{head}<h2>pegging race</h2>{race}{problems}<h2>ledger</h2>{table}')
 
 
-def games_csv(games: list[dict]) -> str:
+def games_csv(games: list[GameRow]) -> str:
     """All games as CSV, one row a game."""
     import csv
     import io
@@ -196,11 +198,11 @@ def games_csv(games: list[dict]) -> str:
     writer.writerow(["id", "started", "finished", "variant", "target", "players", "scores", "status",
                      "winner", "loser", "result", "margin", "game_points"])
     for g in games:
-        writer.writerow([g["id"], g.get("started") or "", g.get("finished") or "", g["variant"], g["target"],
-                         " ".join(g["seats"]), " ".join(f"{side}:{score}" for side, score in (g["scores"] or {}).items()), g["status"],
-                         g["winner"] or "", g["loser"] or "", g["result"] or "",
-                         "" if g["margin"] is None else g["margin"],
-                         "" if g["game_points"] is None else g["game_points"]])
+        writer.writerow([g.id, g.started or "", g.finished or "", g.variant, g.target,
+                         " ".join(g.seats), " ".join(f"{side}:{score}" for side, score in (g.scores or {}).items()), g.status,
+                         g.winner or "", g.loser or "", g.result or "",
+                         "" if g.margin is None else g.margin,
+                         "" if g.game_points is None else g.game_points])
     return out.getvalue()
 
 

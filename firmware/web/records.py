@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ledger.rows import GameRow
 from scorer.errors import CribbageError, RecordSyntaxError
 from scorer.game import Game
 from scorer.history import race
@@ -63,17 +64,17 @@ def play_record(game_id: int, lines: list[str]) -> Played:
     return Played(game_id, game, out, drawn, problems)
 
 
-def summary(played: Played, status: str) -> dict:
-    """A game replayed, with the keys ``LedgerReader.games()`` lists (for the game in play,
-    which it does not list: no match id, no finish)."""
+def summary(played: Played, status: str) -> GameRow:
+    """A game replayed, as ``LedgerReader.games()`` lists games (for the game in play,
+    which it does not list: no match id, no times)."""
     game = played.game
     outcome = game.outcome
-    result = {"winner": None, "loser": None, "losers": [], "result": None, "margin": None,
-              "game_points": None, "scores": None}
+    result = {}
     if outcome is not None:
-        result = {key: value for key, value in outcome.to_dict().items() if key in result}
-    return {"id": played.game_id, "match_id": None, "variant": game.variant.name, "seats": list(game.seats),
-            "target": game.variant.target, "status": status, **result, "started": None, "finished": None}
+        result = {"winner": outcome.winner, "loser": outcome.loser, "losers": outcome.losers,
+                  "result": outcome.kind.value, "margin": outcome.margin, "game_points": outcome.game_points,
+                  "scores": dict(outcome.scores)}
+    return GameRow(played.game_id, None, game.variant.name, tuple(game.seats), game.variant.target, status, **result)
 
 
 def line_marks(lines: list[dict]) -> list[tuple[int, str]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ledger.rows import PLAYING, GameRow, GameTimes
+from ledger.schema import ABANDONED
 from scorer.history import player_stats
 
 from . import pages
@@ -34,7 +36,7 @@ class Site:
         def compute():
             out = []
             for listed in reversed(self.games()):
-                gid = listed["id"]
+                gid = listed.id
                 if gid not in self._records:
                     try:
                         self._records[gid] = self.ledger.export(gid)
@@ -44,11 +46,11 @@ class Site:
             return out
         return self.ledger.cached("records", compute)
 
-    def games(self) -> list[dict]:
+    def games(self) -> list[GameRow]:
         """Finished and abandoned games, newest first, as the ledger lists them (the game in play is not)."""
         return self.ledger.cached("games", self.ledger.games)
 
-    def game(self, game_id: int) -> tuple[dict, Played, dict]:
+    def game(self, game_id: int) -> tuple[GameRow, Played, GameTimes]:
         """One game: as listed (or, in play, as replayed), replayed, and its times (KeyError if none)."""
         current = self.ledger.current_game_id()
         p = self._played.get(game_id)
@@ -56,9 +58,9 @@ class Site:
             p = play_record(game_id, self.ledger.export(game_id))
             if game_id != current:
                 self._played[game_id] = p  # a game before the current one never changes
-        listed = next((g for g in self.games() if g["id"] == game_id), None)
+        listed = next((g for g in self.games() if g.id == game_id), None)
         if listed is None:
-            listed = summary(p, "playing" if game_id == current else "abandoned")
+            listed = summary(p, PLAYING if game_id == current else ABANDONED)
         return listed, p, self.ledger.times(game_id)
 
     def stats(self) -> list[dict]:

@@ -12,7 +12,8 @@ import os
 import threading
 
 from scorer.history import player_stats
-from scorer.store import LedgerReader, StoreError
+from ledger.errors import LedgerError
+from ledger.reader import LedgerReader
 
 
 def warm(path) -> int:
@@ -20,8 +21,8 @@ def warm(path) -> int:
     cache; how many games were counted (0 when the ledger cannot be read)."""
     try:
         with LedgerReader(path) as reader:
-            records = [reader.export(game["id"]) for game in reversed(reader.games())]
-    except StoreError:
+            records = [reader.export(game.id) for game in reversed(reader.games())]
+    except LedgerError:
         return 0
     try:
         player_stats(records)

@@ -1,0 +1,167 @@
+"""The writer's lock: ``LEDGER.lock`` beside the ledger, held for the writer's lifetime.
+
+The writer holds an exclusive ``flock`` on it and writes its pid and program
+into it, so a second writer is refused at once and told who holds it. It also
+holds an OFD write lock on it (Linux), which readers test with ``F_OFD_GETLK``
+(:func:`writer_running`): they never take a lock on it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import struct
+import sys
+from pathlib import Path
+
+from .causes import os_cause
+from .errors import LedgerError, LedgerInUseError
+
+
+class WriterLock:
+    """An exclusive ``flock`` on ``LEDGER.lock`` for one writer's lifetime.
+
+    The lock file holds ``PID PROGRAM`` for the refusal message. It is removed
+    when released; a lock left by a killed writer is free (the kernel drops a
+    dead process's flock) and is simply taken.
+    """
+
+    def __init__(self, ledger: Path, holder: str):
+        self.ledger = ledger
+        self.path = Path(lock_path(ledger))  # one lock whatever symlink leads to the ledger
+        self.created = False
+        self._fd: int | None = None
+        for _ in range(10):  # another writer may remove the file between our open and flock
+            fd, created = self._open()
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                who = self._holder(fd)
+                os.close(fd)
+                raise LedgerInUseError(
+                    f"ledger {ledger} is in use by {who}: stop it first"
+                ) from None
+            except OSError as error:
+                os.close(fd)
+                raise LedgerError(f"ledger {ledger} cannot be locked: {os_cause(error)}") from error
+            if self._same_file(fd):
+                self._fd, self.created = fd, created
+                _mark_held(fd)
+                break
+            os.close(fd)
+        else:
+            raise LedgerError(f"ledger {ledger} cannot be locked: its lock file keeps changing")
+        try:  # best effort: a full disk must not stop the lock itself
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()} {holder}\n".encode(), 0)
+        except OSError:
+            pass
+
+    def _open(self) -> tuple[int, bool]:
+        flags = os.O_RDWR | os.O_CLOEXEC
+        while True:
+            try:
+                return os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o644), True
+            except FileExistsError:
+                pass
+            except OSError as error:
+                raise LedgerError(
+                    f"ledger {self.ledger} cannot be written: no file can be made in its folder "
+                    f"{self.path.parent} for the writer's lock ({os_cause(error)})"
+                ) from error
+            try:
+                return os.open(self.path, flags), False
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                raise LedgerError(
+                    f"ledger {self.ledger} cannot be written: its lock {self.path} "
+                    f"cannot be opened ({os_cause(error)})"
+                ) from error
+
+    def _same_file(self, fd: int) -> bool:
+        try:
+            here, there = os.fstat(fd), os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+    @staticmethod
+    def _holder(fd: int) -> str:
+        try:
+            text = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+        except OSError:
+            text = ""
+        pid, _, program = text.partition(" ")
+        if not pid.isdigit():
+            return "another process"
+        return f"{program or 'a process'} (pid {pid})"
+
+    def release(self, remove: bool = True) -> None:
+        """Let the lock go (removing the lock file first, while it is still ours)."""
+        if self._fd is None:
+            return
+        if remove and self._same_file(self._fd):
+            try:
+                self.path.unlink()
+            except OSError:
+                pass
+        os.close(self._fd)
+        self._fd = None
+
+
+# The flock above is what excludes writers; readers cannot test a flock without
+# taking it (and a reader's brief shared flock would make a board starting at that
+# moment fail "in use"). So the writer also holds an open-file-description write
+# lock (Linux F_OFD_SETLK, whole file) on the same file, which a reader tests with
+# F_OFD_GETLK: a query that takes nothing and blocks nobody (see ``writer_running``).
+_OFD_GETLK = getattr(fcntl, "F_OFD_GETLK", None)
+_OFD_SETLK = getattr(fcntl, "F_OFD_SETLK", None)
+_FLOCK = "@hhqqi"  # struct flock: l_type, l_whence, l_start, l_len (0: to the end), l_pid
+
+
+def _mark_held(fd: int) -> None:
+    """Best effort: the flock alone keeps other writers out; readers then fall back on the files."""
+    if _OFD_SETLK is not None:
+        try:
+            fcntl.fcntl(fd, _OFD_SETLK, struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0))
+        except OSError:
+            pass
+
+
+def writer_running(ledger: str | os.PathLike) -> bool | None:
+    """Whether a writer (the board) holds the ledger's lock now: True, False, or None
+    where this system cannot tell (no OFD locks). It only asks the kernel (F_OFD_GETLK
+    on ``LEDGER.lock`` opened read-only): it takes no lock, so it never makes a
+    starting writer fail, and works in a folder this process cannot write."""
+    return lock_held(lock_path(ledger))
+
+
+def lock_path(ledger: str | os.PathLike) -> str:
+    """``LEDGER.lock`` beside the real file, as ``WriterLock`` names it."""
+    return os.path.realpath(ledger) + ".lock"
+
+
+def lock_held(lock: str) -> bool | None:
+    """Whether a writer holds the lock file ``lock`` (see :func:`writer_running`)."""
+    if _OFD_GETLK is None:
+        return None
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False  # a writer makes the file before it locks it, and removes it last
+    except OSError:
+        return None
+    try:
+        probe = struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)
+        return struct.unpack(_FLOCK, fcntl.fcntl(fd, _OFD_GETLK, probe))[0] != fcntl.F_UNLCK
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def default_holder() -> str:
+    """This program's name, for the lock file when the caller names none."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return name if name and name not in ("-c", "-m", "__main__.py") else "python"

@@ -1,0 +1,167 @@
+"""What a reader lists: each finished or abandoned game as a typed row, and when a game happened.
+
+Rows are read from the stored game rows (no replay): a listing of 1,000 games
+stays cheap. :meth:`GameRow.to_dict` is the JSON the web view serves.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from scorer.game import LoserResult, Outcome
+from scorer.record import GameHeader
+
+from .book import parse_stored
+from .errors import LedgerError
+from .schema import ABANDONED, EMPTY, FINISHED, has_times
+
+PLAYING = "playing"  # a row for the game in play (which the ledger does not list; the web view does)
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """One game as listed: ``id``, ``match_id`` (None for the game in play), ``variant``,
+    ``seats``, ``target``, ``status`` ("finished" or "abandoned"; "playing" for the
+    game in play), ``started`` and ``finished`` (UTC ISO 8601, None when not known);
+    and, for a finished game, its result: ``winner``, ``loser``, ``losers`` (each
+    losing side's :class:`~scorer.game.LoserResult`), ``result`` (the result kind's
+    spelling, "skunk" say), ``margin``, ``game_points`` and ``scores`` (side: final
+    score). An abandoned game has no result (None) and no scores; its ``finished``
+    is when the next game replaced it."""
+
+    id: int
+    match_id: int | None
+    variant: str
+    seats: tuple[str, ...]
+    target: int
+    status: str
+    winner: str | None = None
+    loser: str | None = None
+    losers: tuple[LoserResult, ...] = ()
+    result: str | None = None
+    margin: int | None = None
+    game_points: int | None = None
+    scores: dict[str, int] | None = None
+    started: str | None = None
+    finished: str | None = None
+
+    def to_dict(self) -> dict:
+        """The row as JSON data (lists for tuples; each loser as a mapping)."""
+        return {
+            "id": self.id, "match_id": self.match_id, "variant": self.variant, "seats": list(self.seats),
+            "target": self.target, "status": self.status, "winner": self.winner, "loser": self.loser,
+            "losers": [loser.to_dict() for loser in self.losers], "result": self.result,
+            "margin": self.margin, "game_points": self.game_points,
+            "scores": None if self.scores is None else dict(self.scores),
+            "started": self.started, "finished": self.finished,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GameTimes:
+    """When a game happened: ``started``, ``finished`` (None while it is live, or when
+    not known) and ``entries``, the time of each action line of the game's export after
+    its game line, in order (None for lines written before the ledger kept times)."""
+
+    started: str | None
+    finished: str | None
+    entries: tuple[str | None, ...]
+
+
+def game_rows(conn: sqlite3.Connection) -> list[tuple]:
+    """(id, match_id, header, outcome, started, finished, status) of every game, newest first."""
+    conn.execute("BEGIN")
+    try:
+        extra = "started, finished, status" if has_times(conn) else (
+            "NULL, NULL, CASE WHEN outcome IS NULL AND NOT EXISTS "
+            f"(SELECT 1 FROM actions WHERE game_id = games.id) THEN '{EMPTY}' END")
+        return conn.execute(
+            f"SELECT id, match_id, header, outcome, {extra} FROM games ORDER BY id DESC"
+        ).fetchall()
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+def listed_games(rows: list[tuple], path: Path) -> tuple[list[GameRow], list[str]]:
+    """The rows of :func:`game_rows` as GameRows, leaving out the live game and those
+    replaced before anything was entered in them; a game whose stored lines no longer
+    read is left out and said in the messages returned beside the rows."""
+    messages: list[str] = []
+    listed = []
+    last = rows[0][0] if rows else None
+    for game_id, match_id, header_line, outcome_text, started, finished, status in rows:
+        if outcome_text is not None:
+            status = FINISHED
+        elif status == EMPTY:
+            continue  # replaced before anything was entered: no game to list
+        elif status != ABANDONED:
+            if game_id == last:
+                continue  # the live game
+            status = ABANDONED  # replaced by a later game (schema 1 did not say so)
+        header = _header(header_line)
+        if header is None:
+            messages.append(f"ledger {path}: game {game_id} is left out: its game line is damaged")
+            continue
+        result = {}
+        if status == FINISHED:
+            try:
+                result = _result(outcome_text, header)
+            except (ValueError, KeyError, TypeError, AttributeError) as error:
+                messages.append(f"ledger {path}: game {game_id} is left out: its result is damaged ({error!r})")
+                continue
+        listed.append(GameRow(game_id, match_id, header.variant.name, tuple(header.seats), header.variant.target,
+                              status, started=started, finished=finished, **result))
+    return listed, messages
+
+
+def game_times(conn: sqlite3.Connection, path: Path, game_id: int) -> GameTimes:
+    """When a game and each of its entries happened; LedgerError if there is no such game."""
+    conn.execute("BEGIN")
+    try:
+        if not has_times(conn):
+            row = conn.execute("SELECT NULL, NULL FROM games WHERE id=?", (game_id,)).fetchone()
+            at = "NULL"
+        else:
+            row = conn.execute("SELECT started, finished FROM games WHERE id=?", (game_id,)).fetchone()
+            at = "at"
+        if row is None:
+            raise LedgerError(f"no game {game_id} in {path}")
+        entries = tuple(when for (when,) in conn.execute(
+            f"SELECT {at} FROM actions WHERE game_id=? ORDER BY id", (game_id,)))
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+    return GameTimes(row[0], row[1], entries)
+
+
+_decode = json.JSONDecoder().decode
+
+
+def _result(text: str, header: GameHeader) -> dict:
+    """A finished game's result fields from its stored outcome; an outcome stored before
+    ``losers`` was kept gets them from its scores and the game's rules."""
+    data = _decode(text)
+    if "losers" in data:
+        losers = tuple(LoserResult.from_dict(item) for item in data["losers"])
+    else:
+        losers = Outcome.from_dict(data, header.variant.target, header.options).losers
+    scores = data["scores"]
+    if not isinstance(scores, dict):
+        raise TypeError("scores are not a mapping")
+    return {"winner": data["winner"], "loser": data["loser"], "losers": losers, "result": data["result"],
+            "margin": data["margin"], "game_points": data["game_points"], "scores": scores}
+
+
+@lru_cache(maxsize=256)
+def _header(line) -> GameHeader | None:
+    """A stored game line parsed (a match's games share theirs), None if it does not read."""
+    try:
+        header = parse_stored(line)
+    except ValueError:
+        return None
+    return header if isinstance(header, GameHeader) else None

@@ -1,0 +1,503 @@
+"""The one writer of a ledger: every accepted action is in SQLite before it is acknowledged.
+
+The database holds the game record itself (one row an action), so reopening
+it is a replay of what was acknowledged, undo and redo stacks included
+(:mod:`ledger.book`). The files, for a ledger ``LEDGER``: ``LEDGER`` itself
+(WAL, synchronous=FULL; see :mod:`ledger.schema`), SQLite's ``LEDGER-wal``
+and ``LEDGER-shm``, and ``LEDGER.lock`` while a writer runs
+(:mod:`ledger.lock`). Each entry is one transaction of one INSERT (its time
+one more bound value), plus an UPDATE of the game's outcome, finish and
+status only when the entry changes them.
+
+Integrity: SQLite reports damage on the pages it reads; ``PRAGMA quick_check``
+reads the whole file, about 9 ms per 1,000 games (4 ms per MB) on the machine
+the benchmarks ran on, 8-15x that on a Pi Zero 2 W. ``LedgerWriter(check="open")``
+(the default) runs it before the first entry; with ``check="later"`` the board
+runs it in a thread after READY=1 (:meth:`LedgerWriter.check`, on a read-only
+connection of its own) and sets a damaged file aside on its next loop step,
+carrying over the current match just as an open does.
+
+Only a damaged file is set aside (renamed, never deleted): one SQLite calls not
+a database or corrupt, one that fails ``quick_check``, or one that carries our
+marker with a schema that is not ours. Every other reason a ledger cannot be
+opened (permission, read-only, busy, disk full, a folder or a file in the way,
+another program's database, a newer schema) is a ``LedgerError`` that names the
+path and the cause, and nothing is renamed, created or changed.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from scorer.game import Game, PeggedEntry
+from scorer.record import Action, GameHeader, Scorebook
+
+from . import schema
+from .book import CurrentMatch, StandingCache, export_game, game_ids, read_current_match
+from .causes import error_code, is_damage, os_cause, sqlite_cause
+from .errors import Damaged, DiskFullError, LedgerError
+from .lock import WriterLock, default_holder
+from .schema import ABANDONED, BUSY_TIMEOUT_MS, CHECKS, EMPTY, FINISHED, close_connection, roll_back, uri
+
+
+# ---- the path ----------------------------------------------------------------
+
+
+def _exists(path: Path) -> bool:
+    """Whether a ledger file is there; raises LedgerError, changing nothing, if
+    the path is not a file this user can write (or a file that could be made)."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        _check_parent(path)
+        return False
+    except OSError as error:
+        if error.errno == errno.ENOTDIR:
+            _check_parent(path)
+        raise LedgerError(f"ledger {path} cannot be opened: {os_cause(error)}") from error
+    if path.is_dir():
+        raise LedgerError(f"ledger {path} is a folder, not a file: give a file path (--state FILE)")
+    if not path.is_file():
+        raise LedgerError(f"ledger {path} is not a regular file: give a file path (--state FILE)")
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CLOEXEC))
+    except OSError as error:
+        raise LedgerError(f"ledger {path} cannot be written: {os_cause(error)}") from error
+    return True
+
+
+def _check_parent(path: Path) -> None:
+    """The ledger's folder exists or can be made: the nearest existing ancestor is a folder."""
+    for ancestor in path.absolute().parents:
+        try:
+            if ancestor.is_dir():
+                return
+            if ancestor.exists():
+                raise LedgerError(
+                    f"ledger {path} cannot be created: {ancestor} is a file, not a folder"
+                )
+        except OSError as error:
+            raise LedgerError(f"ledger {path} cannot be created: {os_cause(error)}") from error
+
+
+
+def _stamp(value) -> str:
+    """A clock reading as UTC ISO 8601 with milliseconds and a Z: the clock may give
+    seconds since the epoch, a datetime (naive: UTC) or the ISO string itself."""
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "utcoffset"):  # a datetime; imported only by clocks that give one
+        offset = value.utcoffset()
+        if offset is not None:
+            value = value.replace(tzinfo=None) - offset
+        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    global _second
+    whole, millis = divmod(math.floor(float(value) * 1000 + 1e-6), 1000)  # 1e-6: 0.005 may be 0.00499..
+    second = _second
+    if second[0] != whole:  # strftime costs more than the rest: once a second
+        second = _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
+    return f"{second[1]}.{millis:03d}Z"
+
+
+_second: tuple[int | None, str] = (None, "")  # the last second stamped, and its text
+
+
+def _epoch(value) -> float:
+    """Seconds since the epoch of a clock reading (see ``_stamp``)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    from datetime import datetime, timezone
+
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if value.utcoffset() is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.timestamp()
+
+# ---- the writer --------------------------------------------------------------
+
+
+class LedgerWriter:
+    """A scorebook kept in an SQLite file (WAL, synchronous=FULL), by its one writer.
+
+    Opening takes the writer's lock (``LedgerInUseError`` if another process
+    holds it) and raises ``LedgerError``, changing nothing, when the file cannot
+    be used; only a damaged file is set aside. ``messages`` tells what happened
+    on opening (a file set aside, what was salvaged, a line that no longer
+    replays), for the board to show. ``holder`` names this program in the lock.
+    ``clock`` gives the time of each entry and game: seconds since the epoch
+    (the default, ``time.time``), a datetime (naive: UTC) or the ISO 8601 string.
+
+    ``check`` is when SQLite's ``quick_check`` reads the whole file: ``"open"``
+    (before the first entry; it costs time in proportion to the file, about
+    10 ms per 1,000 games here, 8-15x that on a Pi Zero 2 W) or ``"later"``:
+    not at open, but when the caller runs :meth:`check` (the board does, in a
+    thread of its own after READY=1) and, if it finds damage, :meth:`set_aside`,
+    which does what an open would have done. Either way opening reads only the
+    pages it needs (the last match's row, its tally, the current game), and
+    SQLite reports damage on those as it reads them.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike, clock=time.time, holder: str | None = None, check: str = "open",
+    ):
+        if check not in CHECKS:
+            raise ValueError(f"check={check!r}: use one of {', '.join(CHECKS)}")
+        self.path = Path(path)
+        self.messages: list[str] = []
+        self._clock = clock
+        self._conn: sqlite3.Connection | None = None
+        self._broken: str | None = None
+        self._check_at_open = check == "open"
+        self.check_pending = check == "later"  # check() has yet to run
+        self._checking: sqlite3.Connection | None = None
+        self._current = CurrentMatch(Scorebook())
+        self._outcome: str | None = None
+        self._replaced_played = False  # whether the game a game line replaces had entries
+        exists = _exists(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # a missing state folder is made
+        except OSError as error:
+            raise LedgerError(f"ledger {self.path} cannot be created: {os_cause(error)}") from error
+        self._lock = WriterLock(self.path, holder or default_holder())
+        try:
+            self._open(fresh=not exists)
+        except BaseException:
+            self._close_quietly()
+            self._lock.release(remove=self._lock.created)
+            raise
+
+    # ---- opening ---------------------------------------------------------
+
+    def _open(self, fresh: bool) -> None:
+        before = {suffix: Path(str(self.path) + suffix).exists() for suffix in ("", "-wal", "-shm")}
+        try:
+            try:
+                self._conn = self._connect(fresh)
+                self._resume(read_current_match(self._conn, self.path, self.messages))
+            except (sqlite3.DatabaseError, Damaged) as error:
+                if not is_damage(error):
+                    raise
+                self._replace_damaged(error)
+        except sqlite3.Error as error:
+            self._close_quietly()
+            cause = sqlite_cause(error, self.path.parent)
+            self._tidy_failed_open(before, fresh, cause == "disk full")
+            what = "cannot be created" if fresh else "cannot be opened"
+            raise LedgerError(f"ledger {self.path} {what}: {cause}") from error
+
+    def _tidy_failed_open(self, before: dict[str, bool], fresh: bool, disk_full: bool) -> None:
+        """Remove what a failed open made: a ledger we began to create, or the empty
+        -wal and the -shm SQLite began on a full disk (nobody else had them open, or
+        they would have been there before)."""
+        wal = Path(f"{self.path}-wal")
+        if not fresh and not (disk_full and wal.exists() and wal.stat().st_size == 0):
+            return
+        for suffix, existed in before.items():
+            if not existed:
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def _connect(self, fresh: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(uri(self.path, "rwc" if fresh else "rw"), uri=True, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("BEGIN")  # reading what the file is changes nothing
+            kind, version = schema.inspect(conn, self.path)
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            if kind != schema.NEW and self._check_at_open:
+                problem = schema.quick_check(conn)
+                if problem:
+                    raise Damaged(problem)
+            conn.execute("BEGIN IMMEDIATE")  # can we write? (read-only file, another writer)
+            schema.prepare(conn, kind, version)  # in this transaction: all of it or nothing
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _replace_damaged(self, error: Exception) -> None:
+        """Set the damaged file aside, start a new ledger, and carry over what of
+        the current match still reads."""
+        self._close_quietly()
+        self.messages.clear()
+        salvage = self._salvage()
+        moved = self._set_aside(error)
+        self._conn = self._connect(fresh=True)
+        kept = "nothing of it could be carried over"
+        if salvage and self._restore(salvage):
+            _, games, actions = salvage
+            kept = (f"the current match was carried over ({len(games)} games, "
+                    f"{len(actions)} entries of the current one)")
+        self._resume(read_current_match(self._conn, self.path, self.messages))
+        reason = " ".join(str(error).split())  # one line, whatever SQLite said
+        self.messages.insert(0,
+            f"ledger {self.path} could not be read ({reason}); it was kept as {moved} "
+            f"and a new ledger started: {kept}"
+        )
+
+    def _salvage(self) -> tuple[list, list, list] | None:
+        """The latest match's row, games and current game's actions, if they still read
+        (read-only: the damaged file is kept as it is)."""
+        try:
+            conn = sqlite3.connect(uri(self.path, "ro"), uri=True, isolation_level=None)
+        except sqlite3.Error:
+            return None
+        try:
+            match = conn.execute("SELECT id, started FROM matches ORDER BY id DESC LIMIT 1").fetchone()
+            if match is None:
+                return None
+            try:
+                games = conn.execute(
+                    "SELECT id, match_id, header, outcome, started, finished, status FROM games "
+                    "WHERE match_id=? ORDER BY id", (match[0],)
+                ).fetchall()
+            except sqlite3.OperationalError:  # schema 1: no times, status as it meant then
+                games = conn.execute(
+                    "SELECT id, match_id, header, outcome FROM games WHERE match_id=? ORDER BY id", (match[0],)
+                ).fetchall()
+                games = [(*row, None, None, FINISHED if row[3] is not None else ABANDONED) for row in games]
+                if games and games[-1][3] is None:
+                    games[-1] = (*games[-1][:6], None)
+            if not games:
+                return None
+            try:
+                actions = conn.execute(
+                    "SELECT id, game_id, line, at FROM actions WHERE game_id=? ORDER BY id", (games[-1][0],)
+                ).fetchall()
+            except sqlite3.OperationalError:
+                actions = [(*row, None) for row in conn.execute(
+                    "SELECT id, game_id, line FROM actions WHERE game_id=? ORDER BY id", (games[-1][0],))]
+        except sqlite3.Error:
+            return None
+        finally:
+            conn.close()
+        return [tuple(match)], games, actions
+
+    def _restore(self, salvage: tuple[list, list, list]) -> bool:
+        matches, games, actions = salvage
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT INTO matches (id, started) VALUES (?, ?)", matches)
+            conn.executemany(
+                "INSERT INTO games (id, match_id, header, outcome, started, finished, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)", games)
+            conn.executemany("INSERT INTO actions (id, game_id, line, at) VALUES (?, ?, ?, ?)", actions)
+            conn.execute("COMMIT")
+        except sqlite3.Error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            return False
+        return True
+
+    def _set_aside(self, error: Exception) -> Path:
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(_epoch(self._clock())))
+        target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        counter = 1
+        while target.exists():
+            counter += 1
+            target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{counter}")
+        try:
+            for suffix in ("", "-wal", "-shm"):
+                part = Path(str(self.path) + suffix)
+                if part.exists():
+                    os.replace(part, str(target) + suffix)
+        except OSError as move_error:
+            raise LedgerError(
+                f"ledger {self.path} is damaged ({error}) and cannot be moved aside "
+                f"({os_cause(move_error)}): check the state folder's permissions"
+            ) from move_error
+        return target
+
+    # ---- writing ---------------------------------------------------------
+
+    @property
+    def game(self) -> Game | None:
+        return self.book.game
+
+    def apply(self, action: Action) -> LedgerEntry | Game:
+        """Apply an action and make it durable; only then return (acknowledge).
+
+        A refused action raises and nothing is written. If the write fails the
+        in-memory state is rebuilt from the database and LedgerError is raised
+        (``DiskFullError``, "disk full: entry not saved", when the disk is full).
+        """
+        if self._conn is None or self._broken:
+            raise LedgerError(self._broken or f"ledger {self.path} is closed")
+        if isinstance(action, GameHeader):  # does it replace a game anything was entered in?
+            replaced = self.book.game
+            self._replaced_played = replaced is not None and bool(replaced.history)
+        result = self.book.apply(action)
+        try:
+            self._write(action)
+        except sqlite3.Error as error:
+            failure = self._write_failure(error)
+            try:
+                self._resume(read_current_match(self._conn, self.path, []))
+            except sqlite3.Error as reread:
+                self._broken = f"ledger {self.path} cannot be read back ({reread}): restart the board"
+                raise LedgerError(f"{failure}; {self._broken}") from error
+            raise failure from error
+        return result
+
+    def _write_failure(self, error: sqlite3.Error) -> LedgerError:
+        if error_code(error) == sqlite3.SQLITE_FULL:
+            return DiskFullError("disk full: entry not saved")
+        return LedgerError(f"entry not saved: {sqlite_cause(error, self.path.parent)}")
+
+    def _write(self, action: Action) -> None:
+        """One durable entry. Everything but SQLite's work is done before the
+        transaction; an entry is one INSERT, and an UPDATE of the game's stored
+        outcome only when that changes (the winning entry, its undo and redo)."""
+        conn = self._conn
+        game = self.book.game
+        if isinstance(action, GameHeader):
+            self._write_header(game)
+            return
+        line = game.history[-1].record()  # as the game recorded it, seat resolved
+        outcome = json.dumps(game.outcome.to_dict()) if game.outcome is not None else None
+        game_id = self._game_id
+        at = _stamp(self._clock())
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("INSERT INTO actions (game_id, line, at) VALUES (?, ?, ?)", (game_id, line, at))
+            if outcome != self._outcome:  # the game ends here, or its end is undone
+                conn.execute(
+                    "UPDATE games SET outcome=?, finished=?, status=? WHERE id=?",
+                    (outcome, at if outcome else None, FINISHED if outcome else None, game_id),
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            roll_back(conn)
+            raise
+        self._outcome = outcome
+
+    def _write_header(self, game: Game) -> None:
+        """A new game: the next of the match (its predecessor joins the match's
+        standing row in the same transaction) or the first of a new match. A game
+        it replaces before its end is marked abandoned, never dropped."""
+        conn = self._conn
+        header = game.header()
+        same_match = self._game_id is not None and bool(self.book.games)
+        abandoned = self._game_id if self._game_id is not None and self._outcome is None else None
+        status = ABANDONED if self._replaced_played else EMPTY
+        standing = None
+        if same_match:
+            current = self._current.standing
+            if current is not None and current.match_id == self._current.match_id:
+                outcome = self.book.games[-1].outcome
+                standing = current.add(self._game_id, outcome, empty=outcome is None and status == EMPTY)
+        now = _stamp(self._clock())
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if abandoned is not None:  # before the standing row: its trigger watches counted games
+                conn.execute("UPDATE games SET status=?, finished=? WHERE id=?", (status, now, abandoned))
+            if same_match:
+                match_id = self._current.match_id
+            else:
+                match_id = conn.execute("INSERT INTO matches (started) VALUES (?)", (now,)).lastrowid
+                standing = StandingCache(match_id, 0)
+            game_id = conn.execute(
+                "INSERT INTO games (match_id, header, started) VALUES (?, ?, ?)", (match_id, header, now)
+            ).lastrowid
+            if standing is not None:
+                standing.save(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            roll_back(conn)
+            raise
+        self._current = CurrentMatch(self.book, game_id, match_id, standing)
+        self._game_id = game_id
+        self._outcome = None
+
+    def _resume(self, current: CurrentMatch) -> None:
+        """Take what was read as the state; save a standing that had to be counted (best
+        effort: if it cannot be saved now, the next open counts again)."""
+        self._current = current
+        self.book, self._game_id, self._outcome = current.book, current.game_id, current.outcome
+        if current.counted and current.standing is not None:
+            try:
+                current.standing.save(self._conn)
+            except sqlite3.Error:
+                roll_back(self._conn)
+            else:
+                current.counted = False
+
+    # ---- checking --------------------------------------------------------
+
+    def check(self) -> str | None:
+        """Run SQLite's quick_check over the whole file on a read-only connection of
+        its own (safe in another thread while this writer writes); the damage found,
+        or None if the file is sound or the check could not finish (closed meanwhile)."""
+        self.check_pending = False
+        try:
+            conn = sqlite3.connect(uri(self.path, "ro"), uri=True, isolation_level=None,
+                                   check_same_thread=False)
+        except sqlite3.Error as error:
+            return str(error) if is_damage(error) else None
+        self._checking = conn
+        try:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            return schema.quick_check(conn)
+        except sqlite3.Error as error:
+            return f"integrity check failed: {error}" if is_damage(error) else None
+        finally:
+            self._checking = None
+            conn.close()
+
+    def set_aside(self, problem: str) -> None:
+        """Damage found by :meth:`check`: set the file aside and start a new ledger with
+        what of the current match still reads, as opening would have; ``messages``
+        says so. Raises LedgerError if that cannot be done (the ledger is then unusable)."""
+        try:
+            self._replace_damaged(Damaged(problem))
+        except (LedgerError, sqlite3.Error) as error:
+            self._close_quietly()
+            cause = error if isinstance(error, LedgerError) else sqlite_cause(error, self.path.parent)
+            self._broken = f"ledger {self.path} is damaged and could not be replaced ({cause}): restart the board"
+            raise LedgerError(self._broken) from error
+
+    # ---- reading ---------------------------------------------------------
+
+    def game_ids(self) -> list[int]:
+        """Every game in the ledger, oldest first."""
+        return game_ids(self._conn)
+
+    def export(self, game_id: int | None = None) -> list[str]:
+        """A game (the current one by default) as game-record lines."""
+        game_id = self._game_id if game_id is None else game_id
+        if game_id is None:
+            return []
+        return export_game(self._conn, self.path, game_id)
+
+    def close(self) -> None:
+        """Close the database (stopping a running check), then let the writer's lock go."""
+        checking = self._checking
+        if checking is not None:
+            try:
+                checking.interrupt()
+            except sqlite3.Error:
+                pass
+        self._close_quietly()
+        self._lock.release()
+
+    def _close_quietly(self) -> None:
+        close_connection(self._conn)
+        self._conn = None
+
+    def __enter__(self) -> "LedgerWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
