@@ -117,7 +117,7 @@ def race(header_and_lines) -> dict:
     }
 
 
-class _Tally:
+class _Totals:
     """One player's or partnership's figures while they are being counted."""
 
     def __init__(self, name: str, kind: str):
@@ -183,20 +183,20 @@ def player_stats(games, percentile: bool = True) -> list[dict]:
     a partnership is its two players in either order. Rows are sorted by wins,
     then games, then name; players first. ValueError if a record is not one
     game's lines (a line that does not read, a second game line)."""
-    tallies: dict[tuple, _Tally] = {}
+    totals: dict[tuple, _Totals] = {}
 
-    def tally(key: tuple, name: str, kind: str) -> _Tally:
-        if key not in tallies:
-            tallies[key] = _Tally(name, kind)
-        return tallies[key]
+    def totals_of(key: tuple, name: str, kind: str) -> _Totals:
+        if key not in totals:
+            totals[key] = _Totals(name, kind)
+        return totals[key]
 
     for record in games:
         figures = _figures(tuple(record))
         sides = {}
         for name, seats in figures.sides:
-            rows = [tally(("player", seat.lower()), seat, "player") for seat in seats]
+            rows = [totals_of(("player", seat.lower()), seat, "player") for seat in seats]
             if len(seats) > 1:
-                rows.append(tally(("partnership", frozenset(seat.lower() for seat in seats)), name, "partnership"))
+                rows.append(totals_of(("partnership", frozenset(seat.lower() for seat in seats)), name, "partnership"))
             sides[name] = rows
         for rows in sides.values():
             for row in rows:
@@ -213,10 +213,10 @@ def player_stats(games, percentile: bool = True) -> list[dict]:
                 for row in sides[side]:
                     row.losses += 1
                     row.skunks_taken += skunked
-        def rows_of(seat: str) -> list[_Tally]:
+        def rows_of(seat: str) -> list[_Totals]:
             """The seat's own row and its partnership's, if any."""
             side = figures.side_of[seat]
-            return [tallies[("player", seat.lower())]] + [r for r in sides[side] if r.kind == "partnership"]
+            return [totals[("player", seat.lower())]] + [r for r in sides[side] if r.kind == "partnership"]
 
         for seat, points in figures.hands:
             for row in rows_of(seat):
@@ -228,7 +228,7 @@ def player_stats(games, percentile: bool = True) -> list[dict]:
             for row in rows_of(seat):
                 row.play += play
                 row.heels += heels
-    rows = [t.row(percentile) for t in tallies.values()]
+    rows = [t.row(percentile) for t in totals.values()]
     rows.sort(key=lambda r: (r["kind"] != "player", -r["wins"], -r["games"], r["name"].lower()))
     return rows
 
