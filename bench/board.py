@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from firmware.config import load_config  # noqa: E402
-from firmware.simulator import Simulator  # noqa: E402
-from firmware.views import BoardView, LedStyle, Screen, led_frame, oled_image  # noqa: E402
+from firmware.pc.simulator import Simulator  # noqa: E402
+from firmware.board.frames import BoardView, LedStyle, led_frame  # noqa: E402
+from firmware.board.screens import Screen, oled_image  # noqa: E402
 from hardware.layout import load_layout  # noqa: E402
 from hardware.leds import FramePipeline  # noqa: E402
 from scorer.game import Entry, Game  # noqa: E402

@@ -3,7 +3,7 @@
 Runs 6,000 actions (turns, colour presses, undos, knob presses) through
 ``cribbage-board simulate`` in a child process and reports its peak resident
 memory (``ru_maxrss`` of the children) against the 80 MB target and, as a
-ratio, against a bare ``python -c "import firmware.simulator"``, measured
+ratio, against a bare ``python -c "import firmware.pc.simulator"``, measured
 first in the same way on the same machine.
 
     .venv/bin/python bench/memory.py [--actions N]
@@ -47,14 +47,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=6000, help="actions in the session (default 6000)")
     actions = parser.parse_args().actions
-    base_mb, _ = peak_mb([sys.executable, "-c", "import firmware.simulator"])
+    base_mb, _ = peak_mb([sys.executable, "-c", "import firmware.pc.simulator"])
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "session.txt"
         path.write_text(script(actions))
         session_mb, seconds = peak_mb([sys.executable, "-m", "firmware.cli", "simulate", str(path), "--json"])
     verdict = "under" if session_mb < TARGET_MB else "OVER"
     print_table([
-        ("peak RSS, python -c 'import firmware.simulator'", f"{base_mb:.1f} MB"),
+        ("peak RSS, python -c 'import firmware.pc.simulator'", f"{base_mb:.1f} MB"),
         (f"peak RSS, simulate {actions:,} actions", f"{session_mb:.1f} MB in {seconds:.1f} s"),
         ("  against the target", f"{verdict} {TARGET_MB:.0f} MB ({session_mb / TARGET_MB:.2f} of it)"),
         ("  against the bare import", f"{session_mb / base_mb:.2f}x"),

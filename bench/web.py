@@ -4,7 +4,7 @@ Two servers over the same ledger (100 finished games and one in play), each in
 a process of its own:
 
 - ``starlette``: the real ``cribbage-board web`` (Starlette on uvicorn, h11, asyncio);
-- ``aiohttp``: the same ledger view (``firmware.web.ledger`` and ``pages``) behind
+- ``aiohttp``: the same ledger view (``firmware.web.follow`` and ``pages``) behind
   aiohttp's own server, serving ``/``, ``/api/state`` and ``/events`` the same way.
 
 Measured in one run: the statistics warm-up (every finished game replayed once,
@@ -53,10 +53,10 @@ import asyncio, json, sys
 from aiohttp import web
 from firmware.web.site import Site
 POLL_SECONDS = 0.05
-from firmware.web.ledger import LedgerView
+from firmware.web.follow import LedgerFollower
 from firmware.web import pages
 
-ledger = LedgerView(sys.argv[1])
+ledger = LedgerFollower(sys.argv[1])
 site = Site(ledger)
 
 async def board(request):

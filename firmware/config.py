@@ -8,13 +8,18 @@ import copy
 import re
 import reprlib
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from pathlib import Path
 from typing import Any, Callable
 
+from scorer.variants import Options
 from tomlfile import MAX_BYTES, TomlFileError, read_toml
 
 from .errors import ConfigError
+
+if TYPE_CHECKING:  # annotations only
+    from scorer.record import GameHeader
 
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
 COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
@@ -141,6 +146,54 @@ SCHEMA: dict[str, dict[str, Callable]] = {
 }
 
 
+@dataclass(frozen=True)
+class GameSettings:
+    """What a new game is: variant, the player names in seat order, first dealer, options."""
+
+    variant: str = "six-card"
+    players: tuple[str, ...] = ("Red", "Blue", "Green", "Yellow")
+    dealer: str = ""
+    options: Options = field(default_factory=Options)
+
+    @classmethod
+    def from_config(cls, game: dict) -> "GameSettings":
+        from scorer.variants import SkunkLines, parse_game_points
+
+        options = Options(
+            exact_out=game["exact_out"], muggins=game["muggins"],
+            skunk=SkunkLines(game["skunk"]), points=parse_game_points(game["points"]),
+        )
+        return cls(game["variant"], tuple(game["players"]), game["dealer"], options)
+
+    @property
+    def first_dealer(self) -> str:
+        """The first dealer of a new game: the one chosen, or the first seat."""
+        seats = self.seats()
+        return self.dealer if self.dealer in seats else seats[0]
+
+    def seats(self) -> tuple[str, ...]:
+        """The named players who sit in the variant's seats."""
+        from scorer.variants import find_variant
+
+        return tuple(self.players[: find_variant(self.variant).players])
+
+    def header(self) -> GameHeader:
+        """The game line for a new game; the first dealer only if one of the seats."""
+        from scorer.errors import CribbageError
+        from scorer.record import GameHeader
+        from scorer.variants import find_variant
+
+        variant = find_variant(self.variant)
+        if len(self.players) < variant.players:
+            raise CribbageError(
+                f"{variant.name} needs {variant.players} players: name them in [game] players"
+            )
+        seats = self.players[: variant.players]
+        dealer = self.dealer if self.dealer in seats else None
+        return GameHeader(variant, tuple(seats), dealer, self.options)
+
+
+
 @dataclass
 class Config:
     """The checked configuration: ``values[section][key]``, where it came from,
@@ -152,6 +205,18 @@ class Config:
 
     def __getitem__(self, section: str) -> dict:
         return self.values[section]
+
+    def input_pins(self, hold_s: float | None = None):
+        """The buttons' and the encoder's pins and timings (``hold_s`` replaces the hold time)."""
+        from hardware.inputs import InputPins
+
+        section = self.values["inputs"]
+        buttons = {name: section[name] for name in (*COLOUR_BUTTONS, "undo", "menu")}
+        return InputPins(
+            buttons=buttons, encoder_a=section["encoder_a"], encoder_b=section["encoder_b"],
+            encoder_button=section["encoder_button"], debounce_s=section["debounce_ms"] / 1000,
+            hold_s=section["hold_ms"] / 1000 if hold_s is None else hold_s,
+        )
 
 
 def _merge(target: dict, data: dict, source: str) -> None:
@@ -250,11 +315,9 @@ def _check_together(config: Config):
     from hardware.layout import load_layout
     from scorer.variants import find_variant
 
-    from .app import input_pins
-
     where = config.sources[-1]
     try:
-        pins = input_pins(config)
+        pins = config.input_pins()
     except ValueError as error:
         raise ConfigError(f"{where}: [inputs] {error}") from None
     used = {pin: name for name, pin in pins.buttons.items()}
@@ -310,3 +373,20 @@ def _apply_palette(config: Config) -> None:
         from .palette import PALETTES
 
         config["leds"]["colours"] = list(PALETTES[name])
+
+
+def default_state_path() -> Path:
+    """Where the ledger lives when nothing says: systemd's StateDirectory, else ~/.local/state."""
+    import os
+
+    base = os.environ.get("STATE_DIRECTORY")
+    if base:
+        return Path(base.split(":")[0]) / "ledger.sqlite3"
+    xdg = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(xdg) / "cribbage-board" / "ledger.sqlite3"
+
+
+def state_path(config: Config, override: str | None = None) -> Path:
+    """The ledger's path: ``override`` (--state), else the config's ``state``, else the default."""
+    chosen = override or config.values[""].get("state")
+    return Path(chosen) if chosen else default_state_path()

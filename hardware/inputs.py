@@ -18,7 +18,9 @@ from .errors import HardwareError
 
 KNOB = "knob"  # the encoder's push switch
 ENCODER = "encoder"
-DEFAULT_BUTTONS = {"red": 5, "blue": 6, "green": 16, "yellow": 26, "undo": 13, "menu": 19}
+COLOUR_BUTTONS = ("red", "blue", "green", "yellow")  # the players' buttons, the first seat's first
+BUTTONS = (*COLOUR_BUTTONS, "undo", "menu")  # every push button but the knob
+DEFAULT_BUTTONS = dict(zip(BUTTONS, (5, 6, 16, 26, 13, 19)))
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,22 @@ class Layout:
         return holes + [self.game_hole]
 
 
+def peg_hole(score: int, target: int) -> tuple[int, int]:
+    """(hole, lap) of a peg on ``score`` when ``target`` is the game hole: 0 is the
+    start hole, the target (and past it) the game hole 121; past 120 (a 181 game)
+    the peg goes round the track again (lap 1 is the second lap)."""
+    if score <= 0:
+        return START_HOLE, 0
+    if score >= target:
+        return GAME_HOLE, 0
+    return (score - 1) % HOLES_PER_TRACK + 1, (score - 1) // HOLES_PER_TRACK
+
+
+def lap_of(score: int, target: int) -> int:
+    """The lap a peg on ``score`` is on, counted from 1 (the game hole ends the last lap)."""
+    return peg_hole(score, target)[1] + 1 if 0 < score < target else 1
+
+
 def _range(text, where: str) -> list[int]:
     """ "1-30" -> [1..30]; "59-30" -> [59..30]; a bare number is a run of one."""
     if isinstance(text, int):

@@ -25,7 +25,7 @@ from functools import lru_cache
 from .errors import CribbageError
 from .game import EntryKind, Game
 from .record import GameHeader, Scorebook, parse_line
-from .variants import SkunkLines
+from .variants import SkunkLines, skunk_lines
 
 SKUNKS = ("skunk", "double-skunk", "triple-skunk", "lurch")  # results that count as a skunk given/taken
 _PLAY = (EntryKind.PEG, EntryKind.GO, EntryKind.THIRTY_ONE)
@@ -74,18 +74,11 @@ def _apply(book: Scorebook, line: str) -> None:
         pass
 
 
-def skunk_lines(target: int, skunk: SkunkLines | str = SkunkLines.ACC) -> list[dict]:
-    """The lines a loser's score is held against: each ``{"result", "below"}``, a loser
-    on a score under ``below`` gets that ``result`` (the worst line it is under wins)."""
-    lines = SkunkLines(skunk) if isinstance(skunk, str) else skunk
-    if lines is SkunkLines.NONE:
-        return []
-    if lines is SkunkLines.LURCH:
-        return [{"result": "lurch", "below": (target + 1) // 2}]
-    found = [{"result": "skunk", "below": target - 30}, {"result": "double-skunk", "below": target - 60}]
-    if lines is SkunkLines.TRIPLE:
-        found.append({"result": "triple-skunk", "below": target - 90})
-    return [line for line in found if line["below"] > 0]
+def race_lines(target: int, skunk: SkunkLines) -> list[dict]:
+    """A game's skunk lines (:func:`scorer.variants.skunk_lines`) as data for its race chart:
+    each ``{"result", "below"}``, a loser on a score under ``below`` gets that ``result``
+    (the worst line it is under wins)."""
+    return [{"result": line.kind.value, "below": line.below} for line in skunk_lines(target, skunk)]
 
 
 def race(header_and_lines) -> dict:
@@ -96,7 +89,7 @@ def race(header_and_lines) -> dict:
     last is already pegged), ``scores`` one list of side scores per line of
     ``header_and_lines[1:]`` (comments and blank lines included, so it stays
     aligned with ``LedgerReader.times``; an undo shows the peg going back),
-    ``lines`` the game's skunk lines (see :func:`skunk_lines`; none in low-ball).
+    ``lines`` the game's skunk lines (see :func:`race_lines`; none in low-ball).
     ValueError if the lines are not one game, header first."""
     lines = list(header_and_lines)
     if not lines:
@@ -113,7 +106,7 @@ def race(header_and_lines) -> dict:
         "sides": [side.name for side in game.sides],
         "start": start,
         "scores": scores,
-        "lines": [] if game.variant.lowball else skunk_lines(game.variant.target, game.options.skunk),
+        "lines": [] if game.variant.lowball else race_lines(game.variant.target, game.options.skunk),
     }
 
 

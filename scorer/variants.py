@@ -152,16 +152,31 @@ class Options(namedtuple(
     __slots__ = ()
 
 
-def result_kind(loser_score: int, target: int, lines: SkunkLines) -> ResultKind:
-    """The result a loser's score makes under the chosen skunk lines."""
-    if lines is SkunkLines.LURCH:
-        return ResultKind.LURCH if loser_score * 2 < target else ResultKind.WIN
+class SkunkLine(namedtuple("SkunkLine", "kind below")):
+    """One skunk line: a loser on a score under ``below`` gets the result ``kind``
+    (a ResultKind), unless a worse line below it applies. Immutable."""
+
+    __slots__ = ()
+
+
+def skunk_lines(target: int, lines: SkunkLines = SkunkLines.ACC) -> tuple[SkunkLine, ...]:
+    """The lines a loser's score is held against under the chosen ``lines``, highest
+    first: ACC skunk under target-30 and double skunk under target-60 (with the house
+    triple skunk under target-90), or the British lurch under half the target; none
+    for ``SkunkLines.NONE``. A line at or below 0 is left out (a short game)."""
     if lines is SkunkLines.NONE:
-        return ResultKind.WIN
-    if lines is SkunkLines.TRIPLE and loser_score < target - 90:
-        return ResultKind.TRIPLE_SKUNK
-    if loser_score < target - 60:
-        return ResultKind.DOUBLE_SKUNK
-    if loser_score < target - 30:
-        return ResultKind.SKUNK
+        return ()
+    if lines is SkunkLines.LURCH:
+        return (SkunkLine(ResultKind.LURCH, (target + 1) // 2),)
+    found = [SkunkLine(ResultKind.SKUNK, target - 30), SkunkLine(ResultKind.DOUBLE_SKUNK, target - 60)]
+    if lines is SkunkLines.TRIPLE:
+        found.append(SkunkLine(ResultKind.TRIPLE_SKUNK, target - 90))
+    return tuple(line for line in found if line.below > 0)
+
+
+def result_kind(loser_score: int, target: int, lines: SkunkLines) -> ResultKind:
+    """The result a loser's score makes under the chosen skunk lines: the worst line it is under."""
+    for line in reversed(skunk_lines(target, lines)):
+        if loser_score < line.below:
+            return line.kind
     return ResultKind.WIN

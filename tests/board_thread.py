@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import threading
 
-from firmware.app import Board, open_devices
+from firmware.board.loop import Board
+from firmware.board.devices import open_devices
 from firmware.config import load_config
-from firmware.simulator import MOCK
+from firmware.pc.simulator import MOCK
 from ledger.writer import LedgerWriter
 from waits import CEILING_S, eventually
 

@@ -6,8 +6,8 @@ import pytest
 from PIL import Image, ImageChops
 
 from firmware.config import load_config
-from firmware.simulator import Simulator, board_png, run_script
-from firmware.views import Screen, oled_image
+from firmware.pc.simulator import Simulator, board_png, run_script
+from firmware.board.screens import Screen, oled_image
 from hardware.layout import load_layout
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -279,7 +279,8 @@ def test_simulate_command_json_and_syntax_errors(tmp_path, capsys):
 
 def test_laps_in_a_181_game():
     """Past 120 the front peg goes round again in a paler shade, and the start hole lights in it (the lap mark)."""
-    from firmware.views import BoardView, LedStyle, led_frame, peg_hole
+    from firmware.board.frames import BoardView, LedStyle, led_frame
+    from hardware.layout import peg_hole
 
     layout = load_layout("classic-121")
     assert peg_hole(130, 181) == (10, 1) and peg_hole(181, 181) == (121, 0) and peg_hole(120, 181) == (120, 0)
@@ -309,7 +310,7 @@ def test_three_hand_game_on_the_three_track_board(tmp_path):
 
 def test_check_my_count_says_when_a_crib_would_count_otherwise(sim):
     """A four-card flush counts in the hand but not in the crib: the board says both."""
-    from firmware.picker import Breakdown
+    from firmware.board.picker import Breakdown
     from scorer.cards import parse_cards
 
     cards = parse_cards("2H 4H 6H 8H QS".split())

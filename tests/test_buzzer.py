@@ -7,11 +7,13 @@ import threading
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from firmware.app import Board, open_devices
+from firmware.board.loop import Board
+from firmware.board.devices import open_devices
 from firmware.config import load_config
 from firmware.errors import ConfigError
-from firmware.simulator import MOCK, run_script
-from firmware.views import TUNES, skunk_lines, sound_for
+from firmware.pc.simulator import MOCK, run_script
+from firmware.board.tunes import TUNES, sound_for
+from scorer.variants import SkunkLines, skunk_lines
 from hardware.buzzer import MockBuzzer, TonalBuzzer, check_tune
 from hardware.errors import HardwareError
 from ledger.writer import LedgerWriter
@@ -114,15 +116,18 @@ def test_the_mock_buzzer_records_what_it_plays():
 
 def test_which_tone_for_what_happened():
     """Win beats a skunk line, which beats a plain entry; a refusal; nothing for a turn of the knob."""
-    assert skunk_lines(121, "acc") == (91, 61) and skunk_lines(121, "lurch") == (61,)
-    assert skunk_lines(121, "triple") == (91, 61, 31) and skunk_lines(121, "none") == ()
-    assert sound_for((80, 50), (92, 50), 121, "acc", False, True, False) == "skunk"
-    assert sound_for((91, 50), (95, 50), 121, "acc", False, True, False) == "accept"
-    assert sound_for((60, 50), (61, 50), 121, "acc", False, True, False) == "skunk"
-    assert sound_for((80, 50), (92, 50), 121, "none", False, True, False) == "accept"
-    assert sound_for((115, 50), (121, 50), 121, "acc", True, True, False) == "win"
-    assert sound_for((1, 2), (1, 2), 121, "acc", False, False, True) == "refuse"
-    assert sound_for((1, 2), (1, 2), 121, "acc", False, False, False) is None
+    def below(lines):
+        return tuple(line.below for line in skunk_lines(121, SkunkLines(lines)))
+
+    assert below("acc") == (91, 61) and below("lurch") == (61,)
+    assert below("triple") == (91, 61, 31) and below("none") == ()
+    assert sound_for((80, 50), (92, 50), 121, SkunkLines("acc"), False, True, False) == "skunk"
+    assert sound_for((91, 50), (95, 50), 121, SkunkLines("acc"), False, True, False) == "accept"
+    assert sound_for((60, 50), (61, 50), 121, SkunkLines("acc"), False, True, False) == "skunk"
+    assert sound_for((80, 50), (92, 50), 121, SkunkLines("none"), False, True, False) == "accept"
+    assert sound_for((115, 50), (121, 50), 121, SkunkLines("acc"), True, True, False) == "win"
+    assert sound_for((1, 2), (1, 2), 121, SkunkLines("acc"), False, False, True) == "refuse"
+    assert sound_for((1, 2), (1, 2), 121, SkunkLines("acc"), False, False, False) is None
 
 
 def test_simulate_lists_the_tones_of_a_game(tmp_path):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis import given
 
 from firmware.cli import main
-from firmware.console import run_console
+from firmware.pc.console import run_console
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "tests" / "data" / "example-game.txt"
@@ -213,7 +213,7 @@ def test_plain_lines_start_without_argparse():
     """replay and the board read a plain line without argparse (and its gettext, locale, shutil);
     replay loads no typing."""
     probe = (
-        "import sys; from firmware.cli import main, parse_args; "
+        "import sys; from firmware.cli.command import main, parse_args; "
         f"main(['replay', {str(EXAMPLE)!r}, '--json']); parse_args(['--backend', 'real']); "
         "parse_args(['--backend', 'mock', '--headless', '--state', 'l.sqlite3', '--set', 'a.b=1']); "
         "print('LOADED', sorted(m for m in sys.modules if m in ('argparse', 'gettext', 'locale', 'shutil', 'typing')))"
@@ -234,8 +234,8 @@ PLAIN = [
 @pytest.mark.parametrize("argv", PLAIN)
 def test_plain_lines_are_read_quickly_as_argparse_reads_them(argv):
     """The everyday lines take the quick reader, and it gives argparse's namespace."""
-    from firmware.cli import parse_args
-    from firmware.quickargs import quick_args
+    from firmware.cli.command import parse_args
+    from firmware.cli.quick import quick_args
 
     quick = quick_args(argv)
     assert quick is not None
@@ -254,8 +254,8 @@ TOKENS = [
 @given(st.lists(st.sampled_from(TOKENS), max_size=7))
 def test_quick_reader_agrees_with_argparse(argv):
     """Whatever line the quick reader takes, argparse takes too and reads the same; it leaves the rest."""
-    from firmware.cli import parse_args
-    from firmware.quickargs import quick_args
+    from firmware.cli.command import parse_args
+    from firmware.cli.quick import quick_args
 
     quick = quick_args(argv)
     if quick is not None:

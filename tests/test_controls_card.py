@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 
-from firmware import card as card_module
+from firmware.cli import card as card_module
 from firmware.cli import main
-from firmware.config import COLOUR_BUTTONS, load_config
-from firmware.controller import Controller, GameSettings
-from firmware.controls import CONTROLS, MENU_ITEMS, controls_card, key_names
-from firmware.simulator import HELP, KEYS
+from hardware.inputs import COLOUR_BUTTONS
+from firmware.config import load_config
+from firmware.board.controller import Controller, GameSettings
+from firmware.board.controls import CONTROLS, MENU_ITEMS, controls_card, key_names
+from firmware.pc.terminal import HELP, KEYS
 from hardware.inputs import KNOB
 from ledger.writer import LedgerWriter
 

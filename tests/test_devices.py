@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app import open_devices
-from firmware.views import font, oled_image
+from firmware.board.devices import open_devices
+from firmware.board.screens import font, oled_image
 from firmware.config import load_config
-from firmware.simulator import MOCK
+from firmware.pc.simulator import MOCK
 from hardware.display import MockDisplay
 from hardware.errors import DeviceNotFoundError, HardwareError
 from hardware.inputs import MockControls
@@ -37,9 +37,8 @@ class Flaky:
 
 
 def pins_controls():
-    from firmware.app import input_pins
 
-    return MockControls(input_pins(load_config(), hold_s=0.05))
+    return MockControls(load_config().input_pins(hold_s=0.05))
 
 
 def devices_with(**openers):
@@ -183,7 +182,7 @@ def test_a_problem_notice_fits_the_oled_and_goes_at_the_next_input(tmp_path, pro
     """The notice wraps the whole message in the OLED's width (or points to the journal); any input ends it."""
     from PIL import Image, ImageDraw
 
-    from firmware.simulator import Simulator
+    from firmware.pc.simulator import Simulator
 
     sim = Simulator(load_config(), tmp_path / "l.sqlite3")
     try:

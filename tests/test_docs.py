@@ -18,11 +18,12 @@ from scorer.variants import GAME_POINT_PRESETS, VARIANTS, Options, SkunkLines
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "docs" / "rules.md"
-# Where the refusals live: every scorer module but the ledger's storage (its errors
-# are about files and disks, not the rules: README's ledger section), and the
-# controller's own alerts (with its menus and pickers).
-SOURCES = sorted(p for p in (ROOT / "scorer").glob("*.py") if p.name != "store.py")
-SOURCES += [ROOT / "firmware" / name for name in ("controller.py", "menu.py", "picker.py", "phone.py")]
+# Where the refusals live: every scorer module (the ledger's errors are about files
+# and disks, not the rules: README's ledger section), the controller's own alerts
+# (with its menus and pickers), and the game settings a new game is made from.
+SOURCES = sorted((ROOT / "scorer").glob("*.py"))
+SOURCES += [ROOT / "firmware" / "board" / name for name in ("controller.py", "menu.py", "picker.py", "phone.py")]
+SOURCES += [ROOT / "firmware" / "config.py"]
 
 
 def _pieces(node: ast.expr) -> list[str | None] | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from firmware.config import load_config
-from firmware.simulator import Simulator
+from firmware.pc.simulator import Simulator
 from hardware.errors import HardwareError
 from hardware.inputs import KNOB
 from scorer.record import replay
@@ -31,7 +31,7 @@ CHILD = textwrap.dedent("""
     import json, random, sys
     sys.path.insert(0, {root!r})
     from firmware.config import load_config
-    from firmware.simulator import Simulator
+    from firmware.pc.simulator import Simulator
     sim = Simulator(load_config(), sys.argv[1])
     rng = random.Random(int(sys.argv[2]))
     print("ack", json.dumps(sim.store.export()), flush=True)

@@ -8,7 +8,8 @@ import pytest
 
 from scorer.cards import deck
 from scorer.counting import distribution, score_hand
-from scorer.history import hand_percentile, percentiles, player_stats, race, skunk_lines
+from scorer.history import hand_percentile, percentiles, player_stats, race
+from scorer.variants import SkunkLines, result_kind, skunk_lines
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
 from ledger.reader import LedgerReader
@@ -66,18 +67,16 @@ def test_race_starts_five_card_with_three_for_last():
 ])
 def test_skunk_lines_follow_the_target_and_option(target, skunk, lines):
     """The lines a loser is held against, as the rules put them."""
-    assert [(line["result"], line["below"]) for line in skunk_lines(target, skunk)] == lines
+    assert [(line.kind.value, line.below) for line in skunk_lines(target, SkunkLines(skunk))] == lines
 
 
 def test_skunk_lines_agree_with_the_result_a_score_makes():
     """Just under each line the rules give that result; on the line they do not."""
-    from scorer.variants import SkunkLines, result_kind
-
     for skunk in SkunkLines:
         for target in (61, 121, 181):
             for line in skunk_lines(target, skunk):
-                assert result_kind(line["below"] - 1, target, skunk).value == line["result"]
-                assert result_kind(line["below"], target, skunk).value != line["result"]
+                assert result_kind(line.below - 1, target, skunk) is line.kind
+                assert result_kind(line.below, target, skunk) is not line.kind
 
 
 @pytest.mark.parametrize("lines, message", [

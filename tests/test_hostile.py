@@ -12,8 +12,9 @@ import pytest
 
 from firmware.cli import main
 from firmware.config import ConfigError, load_config
-from firmware.console import run_console
-from firmware.simulator import MAX_ACTIONS, MAX_DETENTS, parse_script, write_in
+from firmware.pc.console import run_console
+from firmware.pc.script import MAX_ACTIONS, MAX_DETENTS, parse_script
+from firmware.pc.simulator import write_in
 from firmware.web.board import LayoutFileError, geometry_for, load_geometry, parse_geometry
 from hardware.errors import LayoutError
 from hardware.layout import load_layout

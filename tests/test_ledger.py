@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from firmware.config import load_config
-from firmware.simulator import Simulator
+from firmware.pc.simulator import Simulator
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
 from ledger.errors import DiskFullError, LedgerError, LedgerInUseError
@@ -556,7 +556,7 @@ def test_the_console_says_disk_full_and_goes_on(tmp_path, monkeypatch):
     """The console prints the refusal and carries on with the next line."""
     import io
 
-    from firmware import console
+    from firmware.pc import console
 
     real = console.LedgerWriter
 
@@ -736,8 +736,9 @@ def test_a_sound_ledger_passes_the_later_check(tmp_path):
 def test_the_board_checks_its_ledger_after_ready_and_sets_damage_aside(tmp_path):
     """The board opened with check="later": after READY a thread checks the file; the next
     loop step sets the damaged file aside, says so on the OLED, and the game goes on."""
-    from firmware.app import Board, open_devices
-    from firmware.simulator import MOCK
+    from firmware.board.loop import Board
+    from firmware.board.devices import open_devices
+    from firmware.pc.simulator import MOCK
 
     path = tmp_path / "ledger.sqlite3"
     current, _, _ = _damage_an_earlier_page(path)
@@ -804,8 +805,9 @@ def test_the_running_board_checks_its_ledger_after_ready(tmp_path):
     import threading
     import time
 
-    from firmware.app import Board, open_devices
-    from firmware.simulator import MOCK
+    from firmware.board.loop import Board
+    from firmware.board.devices import open_devices
+    from firmware.pc.simulator import MOCK
 
     path = tmp_path / "ledger.sqlite3"
     current, _, _ = _damage_an_earlier_page(path)

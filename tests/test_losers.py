@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from firmware.config import load_config
-from firmware.simulator import run_script
+from firmware.pc.simulator import run_script
 from scorer.game import Outcome
 from scorer.record import ABANDONED, parse_line, replay
 from scorer.report import state_dict, summary

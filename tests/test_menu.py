@@ -2,8 +2,8 @@
 
 import pytest
 
-from firmware.menu import Item, Menu, tracks_reason
-from firmware.views import oled_image
+from firmware.board.menu import Item, Menu, tracks_reason
+from firmware.board.screens import oled_image
 from scorer.variants import VARIANTS
 from tests.test_board import make, sim  # noqa: F401 (sim is a fixture)
 
@@ -128,7 +128,7 @@ def name_player(sim, letters):
     picker = sim.board.controller.panels[-1]
     for _ in range(len(picker.name)):
         sim.act("click", "undo")
-    from firmware.picker import CHOICES, DONE
+    from firmware.board.picker import CHOICES, DONE
 
     for letter in [*letters, DONE]:
         steps = (CHOICES.index(letter) - picker.cursor) % len(CHOICES)

@@ -8,8 +8,9 @@ import pytest
 from PIL import Image, ImageChops
 
 from firmware.config import load_config
-from firmware.simulator import Simulator, run_script
-from firmware.views import Screen, lap_note, lap_of, oled_image, scores_screen
+from firmware.pc.simulator import Simulator, run_script
+from firmware.board.screens import Screen, lap_note, oled_image, scores_screen
+from hardware.layout import lap_of
 from scorer.record import replay
 from tests.test_strip_settles import script_to_win
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware import app
-from firmware.cli import main, parse_args
+from firmware.board import loop as app
+from firmware.cli import main
+from firmware.cli.command import parse_args
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = '["Ann","Ben"]'

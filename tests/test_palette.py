@@ -6,7 +6,7 @@ import pytest
 
 from firmware.config import load_config
 from firmware.palette import MIN_SIDE_DISTANCE, PALETTES, closest_pair, distance, simulate
-from firmware.views import LAP_TINTS, LedStyle, lap_shade
+from firmware.board.frames import LAP_TINTS, LedStyle, lap_shade
 
 VISIONS = ("normal", "protanopia", "deuteranopia")
 STANDARD = load_config().values["leds"]["colours"]
@@ -48,7 +48,7 @@ def test_each_lap_has_a_shade_of_its_own(palette, vision):
 
 def test_the_palette_preset_replaces_the_colours_everywhere():
     """leds.palette = colour-blind gives the board (and the controls card) the preset's colours."""
-    from firmware.controls import controls_card
+    from firmware.board.controls import controls_card
 
     config = load_config(overrides=["leds.palette=colour-blind"])
     assert config["leds"]["colours"] == list(PALETTES["colour-blind"])
@@ -73,7 +73,7 @@ def test_the_blinking_back_peg_alternates_bright_and_dim():
 
 def test_the_board_blinks_the_back_peg_with_the_colour_blind_palette(tmp_path):
     """With the preset the main loop wakes for the blink and draws the back peg dimmer, then bright again."""
-    from firmware.simulator import Simulator
+    from firmware.pc.simulator import Simulator
 
     sim = Simulator(load_config(overrides=["leds.palette=colour-blind"]), tmp_path / "l.sqlite3")
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.sdnotify import Notifier
+from firmware.board.sdnotify import Notifier
 
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "cribbage-board.service"

@@ -6,14 +6,15 @@ import subprocess
 import pytest
 from PIL import Image, ImageDraw
 
-from firmware import app, power
-from firmware.app import (
-    MOCK_STOPPED, POWER_OFF_FAILED, SAFE_TO_UNPLUG, SHUTTING_DOWN, open_devices,
-)
+from firmware.board import devices
+from hardware import power
+from firmware.board.loop import MOCK_STOPPED, POWER_OFF_FAILED, SAFE_TO_UNPLUG, SHUTTING_DOWN
+from firmware.board.devices import open_devices
 from firmware.config import load_config
-from firmware.power import POWER_OFF_COMMAND, PowerOffError
-from firmware.simulator import MOCK, Simulator, run_script, run_terminal
-from firmware.views import font, oled_image
+from hardware.power import POWER_OFF_COMMAND, PowerOffError
+from firmware.pc.simulator import MOCK, Simulator, run_script
+from firmware.pc.terminal import run_terminal
+from firmware.board.screens import font, oled_image
 from hardware.display import LumaDisplay
 from ledger.writer import LedgerWriter
 from board_thread import BoardThread
@@ -124,7 +125,7 @@ def test_the_mock_board_ends_on_shut_down_without_powering_off(tmp_path, monkeyp
     def never():
         raise AssertionError("the mock board must not power off")
 
-    monkeypatch.setattr(app, "power_off", never)
+    monkeypatch.setattr(devices, "power_off", never)
     monkeypatch.setattr(power, "power_off", never)
     result = run_script(["turn 3", "click blue", *SHUT_DOWN, "click red"], load_config(), tmp_path / "l.sqlite3")
     assert [s["score"] for s in result["sides"]] == [0, 3]

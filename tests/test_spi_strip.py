@@ -309,7 +309,7 @@ def pi5_board(monkeypatch):
 
 def test_the_board_opens_the_spi_strip_on_a_pi_5(pi5_board):
     """open_devices on a Pi 5 with the default driver: a SpiStrip at 2.4 MHz, frames that decode."""
-    from firmware.app import open_devices
+    from firmware.board.devices import open_devices
     from firmware.config import load_config
     from hardware.backend import BackendChoice
 
@@ -328,7 +328,7 @@ def test_the_board_opens_the_spi_strip_on_a_pi_5(pi5_board):
 
 def test_the_board_on_a_pi_5_with_ws281x_says_use_spi(pi5_board):
     """leds.driver = "ws281x" on a Pi 5 is refused with the key to change, before rpi_ws281x is imported."""
-    from firmware.app import open_devices
+    from firmware.board.devices import open_devices
     from firmware.config import load_config
     from hardware.backend import BackendChoice
 

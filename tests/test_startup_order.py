@@ -2,11 +2,12 @@
 
 import threading
 
-from firmware.app import Board, open_devices
+from firmware.board.loop import Board
+from firmware.board.devices import open_devices
 from firmware.config import load_config
-from firmware.sdnotify import Notifier
-from firmware.simulator import MOCK
-from firmware.views import oled_image
+from firmware.board.sdnotify import Notifier
+from firmware.pc.simulator import MOCK
+from firmware.board.screens import oled_image
 from hardware.display import MockDisplay
 from hardware.errors import DeviceNotFoundError, HardwareError
 

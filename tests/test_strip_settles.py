@@ -5,10 +5,10 @@ import time
 
 import pytest
 
-from firmware import app
+from firmware.board import loop as app
 from firmware.config import load_config
-from firmware.simulator import Simulator, read_pegs, run_script
-from firmware.views import BoardView, LedStyle, led_frame
+from firmware.pc.simulator import Simulator, read_pegs, run_script
+from firmware.board.frames import BoardView, LedStyle, led_frame
 from hardware.layout import load_layout
 from board_thread import BoardThread
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from firmware.config import load_config
-from firmware.simulator import Simulator
-from firmware.terminal import (
+from firmware.pc.simulator import Simulator
+from firmware.pc.terminal import (
     HELP, KEYS, Canvas, TerminalScreen, board_geometry, changes, choose_plan, compose, full_paint,
     help_lines, key_help, run_terminal,
 )

@@ -20,7 +20,8 @@ import pytest
 from firmware.cli import main
 from firmware.web.board import GROUP_GAP, geometry_for, load_geometry
 from firmware.web.records import line_marks, play_record
-from scorer.history import player_stats, skunk_lines
+from scorer.history import player_stats, race_lines
+from scorer.variants import SkunkLines
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
 from ledger.writer import LedgerWriter
@@ -303,7 +304,7 @@ def test_a_port_in_use_is_one_line_and_exit_2(tmp_path):
 
 def test_state_and_config_work_before_or_after_the_command(tmp_path):
     """--state before web works as after it; the config's state key is the default."""
-    from firmware.cli import parse_args
+    from firmware.cli.command import parse_args
     from firmware.web.settings import web_settings
 
     assert parse_args(["--state", "x.db", "web"]).state == "x.db"
@@ -334,7 +335,7 @@ def test_the_web_view_imports_neither_hardware_nor_the_controller():
     """Loading the server and the app brings in no hardware module and not the controller."""
     code = ("import sys, firmware.web.server, firmware.web.app, firmware.web.settings; "
             "bad = [m for m in sys.modules if m.split('.')[0] == 'hardware' or m in "
-            "('firmware.controller', 'firmware.app', 'firmware.views')]; print(bad)")
+            "('firmware.board.controller', 'firmware.board.loop', 'firmware.board.frames')]; print(bad)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
@@ -342,7 +343,7 @@ def test_the_web_view_imports_neither_hardware_nor_the_controller():
 
 def test_the_board_does_not_import_the_web_view():
     """The board's modules (app, controller, views, simulator, console, the CLI) load no firmware.web module."""
-    code = ("import sys, firmware.app, firmware.controller, firmware.views, firmware.simulator, firmware.console, "
+    code = ("import sys, firmware.board.loop, firmware.board.controller, firmware.board.frames, firmware.pc.simulator, firmware.pc.console, "
             "firmware.cli; print([m for m in sys.modules if m.startswith('firmware.web')])")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 0, result.stderr
@@ -363,11 +364,11 @@ def test_board_geometry_matches_the_layout_files():
 
 
 def test_skunk_marks_follow_the_target_and_the_option():
-    """The board's marks are scorer.history's lines: ACC at target-30 and -60, lurch at half, none for none."""
-    assert line_marks(skunk_lines(121, "acc")) == [(91, "skunk"), (61, "double skunk")]
-    assert line_marks(skunk_lines(181, "triple")) == [(151, "skunk"), (121, "double skunk"), (91, "triple skunk")]
-    assert line_marks(skunk_lines(61, "lurch")) == [(31, "lurch")]
-    assert line_marks(skunk_lines(121, "none")) == []
+    """The board's marks are the scorer's skunk lines: ACC at target-30 and -60, lurch at half, none for none."""
+    assert line_marks(race_lines(121, SkunkLines("acc"))) == [(91, "skunk"), (61, "double skunk")]
+    assert line_marks(race_lines(181, SkunkLines("triple"))) == [(151, "skunk"), (121, "double skunk"), (91, "triple skunk")]
+    assert line_marks(race_lines(61, SkunkLines("lurch"))) == [(31, "lurch")]
+    assert line_marks(race_lines(121, SkunkLines("none"))) == []
 
 
 def test_a_game_read_back_line_by_line():
@@ -416,8 +417,8 @@ def test_a_locked_ledger_is_said_and_read_again_once_free(tmp_path, monkeypatch)
     """Another program holding the database exclusively: the view says it is locked, then reads it once free."""
     import sqlite3
 
-    from firmware.web import ledger as web_ledger
-    from firmware.web.ledger import LedgerView
+    from firmware.web import follow as web_ledger
+    from firmware.web.follow import LedgerFollower
 
     monkeypatch.setattr(web_ledger, "RETRY_SECONDS", 0.0)
     path = tmp_path / "ledger.sqlite3"
@@ -426,7 +427,7 @@ def test_a_locked_ledger_is_said_and_read_again_once_free(tmp_path, monkeypatch)
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("PRAGMA locking_mode=EXCLUSIVE")
     other.execute("BEGIN EXCLUSIVE")
-    view = LedgerView(path)
+    view = LedgerFollower(path)
     try:
         snap = view.snapshot()
         assert snap.state is None and "locked" in snap.problem

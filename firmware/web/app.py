@@ -17,7 +17,7 @@ from starlette.routing import Route
 from scorer.counting import distribution
 
 from . import pages
-from .ledger import LedgerUnavailable, LedgerView
+from .follow import LedgerUnavailable, LedgerFollower
 from .site import Site
 
 POLL_SECONDS = 0.05  # how often /events looks for a new entry (well under the 250 ms asked)
@@ -25,7 +25,7 @@ KEEPALIVE_SECONDS = 15.0
 READ_METHODS = ("GET", "HEAD")
 
 
-def create_app(ledger: LedgerView, layout: str | None = None) -> Starlette:
+def create_app(ledger: LedgerFollower, layout: str | None = None) -> Starlette:
     """The web view of ``ledger``: pages, JSON and events; nothing that writes."""
     site = Site(ledger, layout)
 

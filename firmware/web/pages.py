@@ -9,7 +9,8 @@ from ledger.rows import GameRow, GameTimes
 
 from .board import COLOURS, board_svg, geometry_for, peg_hole
 from .charts import distribution_svg, race_svg
-from scorer.history import skunk_lines
+from scorer.history import race_lines
+from scorer.variants import SkunkLines
 from scorer.variants import VARIANTS
 
 from .records import line_marks, ordinal
@@ -96,7 +97,7 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
     left = "".join(parts)
     geometry = geometry_for(len(state["sides"]), layout)
     variant = VARIANTS.get(state["variant"])
-    lines = [] if variant and variant.lowball else line_marks(skunk_lines(state["target"], options["skunk"]))
+    lines = [] if variant and variant.lowball else line_marks(race_lines(state["target"], SkunkLines(options["skunk"])))
     board = board_svg(state, geometry, lines)
     items = "".join(f'<li class="{e["action"]}">{escape(e["text"])}</li>' for e in recent)
     entries = (f'<h2>last entries</h2><ol class="entries" reversed>{items}</ol>' if recent

@@ -78,7 +78,7 @@ def summary(played: Played, status: str) -> GameRow:
 
 
 def line_marks(lines: list[dict]) -> list[tuple[int, str]]:
-    """``scorer.history.skunk_lines`` as (score, label) marks: a loser under the score gets the label."""
+    """``scorer.history.race_lines`` as (score, label) marks: a loser under the score gets the label."""
     return [(line["below"], line["result"].replace("-", " ")) for line in lines]
 
 

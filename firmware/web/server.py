@@ -51,11 +51,11 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, layou
     import uvicorn  # only once the socket is ours: a bad port answers at once
 
     from .app import create_app
-    from .ledger import LedgerView
+    from .follow import LedgerFollower
 
     from .warm import warm_in_background
 
-    ledger = LedgerView(state)
+    ledger = LedgerFollower(state)
     app = create_app(ledger, layout)
     warm_in_background(state)
     shown = "localhost" if host in ("0.0.0.0", "::") else (f"[{host}]" if ":" in host else host)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..config import SYSTEM_CONFIG, _read_toml
 from ..errors import ConfigError
-from ..console import default_state_path
+from ..config import default_state_path
 
 
 DEFAULT_PORT = 8121

@@ -7,14 +7,14 @@ from ledger.schema import ABANDONED
 from scorer.history import player_stats
 
 from . import pages
-from .ledger import LedgerView
+from .follow import LedgerFollower
 from .records import Played, play_record, summary
 
 
 class Site:
     """What the pages show, read from the ledger and cached until it changes."""
 
-    def __init__(self, ledger: LedgerView, layout: str | None = None):
+    def __init__(self, ledger: LedgerFollower, layout: str | None = None):
         self.ledger = ledger
         self.layout = layout
         self._played: dict[int, Played] = {}  # games before the current one never change

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hardware.inputs import KNOB
+from hardware.inputs import COLOUR_BUTTONS, KNOB
 from scorer.variants import find_variant
 
-from .config import COLOUR_BUTTONS, Config
+from ..config import Config
 
 
 @dataclass(frozen=True)

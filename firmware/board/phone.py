@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from PIL import Image, ImageDraw
 
 from hardware.inputs import InputEvent
 
-from .views import HEIGHT, WIDTH, Screen, font
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .controller import Controller
+from .panels import PanelHost
+from .screens import HEIGHT, WIDTH, Screen, font
 
 DEFAULT_PORT = 8121
 PROBE = ("192.0.2.1", 9)  # TEST-NET-1 (documentation only): a UDP connect() to it sends nothing
@@ -155,7 +153,7 @@ def phone_image(url: str) -> Image.Image:
 class PhoneView:
     """The phone view screen; any press goes back."""
 
-    def __init__(self, host: "Controller", port: int = DEFAULT_PORT, finder: Callable[[int], str | None] | None = None):
+    def __init__(self, host: PanelHost, port: int = DEFAULT_PORT, finder: Callable[[int], str | None] | None = None):
         self.host = host
         self.url = (finder or phone_address)(port)
         self.picture = phone_image(self.url) if self.url else None

@@ -1,108 +1,33 @@
-"""The board on a PC: the real app on mock hardware, scripted or in a terminal.
+"""The board on a PC: the real application on mock hardware, with helpers to act and to look.
 
-A script is one physical action a line (``#`` comments)::
-
-    turn 8          # the encoder, 8 detents clockwise (negative: back)
-    click knob      # a short press (press is the same); knob, red, blue, green,
-    click red       #   yellow, undo, menu
-    hold undo       # held past the hold time
-    down red        # the button alone down, or up
-    up red
-    wait 0.5        # let real time pass (animations)
+:class:`Simulator` is the board's own loop on mock devices; :func:`run_script`
+runs a script of physical actions on it (:mod:`firmware.pc.script`) and
+returns the final state; the terminal board (:mod:`firmware.pc.terminal`)
+drives it from the keyboard. Snapshots are PNGs of the LED board and the OLED.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import os
-import sys
 import time
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 
 from hardware.backend import BackendChoice
-from hardware.inputs import KNOB
 from hardware.layout import GAME_HOLE, HOLES_PER_TRACK, START_HOLE, Layout
-from scorer.errors import RecordSyntaxError
 from scorer.report import state_dict
 from ledger.writer import LedgerWriter
 
-from .app import Board, open_devices
-from .config import Config
-from .views import OFF, LedStyle, _scale
+from ..board.devices import open_devices
+from ..board.frames import OFF, LedStyle, scale
+from ..board.loop import Board
+from ..config import Config
+from .script import parse_script
 
-BUTTONS = ("red", "blue", "green", "yellow", "undo", "menu", KNOB)
 MOCK = BackendChoice("mock", "simulator", "mock hardware (simulator)")
 SCRIPT_HOLD_S = 0.05  # the hold time in scripts: the same code, less waiting
-
-
-# Bounds that keep a script finite: its time is about 0.3 ms a detent, 6 ms a
-# press and the hold time for a hold.
-MAX_TURN = 1000  # detents in one turn line
-MAX_DETENTS = 100_000  # detents in the whole script
-MAX_WAIT = 60.0  # seconds in one wait line
-MAX_TOTAL_WAIT = 300.0  # seconds of waits in the whole script
-MAX_ACTIONS = 20_000  # actions in the whole script
-
-
-def parse_script(lines) -> list[tuple[int, str, str]]:
-    """(line number, verb, argument) for each action; RecordSyntaxError for a bad
-    line, or at the line that takes the script past one of the bounds above."""
-    actions = []
-    detents = 0
-    waited = 0.0
-    for number, text in enumerate(lines, start=1):
-        words = text.split("#", 1)[0].split()
-        if not words:
-            continue
-        verb = words[0].lower()
-        verb = "click" if verb == "press" else verb
-        if verb in ("click", "hold", "down", "up"):
-            if len(words) != 2 or words[1].lower() not in BUTTONS:
-                raise RecordSyntaxError(f"{verb} takes one of {', '.join(BUTTONS)}", number)
-            actions.append((number, verb, words[1].lower()))
-        elif verb in ("turn", "wait"):
-            value = _script_number(words, verb, number)
-            if verb == "turn":
-                detents += abs(value)
-                if detents > MAX_DETENTS:
-                    raise RecordSyntaxError(
-                        f"the script turns more than {MAX_DETENTS} detents in all: split it", number)
-                argument = str(value)
-            else:
-                waited += value
-                if waited > MAX_TOTAL_WAIT:
-                    raise RecordSyntaxError(
-                        f"the script waits more than {MAX_TOTAL_WAIT:g} seconds in all: split it", number)
-                argument = repr(value)
-            actions.append((number, verb, argument))
-        else:
-            name = words[0] if len(words[0]) <= 24 else words[0][:24] + "..."
-            raise RecordSyntaxError(
-                f"unknown action {name!r}: use click, hold, down, up, turn or wait", number
-            )
-        if len(actions) > MAX_ACTIONS:
-            raise RecordSyntaxError(f"the script has more than {MAX_ACTIONS} actions: split it", number)
-    return actions
-
-
-def _script_number(words: list[str], verb: str, number: int):
-    """The detents of a turn line (an int) or the seconds of a wait line (a float)."""
-    text = words[1] if len(words) == 2 else ""
-    try:
-        if not text.isascii() or "_" in text:
-            raise ValueError
-        value = int(text) if verb == "turn" else float(text)
-    except ValueError:
-        value = None
-    if verb == "turn" and (value is None or not -MAX_TURN <= value <= MAX_TURN):
-        raise RecordSyntaxError(
-            f"use turn N, N from -{MAX_TURN} to {MAX_TURN} detents (negative turns back)", number)
-    if verb == "wait" and (value is None or not 0 <= value <= MAX_WAIT):
-        raise RecordSyntaxError(f"use wait SECONDS, from 0 to {MAX_WAIT:g}", number)
-    return value
 
 
 def board_png(layout: Layout, frame, path, scale: int = 14) -> None:
@@ -165,7 +90,7 @@ def read_pegs(layout: Layout, frame, style: LedStyle, target: int, sides: int) -
 
     Decoded from the colours alone, as a player reads the board: the front peg
     is the hole lit in the side's colour for its lap (paler each lap, see
-    :func:`firmware.views.lap_shade`), the back peg the hole lit in that
+    :func:`firmware.board.frames.lap_shade`), the back peg the hole lit in that
     shade's dimmer back-peg level (either half of a blink). Hole N on lap L
     stands for N + 120 (L - 1), the start hole for 0, the game hole for the
     target; on laps past the first the start hole lit in the front's shade is
@@ -183,7 +108,7 @@ def read_pegs(layout: Layout, frame, style: LedStyle, target: int, sides: int) -
             fronts += [(hole, lap) for hole in _holes_lit(layout, frame, side, shade)
                        if not (lap and hole == START_HOLE)]  # the lap mark
             for level in style.back_levels():
-                backs += [(hole, lap) for hole in _holes_lit(layout, frame, side, _scale(shade, level))]
+                backs += [(hole, lap) for hole in _holes_lit(layout, frame, side, scale(shade, level))]
         front = _lap_score(*fronts[0], target) if len(fronts) == 1 else None
         back = _lap_score(*backs[0], target) if len(backs) == 1 else None
         pegs.append({"front": front, "back": back})
@@ -350,42 +275,3 @@ def _screen_text(screen) -> dict:
     if screen.scores:  # the large-scores mode
         shown["scores"] = [{"name": name, "score": score, "note": note} for name, score, note in screen.scores]
     return shown
-
-
-# ---- the terminal board: firmware/terminal.py -------------------------------
-
-def __getattr__(name: str):
-    """The terminal board's names, where they were before firmware/terminal.py (imported on use)."""
-    if name in ("HELP", "KEYS", "ARROWS", "split_keys", "run_terminal"):
-        from . import terminal
-
-        return getattr(terminal, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def simulate_main(args, config: Config) -> int:
-    """``cribbage-board simulate SCRIPT [--json] [--snapshots DIR]``."""
-    import tempfile
-
-    from .cli import read_source
-
-    name, text = read_source(args.script)
-    if text is None:
-        return 2
-    try:
-        parse_script(text.splitlines())
-    except RecordSyntaxError as error:
-        print(f"{name}:{error.line}: {error}", file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory() as scratch:
-        state = Path(args.state) if args.state else Path(scratch) / "ledger.sqlite3"
-        snapshots = Path(args.snapshots) if args.snapshots else None
-        result = run_script(text.splitlines(), config, state, snapshots)
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        for r in result["rejected"]:
-            print(f"line {r['line']} refused: {r['entry']}: {r['error']}")
-        screen = result["screen"]
-        print("\n".join([screen["title"], *screen["lines"], screen["footer"]]))
-    return 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .controls import Control, ControlsCard, MENU_NAVIGATION
+from ..board.controls import MENU_NAVIGATION, Control, ControlsCard
 
 MM = 72 / 25.4
 PAGE = (105 * MM, 148 * MM)  # A6 portrait, in points

@@ -13,20 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from PIL import Image, ImageDraw
 
-from hardware.inputs import KNOB, InputEvent
+from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
 from scorer.cards import RANK_NAMES, Card
 from scorer.counting import CRIB_SIZE, Score, score_hand
 from scorer.game import EntryKind, Game, PeggedEntry
 
-from .menu import COLOUR_BUTTONS, is_back
-from .views import WIDTH, Screen, font
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .controller import Controller
+from .panels import PanelHost, is_back
+from .screens import WIDTH, Screen, font
 
 SUIT_OF_BUTTON = dict(zip(COLOUR_BUTTONS, "CDHS"))  # red clubs, blue diamonds, green hearts, yellow spades
 SUIT_LEGEND = "red:C, blue:D, green:H, yellow:S"  # wraps as two pairs a line beside the rank
@@ -184,7 +181,7 @@ class Breakdown:
 class CountChecker:
     """Check my count: cards by rank (the knob) and suit (a colour button), then the breakdown."""
 
-    def __init__(self, host: "Controller", hand_size: int, crib: bool = False):
+    def __init__(self, host: PanelHost, hand_size: int, crib: bool = False):
         self.host = host
         self.hand_size = hand_size
         self.crib = crib
@@ -314,7 +311,7 @@ def typed(name: str, choice: str) -> str:
 class NamePicker:
     """A player's name, letter by letter: turn to a letter, press the knob to type it."""
 
-    def __init__(self, host: "Controller", seat: int, done: Callable[[int], None]):
+    def __init__(self, host: PanelHost, seat: int, done: Callable[[int], None]):
         self.host = host
         self.seat = seat
         self.done = done

@@ -1,6 +1,6 @@
 """The ledger as the web view reads it: read-only, reopened after any failure.
 
-Every read goes through :class:`LedgerView`, which opens a ``LedgerReader``
+Every read goes through :class:`LedgerFollower`, which opens a ``LedgerReader``
 when it needs one and drops it when a read fails, so a ledger that is missing,
 locked or damaged is said on the page and read again once it is back.
 """
@@ -12,8 +12,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from scorer.errors import CribbageError
-from scorer.record import RecordSyntaxError, replay
 from scorer.report import state_dict
 from ledger.errors import LedgerError
 from ledger.reader import LedgerReader
@@ -39,7 +37,7 @@ class Snapshot:
     recent: tuple[dict, ...] = ()  # the current game's last actions, newest first: {"action", "text"}
 
 
-class LedgerView:
+class LedgerFollower:
     """Read-only access to the ledger at ``path``, for the server's loop (one thread)."""
 
     def __init__(self, path: str | os.PathLike):
@@ -168,12 +166,3 @@ def _problem(path: Path, error: Exception) -> str:
     if text.startswith("no ledger"):
         return f"{text}: the board has not started a game yet (or --state names another file)"
     return text
-
-
-def replayed(lines: list[str]):
-    """A game's record replayed: (book, rejected); RecordSyntaxError or a CribbageError if it does not read."""
-    result = replay(lines)
-    return result.book, result.rejected
-
-
-__all__ = ["LedgerView", "LedgerUnavailable", "Snapshot", "replayed", "RecordSyntaxError", "CribbageError"]

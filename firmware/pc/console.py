@@ -1,4 +1,4 @@
-"""The terminal board: keep score by typing game-record lines.
+"""The console: keep score by typing game-record lines in a terminal.
 
 Every accepted line is saved in the ledger before the board answers, so
 quitting (or a power cut) loses nothing: the next start resumes the game.
@@ -6,7 +6,6 @@ quitting (or a power cut) loses nothing: the next start resumes the game.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -57,20 +56,11 @@ def _said(message) -> str:
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + "..."
 
 
-def default_state_path() -> Path:
-    """Where the ledger lives: systemd's StateDirectory, else ~/.local/state."""
-    base = os.environ.get("STATE_DIRECTORY")
-    if base:
-        return Path(base.split(":")[0]) / "ledger.sqlite3"
-    xdg = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
-    return Path(xdg) / "cribbage-board" / "ledger.sqlite3"
-
-
-def run_console(state: str | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """Read record lines until quit or end of input; returns the exit status."""
+def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """Keep the ledger at ``state``: read record lines until quit or end of input; the exit status."""
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
-    path = Path(state) if state else default_state_path()
+    path = Path(state)
     store = LedgerWriter(path, holder="cribbage-board console")
     out = stdout.write
     try:

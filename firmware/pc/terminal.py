@@ -24,10 +24,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from hardware.inputs import KNOB
-from hardware.layout import HOLES_PER_TRACK, Layout
+from hardware.layout import HOLES_PER_TRACK, Layout, lap_of
 
-from .controls import CONTROLS, key_names
-from .views import Screen, lap_of
+from ..board.controls import CONTROLS, key_names
+from ..board.screens import Screen
+from .simulator import Simulator
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
 TITLE = "cribbage-board (mock)"
@@ -440,8 +441,6 @@ def terminal_size(stream) -> tuple[int, int]:
 
 def run_terminal(config, state: Path, stdin=sys.stdin, stdout=sys.stdout) -> int:
     """The interactive mock board; keys drive the mock pins. Ends on q or end of input."""
-    from .simulator import Simulator
-
     interactive = stdin.isatty()
     sim = Simulator(config, state, hold_s=None, animate=interactive)
     colour = interactive or os.environ.get("FORCE_COLOR") == "1"

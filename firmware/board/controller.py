@@ -10,8 +10,8 @@ Controls, learnt in a minute:
 - hold a colour button: with muggins on, claim the dialled points for that
   player on the count just made (a hand, the crib or play points);
 - undo button: undo; hold it: redo;
-- hold the knob (or press menu): the menu (firmware/menu.py);
-- hold menu: check my count (firmware/picker.py), at any time.
+- hold the knob (or press menu): the menu (firmware/board/menu.py);
+- hold menu: check my count (firmware/board/picker.py), at any time.
 
 The menus and pickers are panels on a stack: while one is open, events go to it.
 """
@@ -20,65 +20,27 @@ from __future__ import annotations
 
 import textwrap
 import time
-from dataclasses import dataclass, field, replace
-from typing import Callable, Protocol
+from dataclasses import dataclass, replace
+from typing import Callable
 
-from hardware.inputs import KNOB, InputEvent
+from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
 from scorer.errors import CribbageError
 from scorer.game import Entry, Game, Phase
 from scorer.record import Command, GameHeader
 from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
-from scorer.variants import Options, SkunkLines, find_variant, parse_game_points
 
+
+from ..config import GameSettings
 from .menu import MenuTree
+from .panels import Panel
 from .picker import CountChecker, checks_a_crib
-from .views import Screen, lap_note
+from .screens import Screen, lap_note
 
-COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
 MAX_DIAL = 60
 MESSAGE_SECONDS = 4.0
 NOTICE_CHARS = 22  # a line of the OLED's 10-pixel font, as text wraps
 NOTICE_LINES = 4
-
-
-@dataclass(frozen=True)
-class GameSettings:
-    """What a new game is: variant, the player names in seat order, first dealer, options."""
-
-    variant: str = "six-card"
-    players: tuple[str, ...] = ("Red", "Blue", "Green", "Yellow")
-    dealer: str = ""
-    options: Options = field(default_factory=Options)
-
-    @classmethod
-    def from_config(cls, game: dict) -> "GameSettings":
-        options = Options(
-            exact_out=game["exact_out"], muggins=game["muggins"],
-            skunk=SkunkLines(game["skunk"]), points=parse_game_points(game["points"]),
-        )
-        return cls(game["variant"], tuple(game["players"]), game["dealer"], options)
-
-    @property
-    def first_dealer(self) -> str:
-        """The first dealer of a new game: the one chosen, or the first seat."""
-        seats = self.seats()
-        return self.dealer if self.dealer in seats else seats[0]
-
-    def seats(self) -> tuple[str, ...]:
-        """The named players who sit in the variant's seats."""
-        return tuple(self.players[: find_variant(self.variant).players])
-
-    def header(self) -> GameHeader:
-        """The game line for a new game; the first dealer only if one of the seats."""
-        variant = find_variant(self.variant)
-        if len(self.players) < variant.players:
-            raise CribbageError(
-                f"{variant.name} needs {variant.players} players: name them in [game] players"
-            )
-        seats = self.players[: variant.players]
-        dealer = self.dealer if self.dealer in seats else None
-        return GameHeader(variant, tuple(seats), dealer, self.options)
 
 
 def _notice_lines(problem: str) -> tuple[str, ...]:
@@ -92,14 +54,6 @@ def _notice_lines(problem: str) -> tuple[str, ...]:
         if not cuts:
             return tuple(lines[: NOTICE_LINES - 1]) + ("(more in the journal)",)
         text = text[min(cuts) + 2:]
-
-
-class Panel(Protocol):
-    """A menu or picker on the OLED: it takes the events while it is open."""
-
-    def handle(self, event: InputEvent) -> None: ...
-
-    def screen(self) -> Screen: ...
 
 
 @dataclass(frozen=True)

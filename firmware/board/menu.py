@@ -9,17 +9,14 @@ item that cannot be chosen carries its reason, shown when the cursor is on it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
-from hardware.inputs import KNOB, InputEvent
+from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
 from scorer.variants import VARIANTS, SkunkLines, Variant
 
-from .views import Screen
+from .panels import PanelHost, is_back
+from .screens import Screen
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .controller import Controller
-
-COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
 VISIBLE = 4  # menu lines on the OLED
 # Bundled layouts by their number of tracks (hardware/layouts): the one to name
 # when a variant needs more tracks than the board has.
@@ -35,17 +32,10 @@ class Item:
     reason: str = ""
 
 
-def is_back(event: InputEvent) -> bool:
-    """The gestures that leave a screen: menu or undo pressed, or the knob held."""
-    return (event.kind == "click" and event.source in ("menu", "undo")) or (
-        event.kind == "hold" and event.source == KNOB
-    )
-
-
 class Menu:
     """A list of items with a cursor; turning moves, pressing the knob chooses."""
 
-    def __init__(self, host: "Controller", title: str, items: list[Item], cursor: int = 0, note: str = ""):
+    def __init__(self, host: PanelHost, title: str, items: list[Item], cursor: int = 0, note: str = ""):
         self.host = host
         self.title = title
         self.items = items
@@ -105,7 +95,7 @@ DISPLAY_MODES = {"full": "full", "scores": "large scores"}  # config display.mod
 class MenuTree:
     """The board's menu and its sub-menus, built from the controller's settings each time they open."""
 
-    def __init__(self, host: "Controller"):
+    def __init__(self, host: PanelHost):
         self.host = host
 
     def main(self) -> Menu:

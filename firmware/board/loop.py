@@ -1,13 +1,10 @@
-"""The board application: devices from the config, the main loop, clean shutdown.
+"""The board's main loop: presses in, the LEDs, the OLED and the buzzer out, and a clean shutdown.
 
 The loop sleeps on the input queue (no busy polling), wakes for events, for
 animation frames, for device retries and for the systemd watchdog, and draws
 the LEDs and the OLED from the scorer's state. After every slide and win
 chase it draws one more frame: the settled board, pegs where the ledger says.
-
-No device is fatal once the board runs: a strip, OLED or buttons that cannot
-start (or stop working) are left out, the OLED and the journal (stderr) say
-what to fix, and the board tries them again every ``retry_s`` seconds.
+Devices that fail are left out and tried again (:mod:`firmware.board.devices`).
 """
 
 from __future__ import annotations
@@ -16,37 +13,27 @@ import signal
 import sys
 import threading
 import time
-import warnings
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
-from hardware.backend import BackendChoice
-from hardware.display import Display, DisplaySettings, MockDisplay, open_display
-from hardware.errors import HardwareError
-from hardware.inputs import Controls, InputEvent, InputPins, MockControls
-from hardware.layout import Layout
-from hardware.leds import LedStrip, MockStrip, PowerSettings, open_strip
+from hardware.inputs import InputEvent
+from hardware.power import PowerOffError
 from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
 
-from .config import COLOUR_BUTTONS, Config
-from .controller import Controller, GameSettings
-from .power import PowerOffError, power_off
+
+from ..config import Config, GameSettings
+from .controller import Controller
+from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
+from .frames import BoardView, LedStyle, Slide, led_frame, next_blink
+from .screens import Screen, oled_image, scores_screen
 from .sdnotify import Notifier
-from .views import BoardView, LedStyle, Screen, Slide, led_frame, oled_image
-from .views import TUNES, next_blink, scores_screen, sound_for  # issue 13: laps, sound, large scores
+from .tunes import TUNES, sound_for
 
 SLIDE_SECONDS_PER_HOLE = 0.02
 SLIDE_MAX_SECONDS = 0.6
 CELEBRATE_SECONDS = 4.0
 FRAME_SECONDS = 0.02
 IDLE_WAKE_SECONDS = 5.0
-RETRY_SECONDS = 30.0
-
-DEVICE_NAMES = {"strip": "LED strip", "display": "OLED", "controls": "buttons", "buzzer": "buzzer"}
-# What a device raises when it cannot start or stops answering.
-DEVICE_ERRORS = (HardwareError, OSError, RuntimeError)
 
 SHUTTING_DOWN = Screen(title="Shutting down...", lines=("Saving the scores", "and turning the", "LEDs off"))
 SAFE_TO_UNPLUG = Screen(
@@ -63,169 +50,6 @@ POWER_OFF_FAILED = Screen(
 def journal(line: str) -> None:
     """One line to stderr: systemd's journal when run as the service."""
     print(f"cribbage-board: {line}", file=sys.stderr, flush=True)
-
-
-@dataclass
-class Devices:
-    """The board's hardware: each device open, or None with the problem to fix.
-
-    ``openers`` open each device (again, to retry); ``power_off`` powers the
-    machine off (None on the mock board, where Shut down only ends the program).
-    """
-
-    strip: LedStrip | None
-    display: Display | None
-    controls: Controls | None
-    layout: Layout
-    warnings: list[str] = field(default_factory=list)
-    openers: dict[str, Callable[[], object]] = field(default_factory=dict)
-    problems: dict[str, str] = field(default_factory=dict)
-    power_off: Callable[[], None] | None = None
-    retry_s: float = RETRY_SECONDS
-    buzzer: object | None = None  # hardware.buzzer.Buzzer, when [buzzer] enabled
-    later: list[str] = field(default_factory=list)  # opened by Board.run once READY=1 is sent
-
-    def missing(self) -> list[str]:
-        """The devices not working now that can be tried again."""
-        return [kind for kind in self.problems if kind in self.openers]
-
-    def open(self, kind: str) -> bool:
-        """Open one device; False when it cannot start, with the problem noted."""
-        try:
-            device = self.openers[kind]()
-        except DEVICE_ERRORS as error:
-            self.problems[kind] = str(error)
-            return False
-        setattr(self, kind, device)
-        self.problems.pop(kind, None)
-        return True
-
-    def drop(self, kind: str, problem: str) -> None:
-        """Take a device that stopped working out of use, noting why."""
-        device = getattr(self, kind)
-        setattr(self, kind, None)
-        self.problems[kind] = problem
-        if device is not None:
-            _close_quietly(device.close)
-
-
-def input_pins(config: Config, hold_s: float | None = None) -> InputPins:
-    section = config["inputs"]
-    buttons = {name: section[name] for name in (*COLOUR_BUTTONS, "undo", "menu")}
-    return InputPins(
-        buttons=buttons, encoder_a=section["encoder_a"], encoder_b=section["encoder_b"],
-        encoder_button=section["encoder_button"], debounce_s=section["debounce_ms"] / 1000,
-        hold_s=section["hold_ms"] / 1000 if hold_s is None else hold_s,
-    )
-
-
-def power_settings(config: Config) -> PowerSettings:
-    leds = config["leds"]
-    return PowerSettings(leds["max_brightness"], leds["budget_ma"], leds["gamma"])
-
-
-def display_settings(config: Config) -> DisplaySettings:
-    d = config["display"]
-    return DisplaySettings(
-        chip=d["chip"], bus=d["bus"], i2c_port=d["i2c_port"], i2c_address=d["i2c_address"],
-        rotate=d["rotate"],
-    )
-
-
-def _open_strip(config: Config, layout: Layout, power: PowerSettings) -> LedStrip:
-    """The real LED strip, with the driver the config names (auto: spi, see hardware.backend)."""
-    leds = config["leds"]
-    return open_strip(leds["driver"], layout.strip_leds, leds["pin"], power, hz=leds["spi_hz"])
-
-
-def _open_controls(pins: InputPins) -> Controls:
-    """The real buttons and encoder; if gpiozero finds no pin library, the error names the first it
-    tried (lgpio, the one current Pi OS needs) and how to get it."""
-    from gpiozero.exc import PinFactoryFallback
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PinFactoryFallback)
-        try:
-            return Controls(pins)
-        except HardwareError as error:
-            fallbacks = [str(w.message) for w in caught if issubclass(w.category, PinFactoryFallback)]
-            if not fallbacks:
-                raise
-            raise HardwareError(f"{error} ({fallbacks[0]}): on a Pi, pip install lgpio in the venv") from None
-
-
-def device_openers(
-    config: Config, backend: BackendChoice, hold_s: float | None = None
-) -> dict[str, Callable[[], object]]:
-    """How to open each device of the backend: called at start, and again to retry."""
-    layout = config.layout
-    power = power_settings(config)
-    pins = input_pins(config, hold_s)
-    if backend.name == "mock":
-        openers = {
-            "strip": lambda: MockStrip(layout.strip_leds, power),
-            "display": MockDisplay,
-            "controls": lambda: MockControls(pins),
-        }
-    else:
-        openers = {
-            "strip": lambda: _open_strip(config, layout, power),
-            "display": lambda: open_display(display_settings(config)),
-            "controls": lambda: _open_controls(pins),
-        }
-    if not config["display"]["enabled"]:
-        del openers["display"]
-    if config["buzzer"]["enabled"]:
-        openers["buzzer"] = _buzzer_opener(config, backend)
-    return openers
-
-
-def _buzzer_opener(config: Config, backend: BackendChoice) -> Callable[[], object]:
-    """The buzzer: gpiozero's TonalBuzzer on the configured pin, or a mock that records tones."""
-    from hardware.buzzer import MockBuzzer, TonalBuzzer
-
-    if backend.name == "mock":
-        return MockBuzzer
-    return lambda: TonalBuzzer(config["buzzer"]["pin"])
-
-
-def open_devices(
-    config: Config,
-    backend: BackendChoice,
-    hold_s: float | None = None,
-    openers: dict[str, Callable[[], object]] | None = None,
-    retry_s: float = RETRY_SECONDS,
-    later: tuple[str, ...] = (),
-) -> Devices:
-    """Open the strip, the display and the inputs for the chosen backend.
-
-    A device that cannot start is a warning (the board runs without it and
-    tries again every ``retry_s``); ``openers`` replaces some of the backend's (tests). Only
-    when no device at all opens is it a HardwareError: nothing to run on. The kinds
-    in ``later`` are left for Board.run to open after READY=1 (issue 11: the board
-    starts the OLED, luma's import and its first image, once the LEDs, the buttons
-    and the ledger are up), unless nothing else opens.
-    """
-    wanted = {**device_openers(config, backend, hold_s), **(openers or {})}
-    devices = Devices(
-        None, None, None, config.layout, openers=wanted,
-        power_off=None if backend.name == "mock" else power_off, retry_s=retry_s,
-    )
-    devices.later = [kind for kind in wanted if kind in later]
-    for kind in wanted:
-        if kind not in devices.later:
-            devices.open(kind)
-    needed = [kind for kind in wanted if kind != "buzzer"]  # a buzzer alone is no board
-    if devices.later and not any(getattr(devices, kind) is not None for kind in needed):
-        for kind in devices.later:  # nothing else to run on: they are needed now
-            devices.open(kind)
-        devices.later = []
-        devices.problems = {kind: devices.problems[kind] for kind in wanted if kind in devices.problems}
-    devices.warnings = [f"{devices.problems[kind]}; trying again every {devices.retry_s:g} s"
-                        for kind in wanted if kind in devices.problems]
-    if not any(getattr(devices, kind) is not None for kind in needed):
-        raise HardwareError("no device could be opened: " + "; ".join(devices.problems.values()))
-    return devices
 
 
 class Board:
@@ -499,7 +323,7 @@ class Board:
         return game, game.state, self.controller.message_at
 
     def _sound(self, before: tuple) -> None:
-        """Play the tone for what an event did (see views.sound_for), if there is a buzzer."""
+        """Play the tone for what an event did (see tunes.sound_for), if there is a buzzer."""
         buzzer = self.devices.buzzer
         if buzzer is None:
             return
@@ -510,7 +334,7 @@ class Board:
         was_over = now_game is game and state.outcome is not None
         tone = sound_for(
             state.scores if now_game is game else (), now_game.state.scores, now_game.variant.target,
-            now_game.options.skunk.value, accepted and now_game.is_over and not was_over, accepted, refused,
+            now_game.options.skunk, accepted and now_game.is_over and not was_over, accepted, refused,
         )
         if tone is None:
             return
@@ -622,31 +446,16 @@ class Board:
             device = getattr(self.devices, kind)
             if device is not None:
                 closers[DEVICE_NAMES[kind]] = device.close
-        return [name for name, closer in closers.items() if not _close_quietly(closer)]
+        return [name for name, closer in closers.items() if not close_quietly(closer)]
 
     def _leave_display(self, keep_image: bool) -> None:
         """Release the OLED; with ``keep_image`` it goes on showing the last message.
         (A closed display closes no further: a later close() leaves it as it is.)"""
         display = self.devices.display
         if display is not None:
-            _close_quietly(lambda: display.close(keep_image=keep_image))
+            close_quietly(lambda: display.close(keep_image=keep_image))
 
     def close(self) -> None:
         """LEDs off, OLED cleared, pins and ledger released."""
         self._release()
 
-
-def _close_quietly(closer: Callable[[], None]) -> bool:
-    """Close one device; False if it raised (closing one must not stop the rest closing)."""
-    try:
-        closer()
-    except Exception:
-        return False
-    return True
-
-
-def state_path(config: Config, override: str | None = None) -> Path:
-    from .console import default_state_path
-
-    chosen = override or config.values[""].get("state")
-    return Path(chosen) if chosen else default_state_path()

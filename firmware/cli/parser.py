@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli import PROG, fail
+from .output import PROG, fail
 
 
 class Parser(argparse.ArgumentParser):
@@ -19,7 +19,7 @@ class TopParser(Parser):
     """The top-level parser: its --help ends with the terminal board's keys (looked up only then)."""
 
     def format_help(self):
-        from .terminal import key_help
+        from ..pc.terminal import key_help
 
         rows = [f"  {keys:<30} {does}" for keys, does in key_help()]
         return super().format_help() + "\nkeys of the mock board in the terminal:\n" + "\n".join(rows) + "\n"

@@ -1,0 +1,71 @@
+"""Panels: screens that take the knob and the buttons for themselves while they are open.
+
+The menus (:mod:`firmware.board.menu`), check my count and the name picker
+(:mod:`firmware.board.picker`) and the phone view (:mod:`firmware.board.phone`)
+are panels on the controller's stack: while one is open, every event goes to
+it. A panel knows its host only as a :class:`PanelHost`, what it may ask of
+the controller, so no panel imports the controller.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from hardware.inputs import KNOB, InputEvent
+
+if TYPE_CHECKING:  # annotations only
+    from scorer.game import Game
+
+    from ..config import GameSettings
+    from .screens import Screen
+
+
+class Panel(Protocol):
+    """A menu or picker on the OLED: it takes the events while it is open."""
+
+    def handle(self, event: InputEvent) -> None: ...
+
+    def screen(self) -> Screen: ...
+
+
+class PanelHost(Protocol):
+    """What a panel may ask of the controller that opened it."""
+
+    settings: GameSettings  # what the next new game is (a menu changes it)
+    brightness: float
+    display_mode: str
+    max_sides: int  # tracks on the board
+
+    @property
+    def game(self) -> Game: ...
+
+    def say(self, text: str, alert: bool = False) -> None: ...
+
+    def push(self, panel: Panel) -> None: ...
+
+    def back(self) -> None: ...
+
+    def close_panels(self) -> None: ...
+
+    def start_game(self, new_match: bool = False, variant: str | None = None) -> bool: ...
+
+    def set_brightness(self, level: float) -> None: ...
+
+    def set_player(self, index: int, name: str) -> None: ...
+
+    def check_count(self) -> None: ...
+
+    def count_checked(self, total: int, text: str) -> None: ...
+
+    def claim_muggins(self, index: int, points: int) -> bool: ...
+
+    def phone_view(self) -> None: ...
+
+    def request_shutdown(self) -> None: ...
+
+
+def is_back(event: InputEvent) -> bool:
+    """The gestures that leave a panel: menu or undo pressed, or the knob held."""
+    return (event.kind == "click" and event.source in ("menu", "undo")) or (
+        event.kind == "hold" and event.source == KNOB
+    )

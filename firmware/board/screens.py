@@ -1,0 +1,177 @@
+"""What the OLED shows: a screen model, drawn as a 128x64 1-bit image (pure).
+
+The controller, the menus and the pickers describe a :class:`Screen` (a title,
+body lines, a big number with its caption, a footer, an alert); :func:`oled_image`
+draws it with Pillow's own font. The large-scores mode is :func:`scores_screen`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from PIL import Image, ImageDraw, ImageFont
+
+from hardware.display import HEIGHT, WIDTH
+from hardware.layout import lap_of
+from scorer.game import Game
+
+
+
+
+@lru_cache(maxsize=None)
+def font(size: int) -> ImageFont.ImageFont:
+    """Pillow's own scalable font: no system font needed."""
+    return ImageFont.load_default(size=size)
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What the OLED shows: a title line, body lines, an optional big number, a footer.
+
+    ``highlight`` inverts one body line (a menu cursor); ``alert`` inverts the footer
+    (a refusal)."""
+
+    title: str = ""
+    lines: tuple[str, ...] = ()
+    big: str | None = None
+    big_caption: str = ""
+    footer: str = ""
+    alert: bool = False
+    highlight: int | None = None
+    scores: tuple[tuple[str, str, str], ...] = ()  # large scores: (name, score, note) per side
+    picture: object = None  # a whole 128x64 image drawn elsewhere (the phone view's QR code)
+
+
+def scores_screen(game: Game, dial: int = 0, message: str = "", alert: bool = False) -> Screen:
+    """The large-scores OLED mode: every side's score, large, and whose count is next
+    (or who won); the dial and an alert take the footer when there is one."""
+    state, target = game.state, game.variant.target
+    cells = []
+    for index, side in enumerate(game.sides):
+        dealer = "*" if game.dealer in side.seats else ""
+        lap = lap_of(state.scores[index], target)
+        cells.append((side.name[:8] + dealer, str(state.scores[index]), f"lap {lap}" if lap > 1 else ""))
+    if alert and message:
+        footer = message
+    elif game.outcome is not None:
+        footer = f"{game.outcome.winner} wins, by {game.outcome.margin}"
+    else:
+        seat, what = game.next_count()
+        footer = (f"dial {dial}: " if dial else "next: ") + f"{seat} {what}"
+    return Screen(scores=tuple(cells), footer=footer, alert=alert and bool(message))
+
+
+def _fit(draw: ImageDraw.ImageDraw, text: str, size: int, width: int) -> str:
+    f = font(size)
+    if draw.textlength(text, font=f) <= width:
+        return text
+    while text and draw.textlength(text + "~", font=f) > width:
+        text = text[:-1]
+    return text + "~"
+
+
+def _wrap(draw: ImageDraw.ImageDraw, text: str, size: int, width: int, lines: int) -> list[str]:
+    words, out, current = text.split(), [], ""
+    for word in words:
+        trial = f"{current} {word}".strip()
+        if draw.textlength(trial, font=font(size)) <= width:
+            current = trial
+        else:
+            out.append(current)
+            current = word
+    out.append(current)
+    if len(out) > lines:
+        out = out[:lines]
+        out[-1] = _fit(draw, out[-1] + " ...", size, width)
+    return [_fit(draw, line, size, width) for line in out]
+
+
+def oled_image(screen: Screen) -> Image.Image:
+    """Draw a screen model as a 1-bit 128x64 image.
+
+    Title (12 px) and a rule; then either the big number with a caption of up
+    to 3 lines beside it, or body lines; the footer at the bottom, two lines
+    for an alert (covering a body line if need be). A screen with a ``picture`` is that picture."""
+    if screen.picture is not None:
+        return screen.picture.convert("1")
+    image = Image.new("1", (WIDTH, HEIGHT), 0)
+    draw = ImageDraw.Draw(image)
+    if screen.scores:
+        _draw_scores(draw, screen)
+        return image
+    y = 0
+    if screen.title:
+        draw.text((0, -1), _fit(draw, screen.title, 12, WIDTH), font=font(12), fill=1)
+        y = 13
+        draw.line((0, y - 1, WIDTH - 1, y - 1), fill=1)
+    if screen.big is not None:
+        big = font(26)
+        draw.text((1, y - 2), screen.big, font=big, fill=1)
+        caption_x = int(draw.textlength(screen.big, font=big)) + 6
+        for k, line in enumerate(_wrap(draw, screen.big_caption, 10, WIDTH - caption_x, 3)):
+            draw.text((caption_x, y + 10 * k - 2), line, font=font(10), fill=1)
+        y += 29
+    footer_lines = 0
+    if screen.footer:
+        room = 2 if screen.alert or y + 11 * len(screen.lines) <= HEIGHT - 22 else 1
+        footer = _wrap(draw, screen.footer, 10, WIDTH - 2, room)
+        footer_lines = len(footer)
+    for index, line in enumerate(screen.lines):
+        if y + 10 > HEIGHT - 11 * footer_lines:
+            break
+        text = _fit(draw, line, 10, WIDTH - 2)
+        if index == screen.highlight:
+            draw.rectangle((0, y, WIDTH - 1, y + 10), fill=1)
+            draw.text((2, y - 1), text, font=font(10), fill=0)
+        else:
+            draw.text((0, y - 1), text, font=font(10), fill=1)
+        y += 11
+    if footer_lines:
+        top = HEIGHT - 11 * footer_lines
+        if screen.alert:
+            draw.rectangle((0, top, WIDTH - 1, HEIGHT - 1), fill=1)
+        for k, line in enumerate(footer):
+            draw.text((1, top + 11 * k - 1), line, font=font(10), fill=0 if screen.alert else 1)
+    return image
+
+
+def _draw_scores(draw: ImageDraw.ImageDraw, screen: Screen) -> None:
+    """Large scores: two sides in two columns (score 30 px high), three or four in a
+    2x2 grid (20 px); the footer's one line at the bottom, inverted for an alert."""
+    cells = screen.scores
+    columns, rows = (len(cells), 1) if len(cells) <= 2 else (2, 2)
+    width, height = WIDTH // columns, (HEIGHT - 11) // rows
+    size = 30 if rows == 1 else 20
+    for index, (name, score, note) in enumerate(cells):
+        x, y = (index % columns) * width, (index // columns) * height
+        draw.text((x + 1, y - 1), _fit(draw, name, 10, width - 2), font=font(10), fill=1)
+        if rows == 1:
+            draw.text((x + 1, y + 8), _fit(draw, score, size, width - 2), font=font(size), fill=1)
+            if note:
+                draw.text((x + 1, y + 40), note, font=font(10), fill=1)
+        else:
+            shown = _fit(draw, score, size, width - 4)
+            right = x + width - 3 - int(draw.textlength(shown, font=font(size)))
+            draw.text((right, y + 1), shown, font=font(size), fill=1)
+            if note:
+                draw.text((x + 1, y + 10), note, font=font(10), fill=1)
+    if columns == 2:
+        draw.line((WIDTH // 2 - 1, 0, WIDTH // 2 - 1, HEIGHT - 13), fill=1)
+    top = HEIGHT - 11
+    text = _fit(draw, screen.footer, 10, WIDTH - 2)
+    if screen.alert:
+        draw.rectangle((0, top, WIDTH - 1, HEIGHT - 1), fill=1)
+    else:
+        draw.line((0, top - 1, WIDTH - 1, top - 1), fill=1)
+    draw.text((1, top - 1), text, font=font(10), fill=0 if screen.alert else 1)
+
+
+def lap_note(names: tuple[str, ...], scores: tuple[int, ...], target: int) -> str:
+    """"lap 2" when every side is past its first lap on the same one, else "Red lap 2" per side
+    past its first; "" on the first lap."""
+    laps = [lap_of(score, target) for score in scores]
+    if all(lap == laps[0] > 1 for lap in laps):
+        return f"lap {laps[0]}"
+    return ", ".join(f"{name[:6]} lap {lap}" for name, lap in zip(names, laps) if lap > 1)
+

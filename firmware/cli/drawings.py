@@ -1,0 +1,89 @@
+"""The commands that draw for builders: the drilling template, the controls card and the wiring diagram."""
+
+from __future__ import annotations
+
+import sys
+
+from .output import PROG, fail
+
+
+def board_template(args) -> int:
+    """``board-template -o board.pdf|board.svg``: the drilling template at 1:1."""
+    from pathlib import Path
+
+    from hardware.layout import load_layout
+    from hardware.template import svg_text, template_drawing
+
+    output = Path(args.output)
+    kind = output.suffix.lower()
+    if kind not in (".pdf", ".svg"):
+        return fail(f"{PROG}: board-template writes a .pdf (tiled pages) or an .svg (one sheet), not {output}")
+    if kind == ".svg" and args.paper:
+        return fail(f"{PROG}: --paper tiles a PDF; an SVG is one sheet: write {output.with_suffix('.pdf')} "
+                    "or leave out --paper")
+    target = args.target
+    if not 31 <= target <= 1000:
+        return fail(f"{PROG} board-template: --target {target} is out of range: use 31 to 1000")
+    layout = load_layout(args.layout)
+    # ACC lines: a loser under target-30 is skunked, under target-60 double skunked.
+    marks = {target - 30: f"skunk line ({target - 30})", target - 60: f"double skunk ({target - 60})"}
+    drawing = template_drawing(layout, marks)
+    try:
+        if kind == ".pdf":
+            try:
+                from hardware.template_pdf import PAPER_NAMES, write_pdf
+
+                tiling = write_pdf(drawing, args.paper or "a4", output)
+            except ImportError:
+                return fail(f"{PROG}: a PDF template needs reportlab: pip install reportlab (or write board.svg)")
+            sheets = (f"{len(tiling.pages)} {PAPER_NAMES[tiling.paper]} "
+                      f"{'landscape' if tiling.landscape else 'portrait'} pages "
+                      f"({tiling.rows} x {tiling.columns}); trim and tape them where the marks meet")
+        else:
+            output.write_text(svg_text(drawing), encoding="utf-8")
+            sheets = f"one {drawing.width:.0f} x {drawing.height:.0f} mm sheet"
+    except OSError as error:
+        return fail(f"{PROG}: cannot write {output}: {error.strerror or error}")
+    print(f"{output}: {layout.name}, hole pitch {layout.pitch_mm:.2f} mm, {sheets}; "
+          "print at 100 % (actual size) and check the 100 mm scale bar")
+    return 0
+
+
+def controls_card(args) -> int:
+    """``controls-card -o card.pdf``: the controls of this config on one A6 page."""
+    from ..board.controls import controls_card as card_of
+    from ..config import load_config
+    from .card import draw_card
+
+    card = card_of(load_config(args.config, args.set))
+    try:
+        draw_card(card, args.output)
+    except OSError as error:
+        return fail(f"{PROG}: cannot write {args.output}: {error.strerror or error}")
+    print(f"{args.output}: the controls card, A6 (105 x 148 mm); print at 100%")
+    return 0
+
+
+def wiring(args) -> int:
+    """The wiring diagram for the config's pins."""
+    from pathlib import Path
+
+    from hardware.wiring import clashes, physical_pin, strip_gpio, wires, wiring_svg
+
+    from ..config import load_config
+
+    config = load_config(args.config, args.set)
+    svg = wiring_svg(config, source=" + ".join(config.sources))
+    try:
+        Path(args.output).write_text(svg, encoding="utf-8")
+    except OSError as error:
+        return fail(f"{PROG}: cannot write {args.output}: {error.strerror or error}")
+    for line in clashes(wires(config)):
+        print(f"{PROG}: {line}: give each its own pin", file=sys.stderr)
+    data = strip_gpio(config["leds"])
+    buzzer = config["buzzer"]
+    parts = (f"buttons, encoder, OLED and buzzer on GPIO{buzzer['pin']} (pin {physical_pin(buzzer['pin'])})"
+             if buzzer["enabled"] else "buttons, encoder and OLED (buzzer off: --set buzzer.enabled=true)")
+    print(f"{args.output}: strip data on GPIO{data} (pin {physical_pin(data)}), {parts} "
+          f"from {' + '.join(config.sources)}")
+    return 0

@@ -1,0 +1,123 @@
+"""The commands that count and replay (count, pegging, replay) and the scripted mock board (simulate).
+
+Each imports what it uses when it runs: ``count`` loads neither the config,
+nor the ledger, nor the game.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from scorer.errors import RecordSyntaxError
+
+from .output import PROG, fail, read_source
+
+TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
+if TYPE_CHECKING:  # annotations only
+    from ..config import Config
+
+
+def replay(args) -> int:
+    """``replay FILE [--json|--export]``: a game record's resulting state."""
+    import json
+
+    from scorer.record import replay as replay_record
+    from scorer.report import state_dict, summary
+
+    name, text = read_source(args.file)
+    if text is None:
+        return 2
+    try:
+        result = replay_record(text.splitlines())
+    except RecordSyntaxError as error:
+        return fail(f"{name}:{error.line}: {error}")
+    if args.export:
+        print("\n".join(result.book.record_lines()))
+    elif args.json:
+        print(json.dumps(state_dict(result.book, result.rejected), indent=2))
+    else:
+        print(summary(result.book, result.rejected))
+    return 0
+
+
+def _print_json(value) -> None:
+    import json  # only when asked for: a plain count starts without it
+
+    print(json.dumps(value))
+
+
+def count(args) -> int:
+    """``count CARDS --starter CARD`` or ``count --distribution``: a hand's points, or every hand's."""
+    from scorer.cards import parse_cards
+    from scorer.counting import distribution, score_hand
+
+    if args.distribution:
+        if args.cards or args.starter:
+            return fail(f"{PROG} count: --distribution counts every hand: give no cards")
+        counts = distribution(args.hand_size, args.crib)
+        full = {str(total): counts.get(total, 0) for total in range(max(counts) + 1)}
+        if args.json:
+            _print_json(full)
+        else:
+            for total, number in full.items():
+                print(f"{total:>3} {number:>10}")
+        return 0
+    if not args.starter:
+        return fail(f"{PROG} count: count needs --starter CARD (or --distribution)")
+    starter = parse_cards(_card_texts([args.starter]))[0]
+    score = score_hand(parse_cards(_card_texts(args.cards), [starter]), starter, crib=args.crib)
+    if args.json:
+        _print_json(score.to_dict())
+    else:
+        print(score.say())
+    return 0
+
+
+def _card_texts(texts: list[str]) -> list[str]:
+    """Card arguments cut short where they are too long to be a card, so the
+    message that says so stays short."""
+    return [text if len(text) <= 8 else text[:8] + "..." for text in texts]
+
+
+def pegging(args) -> int:
+    """``pegging CARDS [--go]``: the points of the last card played."""
+    from scorer.cards import parse_cards
+    from scorer.counting import score_play
+
+    score = score_play(parse_cards(_card_texts(args.cards)), go=args.go)
+    if args.json:
+        _print_json({"points": score.total, "items": score.to_dict()["items"]})
+    else:
+        print(f"{score.say()}" if score.items else "no points")
+    return 0
+
+
+def simulate(args, config: Config) -> int:
+    """``cribbage-board simulate SCRIPT [--json] [--snapshots DIR]``."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from ..pc.script import parse_script
+    from ..pc.simulator import run_script
+
+    name, text = read_source(args.script)
+    if text is None:
+        return 2
+    try:
+        parse_script(text.splitlines())
+    except RecordSyntaxError as error:
+        print(f"{name}:{error.line}: {error}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as scratch:
+        state = Path(args.state) if args.state else Path(scratch) / "ledger.sqlite3"
+        snapshots = Path(args.snapshots) if args.snapshots else None
+        result = run_script(text.splitlines(), config, state, snapshots)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        for r in result["rejected"]:
+            print(f"line {r['line']} refused: {r['entry']}: {r['error']}")
+        screen = result["screen"]
+        print("\n".join([screen["title"], *screen["lines"], screen["footer"]]))
+    return 0
