@@ -1,30 +1,44 @@
 """The board's configuration: a commented TOML default, the system file, and
-command-line overrides. Unknown keys and bad values are one-line errors that
-name the file and the key."""
+command-line overrides, checked once and given as frozen dataclasses.
+
+Every section of the TOML file is a dataclass with the section's keys as its
+fields (:class:`GameSettings`, :class:`LedsConfig`, :class:`DisplayConfig`,
+:class:`InputsConfig`, :class:`BuzzerConfig`, :class:`WebConfig`), gathered in
+a :class:`Config` with the board layout it names and the ledger's path
+(:meth:`Config.state_path`, the one place that decides it). Unknown keys and
+bad values are one-line errors (:class:`~firmware.errors.ConfigError`) that
+name the file and the key. The hardware is given the typed settings it needs
+(:mod:`hardware` never reads this file's keys); nothing outside this module
+reads the raw TOML.
+"""
 
 from __future__ import annotations
 
-import copy
+import os
 import re
 import reprlib
 import tomllib
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
+from hardware.display import DisplaySettings
+from hardware.inputs import BUTTONS, InputPins
+from hardware.leds import PowerSettings, StripSettings
+from hardware.wiring import Hookup
 from scorer.variants import Options
 from tomlfile import MAX_BYTES, TomlFileError, read_toml
 
 from .errors import ConfigError
 
 if TYPE_CHECKING:  # annotations only
+    from hardware.layout import Layout
     from scorer.record import GameHeader
 
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
-COLOUR_BUTTONS = ("red", "blue", "green", "yellow")
 MAX_CONFIG_BYTES = MAX_BYTES  # 256 KB; the default file is 3 KB
 MAX_OVERRIDE = 1000  # characters of one --set
+RGB = tuple[int, int, int]
 
 _shown = reprlib.Repr()  # values in messages: short, however long or deep
 _shown.maxstring = _shown.maxother = 60
@@ -37,7 +51,7 @@ def _default_text() -> str:
 
 
 def defaults() -> dict:
-    """The packaged default configuration."""
+    """The packaged default configuration, as the TOML reads."""
     return tomllib.loads(_default_text())
 
 
@@ -138,32 +152,25 @@ SCHEMA: dict[str, dict[str, Callable]] = {
         "rotate": _number(0, 3, integer=True), "mode": _choice("full", "scores"),
     },
     "inputs": {
-        **{name: _gpio for name in (*COLOUR_BUTTONS, "undo", "menu", "encoder_a", "encoder_b", "encoder_button")},
+        **{name: _gpio for name in (*BUTTONS, "encoder_a", "encoder_b", "encoder_button")},
         "debounce_ms": _number(0, 200), "hold_ms": _number(200, 5000),
     },
     "buzzer": {"enabled": _flag, "pin": _gpio},
     "web": {"port": _number(1, 65535, integer=True)},
 }
 
+# ---- the sections ------------------------------------------------------------
 
 @dataclass(frozen=True)
 class GameSettings:
-    """What a new game is: variant, the player names in seat order, first dealer, options."""
+    """[game]: what a new game is: the variant, the player names in seat order (the
+    red button's first), the first dealer ("": the first seat) and the options.
+    The menus change it on the board (``dataclasses.replace``)."""
 
     variant: str = "six-card"
     players: tuple[str, ...] = ("Red", "Blue", "Green", "Yellow")
     dealer: str = ""
     options: Options = field(default_factory=Options)
-
-    @classmethod
-    def from_config(cls, game: dict) -> "GameSettings":
-        from scorer.variants import SkunkLines, parse_game_points
-
-        options = Options(
-            exact_out=game["exact_out"], muggins=game["muggins"],
-            skunk=SkunkLines(game["skunk"]), points=parse_game_points(game["points"]),
-        )
-        return cls(game["variant"], tuple(game["players"]), game["dealer"], options)
 
     @property
     def first_dealer(self) -> str:
@@ -193,31 +200,129 @@ class GameSettings:
         return GameHeader(variant, tuple(seats), dealer, self.options)
 
 
+@dataclass(frozen=True)
+class LedsConfig:
+    """[leds]: the strip and how the board lights it."""
 
-@dataclass
-class Config:
-    """The checked configuration: ``values[section][key]``, where it came from,
-    and the board layout it names (loaded once, when the config is checked)."""
+    layout: str  # a bundled layout's name or a layout file
+    pin: int
+    driver: str
+    spi_hz: int
+    max_brightness: float
+    budget_ma: float
+    gamma: float
+    colours: tuple[RGB, ...]  # one a side, in seat order (the palette's, unless "standard")
+    back_peg: float
+    marks: float
+    palette: str
 
-    values: dict
-    sources: list[str]
-    layout: Any = None  # hardware.layout.Layout
+    @property
+    def strip(self) -> StripSettings:
+        """What the strip's driver needs."""
+        power = PowerSettings(self.max_brightness, self.budget_ma, self.gamma)
+        return StripSettings(self.driver, self.pin, self.spi_hz, power)
 
-    def __getitem__(self, section: str) -> dict:
-        return self.values[section]
 
-    def input_pins(self, hold_s: float | None = None):
-        """The buttons' and the encoder's pins and timings (``hold_s`` replaces the hold time)."""
-        from hardware.inputs import InputPins
+@dataclass(frozen=True)
+class DisplayConfig:
+    """[display]: the OLED, and what it shows ("full", or large "scores")."""
 
-        section = self.values["inputs"]
-        buttons = {name: section[name] for name in (*COLOUR_BUTTONS, "undo", "menu")}
+    enabled: bool
+    chip: str
+    bus: str
+    i2c_port: int
+    i2c_address: int
+    rotate: int
+    mode: str
+
+    @property
+    def settings(self) -> DisplaySettings:
+        """What the OLED's driver needs."""
+        return DisplaySettings(chip=self.chip, bus=self.bus, i2c_port=self.i2c_port,
+                               i2c_address=self.i2c_address, rotate=self.rotate)
+
+
+@dataclass(frozen=True)
+class InputsConfig:
+    """[inputs]: the GPIO (BCM) of each button and of the encoder, and the timings."""
+
+    red: int
+    blue: int
+    green: int
+    yellow: int
+    undo: int
+    menu: int
+    encoder_a: int
+    encoder_b: int
+    encoder_button: int
+    debounce_ms: float
+    hold_ms: float
+
+    def pins(self, hold_s: float | None = None) -> InputPins:
+        """What the controls need (``hold_s`` replaces the hold time: the simulator's scripts);
+        ValueError, naming the pins, if two share a GPIO."""
         return InputPins(
-            buttons=buttons, encoder_a=section["encoder_a"], encoder_b=section["encoder_b"],
-            encoder_button=section["encoder_button"], debounce_s=section["debounce_ms"] / 1000,
-            hold_s=section["hold_ms"] / 1000 if hold_s is None else hold_s,
+            buttons={name: getattr(self, name) for name in BUTTONS}, encoder_a=self.encoder_a,
+            encoder_b=self.encoder_b, encoder_button=self.encoder_button, debounce_s=self.debounce_ms / 1000,
+            hold_s=self.hold_ms / 1000 if hold_s is None else hold_s,
         )
 
+
+@dataclass(frozen=True)
+class BuzzerConfig:
+    """[buzzer]: a passive piezo on a PWM pin, off unless enabled."""
+
+    enabled: bool
+    pin: int
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """[web]: the web view's port (the phone view's address shows it)."""
+
+    port: int
+
+
+@dataclass(frozen=True)
+class Config:
+    """The checked configuration: each section, the top-level ``backend`` ("real",
+    "mock", or None: the machine decides) and ``state`` (None: the default), the
+    board ``layout`` it names (loaded once, when checked) and ``sources``, where it
+    came from ("default config", the file, each --set)."""
+
+    backend: str | None
+    state: str | None
+    game: GameSettings
+    leds: LedsConfig
+    display: DisplayConfig
+    inputs: InputsConfig
+    buzzer: BuzzerConfig
+    web: WebConfig
+    layout: Layout
+    sources: tuple[str, ...]
+
+    def state_path(self, override: str | os.PathLike | None = None) -> Path:
+        """The ledger's path: ``override`` (--state), else ``state``, else :func:`default_state_path`."""
+        chosen = override or self.state
+        return Path(chosen) if chosen else default_state_path()
+
+    @property
+    def hookup(self) -> Hookup:
+        """What is wired to the Pi's header, for the wiring diagram."""
+        display = self.display.settings if self.display.enabled else None
+        return Hookup(self.inputs.pins(), self.leds.strip, display, self.buzzer.pin, self.buzzer.enabled)
+
+
+def default_state_path() -> Path:
+    """Where the ledger lives when nothing says: systemd's StateDirectory, else ~/.local/state."""
+    base = os.environ.get("STATE_DIRECTORY")
+    if base:
+        return Path(base.split(":")[0]) / "ledger.sqlite3"
+    xdg = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(xdg) / "cribbage-board" / "ledger.sqlite3"
+
+
+# ---- reading and checking ----------------------------------------------------
 
 def _merge(target: dict, data: dict, source: str) -> None:
     for key, value in data.items():
@@ -261,17 +366,18 @@ def parse_override(text: str) -> tuple[str, str, Any]:
     return section, key, value
 
 
-def _read_toml(path: Path, noun: str = "the config") -> dict:
+def _read_toml(path: Path) -> dict:
     """A TOML file's table; ConfigError if it is unreadable (a folder, a pipe), too
     large, not UTF-8, not TOML or nested too deeply."""
     try:
-        return read_toml(path, noun, MAX_CONFIG_BYTES)
+        return read_toml(path, "the config", MAX_CONFIG_BYTES)
     except TomlFileError as error:
         raise ConfigError(str(error)) from None
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Config:
-    """Defaults, then the file (``path``, or the system file if it exists), then overrides."""
+    """Defaults, then the file (``path``, or the system file if it exists), then
+    overrides; every key checked, then the keys against each other."""
     values: dict = {}
     _merge(values, defaults(), "default config")
     sources = ["default config"]
@@ -287,106 +393,105 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Co
         source = f"--set {text if len(text) <= 60 else text[:60] + '...'}"
         _set(values, section, key, value, source)
         sources.append(source)
-    config = Config(copy.deepcopy(values), sources)
-    config.layout = _check_together(config)
-    return config
+    return _built(values, tuple(sources))
 
 
-def _check_led_pin(config: Config, where: str) -> None:
-    """The strip's pin must suit its driver: GPIO10 for spi (and auto, which is spi)."""
-    from hardware.leds import PWM_PINS, SPI_PIN
+def _built(values: dict, sources: tuple[str, ...]) -> Config:
+    """The typed configuration of checked values, checked across keys (the last source is
+    named in what is wrong); it loads the layout the [leds] section names."""
+    from scorer.variants import SkunkLines, parse_game_points
 
-    driver, pin = config["leds"]["driver"], config["leds"]["pin"]
-    if driver in ("auto", "spi") and pin != SPI_PIN:
-        raise ConfigError(
-            f'{where}: [leds] pin = {pin}: with [leds] driver = "{driver}" (SPI) the pin must be 10; '
-            'for a PWM pin set [leds] driver = "ws281x"'
-        )
-    if driver == "ws281x" and pin != SPI_PIN and pin not in PWM_PINS:
-        raise ConfigError(
-            f"{where}: [leds] pin = {pin}: ws281x drives GPIO10 (SPI) or {', '.join(map(str, sorted(PWM_PINS)))} (PWM)"
-        )
-
-
-def _check_together(config: Config):
-    """Checks across keys; returns the layout, which they load."""
-    # Pins in use twice, a layout with too few tracks for the game, too few names.
-    from hardware.errors import LayoutError
-    from hardware.layout import load_layout
-    from scorer.variants import find_variant
-
-    where = config.sources[-1]
+    where = sources[-1]
+    game = values["game"]
+    options = Options(exact_out=game["exact_out"], muggins=game["muggins"],
+                      skunk=SkunkLines(game["skunk"]), points=parse_game_points(game["points"]))
+    leds = LedsConfig(**{**values["leds"], "colours": tuple(values["leds"]["colours"])})
+    inputs = InputsConfig(**values["inputs"])
+    display = DisplayConfig(**values["display"])
+    buzzer = BuzzerConfig(**values["buzzer"])
     try:
-        pins = config.input_pins()
+        pins = inputs.pins()
     except ValueError as error:
         raise ConfigError(f"{where}: [inputs] {error}") from None
     used = {pin: name for name, pin in pins.buttons.items()}
     used.update({pins.encoder_a: "encoder_a", pins.encoder_b: "encoder_b", pins.encoder_button: "encoder_button"})
-    if config["leds"]["pin"] in used:
+    if leds.pin in used:
+        raise ConfigError(f"{where}: [leds] pin = {leds.pin} is also [inputs] {used[leds.pin]}: give the strip its own pin")
+    _check_buzzer(buzzer, leds, display, used, where)
+    leds = _with_palette(leds)
+    _check_led_pin(leds, where)
+    layout = _layout(leds, where)
+    _check_game(game["variant"], game["players"], layout, where)
+    top = values[""]
+    return Config(
+        backend=top["backend"] or None, state=top["state"] or None,
+        game=GameSettings(game["variant"], tuple(game["players"]), game["dealer"], options),
+        leds=leds, display=display, inputs=inputs, buzzer=buzzer, web=WebConfig(**values["web"]),
+        layout=layout, sources=sources,
+    )
+
+
+def _check_buzzer(buzzer: BuzzerConfig, leds: LedsConfig, display: DisplayConfig, used: dict[int, str],
+                  where: str) -> None:
+    """A buzzer that is enabled needs a pin of its own."""
+    if not buzzer.enabled:
+        return
+    taken = {**used, leds.pin: "[leds] pin"}
+    if display.enabled and display.bus == "i2c" and display.i2c_port == 1:
+        taken.update({2: "[display] I2C SDA (the OLED)", 3: "[display] I2C SCL (the OLED)"})
+    if leds.pin == 10:  # the strip on SPI0 MOSI: the SPI driver claims SPI0's other pins
+        taken.update({9: "[leds] SPI0 MISO (the strip's SPI driver)", 11: "[leds] SPI0 SCLK (the strip's SPI driver)",
+                      8: "[leds] SPI0 CE0 (the strip's SPI driver)"})
+    if buzzer.pin in taken:
+        other = taken[buzzer.pin]
+        other = other if other.startswith("[") else f"[inputs] {other}"
+        raise ConfigError(f"{where}: [buzzer] pin = {buzzer.pin} is also {other}: give the buzzer its own pin")
+
+
+def _with_palette(leds: LedsConfig) -> LedsConfig:
+    """A palette other than "standard" replaces [leds] colours (the board and the controls card follow)."""
+    if leds.palette == "standard":
+        return leds
+    from .palette import PALETTES
+
+    return replace(leds, colours=PALETTES[leds.palette])
+
+
+def _check_led_pin(leds: LedsConfig, where: str) -> None:
+    """The strip's pin must suit its driver: GPIO10 for spi (and auto, which is spi)."""
+    from hardware.leds import PWM_PINS, SPI_PIN
+
+    if leds.driver in ("auto", "spi") and leds.pin != SPI_PIN:
         raise ConfigError(
-            f"{where}: [leds] pin = {config['leds']['pin']} is also [inputs] {used[config['leds']['pin']]}: "
-            "give the strip its own pin"
+            f'{where}: [leds] pin = {leds.pin}: with [leds] driver = "{leds.driver}" (SPI) the pin must be 10; '
+            'for a PWM pin set [leds] driver = "ws281x"'
         )
-    _check_buzzer(config, where, used)
-    _apply_palette(config)
-    _check_led_pin(config, where)
+    if leds.driver == "ws281x" and leds.pin != SPI_PIN and leds.pin not in PWM_PINS:
+        raise ConfigError(
+            f"{where}: [leds] pin = {leds.pin}: ws281x drives GPIO10 (SPI) or {', '.join(map(str, sorted(PWM_PINS)))} (PWM)"
+        )
+
+
+def _layout(leds: LedsConfig, where: str) -> Layout:
+    from hardware.errors import LayoutError
+    from hardware.layout import load_layout
+
     try:
-        layout = load_layout(config["leds"]["layout"])
+        return load_layout(leds.layout)
     except LayoutError as error:
         raise ConfigError(f"{where}: [leds] layout: {error}") from None
-    variant = find_variant(config["game"]["variant"])
+
+
+def _check_game(variant_name: str, players: list[str], layout: Layout, where: str) -> None:
+    """The layout has a track for every side of the game, and the game has its players named."""
+    from scorer.variants import find_variant
+
+    variant = find_variant(variant_name)
     sides = variant.sides
     if sides > len(layout.tracks):
         raise ConfigError(
             f"{where}: [game] variant = {variant.name!r} has {sides} sides but the layout "
             f"{layout.name} has {len(layout.tracks)} tracks: choose a layout with {sides} in [leds] layout"
         )
-    if len(config["game"]["players"]) < variant.players:
-        raise ConfigError(
-            f"{where}: [game] players: {variant.name} needs {variant.players} names"
-        )
-    return layout
-
-
-def _check_buzzer(config: Config, where: str, used: dict[int, str]) -> None:
-    """A buzzer that is enabled needs a pin of its own."""
-    buzzer = config["buzzer"]
-    if not buzzer["enabled"]:
-        return
-    taken = {**used, config["leds"]["pin"]: "[leds] pin"}
-    display = config["display"]
-    if display["enabled"] and display["bus"] == "i2c" and display["i2c_port"] == 1:
-        taken.update({2: "[display] I2C SDA (the OLED)", 3: "[display] I2C SCL (the OLED)"})
-    if config["leds"]["pin"] == 10:  # the strip on SPI0 MOSI: the SPI driver claims SPI0's other pins
-        taken.update({9: "[leds] SPI0 MISO (the strip's SPI driver)", 11: "[leds] SPI0 SCLK (the strip's SPI driver)",
-                      8: "[leds] SPI0 CE0 (the strip's SPI driver)"})
-    if buzzer["pin"] in taken:
-        other = taken[buzzer["pin"]]
-        other = other if other.startswith("[") else f"[inputs] {other}"
-        raise ConfigError(f"{where}: [buzzer] pin = {buzzer['pin']} is also {other}: give the buzzer its own pin")
-
-
-def _apply_palette(config: Config) -> None:
-    """A palette other than "standard" replaces [leds] colours (the board and the controls card follow)."""
-    name = config["leds"]["palette"]
-    if name != "standard":
-        from .palette import PALETTES
-
-        config["leds"]["colours"] = list(PALETTES[name])
-
-
-def default_state_path() -> Path:
-    """Where the ledger lives when nothing says: systemd's StateDirectory, else ~/.local/state."""
-    import os
-
-    base = os.environ.get("STATE_DIRECTORY")
-    if base:
-        return Path(base.split(":")[0]) / "ledger.sqlite3"
-    xdg = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
-    return Path(xdg) / "cribbage-board" / "ledger.sqlite3"
-
-
-def state_path(config: Config, override: str | None = None) -> Path:
-    """The ledger's path: ``override`` (--state), else the config's ``state``, else the default."""
-    chosen = override or config.values[""].get("state")
-    return Path(chosen) if chosen else default_state_path()
+    if len(players) < variant.players:
+        raise ConfigError(f"{where}: [game] players: {variant.name} needs {variant.players} names")

@@ -1,41 +1,130 @@
-"""Choosing the backend: real devices on a Raspberry Pi, mocks elsewhere.
+"""Device backends, as gpiozero has pin factories: each opens the board's devices of one kind.
 
-The choice is the argument, else ``CRIBBAGE_BACKEND``, else the config, else
-what the machine is. The mock is never chosen silently on a Pi: there, only
-an explicit choice gives it, and :func:`choose_backend` says so.
+:class:`PiBackend` opens the real strip, OLED, buttons and buzzer, and powers
+the Pi off; :class:`MockBackend` opens mocks that record what they were given,
+and its power-off only ends the program. The board asks its backend for each
+device and never asks which backend it is. :func:`choose_backend` picks one:
+the argument, else ``CRIBBAGE_BACKEND``, else the config, else what the machine
+is. The mock is never chosen silently on a Pi: there, only an explicit choice
+gives it, and the message says so.
+
+Every real device library (spidev, rpi_ws281x, luma, gpiozero's pin
+libraries) is imported when a device is opened, never at module import.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass
-from pathlib import Path
+import warnings
 
+from .buzzer import Buzzer, MockBuzzer, TonalBuzzer
+from .display import Display, DisplaySettings, MockDisplay, open_display
 from .errors import HardwareError
+from .inputs import Controls, InputPins, MockControls
+from .leds import LedStrip, MockStrip, StripSettings, open_strip
+from .model import pi_model
+from .power import power_off
 
 BACKENDS = ("real", "mock")
-LED_DRIVERS = ("auto", "spi", "ws281x")
 ENV_VAR = "CRIBBAGE_BACKEND"
-MODEL_FILE = Path("/proc/device-tree/model")
 
 
-def pi_model(model_file: Path = MODEL_FILE) -> str | None:
-    """The Raspberry Pi model string, or None when this is not a Pi."""
-    try:
-        text = model_file.read_bytes().decode("ascii", "replace").strip("\x00\n ")
-    except OSError:
-        return None
-    return text if text.startswith("Raspberry Pi") else None
+class Backend:
+    """Opens the devices of one kind of board. ``name`` is "real" or "mock",
+    ``source`` where the choice came from ("argument", "environment", "config",
+    "machine" or a caller's own word) and ``message`` a line to tell the user.
+
+    ``physical`` says whether the devices are physical (a mock board is only
+    seen where something draws it: the terminal board); ``powers_off`` whether
+    :meth:`power_off` turns a machine off."""
+
+    name = ""
+    physical = False
+    powers_off = False
+
+    def __init__(self, source: str, message: str):
+        self.source = source
+        self.message = message
+
+    def open_strip(self, settings: StripSettings, count: int) -> LedStrip:
+        raise NotImplementedError
+
+    def open_display(self, settings: DisplaySettings) -> Display:
+        raise NotImplementedError
+
+    def open_controls(self, pins: InputPins) -> Controls:
+        raise NotImplementedError
+
+    def open_buzzer(self, pin: int) -> Buzzer:
+        raise NotImplementedError
+
+    def power_off(self) -> None:
+        """Ask for the machine to power off; ``hardware.power.PowerOffError`` if refused."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.source!r}, {self.message!r})"
 
 
-@dataclass(frozen=True)
-class BackendChoice:
-    """Which backend, where the choice came from, and a line to tell the user."""
+class PiBackend(Backend):
+    """The Raspberry Pi's own devices: the strip through spidev or rpi_ws281x, the OLED
+    through luma, buttons and encoder through gpiozero's pins, a PWM buzzer, and a
+    power-off through systemd-logind."""
 
-    name: str
-    source: str  # "argument", "environment", "config" or "machine"
-    message: str
+    name = "real"
+    physical = True
+    powers_off = True
+
+    def open_strip(self, settings: StripSettings, count: int) -> LedStrip:
+        """The strip with the driver the settings name (auto: spi, see hardware.model)."""
+        return open_strip(settings.driver, count, settings.pin, settings.power, hz=settings.spi_hz)
+
+    def open_display(self, settings: DisplaySettings) -> Display:
+        return open_display(settings)
+
+    def open_controls(self, pins: InputPins) -> Controls:
+        """The buttons and encoder; if gpiozero finds no pin library, the error names the
+        first it tried (lgpio, the one current Pi OS needs) and how to get it."""
+        from gpiozero.exc import PinFactoryFallback
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PinFactoryFallback)
+            try:
+                return Controls(pins)
+            except HardwareError as error:
+                fallbacks = [str(w.message) for w in caught if issubclass(w.category, PinFactoryFallback)]
+                if not fallbacks:
+                    raise
+                raise HardwareError(f"{error} ({fallbacks[0]}): on a Pi, pip install lgpio in the venv") from None
+
+    def open_buzzer(self, pin: int) -> Buzzer:
+        return TonalBuzzer(pin)
+
+    def power_off(self) -> None:
+        power_off()
+
+
+class MockBackend(Backend):
+    """Mock devices: a strip and an OLED (luma's dummy) that keep what they showed,
+    buttons and an encoder on gpiozero's MockFactory pins, a buzzer that records its
+    tunes. Powering off does nothing: on the mock board, Shut down ends the program."""
+
+    name = "mock"
+
+    def open_strip(self, settings: StripSettings, count: int) -> LedStrip:
+        return MockStrip(count, settings.power)
+
+    def open_display(self, settings: DisplaySettings) -> Display:
+        return MockDisplay()
+
+    def open_controls(self, pins: InputPins) -> Controls:
+        return MockControls(pins)
+
+    def open_buzzer(self, pin: int) -> Buzzer:
+        return MockBuzzer()
+
+    def power_off(self) -> None:
+        """Nothing to power off: the mock board's program just ends."""
 
 
 def choose_backend(
@@ -43,8 +132,8 @@ def choose_backend(
     config: str | None = None,
     environ: dict | None = None,
     model: str | None | bool = False,
-) -> BackendChoice:
-    """Pick the backend; ``model`` is the Pi model (False: look it up)."""
+) -> Backend:
+    """The backend to use; ``model`` is the Pi model (False: look it up)."""
     environ = os.environ if environ is None else environ
     model = pi_model() if model is False else model
     for source, value in (
@@ -61,50 +150,7 @@ def choose_backend(
                 message = f"real hardware asked ({source}), but this is not a Raspberry Pi"
             else:
                 message = f"{name} hardware ({source})"
-            return BackendChoice(name, source, message)
+            return (MockBackend if name == "mock" else PiBackend)(source, message)
     if model:
-        return BackendChoice("real", "machine", f"real hardware on a {model}")
-    return BackendChoice("mock", "machine", "no Raspberry Pi here: running the mock board")
-
-
-def pi_generation(model: str | None) -> int | None:
-    """The board family: 1 to 5 (the Pi 400 is a 4, the 500 and CM5 are 5s), None off a Pi."""
-    if not model:
-        return None
-    if model.startswith("Raspberry Pi Zero"):
-        return 3 if model.startswith("Raspberry Pi Zero 2") else 1  # the Zero 2 W is a Pi 3 chip
-    found = re.match(r"Raspberry Pi (?:Compute Module )?(\d)", model)
-    return int(found.group(1)) if found else 1  # "Raspberry Pi Model B Plus": the first boards
-
-
-def ws281x_problem(model: str | None) -> str | None:
-    """Why rpi_ws281x cannot drive the strip on this model, or None if it can.
-
-    rpi_ws281x finds the board in a table of revision codes; it has no Pi 5
-    (RP1) support, and a model newer than it knows would crash the process.
-    """
-    generation = pi_generation(model)
-    if generation is None or generation <= 4:
-        return None
-    if generation == 5:
-        family = "" if model.startswith("Raspberry Pi 5 ") else f" family (this is a {model})"
-        return f'ws281x does not support the Raspberry Pi 5{family}: set leds.driver = "spi"'
-    return f'ws281x does not know the {model}: set leds.driver = "spi"'
-
-
-def led_driver_for(model: str | None) -> tuple[str, str]:
-    """The LED driver ``leds.driver = "auto"`` means on this model, and why: always spi.
-
-    spidev is the default on every model: it needs no root (the spi group), it
-    runs on the Pi 3, 4, 5, 500 and Zero 2 W alike, and it needs no table of
-    board revisions, which new revisions of supported boards have broken in
-    rpi_ws281x (its issues 519, 520, 555). The Pi 5 family has no rpi_ws281x
-    support at all. ws281x is used only when the config asks for it.
-    """
-    why = "spidev on /dev/spidev0.0 needs no root and no table of board revisions"
-    if model is None:
-        return "spi", f"not a Raspberry Pi: spi, the driver every current Pi has ({why})"
-    problem = ws281x_problem(model)
-    if problem:
-        return "spi", f"{model}: spi, the only driver here (rpi_ws281x does not support this board)"
-    return "spi", f'{model}: spi ({why}); leds.driver = "ws281x" uses rpi_ws281x instead'
+        return PiBackend("machine", f"real hardware on a {model}")
+    return MockBackend("machine", "no Raspberry Pi here: running the mock board")

@@ -162,6 +162,23 @@ SPI_PIN = 10  # GPIO10, /dev/spidev0.0: no root needed
 PWM_PINS = (12, 18, 13, 19)
 
 
+@dataclass(frozen=True)
+class StripSettings:
+    """How the strip is driven: the ``driver`` ("auto", "spi" or "ws281x"), its data
+    ``pin``, the SPI clock ``spi_hz`` (the spi driver) and the ``power`` limits."""
+
+    driver: str = "auto"
+    pin: int = SPI_PIN
+    spi_hz: int = ws2812.DEFAULT_HZ
+    power: PowerSettings = PowerSettings()
+
+    @property
+    def data_gpio(self) -> int:
+        """The GPIO the strip's data line leaves from: SPI0 MOSI (GPIO10) for the spi
+        driver (and auto, which is spi), the configured pin for ws281x."""
+        return self.pin if self.driver == "ws281x" else SPI_PIN
+
+
 class Ws281xStrip:
     """A WS2812 strip on rpi_ws281x: SPI on GPIO10 by default (no root), PWM as an option.
 
@@ -368,10 +385,10 @@ def open_strip(
     """Open the strip with ``driver`` ("auto", "spi" or "ws281x"); ``model`` is the Pi
     model (False: look it up). ``options`` go to the driver (``library=`` in tests).
 
-    "auto" is spi on every model (see :func:`hardware.backend.led_driver_for`); a
+    "auto" is spi on every model (see :func:`hardware.model.led_driver_for`); a
     ws281x strip is never constructed on a board rpi_ws281x does not support.
     """
-    from .backend import LED_DRIVERS, led_driver_for, pi_model, ws281x_problem
+    from .model import LED_DRIVERS, led_driver_for, pi_model, ws281x_problem
 
     model = pi_model() if model is False else model
     name = driver.strip().lower() if isinstance(driver, str) else driver

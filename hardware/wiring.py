@@ -1,4 +1,4 @@
-"""The wiring diagram, drawn from the config's pins as SVG, so it never disagrees with the config.
+"""The wiring diagram, drawn from the board's pins as SVG, so it never disagrees with the config.
 
 The Pi's 40-pin header is drawn in the middle (physical pin numbers in the
 circles, BCM GPIO names beside them); every wire the board needs leaves its
@@ -11,8 +11,11 @@ of its own. A panel below shows the 5 V supply, the strip and the common ground.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
 from xml.sax.saxutils import escape
+
+from .display import DisplaySettings
+from .inputs import BUTTONS, InputPins
+from .leds import SPI_PIN, StripSettings
 
 # The 40-pin header of every Pi since the B+ (Pi 2, 3, 4, 5, 400, 500, Zero):
 # physical pin -> what it is ("GPIO<n>" with the BCM number, or a supply).
@@ -25,8 +28,6 @@ HEADER: dict[int, str] = {
     37: "GPIO26", 38: "GPIO20", 39: "GND", 40: "GPIO21",
 }
 PHYSICAL: dict[int, int] = {int(name[4:]): pin for pin, name in HEADER.items() if name.startswith("GPIO")}
-SPI_MOSI = 10  # SPI0 MOSI: the strip's data line with the spi driver
-BUTTONS = ("red", "blue", "green", "yellow", "undo", "menu")
 ENCODER = (("encoder_a", "encoder A (CLK)"), ("encoder_b", "encoder B (DT)"),
            ("encoder_button", "encoder push (SW)"))
 # Fixed supply pins: the OLED and encoder power near their lines, the strip's
@@ -35,6 +36,20 @@ OLED_VCC, OLED_GND, ENCODER_VCC, ENCODER_GND, SUPPLY_5V, COMMON_GND, BUTTON_GND 
 COLOURS = {"button": "#555555", "encoder": "#7a3db8", "oled": "#1f6fb2", "strip": "#c0392b",
            "power": "#d35400", "ground": "#222222", "buzzer": "#0e7c6b"}
 BUZZER_OHMS = 100  # in series with the passive piezo (hardware/README.md)
+
+
+@dataclass(frozen=True)
+class Hookup:
+    """What the board wires to the Pi's header: the buttons' and encoder's ``pins``, the
+    ``strip`` (its driver picks the data pin), the OLED's ``display`` settings (None:
+    no OLED), and the buzzer's pin, wired when ``buzzer`` is on (the legend names the
+    pin either way)."""
+
+    pins: InputPins
+    strip: StripSettings
+    display: DisplaySettings | None
+    buzzer_pin: int
+    buzzer: bool
 
 
 @dataclass(frozen=True)
@@ -55,11 +70,6 @@ def physical_pin(gpio: int) -> int:
         raise ValueError(f"GPIO{gpio} is not on the 40-pin header: use GPIO 0 to 27") from None
 
 
-def strip_gpio(leds: Mapping) -> int:
-    """The GPIO of the strip's data line: SPI0 MOSI for the spi driver (and auto), leds.pin for ws281x."""
-    return leds["pin"] if leds.get("driver", "auto") == "ws281x" else SPI_MOSI
-
-
 def buzzer_ground(pin: int) -> int:
     """The GND pin for the buzzer's other leg: the nearest one no fixed wire takes (pin 32 -> 34)."""
     taken = {OLED_GND, ENCODER_GND, COMMON_GND, BUTTON_GND}
@@ -72,36 +82,38 @@ def _row(pin: int) -> int:
     return (pin - 1) // 2
 
 
-def wires(config) -> list[Wire]:
-    """Every wire from the header that the config's pins call for, in pin order."""
-    inputs, leds, display = config["inputs"], config["leds"], config["display"]
+def wires(hookup: Hookup) -> list[Wire]:
+    """Every wire from the header that the board's pins call for, in pin order."""
+    pins = hookup.pins
+    encoder = {"encoder_a": pins.encoder_a, "encoder_b": pins.encoder_b, "encoder_button": pins.encoder_button}
     found = []
     for name in BUTTONS:
-        found.append(Wire(physical_pin(inputs[name]), f"{name} button", "button", inputs[name]))
+        gpio = pins.buttons[name]
+        found.append(Wire(physical_pin(gpio), f"{name} button", "button", gpio))
     for key, label in ENCODER:
-        found.append(Wire(physical_pin(inputs[key]), label, "encoder", inputs[key]))
+        found.append(Wire(physical_pin(encoder[key]), label, "encoder", encoder[key]))
     found.append(Wire(ENCODER_VCC, "encoder +", "encoder"))
     found.append(Wire(ENCODER_GND, "encoder GND", "encoder"))
     found.append(Wire(BUTTON_GND, "buttons' ground bus", "ground"))
-    data = strip_gpio(leds)
+    data = hookup.strip.data_gpio
     found.append(Wire(physical_pin(data), "strip data", "strip", data))
     found.append(Wire(SUPPLY_5V, "5 V supply + (powers the Pi)", "power"))
     found.append(Wire(COMMON_GND, "supply - / strip GND (common ground)", "ground"))
-    if display["enabled"]:
-        if display["bus"] == "i2c":
-            sda, scl = {0: (0, 1)}.get(display["i2c_port"], (2, 3))
+    display = hookup.display
+    if display is not None:
+        if display.bus == "i2c":
+            sda, scl = {0: (0, 1)}.get(display.i2c_port, (2, 3))
             found.append(Wire(physical_pin(sda), "OLED SDA", "oled", sda))
             found.append(Wire(physical_pin(scl), "OLED SCL", "oled", scl))
-        else:  # luma's SPI defaults: SPI0 CE0, DC on GPIO24, RST on GPIO25
-            for gpio, label in ((10, "OLED DIN (MOSI)"), (11, "OLED CLK (SCLK)"), (8, "OLED CS (CE0)"),
-                                (24, "OLED DC"), (25, "OLED RES")):
+        else:  # SPI0 (its CE0 for the chip select), and the DC and RES pins
+            for gpio, label in ((SPI_PIN, "OLED DIN (MOSI)"), (11, "OLED CLK (SCLK)"), (8, "OLED CS (CE0)"),
+                                (display.dc_pin, "OLED DC"), (display.reset_pin, "OLED RES")):
                 found.append(Wire(physical_pin(gpio), label, "oled", gpio))
         found.append(Wire(OLED_VCC, "OLED VCC", "oled"))
         found.append(Wire(OLED_GND, "OLED GND", "oled"))
-    buzzer = config["buzzer"]
-    if buzzer.get("enabled"):
-        pin = physical_pin(buzzer["pin"])
-        found.append(Wire(pin, "buzzer +", "buzzer", buzzer["pin"]))
+    if hookup.buzzer:
+        pin = physical_pin(hookup.buzzer_pin)
+        found.append(Wire(pin, "buzzer +", "buzzer", hookup.buzzer_pin))
         found.append(Wire(buzzer_ground(pin), "buzzer - (GND)", "buzzer"))
     return sorted(found, key=lambda wire: wire.pin)
 
@@ -233,10 +245,10 @@ def _ground(x: int, y: int, side: int) -> list[str]:
             f'<line x1="{g + side * 8}" y1="{y - 2}" x2="{g + side * 8}" y2="{y + 2}" stroke="#222" stroke-width="2"/>']
 
 
-def wiring_svg(config, source: str = "the default config") -> str:
-    """The wiring diagram for the config's pins, as an SVG document."""
-    found = wires(config)
-    driver = config["leds"].get("driver", "auto")
+def wiring_svg(hookup: Hookup, source: str = "the default config") -> str:
+    """The wiring diagram for the board's pins, as an SVG document."""
+    found = wires(hookup)
+    driver = hookup.strip.driver
     problems = clashes(found)
     panel = _row_y(40) + 60
     height = panel + 266 + 18 * len(problems)
@@ -288,8 +300,8 @@ def wiring_svg(config, source: str = "the default config") -> str:
                    'fill="white" opacity="0.85"/>')
         out.append(_text(label_x, y + 4, name, size=11, anchor="end" if side < 0 else "start",
                          colour="black" if wired else "#999", weight="bold" if wired else "normal"))
-    out += _power_panel(panel, driver, config["leds"])
-    out.append(_text(40, panel + 223, _buzzer_note(config["buzzer"]), size=12, colour=COLOURS["buzzer"],
+    out += _power_panel(panel, hookup.strip)
+    out.append(_text(40, panel + 223, _buzzer_note(hookup), size=12, colour=COLOURS["buzzer"],
                      extra=' class="legend-buzzer"'))
     y = height - 18 * len(problems) - 10
     for line in problems:
@@ -299,11 +311,11 @@ def wiring_svg(config, source: str = "the default config") -> str:
     return "\n".join(out) + "\n"
 
 
-def _buzzer_note(buzzer: Mapping) -> str:
+def _buzzer_note(hookup: Hookup) -> str:
     """The legend's line on the buzzer: how it is wired, or how to turn it on."""
-    gpio = buzzer.get("pin", 12)
+    gpio = hookup.buzzer_pin
     where = f"GPIO{gpio} (pin {physical_pin(gpio)})" if gpio in PHYSICAL else f"GPIO{gpio}"
-    if buzzer.get("enabled"):
+    if hookup.buzzer:
         ground = buzzer_ground(physical_pin(gpio))
         return (f"Buzzer: a passive piezo (it needs a tone, not DC) from {where} through {BUZZER_OHMS} \u03a9, "
                 f"its other leg to GND (pin {ground}); [buzzer] pin moves it.")
@@ -327,9 +339,9 @@ def _joined(wire: Wire, used: dict[int, list[Wire]]) -> int | None:
     return _row_y(ground if wire is signal else signal.pin)
 
 
-def _power_panel(top: int, driver: str, leds: Mapping) -> list[str]:
+def _power_panel(top: int, strip: StripSettings) -> list[str]:
     """The 5 V supply, the strip, the level shifter's power and the common ground."""
-    red, black, strip = COLOURS["strip"], "#222222", COLOURS["strip"]
+    red, black, ink = COLOURS["strip"], "#222222", COLOURS["strip"]
     out = [f'<rect x="20" y="{top}" width="{WIDTH - 40}" height="236" rx="8" fill="#fafafa" stroke="#bbb"/>',
            _text(40, top + 26, "Power and the strip", size=15, weight="bold")]
     # Supply.
@@ -354,13 +366,13 @@ def _power_panel(top: int, driver: str, leds: Mapping) -> list[str]:
         out.append(_text(x + 6, (plus + minus) // 2 + 10, bottom_label, size=11))
     # The strip, fed at both ends.
     x0, x1 = 820, rail_end
-    out.append(f'<rect x="{x0}" y="{plus + 12}" width="{x1 - x0}" height="30" rx="4" fill="#fdecea" stroke="{strip}" stroke-width="1.5"/>')
-    out.append(_text((x0 + x1) // 2, plus + 32, "WS2812B strip: 5 V and GND at both ends", size=11, anchor="middle", colour=strip))
+    out.append(f'<rect x="{x0}" y="{plus + 12}" width="{x1 - x0}" height="30" rx="4" fill="#fdecea" stroke="{ink}" stroke-width="1.5"/>')
+    out.append(_text((x0 + x1) // 2, plus + 32, "WS2812B strip: 5 V and GND at both ends", size=11, anchor="middle", colour=ink))
     for x in (x0 + 8, x1 - 8):
         out.append(f'<line x1="{x}" y1="{plus}" x2="{x}" y2="{plus + 12}" stroke="{red}" stroke-width="2"/>')
         out.append(f'<line x1="{x}" y1="{plus + 42}" x2="{x}" y2="{minus}" stroke="{black}" stroke-width="2"/>')
-    data = "GPIO10 (SPI0 MOSI, pin 19), spi driver" if driver != "ws281x" else \
-        f"GPIO{leds['pin']} (pin {physical_pin(leds['pin'])}), ws281x driver"
+    data = "GPIO10 (SPI0 MOSI, pin 19), spi driver" if strip.driver != "ws281x" else \
+        f"GPIO{strip.pin} (pin {physical_pin(strip.pin)}), ws281x driver"
     notes = [
         f"Strip data: {data} -> 74AHCT125 1A, 1Y -> 330 \u03a9 -> DIN.",
         "Feed the strip's 5 V at both ends and every 60-100 LEDs (18 AWG); the Pi, the strip and the",

@@ -2,7 +2,8 @@
 
 import pytest
 
-from hardware.backend import choose_backend, pi_model
+from hardware.backend import choose_backend
+from hardware.model import pi_model
 from hardware.errors import HardwareError
 
 PI = "Raspberry Pi 4 Model B Rev 1.5"
@@ -42,3 +43,30 @@ def test_pi_model_reads_the_device_tree(tmp_path):
     model.write_bytes(b"Some Other Board\x00")
     assert pi_model(model) is None
     assert pi_model(tmp_path / "missing") is None
+
+
+def test_each_backend_opens_its_own_devices(tmp_path):
+    """The mock backend opens recording mocks and powers nothing off; the Pi backend is chosen
+    by the machine on a Pi, and off a Pi its strip says so rather than touching a library."""
+    from hardware.backend import MockBackend, PiBackend
+    from hardware.buzzer import MockBuzzer
+    from hardware.display import DisplaySettings, MockDisplay
+    from hardware.errors import DeviceNotFoundError
+    from hardware.inputs import InputPins, MockControls
+    from hardware.leds import MockStrip, StripSettings
+
+    mock = choose_backend(None, None, {}, None)
+    assert isinstance(mock, MockBackend) and not (mock.physical or mock.powers_off)
+    strip, display = mock.open_strip(StripSettings(), 243), mock.open_display(DisplaySettings())
+    controls, buzzer = mock.open_controls(InputPins()), mock.open_buzzer(12)
+    try:
+        assert isinstance(strip, MockStrip) and strip.count == 243
+        assert isinstance(display, MockDisplay) and isinstance(controls, MockControls)
+        assert isinstance(buzzer, MockBuzzer)
+        assert mock.power_off() is None
+    finally:
+        controls.close()
+    real = choose_backend(None, None, {}, PI)
+    assert isinstance(real, PiBackend) and real.physical and real.powers_off
+    with pytest.raises(DeviceNotFoundError, match="needs a Raspberry Pi"):
+        PiBackend("argument", "real").open_strip(StripSettings(), 243)  # off a Pi: never a PixelStrip

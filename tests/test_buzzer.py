@@ -144,7 +144,7 @@ def test_simulate_lists_the_tones_of_a_game(tmp_path):
 
 def test_the_buzzer_is_off_by_default_and_needs_its_own_pin():
     """No buzzer unless enabled; an enabled buzzer on a button's or the strip's pin is one line."""
-    assert load_config()["buzzer"]["enabled"] is False
+    assert load_config().buzzer.enabled is False
     with pytest.raises(ConfigError, match=r"\[buzzer\] pin = 5 is also \[inputs\] red: give the buzzer its own pin"):
         load_config(overrides=BUZZER_ON + ["buzzer.pin=5"])
     with pytest.raises(ConfigError, match=r"\[buzzer\] pin = 10 is also \[leds\] pin"):

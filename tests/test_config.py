@@ -10,11 +10,12 @@ from firmware.config import ConfigError, defaults, load_config, parse_override
 def test_default_config_loads_and_matches_the_documented_values():
     """The packaged default file is valid and is what the board uses."""
     config = load_config(overrides=[])
-    assert config["game"]["variant"] == "six-card"
-    assert config["leds"]["colours"][0] == (255, 0, 0)
-    assert config["display"]["i2c_address"] == 0x3C
-    assert defaults()["inputs"]["red"] == 5
-    assert (config["leds"]["driver"], config["leds"]["pin"], config["leds"]["spi_hz"]) == ("auto", 10, 2_400_000)
+    assert config.game.variant == "six-card"
+    assert config.leds.colours[0] == (255, 0, 0)
+    assert config.display.i2c_address == 0x3C
+    assert defaults()["inputs"]["red"] == 5 == config.inputs.red
+    assert (config.leds.driver, config.leds.pin, config.leds.spi_hz) == ("auto", 10, 2_400_000)
+    assert (config.backend, config.state, config.web.port) == (None, None, 8121)
 
 
 def test_file_and_overrides(tmp_path):
@@ -22,11 +23,11 @@ def test_file_and_overrides(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text('[game]\nvariant = "five-card"\nplayers = ["Ann", "Bo"]\n[leds]\nmax_brightness = 0.2\n')
     config = load_config(path, ["leds.max_brightness=0.3", "game.muggins=true", "backend=mock"])
-    assert config["game"]["variant"] == "five-card" and config["game"]["players"] == ["Ann", "Bo"]
-    assert config["leds"]["max_brightness"] == 0.3 and config["game"]["muggins"] is True
-    assert config.values[""]["backend"] == "mock"
-    assert config.sources == ["default config", str(path), "--set leds.max_brightness=0.3",
-                              "--set game.muggins=true", "--set backend=mock"]
+    assert config.game.variant == "five-card" and config.game.players == ("Ann", "Bo")
+    assert config.leds.max_brightness == 0.3 and config.game.options.muggins is True
+    assert config.backend == "mock"
+    assert config.sources == ("default config", str(path), "--set leds.max_brightness=0.3",
+                              "--set game.muggins=true", "--set backend=mock")
 
 
 @pytest.mark.parametrize("text, message", [
@@ -67,9 +68,9 @@ def test_bad_config_is_one_line_naming_file_and_key(tmp_path, text, message):
 def test_led_driver_and_clock_choices(tmp_path):
     """spi and ws281x can be chosen; ws281x takes a PWM pin; the SPI clock takes the offered clocks."""
     config = load_config(overrides=["leds.driver=\"ws281x\"", "leds.pin=18"])
-    assert (config["leds"]["driver"], config["leds"]["pin"]) == ("ws281x", 18)
+    assert (config.leds.driver, config.leds.pin) == ("ws281x", 18)
     config = load_config(overrides=["leds.driver=SPI", "leds.spi_hz=6400000"])
-    assert (config["leds"]["driver"], config["leds"]["spi_hz"]) == ("spi", 6_400_000)
+    assert (config.leds.driver, config.leds.spi_hz) == ("spi", 6_400_000)
 
 
 def test_bad_override_and_missing_file(tmp_path):
@@ -105,3 +106,38 @@ def test_the_buzzer_keeps_off_the_oled_and_spi_pins(pin, other):
         load_config(overrides=["buzzer.enabled=true", f"buzzer.pin={pin}"])
     load_config(overrides=[f"buzzer.pin={pin}"])  # a buzzer that is off takes no pin
 
+
+
+def test_the_sections_are_frozen_and_give_the_hardware_its_own_settings():
+    """Each section is a frozen dataclass; the hardware gets typed settings, never the file's keys."""
+    import dataclasses
+
+    from hardware.display import DisplaySettings
+    from hardware.inputs import InputPins
+    from hardware.leds import PowerSettings, StripSettings
+    from hardware.wiring import Hookup
+
+    config = load_config(overrides=["leds.max_brightness=0.3", "inputs.hold_ms=1500", "display.rotate=2"])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.leds.pin = 18
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.game = None
+    assert config.leds.strip == StripSettings("auto", 10, 2_400_000, PowerSettings(0.3, 4000, 2.2))
+    assert config.display.settings == DisplaySettings(chip="ssd1306", bus="i2c", i2c_port=1, i2c_address=0x3C, rotate=2)
+    pins = config.inputs.pins()
+    assert isinstance(pins, InputPins) and pins.hold_s == 1.5 and pins.buttons["undo"] == 13
+    assert config.inputs.pins(hold_s=0.05).hold_s == 0.05
+    assert config.hookup == Hookup(pins, config.leds.strip, config.display.settings, 12, False)
+    assert load_config(overrides=["display.enabled=false"]).hookup.display is None
+
+
+def test_the_state_path_is_decided_in_one_place(tmp_path, monkeypatch):
+    """--state, else the config's state, else $STATE_DIRECTORY, else ~/.local/state (XDG_STATE_HOME)."""
+    monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path / "service"))
+    assert load_config().state_path() == tmp_path / "service" / "ledger.sqlite3"
+    config = load_config(overrides=[f"state={tmp_path / 'mine.sqlite3'}"])
+    assert config.state_path() == tmp_path / "mine.sqlite3"
+    assert config.state_path(tmp_path / "given.sqlite3") == tmp_path / "given.sqlite3"
+    monkeypatch.delenv("STATE_DIRECTORY")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    assert load_config().state_path() == tmp_path / "xdg" / "cribbage-board" / "ledger.sqlite3"

@@ -38,7 +38,7 @@ class Flaky:
 
 def pins_controls():
 
-    return MockControls(load_config().input_pins(hold_s=0.05))
+    return MockControls(load_config().inputs.pins(hold_s=0.05))
 
 
 def devices_with(**openers):

@@ -2,6 +2,7 @@
 line in the console), and files are written only where the user said."""
 
 import io
+import json
 import os
 import re
 import signal
@@ -15,7 +16,6 @@ from firmware.config import ConfigError, load_config
 from firmware.pc.console import run_console
 from firmware.pc.script import MAX_ACTIONS, MAX_DETENTS, parse_script
 from firmware.pc.simulator import write_in
-from firmware.web.board import LayoutFileError, geometry_for, load_geometry, parse_geometry
 from hardware.errors import LayoutError
 from hardware.layout import load_layout
 from scorer.errors import RecordSyntaxError
@@ -275,30 +275,16 @@ def test_layout_file_that_cannot_be_used(tmp_path, capsys, case):
 
 
 @pytest.mark.parametrize("case", LAYOUT_CASES)
-def test_web_view_reads_a_layout_file_with_the_same_limits(tmp_path, case):
-    """The web view's own reader (it does not import hardware): the same one-line refusal,
-    and the page falls back to the bundled board of the game's sides; nothing blocks."""
+def test_web_view_reads_the_layout_through_the_config(tmp_path, capsys, case):
+    """The web view takes the board's layout from the config, read as the board reads it:
+    the same one line and exit 2 for the config's hostile layout file, nothing blocks."""
     path = layout_path(tmp_path, case)
+    config = tmp_path / "config.toml"
+    config.write_text(f"[leds]\nlayout = {json.dumps(path)}\n")
     with no_hang():
-        with pytest.raises(LayoutFileError) as caught:
-            load_geometry(path)
-        assert len(geometry_for(2, path).tracks) == 2
-    message = str(caught.value)
-    assert message.startswith(f"{path}: ") and LAYOUT_CASES[case][1] in message and "\n" not in message
-
-
-@pytest.mark.parametrize("data, message", [
-    ({"tracks": [1, 2]}, "tracks must be [[tracks]] tables"),
-    ({"tracks": "x"}, "tracks must be [[tracks]] tables"),
-    ({"tracks": [{"runs": [1]}, {}]}, "track 1: runs must be tables"),
-    ({"tracks": [{"runs": [{"holes": "1-99999999999"}]}, {}]}, "track 1 run 1: a run has at most 120 holes"),
-    ({"tracks": [{"runs": [{"holes": "1-3", "step": ["a", "b"]}]}, {}]}, "track 1 run 1: step must be [dx, dy]"),
-])
-def test_web_view_refuses_a_layout_table_it_cannot_draw(data, message):
-    """Tracks or runs that are not tables, a run of billions of holes, a step of text:
-    LayoutFileError (the page then draws the bundled board), never a crash or a hang."""
-    with no_hang(), pytest.raises(LayoutFileError, match=re.escape(message)):
-        parse_geometry(data, "board.toml")
+        code, out, err = run(capsys, "web", "--config", str(config), "--state", str(tmp_path / "l.sqlite3"))
+    assert code == 2 and err.count("\n") == 1 and not out, err
+    assert f"{config}: [leds] layout: {path}: " in err and LAYOUT_CASES[case][1] in err, err
 
 
 @pytest.mark.parametrize("make, message", [

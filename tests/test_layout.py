@@ -74,6 +74,7 @@ def _broken(change):
      "track 1 run 1: '999999999999999999999999999...9999999999999999999999999999' is not a range"),
     (lambda d: d["tracks"].__setitem__(1, 7), "track 2: give each track as a [[tracks]] table"),
     (lambda d: d["tracks"][0]["runs"].__setitem__(0, "1-30"), "track 1 run 1: give each run as { holes"),
+    (lambda d: d["tracks"][0]["runs"][0].update(step=["a", "b"]), "track 1 run 1: step must be [x, y], not ['a', 'b']"),
     (lambda d: d.update({"x" * 5000: 1}), "unknown key 'xxxxxxxxxxxxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxxxxxxxxxxxx': use"),
 ])
 def test_wrong_layouts_name_the_entry(change, message):

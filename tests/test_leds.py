@@ -204,7 +204,7 @@ def test_ws281x_start_failure_unregisters_the_exit_cleanup(begin, output):
 
 def test_real_strip_refuses_to_start_off_a_pi():
     """Off a Pi the real backend refuses before rpi_ws281x is touched (it would crash the process)."""
-    from hardware.backend import pi_model
+    from hardware.model import pi_model
 
     if pi_model() is not None:
         pytest.skip("this is a Raspberry Pi")
@@ -215,7 +215,7 @@ def test_real_strip_refuses_to_start_off_a_pi():
 def test_real_backend_on_a_pc_is_a_clear_error(tmp_path, capsys):
     """cribbage-board --backend real on a PC: one line, exit 2, no crash."""
     from firmware.cli import main
-    from hardware.backend import pi_model
+    from hardware.model import pi_model
 
     if pi_model() is not None:
         pytest.skip("this is a Raspberry Pi")

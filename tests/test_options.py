@@ -108,8 +108,8 @@ def test_board_uses_every_option(tmp_path, monkeypatch, capsys):
     seen = {}
 
     def run_once(board):
-        seen.update(players=board.config["game"]["players"], state=Path(board.store.path),
-                    gamma=board.config["leds"]["gamma"])
+        seen.update(players=board.config.game.players, state=Path(board.store.path),
+                    gamma=board.config.leds.gamma)
         return 0
     monkeypatch.setattr(app.Board, "run", run_once)
     config = tmp_path / "config.toml"
@@ -118,7 +118,7 @@ def test_board_uses_every_option(tmp_path, monkeypatch, capsys):
     code, out, err = run(capsys, "--backend", "mock", "--headless", "--state", str(state),
                          "--config", str(config), "--set", f"game.players={PLAYERS}")
     assert code == 0, err
-    assert seen == {"players": ["Ann", "Ben"], "state": state, "gamma": 2.5}
+    assert seen == {"players": ("Ann", "Ben"), "state": state, "gamma": 2.5}
 
 
 @pytest.mark.parametrize("argv, name", [

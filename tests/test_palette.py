@@ -9,7 +9,7 @@ from firmware.palette import MIN_SIDE_DISTANCE, PALETTES, closest_pair, distance
 from firmware.board.frames import LAP_TINTS, LedStyle, lap_shade
 
 VISIONS = ("normal", "protanopia", "deuteranopia")
-STANDARD = load_config().values["leds"]["colours"]
+STANDARD = load_config().leds.colours
 
 
 def test_simulation_matches_known_points():
@@ -51,7 +51,7 @@ def test_the_palette_preset_replaces_the_colours_everywhere():
     from firmware.board.controls import controls_card
 
     config = load_config(overrides=["leds.palette=colour-blind"])
-    assert config["leds"]["colours"] == list(PALETTES["colour-blind"])
+    assert config.leds.colours == PALETTES["colour-blind"]
     assert [b.colour for b in controls_card(config).buttons] == list(PALETTES["colour-blind"])
 
 

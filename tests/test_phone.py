@@ -123,6 +123,6 @@ def test_phone_view_without_a_network_says_so(tmp_path, monkeypatch):
 
 def test_web_port_is_checked_like_the_other_keys():
     """web.port defaults to 8121; a port out of range is one line naming the key."""
-    assert load_config()["web"]["port"] == 8121
+    assert load_config().web.port == 8121
     with pytest.raises(ConfigError, match=r"\[web\] port = 70000: must be a whole number from 1 to 65535"):
         load_config(overrides=["web.port=70000"])

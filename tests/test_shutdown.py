@@ -6,7 +6,7 @@ import subprocess
 import pytest
 from PIL import Image, ImageDraw
 
-from firmware.board import devices
+from hardware import backend
 from hardware import power
 from firmware.board.loop import MOCK_STOPPED, POWER_OFF_FAILED, SAFE_TO_UNPLUG, SHUTTING_DOWN
 from firmware.board.devices import open_devices
@@ -24,6 +24,19 @@ SCREENS = {"shutting down": SHUTTING_DOWN, "safe": SAFE_TO_UNPLUG, "refused": PO
            "mock stopped": MOCK_STOPPED}
 
 
+class PoweringOff(backend.MockBackend):
+    """The mock devices, with a power-off of the test's own: a real board's, faked."""
+
+    powers_off = True
+
+    def __init__(self, power_off):
+        super().__init__("test", "mock devices, a fake power-off")
+        self._power_off = power_off
+
+    def power_off(self):
+        self._power_off()
+
+
 class ShutdownRun(BoardThread):
     """A board on mock devices with a fake power-off, run in its own thread; every step recorded."""
 
@@ -31,7 +44,7 @@ class ShutdownRun(BoardThread):
         self.events: list[str] = []
         devices = open_devices(load_config(), MOCK, hold_s=0.05)
         self.strip, self.display = devices.strip, devices.display
-        devices.power_off = self._recorded(power_off)
+        devices.backend = PoweringOff(self._recorded(power_off))
         self._record_devices()
         super().__init__(tmp_path, devices)
 
@@ -125,7 +138,7 @@ def test_the_mock_board_ends_on_shut_down_without_powering_off(tmp_path, monkeyp
     def never():
         raise AssertionError("the mock board must not power off")
 
-    monkeypatch.setattr(devices, "power_off", never)
+    monkeypatch.setattr(backend, "power_off", never)  # what the real backend would call
     monkeypatch.setattr(power, "power_off", never)
     result = run_script(["turn 3", "click blue", *SHUT_DOWN, "click red"], load_config(), tmp_path / "l.sqlite3")
     assert [s["score"] for s in result["sides"]] == [0, 3]
@@ -238,15 +251,17 @@ def test_power_off_runs_a_real_command_and_reads_its_failure():
     assert power.power_off(command=("true",)) is None
 
 
-def test_the_real_backend_powers_off_and_the_mock_does_not():
-    """open_devices: the real backend's power-off is power.power_off; the mock board has none."""
-    from hardware.backend import BackendChoice
+def test_the_real_backend_powers_off_and_the_mock_does_not(monkeypatch):
+    """open_devices: the real backend's power-off asks power.power_off; the mock board has none."""
+    from hardware.backend import PiBackend
+    from hardware.leds import MockStrip
 
     assert open_devices(load_config(), MOCK, hold_s=0.05).power_off is None
-    real = BackendChoice("real", "argument", "real")
-    from hardware.leds import MockStrip
-    devices = open_devices(load_config(), real, openers={"strip": lambda: MockStrip(243)})
+    calls = []
+    monkeypatch.setattr(backend, "power_off", lambda: calls.append("power-off"))
+    devices = open_devices(load_config(), PiBackend("argument", "real"), openers={"strip": lambda: MockStrip(243)})
     try:
-        assert devices.power_off is power.power_off
+        devices.power_off()
+        assert calls == ["power-off"]
     finally:
         devices.strip.close()

@@ -7,7 +7,7 @@ import pytest
 from test_leds import FakeWs281x
 from test_ws2812 import decode
 
-from hardware.backend import led_driver_for, ws281x_problem
+from hardware.model import led_driver_for, ws281x_problem
 from hardware.errors import DeviceNotFoundError, HardwareError
 from hardware.leds import PowerSettings, SpiStrip, Ws281xStrip, open_strip, spi_bufsiz
 
@@ -293,12 +293,12 @@ def pi5_board(monkeypatch):
     from gpiozero import Device
     from gpiozero.pins.mock import MockFactory
 
-    import hardware.backend
+    import hardware.model
 
     fake = FakeSpidev()
     monkeypatch.setitem(sys.modules, "spidev", fake)
     monkeypatch.setitem(sys.modules, "rpi_ws281x", None)  # importing it fails: it must not be needed
-    monkeypatch.setattr(hardware.backend, "pi_model", lambda: PI5)
+    monkeypatch.setattr(hardware.model, "pi_model", lambda: PI5)
     Device.pin_factory = MockFactory()
     try:
         yield fake
@@ -311,10 +311,10 @@ def test_the_board_opens_the_spi_strip_on_a_pi_5(pi5_board):
     """open_devices on a Pi 5 with the default driver: a SpiStrip at 2.4 MHz, frames that decode."""
     from firmware.board.devices import open_devices
     from firmware.config import load_config
-    from hardware.backend import BackendChoice
+    from hardware.backend import PiBackend
 
     config = load_config(overrides=["display.enabled=false"])
-    devices = open_devices(config, BackendChoice("real", "argument", "real hardware"))
+    devices = open_devices(config, PiBackend("argument", "real hardware"))
     try:
         assert isinstance(devices.strip, SpiStrip) and devices.strip.count == 243
         assert (pi5_board.device.opened, pi5_board.device.max_speed_hz) == ((0, 0), 2_400_000)
@@ -330,10 +330,10 @@ def test_the_board_on_a_pi_5_with_ws281x_says_use_spi(pi5_board):
     """leds.driver = "ws281x" on a Pi 5 is refused with the key to change, before rpi_ws281x is imported."""
     from firmware.board.devices import open_devices
     from firmware.config import load_config
-    from hardware.backend import BackendChoice
+    from hardware.backend import PiBackend
 
     config = load_config(overrides=["display.enabled=false", "leds.driver=ws281x"])
-    devices = open_devices(config, BackendChoice("real", "argument", "real hardware"))
+    devices = open_devices(config, PiBackend("argument", "real hardware"))
     try:
         assert devices.strip is None  # not fatal: the buttons still run, the strip is retried
         assert devices.problems["strip"].endswith(

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.web.board import GROUP_GAP, geometry_for, load_geometry
+from firmware.web.board import GROUP_GAP, geometry_for, geometry_of
 from firmware.web.records import line_marks, play_record
 from scorer.history import player_stats, race_lines
 from scorer.variants import SkunkLines
@@ -311,7 +311,8 @@ def test_state_and_config_work_before_or_after_the_command(tmp_path):
     assert parse_args(["web", "--state", "x.db"]).state == "x.db"
     config = tmp_path / "config.toml"
     config.write_text(f'state = "{tmp_path / "board.sqlite3"}"\n[leds]\nlayout = "three-track-121"\n')
-    assert web_settings(str(config), None) == (tmp_path / "board.sqlite3", "three-track-121", 8121)
+    state, layout, port = web_settings(str(config), None)
+    assert (state, layout.name, port) == (tmp_path / "board.sqlite3", "three-track-121", 8121)
     assert web_settings(str(config), "other.db")[0] == Path("other.db")
 
 
@@ -324,19 +325,30 @@ def test_the_port_is_the_configs_web_port_as_the_phone_view_shows(tmp_path):
     config.write_text("[web]\nport = 8200\n")
     assert web_settings(str(config), None)[2] == 8200
     config.write_text('[web]\nport = "80"\n')
-    with pytest.raises(ConfigError, match="web.port must be a whole number from 1 to 65535"):
+    with pytest.raises(ConfigError, match=r"config.toml: \[web\] port = '80': must be a whole number from 1 to 65535"):
         web_settings(str(config), None)
     result = run_cli("web", "--config", str(config), "--state", str(tmp_path / "l.sqlite3"))
-    assert result.returncode == 2 and "web.port must be" in result.stderr
+    assert result.returncode == 2 and "[web] port = '80': must be a whole number" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_the_web_view_imports_neither_hardware_nor_the_controller():
-    """Loading the server and the app brings in no hardware module and not the controller."""
-    code = ("import sys, firmware.web.server, firmware.web.app, firmware.web.settings; "
-            "bad = [m for m in sys.modules if m.split('.')[0] == 'hardware' or m in "
-            "('firmware.board.controller', 'firmware.board.loop', 'firmware.board.frames')]; print(bad)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+def test_the_web_view_loads_no_device_and_nothing_of_the_board(tmp_path):
+    """Reading the config, making the app and drawing the live board and the history load no
+    device library (gpiozero, luma, spidev, rpi_ws281x, lgpio) and nothing of the board's or the
+    PC's wing; of ``hardware`` only the layout's data and the settings the config is made of."""
+    path = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(path) as store:
+        write_games(store, match_records(2, seed=3))
+    code = (
+        "import sys; from firmware.web.settings import web_settings; from firmware.web.app import create_app; "
+        "from firmware.web.follow import LedgerFollower; from firmware.web.site import Site; "
+        f"state, layout, port = web_settings(None, {str(path)!r}); app = create_app(LedgerFollower(state), layout); "
+        "site = app.state.site; site.live(); site.games(); site.stats(); "
+        "devices = ('gpiozero', 'luma', 'spidev', 'rpi_ws281x', 'lgpio', 'RPi'); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in devices or m.startswith(('firmware.board', 'firmware.pc')) "
+        "or m in ('hardware.backend', 'hardware.buzzer', 'hardware.power', 'hardware.model')))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
 
@@ -355,12 +367,14 @@ def test_board_geometry_matches_the_layout_files():
     from hardware.layout import load_layout
 
     for name in ("classic-121", "three-track-121", "four-track-121"):
-        real, drawn = load_layout(name), load_geometry(name)
+        real = load_layout(name)
+        drawn = geometry_of(real)
         assert len(drawn.tracks) == len(real.tracks)
         for track_real, track_drawn in zip(real.tracks, drawn.tracks):
             for hole, (x, y) in zip(track_real, track_drawn):
                 assert y == hole.y and x - hole.x == pytest.approx(GROUP_GAP * (hole.x // 5))
-    assert len(geometry_for(3).tracks) == 3 and len(geometry_for(2, "four-track-121").tracks) == 4
+    assert len(geometry_for(3).tracks) == 3 and len(geometry_for(2, load_layout("four-track-121")).tracks) == 4
+    assert len(geometry_for(3, load_layout("classic-121")).tracks) == 3  # too few tracks: the bundled one
 
 
 def test_skunk_marks_follow_the_target_and_the_option():

@@ -2,12 +2,14 @@
 
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from firmware.cli import main
 from firmware.config import load_config
+from hardware.leds import StripSettings
 from hardware.wiring import buzzer_ground, clashes, physical_pin, wires, wiring_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -44,13 +46,13 @@ def test_every_configured_pin_is_drawn_at_its_physical_pin(capsys, tmp_path):
     assert code == 0, captured.err
     assert "strip data on GPIO10 (pin 19)" in captured.out
     found = wires_by_name(out)
-    config = load_config(None).values
+    inputs = load_config(None).inputs
     for name in ("red", "blue", "green", "yellow", "undo", "menu"):
-        gpio = config["inputs"][name]
+        gpio = getattr(inputs, name)
         assert found[f"{name} button"] == (PINOUT[gpio], gpio)
-    assert found["encoder A (CLK)"] == (PINOUT[config["inputs"]["encoder_a"]], config["inputs"]["encoder_a"])
-    assert found["encoder B (DT)"][0] == PINOUT[config["inputs"]["encoder_b"]]
-    assert found["encoder push (SW)"][0] == PINOUT[config["inputs"]["encoder_button"]]
+    assert found["encoder A (CLK)"] == (PINOUT[inputs.encoder_a], inputs.encoder_a)
+    assert found["encoder B (DT)"][0] == PINOUT[inputs.encoder_b]
+    assert found["encoder push (SW)"][0] == PINOUT[inputs.encoder_button]
     assert found["strip data"] == (19, 10)
     assert found["OLED SDA"] == (3, 2) and found["OLED SCL"] == (5, 3)
     assert found["OLED VCC"] == (1, None) and found["OLED GND"][0] in (6, 9, 14, 20, 25, 30, 34, 39)
@@ -80,15 +82,13 @@ def test_config_file_is_read(capsys, tmp_path):
 
 def test_ws281x_driver_draws_the_strip_on_leds_pin():
     """leds.driver = "ws281x" wires the strip's data to leds.pin; "auto" and "spi" to GPIO10."""
-    values = load_config(None).values
+    hookup = load_config(None).hookup
     for driver, pin in (("ws281x", 12), ("spi", 19), ("auto", 19)):
-        leds = dict(values["leds"], pin=18, driver=driver)
-        config = dict(values, leds=leds)
-        strip = [w for w in wires(config) if w.part == "strip"]
+        drawn = replace(hookup, strip=replace(hookup.strip, pin=18, driver=driver))
+        strip = [w for w in wires(drawn) if w.part == "strip"]
         assert [(w.pin, w.gpio) for w in strip] == [(pin, 18 if driver == "ws281x" else 10)]
-        ET.fromstring(wiring_svg(config))  # still a well-formed drawing
-    leds = {k: v for k, v in values["leds"].items() if k != "driver"}
-    assert [w.pin for w in wires(dict(values, leds=leds)) if w.part == "strip"] == [19]
+        ET.fromstring(wiring_svg(drawn))  # still a well-formed drawing
+    assert StripSettings(pin=18).data_gpio == 10  # the driver left as it is: auto, which is spi
 
 
 def test_a_pin_used_twice_is_shown_as_a_clash(capsys, tmp_path):
@@ -98,7 +98,7 @@ def test_a_pin_used_twice_is_shown_as_a_clash(capsys, tmp_path):
     assert "pin 3 (GPIO2) is wired to both" in captured.err
     text = out.read_text()
     assert "clash: pin 3 (GPIO2)" in text and "#e00000" in text
-    assert clashes(wires(load_config(None).values)) == []
+    assert clashes(wires(load_config(None).hookup)) == []
 
 
 def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path):
@@ -171,12 +171,11 @@ def test_the_drawn_buzzer_agrees_with_the_hardware_readme():
     text = README.read_text(encoding="utf-8")
     row = next(line for line in text.splitlines() if line.startswith("| buzzer"))
     gpio, pin, ohms, ground = re.search(r"GPIO(\d+) \| (\d+) \|.*?(\d+) ohm.*?GND \(pin (\d+)\)", row).groups()
-    values = load_config(None).values
-    config = dict(values, buzzer=dict(values["buzzer"], enabled=True))
-    assert int(gpio) == values["buzzer"]["pin"]
-    drawn = {w.to: w for w in wires(config) if w.part == "buzzer"}
+    hookup = replace(load_config(None).hookup, buzzer=True)
+    assert int(gpio) == hookup.buzzer_pin
+    drawn = {w.to: w for w in wires(hookup) if w.part == "buzzer"}
     assert drawn["buzzer +"].pin == int(pin) and drawn["buzzer - (GND)"].pin == int(ground)
-    svg = wiring_svg(config)
+    svg = wiring_svg(hookup)
     assert f"through {ohms} \u03a9" in svg
     parts = next(line for line in text.splitlines() if "passive piezo buzzer" in line)
     assert f"{ohms} ohm in series" in parts and "transistor" not in parts
@@ -216,12 +215,12 @@ def test_a_buzzer_on_the_oled_pin_or_a_button_is_refused(capsys, tmp_path):
 
 def test_the_buzzer_ground_is_a_gnd_pin_no_other_wire_uses():
     """For every free GPIO on the header the buzzer's GND pin is a GND pin of its own."""
-    values = load_config(None).values
-    taken = {w.gpio for w in wires(values) if w.gpio is not None}
+    hookup = load_config(None).hookup
+    taken = {w.gpio for w in wires(hookup) if w.gpio is not None}
     for gpio in sorted(set(range(28)) - taken):
-        config = dict(values, buzzer={"enabled": True, "pin": gpio})
-        found = wires(config)
+        with_buzzer = replace(hookup, buzzer_pin=gpio, buzzer=True)
+        found = wires(with_buzzer)
         ground = next(w.pin for w in found if w.to == "buzzer - (GND)")
         assert ground in GROUND and ground == buzzer_ground(PINOUT.get(gpio, physical_pin(gpio)))
         assert [w.pin for w in found].count(ground) == 1, gpio
-        ET.fromstring(wiring_svg(config))
+        ET.fromstring(wiring_svg(with_buzzer))

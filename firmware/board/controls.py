@@ -105,33 +105,34 @@ class ControlsCard:
 
 def controls_card(config: Config) -> ControlsCard:
     """The card for this config: players and colours per button, pins, hold time, options."""
-    game, leds, inputs = config["game"], config["leds"], config["inputs"]
-    variant = find_variant(game["variant"])
-    players = list(game["players"][: variant.players])
-    colours = leds["colours"]
+    game, inputs = config.game, config.inputs
+    pins = inputs.pins()
+    variant = find_variant(game.variant)
+    players = game.seats()
+    colours = config.leds.colours
     buttons = []
     for seat, name in enumerate(COLOUR_BUTTONS):
         player = players[seat] if seat < len(players) else None
         side = seat % variant.sides if player else seat  # partners share their side's colour
-        buttons.append(Button(name, inputs[name], player, tuple(colours[side % len(colours)])))
-    dealer = game["dealer"] if game["dealer"] in players else players[0]
+        buttons.append(Button(name, pins.buttons[name], player, tuple(colours[side % len(colours)])))
+    options = game.options
     on = {True: "on", False: "off"}
     return ControlsCard(
-        game=f"{variant.name} to {variant.target}; {dealer} deals first"
+        game=f"{variant.name} to {variant.target}; {game.first_dealer} deals first"
         + ("; partners share a colour" if variant.partnership else ""),
-        options=(f"exact-out {on[game['exact_out']]}, muggins {on[game['muggins']]}, "
-                 f"skunk lines {game['skunk']}, match points {game['points']}"),
+        options=(f"exact-out {on[options.exact_out]}, muggins {on[options.muggins]}, "
+                 f"skunk lines {options.skunk.value}, match points {options.points.spec()}"),
         buttons=tuple(buttons),
-        pins={"knob A": inputs["encoder_a"], "knob B": inputs["encoder_b"],
-              "knob press": inputs["encoder_button"], "undo": inputs["undo"], "menu": inputs["menu"]},
-        hold_s=inputs["hold_ms"] / 1000,
+        pins={"knob A": pins.encoder_a, "knob B": pins.encoder_b,
+              "knob press": pins.encoder_button, "undo": pins.buttons["undo"], "menu": pins.buttons["menu"]},
+        hold_s=pins.hold_s,
         controls=CONTROLS,
         menu=tuple(item for item in MENU_ITEMS if item[0] != "Close"),  # MENU_NAVIGATION says it
         source=_source(config.sources),
     )
 
 
-def _source(sources: list[str]) -> str:
+def _source(sources: tuple[str, ...]) -> str:
     """The config file the card is for, and how many --set overrides changed it."""
     files = [s for s in sources if not s.startswith("--set ")]
     sets = len(sources) - len(files)

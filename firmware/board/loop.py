@@ -21,7 +21,7 @@ from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
 
 
-from ..config import Config, GameSettings
+from ..config import Config
 from .controller import Controller
 from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
 from .frames import BoardView, LedStyle, Slide, led_frame, next_blink
@@ -70,14 +70,13 @@ class Board:
         self.clock = clock
         self.notifier = notifier or Notifier({})
         self.log = log
-        leds = config["leds"]
-        colours = tuple(leds["colours"])
-        self.style = LedStyle(colours, leds["back_peg"], leds["marks"], blink_back=leds["palette"] == "colour-blind")
+        leds = config.leds
+        self.style = LedStyle(leds.colours, leds.back_peg, leds.marks, blink_back=leds.palette == "colour-blind")
         self._blink_at = float("inf") if not self.style.blink_back else next_blink(clock())
         self.controller = Controller(
-            store, GameSettings.from_config(config["game"]), clock, self._set_brightness,
-            max_sides=len(devices.layout.tracks), web_port=config["web"]["port"],
-            display_mode=config["display"]["mode"],
+            store, config.game, clock, self._set_brightness,
+            max_sides=len(devices.layout.tracks), web_port=config.web.port,
+            display_mode=config.display.mode,
         )
         for message in store.messages + devices.warnings:
             self.controller.say(message, alert=True)

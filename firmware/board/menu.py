@@ -12,15 +12,13 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
+from hardware.layout import BUNDLED_BY_TRACKS
 from scorer.variants import VARIANTS, SkunkLines, Variant
 
 from .panels import PanelHost, is_back
 from .screens import Screen
 
 VISIBLE = 4  # menu lines on the OLED
-# Bundled layouts by their number of tracks (hardware/layouts): the one to name
-# when a variant needs more tracks than the board has.
-LAYOUT_FOR_TRACKS = {2: "classic-121", 3: "three-track-121", 4: "four-track-121"}
 
 
 @dataclass(frozen=True)
@@ -71,8 +69,9 @@ class Menu:
 
 
 def layout_with(tracks: int) -> str:
-    """The bundled layout with that many tracks."""
-    return LAYOUT_FOR_TRACKS.get(tracks, f"one with {tracks} tracks")
+    """The bundled layout with that many tracks: the one to name when a variant needs more
+    tracks than the board has."""
+    return BUNDLED_BY_TRACKS.get(tracks, f"one with {tracks} tracks")
 
 
 def tracks_reason(variant: Variant, tracks: int) -> str:

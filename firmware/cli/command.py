@@ -213,11 +213,10 @@ def _run(args) -> int:
 
 def _console(args) -> int:
     """``cribbage-board console``: the ledger the board would use, unless --state says."""
-    from ..config import load_config, state_path
+    from ..config import load_config
     from ..pc.console import run_console
 
-    config = load_config(args.config, args.set)
-    return run_console(state_path(config, args.state))
+    return run_console(load_config(args.config, args.set).state_path(args.state))
 
 
 def _web(args) -> int:
@@ -239,15 +238,15 @@ def _board(args) -> int:
     from ..board.devices import open_devices
     from ..board.loop import Board
     from ..board.sdnotify import Notifier
-    from ..config import load_config, state_path
+    from ..config import load_config
 
     config = load_config(args.config, args.set)
     if args.command == "simulate":
         return tools.simulate(args, config)
-    backend = choose_backend(args.backend, config.values[""]["backend"] or None)
+    backend = choose_backend(args.backend, config.backend)
     print(f"{PROG}: {backend.message}", file=sys.stderr)
-    path = state_path(config, args.state)
-    if backend.name == "mock" and not args.headless:
+    path = config.state_path(args.state)
+    if not backend.physical and not args.headless:  # the mock board is seen in the terminal
         from ..pc.terminal import run_terminal
 
         return run_terminal(config, path)

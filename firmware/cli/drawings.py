@@ -13,6 +13,7 @@ def board_template(args) -> int:
 
     from hardware.layout import load_layout
     from hardware.template import svg_text, template_drawing
+    from scorer.variants import ResultKind, skunk_lines
 
     output = Path(args.output)
     kind = output.suffix.lower()
@@ -25,8 +26,9 @@ def board_template(args) -> int:
     if not 31 <= target <= 1000:
         return fail(f"{PROG} board-template: --target {target} is out of range: use 31 to 1000")
     layout = load_layout(args.layout)
-    # ACC lines: a loser under target-30 is skunked, under target-60 double skunked.
-    marks = {target - 30: f"skunk line ({target - 30})", target - 60: f"double skunk ({target - 60})"}
+    # The ACC lines: a loser under target-30 is skunked, under target-60 double skunked.
+    names = {ResultKind.SKUNK: "skunk line", ResultKind.DOUBLE_SKUNK: "double skunk"}
+    marks = {line.below: f"{names[line.kind]} ({line.below})" for line in skunk_lines(target)}
     drawing = template_drawing(layout, marks)
     try:
         if kind == ".pdf":
@@ -65,25 +67,25 @@ def controls_card(args) -> int:
 
 
 def wiring(args) -> int:
-    """The wiring diagram for the config's pins."""
+    """``wiring -o wiring.svg``: the wiring diagram for the config's pins."""
     from pathlib import Path
 
-    from hardware.wiring import clashes, physical_pin, strip_gpio, wires, wiring_svg
+    from hardware.wiring import clashes, physical_pin, wires, wiring_svg
 
     from ..config import load_config
 
     config = load_config(args.config, args.set)
-    svg = wiring_svg(config, source=" + ".join(config.sources))
+    hookup = config.hookup
+    svg = wiring_svg(hookup, source=" + ".join(config.sources))
     try:
         Path(args.output).write_text(svg, encoding="utf-8")
     except OSError as error:
         return fail(f"{PROG}: cannot write {args.output}: {error.strerror or error}")
-    for line in clashes(wires(config)):
+    for line in clashes(wires(hookup)):
         print(f"{PROG}: {line}: give each its own pin", file=sys.stderr)
-    data = strip_gpio(config["leds"])
-    buzzer = config["buzzer"]
-    parts = (f"buttons, encoder, OLED and buzzer on GPIO{buzzer['pin']} (pin {physical_pin(buzzer['pin'])})"
-             if buzzer["enabled"] else "buttons, encoder and OLED (buzzer off: --set buzzer.enabled=true)")
+    data, buzzer = hookup.strip.data_gpio, hookup.buzzer_pin
+    parts = (f"buttons, encoder, OLED and buzzer on GPIO{buzzer} (pin {physical_pin(buzzer)})"
+             if hookup.buzzer else "buttons, encoder and OLED (buzzer off: --set buzzer.enabled=true)")
     print(f"{args.output}: strip data on GPIO{data} (pin {physical_pin(data)}), {parts} "
           f"from {' + '.join(config.sources)}")
     return 0

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from hardware.backend import BackendChoice
+from hardware.backend import MockBackend
 from hardware.layout import GAME_HOLE, HOLES_PER_TRACK, START_HOLE, Layout
 from scorer.report import state_dict
 from ledger.writer import LedgerWriter
@@ -26,7 +26,7 @@ from ..board.loop import Board
 from ..config import Config
 from .script import parse_script
 
-MOCK = BackendChoice("mock", "simulator", "mock hardware (simulator)")
+MOCK = MockBackend("simulator", "mock hardware (simulator)")
 SCRIPT_HOLD_S = 0.05  # the hold time in scripts: the same code, less waiting
 
 

@@ -6,6 +6,8 @@ take a millisecond or two), so one read-only connection serves them all.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import asyncio
 import json
 
@@ -20,12 +22,15 @@ from . import pages
 from .follow import LedgerUnavailable, LedgerFollower
 from .site import Site
 
+if TYPE_CHECKING:  # annotations only
+    from hardware.layout import Layout
+
 POLL_SECONDS = 0.05  # how often /events looks for a new entry (well under the 250 ms asked)
 KEEPALIVE_SECONDS = 15.0
 READ_METHODS = ("GET", "HEAD")
 
 
-def create_app(ledger: LedgerFollower, layout: str | None = None) -> Starlette:
+def create_app(ledger: LedgerFollower, layout: Layout | None = None) -> Starlette:
     """The web view of ``ledger``: pages, JSON and events; nothing that writes."""
     site = Site(ledger, layout)
 

@@ -1,12 +1,12 @@
 """The board as SVG, laid out like the physical one.
 
-The geometry comes from the board's layout file (the TOML the LED strip is
-mapped with: each hole's position in hole pitches), read here as plain data:
-the web view does not import ``hardware``. Holes are drawn in streets of
-five (a small gap after every fifth hole), each side's front peg in its
-colour and its back peg paler, the skunk lines of the game's target marked
-across the tracks, the game hole at the end, and a lap badge when a peg has
-gone round again (a 181 game on a 120-hole track).
+The geometry is the board's own layout (``hardware.layout``: the data that
+maps the LED strip, each hole's position in hole pitches), the one the config
+names; the web view imports nothing else of ``hardware``. Holes are drawn in
+streets of five (a small gap after every fifth hole), each side's front peg
+in its colour and its back peg paler, the skunk lines of the game's target
+marked across the tracks, the game hole at the end, and a lap badge when a peg
+has gone round again (a 181 game on a 120-hole track).
 """
 
 from __future__ import annotations
@@ -15,24 +15,16 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
-from pathlib import Path
 
-from tomlfile import TomlFileError, read_toml
+from hardware.layout import BUNDLED_BY_TRACKS, GAME_HOLE, HOLES_PER_TRACK, START_HOLE, Hole, Layout, load_layout, peg_hole
 
-HOLES = 120  # holes on a track; the game hole is 121
-LAYOUTS = Path(__file__).resolve().parent.parent.parent / "hardware" / "layouts"  # data files only
-BUNDLED = {2: "classic-121", 3: "three-track-121", 4: "four-track-121"}
 COLOURS = ("#e8322f", "#2f7bff", "#1faa3b", "#f0a800")  # the LED sides' colours: red, blue, green, amber
 GROUP_GAP = 0.55  # extra space after every fifth hole, in hole pitches
 
 
-class LayoutFileError(ValueError):
-    """A layout file that cannot be drawn."""
-
-
 @dataclass(frozen=True)
 class Geometry:
-    """Hole positions of a board, in hole pitches: tracks[t][n-1] for hole n, starts, the game hole."""
+    """Hole positions of a board as drawn, in hole pitches: tracks[t][n-1] for hole n, starts, the game hole."""
 
     name: str
     tracks: tuple[tuple[tuple[float, float], ...], ...]
@@ -45,88 +37,28 @@ def _spread(x: float) -> float:
     return x + GROUP_GAP * math.floor((x + 0.001) / 5)
 
 
-def _point(value, where: str) -> tuple[float, float]:
-    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value)):
-        raise LayoutFileError(f"{where}: at must be [x, y]")
-    return _spread(float(value[0])), float(value[1])
-
-
-def _numbers(text, where: str) -> list[int]:
-    try:
-        first, _, last = str(text).partition("-")
-        first, last = int(first), int(last or first)
-    except ValueError:
-        raise LayoutFileError(f"{where}: holes must be a range like \"1-30\"") from None
-    if abs(last - first) >= HOLES:
-        raise LayoutFileError(f"{where}: a run has at most {HOLES} holes")
-    step = 1 if last >= first else -1
-    return list(range(first, last + step, step))
-
-
-def parse_geometry(data: dict, source: str) -> Geometry:
-    """The positions of a layout table (only what drawing needs)."""
-    tracks, starts = [], []
-    tracks_data = data.get("tracks") or []
-    if not isinstance(tracks_data, list) or not all(isinstance(track, dict) for track in tracks_data):
-        raise LayoutFileError(f"{source}: tracks must be [[tracks]] tables")
-    for t, track in enumerate(tracks_data):
-        holes: dict[int, tuple[float, float]] = {}
-        runs = track.get("runs") or []
-        if not isinstance(runs, list) or not all(isinstance(run, dict) for run in runs):
-            raise LayoutFileError(f"{source}: track {t + 1}: runs must be tables like {{ holes = \"1-30\" }}")
-        for r, run in enumerate(runs):
-            where = f"{source}: track {t + 1} run {r + 1}"
-            x, y = _point(run.get("at", [0, 0]), where)
-            step = run.get("step", [1, 0])
-            if not (isinstance(step, list) and len(step) == 2 and all(isinstance(v, (int, float)) for v in step)):
-                raise LayoutFileError(f"{where}: step must be [dx, dy]")
-            raw_x = float(run.get("at", [0, 0])[0])
-            for k, number in enumerate(_numbers(run.get("holes"), where)):
-                holes[number] = (_spread(raw_x + k * step[0]), y + k * step[1])
-        missing = [n for n in range(1, HOLES + 1) if n not in holes]
-        if missing:
-            raise LayoutFileError(f"{source}: track {t + 1} lacks hole {missing[0]}")
-        tracks.append(tuple(holes[n] for n in range(1, HOLES + 1)))
-        start = track.get("start")
-        starts.append(_point(start.get("at"), f"{source}: track {t + 1} start") if isinstance(start, dict) else None)
-    if len(tracks) < 2:
-        raise LayoutFileError(f"{source}: a board has 2 to 4 tracks")
-    game = data.get("game_hole")
-    if not isinstance(game, dict):
-        raise LayoutFileError(f"{source}: no game_hole")
-    return Geometry(str(data.get("name", source)), tuple(tracks), tuple(starts), _point(game.get("at"), source))
+def _at(hole: Hole) -> tuple[float, float]:
+    return _spread(hole.x), hole.y
 
 
 @lru_cache(maxsize=8)
-def load_geometry(name_or_path: str) -> Geometry:
-    """A bundled layout by name, or a layout TOML file; LayoutFileError if it cannot be drawn."""
-    path = LAYOUTS / f"{name_or_path}.toml" if name_or_path in BUNDLED.values() else Path(name_or_path)
-    try:
-        data = read_toml(path, "the layout")  # the board's limits: 256 KB, UTF-8, not too deep, no pipe
-    except TomlFileError as error:
-        raise LayoutFileError(str(error)) from None
-    return parse_geometry(data, str(name_or_path))
+def geometry_of(layout: Layout) -> Geometry:
+    """Where a layout's holes are drawn."""
+    return Geometry(layout.name, tuple(tuple(_at(hole) for hole in track) for track in layout.tracks),
+                    tuple(_at(start) if start else None for start in layout.starts), _at(layout.game_hole))
 
 
-def geometry_for(sides: int, preferred: str | None = None) -> Geometry:
+@lru_cache(maxsize=4)
+def _bundled(tracks: int) -> Geometry:
+    """The bundled layout with that many tracks (2 to 4)."""
+    return geometry_of(load_layout(BUNDLED_BY_TRACKS[min(max(tracks, 2), 4)]))
+
+
+def geometry_for(sides: int, preferred: Layout | None = None) -> Geometry:
     """The board's own layout if it has a track for every side, else the bundled one that has."""
-    if preferred:
-        try:
-            geometry = load_geometry(preferred)
-            if len(geometry.tracks) >= sides:
-                return geometry
-        except LayoutFileError:
-            pass
-    return load_geometry(BUNDLED.get(sides, BUNDLED[4]))
-
-
-def peg_hole(score: int, target: int) -> tuple[int, int]:
-    """(hole, lap): 0 the start hole, 121 the game hole; past 120 a peg goes round again."""
-    if score <= 0:
-        return 0, 0
-    if score >= target:
-        return HOLES + 1, 0
-    return (score - 1) % HOLES + 1, (score - 1) // HOLES
+    if preferred is not None and len(preferred.tracks) >= sides:
+        return geometry_of(preferred)
+    return _bundled(sides)
 
 
 def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]]) -> str:
@@ -165,7 +97,7 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]]) -> 
         out.append("</g>")
     for score, label in lines:  # a tick across every track before the hole a loser must reach
         hole, _ = peg_hole(score, target)
-        if not 1 <= hole <= HOLES:
+        if not 1 <= hole <= HOLES_PER_TRACK:
             continue
         ticks = []
         for track in geometry.tracks[:len(sides)]:
@@ -174,7 +106,7 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]]) -> 
             if before is not None and abs(before[1] - here[1]) < 0.01:
                 mx = (before[0] + here[0]) / 2
             else:
-                mx = here[0] - 0.5 * (1 if hole < HOLES and track[hole][0] > here[0] else -1)
+                mx = here[0] - 0.5 * (1 if hole < HOLES_PER_TRACK and track[hole][0] > here[0] else -1)
             x, y = at((mx, here[1]))
             ticks.append((x, y))
             out.append(f'<line x1="{x:.1f}" y1="{y - 5:.1f}" x2="{x:.1f}" y2="{y + 5:.1f}" class="skunk-line"/>')
@@ -203,9 +135,9 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]]) -> 
 
 
 def _hole_at(geometry: Geometry, track: int, hole: int) -> tuple[float, float]:
-    if hole == HOLES + 1:
+    if hole == GAME_HOLE:
         return geometry.game_hole
-    if hole == 0:
+    if hole == START_HOLE:
         start = geometry.starts[track]
         return start if start else (geometry.tracks[track][0][0] - 1.5, geometry.tracks[track][0][1])
     return geometry.tracks[track][hole - 1]

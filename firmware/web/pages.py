@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from html import escape
 from pathlib import Path
 
@@ -14,6 +16,9 @@ from scorer.variants import SkunkLines
 from scorer.variants import VARIANTS
 
 from .records import line_marks, ordinal
+
+if TYPE_CHECKING:  # annotations only
+    from hardware.layout import Layout
 
 HERE = Path(__file__).resolve().parent
 STYLE = (HERE / "style.css").read_text(encoding="utf-8")
@@ -48,7 +53,7 @@ def live_title(state: dict | None) -> str:
 
 
 def live_html(state: dict | None, problem: str | None, recent: list[dict], messages=(),
-              layout: str | None = None) -> str:
+              layout: Layout | None = None) -> str:
     """The inside of the live board: scores, what comes next, the board, the last entries."""
     if problem:
         return problem_html(problem) + '<p class="muted">This page keeps trying and shows the game once the ledger can be read.</p>'

@@ -6,10 +6,15 @@ host that does not resolve is one line and exit 2, not a traceback.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import errno
 import socket
 import sys
 from pathlib import Path
+
+if TYPE_CHECKING:  # annotations only
+    from hardware.layout import Layout
 
 DEFAULT_PORT = 8121
 DEFAULT_HOST = "0.0.0.0"
@@ -44,7 +49,7 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(state: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, layout: str | None = None,
+def serve(state: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, layout: Layout | None = None,
           announce=print) -> int:
     """Serve until stopped (SIGINT, SIGTERM); returns the exit status."""
     sock = bind(host, port)

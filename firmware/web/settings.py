@@ -1,6 +1,7 @@
-"""What the web view takes from the board's config: the ledger path, the board layout and its port.
+"""What the web view takes from the board's config: the ledger's path, the board's layout and its port.
 
-Read as plain TOML (three keys): the full config check would load ``hardware``.
+The config is read and checked as the board reads it (:func:`firmware.config.load_config`):
+a config the board would refuse, the web view refuses too, with the same line.
 ``python -m firmware.web.settings --port [CONFIG]`` prints the port, so that
 ``systemd/install.sh`` says the address the web view really serves on.
 """
@@ -9,30 +10,22 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..config import SYSTEM_CONFIG, _read_toml
+from ..config import load_config
 from ..errors import ConfigError
-from ..config import default_state_path
+
+if TYPE_CHECKING:  # annotations only
+    from hardware.layout import Layout
 
 
-DEFAULT_PORT = 8121
-
-
-def web_settings(config: str | None, state: str | None) -> tuple[Path, str | None, int]:
-    """(ledger path, layout name or file, port) as the board would use them: --state, else the
-    config's ``state``, else $STATE_DIRECTORY or ~/.local/state; the port is the config's
-    ``web.port`` (the address the board's phone view shows), else 8121; ConfigError if the
-    config does not read or its port is not one."""
-    path = Path(config) if config else (SYSTEM_CONFIG if SYSTEM_CONFIG.exists() else None)
-    data = _read_toml(path) if path is not None else {}
-    chosen = state or (data.get("state") if isinstance(data.get("state"), str) else None)
-    leds = data.get("leds") if isinstance(data.get("leds"), dict) else {}
-    layout = leds.get("layout") if isinstance(leds.get("layout"), str) and leds.get("layout") else None
-    web = data.get("web") if isinstance(data.get("web"), dict) else {}
-    port = web.get("port", DEFAULT_PORT)
-    if type(port) is not int or not 1 <= port <= 65535:
-        raise ConfigError(f"{path}: web.port must be a whole number from 1 to 65535, not {port!r:.40}")
-    return (Path(chosen) if chosen else default_state_path()), layout, port
+def web_settings(config: str | None, state: str | None) -> tuple[Path, Layout, int]:
+    """(ledger path, board layout, port) as the board would use them: the ledger is --state,
+    else the config's ``state``, else $STATE_DIRECTORY or ~/.local/state; the port is the
+    config's ``web.port`` (the address the board's phone view shows). ConfigError (one
+    line, naming the file and the key) if the config cannot be used."""
+    checked = load_config(config)
+    return checked.state_path(state), checked.layout, checked.web.port
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ledger.rows import PLAYING, GameRow, GameTimes
 from ledger.schema import ABANDONED
 from scorer.history import player_stats
@@ -10,11 +12,14 @@ from . import pages
 from .follow import LedgerFollower
 from .records import Played, play_record, summary
 
+if TYPE_CHECKING:  # annotations only
+    from hardware.layout import Layout
+
 
 class Site:
     """What the pages show, read from the ledger and cached until it changes."""
 
-    def __init__(self, ledger: LedgerFollower, layout: str | None = None):
+    def __init__(self, ledger: LedgerFollower, layout: Layout | None = None):
         self.ledger = ledger
         self.layout = layout
         self._played: dict[int, Played] = {}  # games before the current one never change
