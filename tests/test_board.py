@@ -3,14 +3,14 @@
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
+from PIL import Image
 
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator, board_png, run_script
 from firmware.board.screens import Screen, oled_image
+from golden import assert_matches_golden
 from hardware.layout import load_layout
 
-GOLDEN = Path(__file__).parent / "data" / "golden"
 RED, BLUE = (255, 0, 0), (0, 80, 255)
 
 
@@ -241,11 +241,7 @@ SCREENS = {
 @pytest.mark.parametrize("name", sorted(SCREENS))
 def test_oled_screens_match_golden_images(name):
     """The main OLED screens match their reference PNGs (a few pixels of font hinting allowed)."""
-    image = oled_image(SCREENS[name])
-    reference = Image.open(GOLDEN / f"oled-{name}.png").convert("1")
-    diff = ImageChops.difference(image.convert("L"), reference.convert("L"))
-    differing = diff.size[0] * diff.size[1] - diff.histogram()[0]
-    assert differing <= 64, f"{differing} pixels differ from tests/data/golden/oled-{name}.png"
+    assert_matches_golden(oled_image(SCREENS[name]), f"oled-{name}")
 
 
 def test_led_board_png(tmp_path):

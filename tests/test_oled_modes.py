@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
+
 
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator, run_script
 from firmware.board.screens import Screen, lap_note, oled_image, scores_screen
+from golden import assert_matches_golden
 from hardware.layout import lap_of
 from scorer.record import replay
 from tests.test_strip_settles import script_to_win
@@ -83,7 +83,6 @@ def test_a_refusal_shows_in_large_scores_mode(tmp_path):
         sim.close()
 
 
-GOLDEN = Path(__file__).parent / "data" / "golden"
 GOLDEN_SCREENS = {
     "scores-2": Screen(scores=(("Red*", "141", "lap 2"), ("Blue", "86", "")), footer="next: Red crib"),
     "scores-4": Screen(scores=(("Alice*", "0", ""), ("Bob", "13", ""), ("Carol", "12", ""), ("Dan", "0", "")),
@@ -96,8 +95,4 @@ GOLDEN_SCREENS = {
 @pytest.mark.parametrize("name", sorted(GOLDEN_SCREENS))
 def test_lap_and_large_score_screens_match_golden_images(name):
     """The large-scores screens and the lap-2 play screen match their reference PNGs (a few pixels allowed)."""
-    image = oled_image(GOLDEN_SCREENS[name])
-    reference = Image.open(GOLDEN / f"oled-{name}.png").convert("1")
-    diff = ImageChops.difference(image.convert("L"), reference.convert("L"))
-    differing = diff.size[0] * diff.size[1] - diff.histogram()[0]
-    assert differing <= 64, f"{differing} pixels differ from tests/data/golden/oled-{name}.png"
+    assert_matches_golden(oled_image(GOLDEN_SCREENS[name]), f"oled-{name}")

@@ -1,4 +1,9 @@
-"""What each control does: one table for the printed controls card and the terminal board's help."""
+"""What each control does: one table for the printed controls card, the terminal board's keys and its help.
+
+Each :class:`Control` is one gesture on one part of the board, with the keys
+that stand for it on the terminal board and what each key drives (a button,
+or the detents of a turn): the terminal board's key map is made from it.
+"""
 
 from __future__ import annotations
 
@@ -16,32 +21,46 @@ class Control:
 
     part: str
     gesture: str  # turn, press or hold
-    keys: tuple[str, ...]  # the keys that stand for it on the terminal board
+    bindings: tuple[tuple[str, str], ...]  # (a key of the terminal board, the button it drives or a turn's detents)
     short: str  # a few words for the terminal's help line
     does: str  # what it does, for the card
 
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The keys that stand for it on the terminal board."""
+        return tuple(key for key, _ in self.bindings)
+
+    def actions(self) -> dict[str, tuple[str, str]]:
+        """Each key's action on the mock board, as a simulator script spells it: ("click", "red"),
+        ("hold", "undo"), ("turn", "-5")."""
+        verb = GESTURE_VERBS[self.gesture]
+        return {key: (verb, drives) for key, drives in self.bindings}
+
+
+GESTURE_VERBS = {"turn": "turn", "press": "click", "hold": "hold"}
+
 
 CONTROLS: tuple[Control, ...] = (
-    Control(KNOB, "turn", (",", ".", "<", ">"), "dial points",
+    Control(KNOB, "turn", ((",", "-1"), (".", "1"), ("<", "-5"), (">", "5")), "dial points",
             "Dial the points (shown large on the OLED); back takes off."),
-    Control(KNOB, "press", (" ",), "peg show count",
+    Control(KNOB, "press", ((" ", KNOB),), "peg show count",
             "Peg the dial as the next count of the show (pone's hand, dealer's hand, crib: the OLED "
             "says whose); 0 is a nineteen."),
-    Control(KNOB, "hold", ("M",), "menu",
+    Control(KNOB, "hold", (("M", KNOB),), "menu",
             "The menu."),
-    Control("colour", "press", ("r", "b", "g", "y"), "peg play points (heels)",
+    Control("colour", "press", tuple(zip("rbgy", COLOUR_BUTTONS)), "peg play points (heels)",
             "Peg the dial to this player in the play. At the start of a deal, with nothing dialled, "
             "the dealer's button pegs his heels (2). In the show, with muggins on: claim the points "
             "the last count missed."),
-    Control("colour", "hold", ("R", "B", "G", "Y"), "muggins",
+    Control("colour", "hold", tuple(zip("RBGY", COLOUR_BUTTONS)), "muggins",
             "Muggins: claim the dial for this player on the count just made (hand, crib or play)."),
-    Control("undo", "press", ("u",), "undo",
+    Control("undo", "press", (("u", "undo"),), "undo",
             "Take back the last entry (any entry, as often as you like)."),
-    Control("undo", "hold", ("U",), "redo",
+    Control("undo", "hold", (("U", "undo"),), "redo",
             "Redo: put back the last entry undone."),
-    Control("menu", "press", ("m",), "menu",
+    Control("menu", "press", (("m", "menu"),), "menu",
             "The menu."),
-    Control("menu", "hold", ("c",), "check count",
+    Control("menu", "hold", (("c", "menu"),), "check count",
             "Check my count, any time: turn to a card's rank, press its suit's button (red clubs, "
             "blue diamonds, green hearts, yellow spades); hand, then starter. Knob: hand/crib; turn "
             "the pages; knob: total to the dial."),
@@ -69,14 +88,6 @@ MENU_ITEMS: tuple[tuple[str, str], ...] = (
 def key_names(control: Control) -> str:
     """The keys as the help shows them: ``space`` for the space bar."""
     return " ".join("space" if key == " " else key for key in control.keys)
-
-
-def terminal_help() -> str:
-    """The terminal board's one-line key help, from the controls table."""
-    keys: dict[str, list[str]] = {}  # what it does -> its keys, in the table's order
-    for control in CONTROLS:
-        keys.setdefault(control.short, []).append(key_names(control))
-    return "keys: " + " | ".join(f"{' '.join(k)} {short}" for short, k in keys.items()) + " | q quit"
 
 
 @dataclass(frozen=True)

@@ -33,18 +33,15 @@ from .simulator import Simulator
 MIN_COLUMNS, MIN_ROWS = 80, 24
 TITLE = "cribbage-board (mock)"
 
-KEYS = {
-    "r": ("click", "red"), "b": ("click", "blue"), "g": ("click", "green"), "y": ("click", "yellow"),
-    " ": ("click", KNOB), "\r": ("click", KNOB), "\n": ("click", KNOB),
-    ",": ("turn", "-1"), ".": ("turn", "1"), "<": ("turn", "-5"), ">": ("turn", "5"),
-    "-": ("turn", "-1"), "+": ("turn", "1"), "=": ("turn", "1"),
-    "u": ("click", "undo"), "U": ("hold", "undo"), "m": ("click", "menu"), "M": ("hold", KNOB),
-    "R": ("hold", "red"), "B": ("hold", "blue"), "G": ("hold", "green"), "Y": ("hold", "yellow"),
-    "c": ("hold", "menu"),
-}
-ARROWS = {"\x1b[D": ("turn", "-1"), "\x1b[C": ("turn", "1"), "\x1b[A": ("turn", "1"), "\x1b[B": ("turn", "-1")}
-# Keys that do the same as a key of the controls table: shown after its keys in the help.
-ALIASES = {">": ("-", "+", "arrows"), " ": ("Enter",)}
+# Keys that do what a key of the controls table does: Enter is the space bar, - and + (= beside
+# it) turn the knob a detent, as the arrows do (left and down back, right and up on).
+ALIASES = {"\r": " ", "\n": " ", "-": ",", "+": ".", "=": "."}
+ARROW_KEYS = {"\x1b[D": ",", "\x1b[C": ".", "\x1b[A": ".", "\x1b[B": ","}
+KEYS = {key: action for control in CONTROLS for key, action in control.actions().items()}
+KEYS.update({alias: KEYS[key] for alias, key in ALIASES.items()})
+ARROWS = {sequence: KEYS[key] for sequence, key in ARROW_KEYS.items()}
+# The aliases as the help names them, after the key of the table they stand for.
+ALIAS_NAMES = {">": ("-", "+", "arrows"), " ": ("Enter",)}
 
 
 def key_help() -> list[tuple[str, str]]:
@@ -52,7 +49,7 @@ def key_help() -> list[tuple[str, str]]:
     the one list the screen, ``--help`` and the README show."""
     rows: dict[str, list[str]] = {}
     for control in CONTROLS:
-        names = [key_names(control)] + [alias for key in control.keys for alias in ALIASES.get(key, ())]
+        names = [key_names(control)] + [alias for key in control.keys for alias in ALIAS_NAMES.get(key, ())]
         rows.setdefault(control.short, []).extend(names)
     return [(" ".join(keys), short) for short, keys in rows.items()] + [("q", "quit")]
 
