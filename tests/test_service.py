@@ -86,7 +86,7 @@ def test_watchdog_for_another_process_is_ignored(notify_socket):
 
 
 def test_board_is_ready_then_stops_cleanly_on_sigterm(tmp_path, notify_socket):
-    """The board says READY=1 once up, and on SIGTERM says STOPPING=1 and exits 0."""
+    """The board says READY=1 once up, and on SIGTERM says STOPPING=1, closes the ledger and exits 0."""
     import signal
     import sys
 
@@ -107,6 +107,8 @@ def test_board_is_ready_then_stops_cleanly_on_sigterm(tmp_path, notify_socket):
         out, err = child.communicate(timeout=20)
         assert child.returncode == 0, err
         assert "mock hardware (argument)" in err and "Traceback" not in err
+        ledger = tmp_path / "ledger.sqlite3"  # closed cleanly: the writer's lock let go, its file removed
+        assert not Path(f"{ledger}.lock").exists() and not Path(f"{ledger}-wal").exists()
     finally:
         if child.poll() is None:
             child.kill()

@@ -9,7 +9,6 @@ Devices that fail are left out and tried again (:mod:`firmware.board.devices`).
 
 from __future__ import annotations
 
-import signal
 import sys
 import threading
 import time
@@ -27,6 +26,7 @@ from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
 from .frames import BoardView, LedStyle, Slide, led_frame, next_blink
 from .screens import Screen, oled_image, scores_screen
 from .sdnotify import Notifier
+from .signals import StopSignals
 from .tunes import TUNES, sound_for
 
 SLIDE_SECONDS_PER_HOLE = 0.02
@@ -86,7 +86,7 @@ class Board:
         if sides > tracks:
             self.controller.say(f"this game has {sides} sides; the board shows {tracks}", alert=True)
         self._stop = threading.Event()
-        self._signalled = False
+        self._signals = StopSignals(self.stop)
         self._last_image: bytes | None = None
         self._motion_shown = False  # the strip's last frame is a slide or chase frame
         self._retry_at = {kind: clock() + devices.retry_s for kind in devices.missing()}
@@ -363,44 +363,36 @@ class Board:
         if controls is not None:
             controls.events.put(InputEvent("wake", "board"))  # handled as nothing
 
-    def _on_signal(self, *_args) -> None:
-        # Only a flag: the loop may hold the queue's or the event's lock when the signal comes.
-        self._signalled = True
+    @property
+    def stopped_by(self) -> int | None:
+        """The signal (SIGTERM, SIGINT) that ended the loop, if one did."""
+        return self._signals.received
 
     def _running(self) -> bool:
-        return not (self._signalled or self._stop.is_set() or self.controller.shutdown_requested)
+        return not (self._signals.received or self._stop.is_set() or self.controller.shutdown_requested)
 
     def run(self) -> int:
         """The main loop, until SIGTERM/SIGINT, a shutdown from the menu, or stop().
 
-        A signal is seen at the next wake (at most IDLE_WAKE_SECONDS)."""
-        previous = self._catch_signals()
-        try:
-            self.draw()
-            self.notifier.ready(f"board ready: {self.controller.game.variant.name}")
-            self.open_later()
-            self.start_ledger_check()
-            self._next_ping = self.clock()
-            while self._running():
-                now = self.clock()
-                self._ping_watchdog(now)
-                self.step(self.wake_in(now))
-            return 0
-        finally:
-            self.notifier.stopping()
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-            if self.controller.shutdown_requested:
-                self.shut_down()
-            else:
-                self.close()
-
-    def _catch_signals(self) -> dict:
-        previous = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                previous[sig] = signal.signal(sig, self._on_signal)
-        return previous
+        A signal wakes the loop at once (:class:`~firmware.board.signals.StopSignals`)."""
+        with self._signals:  # a second signal while closing is noted, never a KeyboardInterrupt
+            try:
+                self.draw()
+                self.notifier.ready(f"board ready: {self.controller.game.variant.name}")
+                self.open_later()
+                self.start_ledger_check()
+                self._next_ping = self.clock()
+                while self._running():
+                    now = self.clock()
+                    self._ping_watchdog(now)
+                    self.step(self.wake_in(now))
+                return 0
+            finally:
+                self.notifier.stopping()
+                if self.controller.shutdown_requested:
+                    self.shut_down()
+                else:
+                    self.close()
 
     # ---- ending ----------------------------------------------------------
 
