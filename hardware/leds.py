@@ -201,7 +201,7 @@ class Ws281xStrip:
                 f"LED data on GPIO{pin} is not supported: use GPIO10 (SPI) or 12/13/18/19 (PWM)"
             )
         if library is None:
-            from .backend import pi_model
+            from .model import pi_model
 
             if pi_model() is None:
                 # Off a Pi, constructing a PixelStrip crashes the process (even at exit).
