@@ -2,6 +2,7 @@
 listing, times and change token for the web view."""
 
 import hashlib
+import json
 import shutil
 import sqlite3
 import threading
@@ -375,3 +376,36 @@ def test_a_reader_open_across_the_migration_sees_the_new_schema(tmp_path):
         assert reader.data_version() != token
         assert reader.times(2).entries[-1] == "2026-12-02T20:30:00.000Z"
         assert reader.export(2)[-1] == "redo" and [g.id for g in reader.games()] == [1]
+
+
+BEFORE_THE_MOVE = ROOT / "tests" / "data" / "ledger-v2.sqlite3"  # written at 4c35ef2, before ledger/ left scorer/
+BEFORE_THE_MOVE_READ = ROOT / "tests" / "data" / "ledger-v2.json"  # what 4c35ef2's own reader read from it
+
+
+def test_a_ledger_written_before_the_ledger_had_a_package_of_its_own_reads_the_same(tmp_path):
+    """tests/data/ledger-v2.sqlite3 (see make_ledger_v2.py): today's reader lists the same games, exports
+    and times as the reader of the commit that wrote it, and today's writer resumes the same match and
+    goes on; the file given is never changed."""
+    before_digest = digest(BEFORE_THE_MOVE)
+    expected = json.loads(BEFORE_THE_MOVE_READ.read_text(encoding="utf-8"))
+    path = tmp_path / "ledger.sqlite3"
+    shutil.copy(BEFORE_THE_MOVE, path)
+    with LedgerReader(path) as reader:
+        assert [game.to_dict() for game in reader.games()] == expected["games"]
+        assert reader.messages == expected["messages"] == []
+        ids = reader.game_ids()
+        assert {str(i): reader.export(i) for i in ids} == expected["exports"]
+        assert {str(i): vars_of(reader.times(i)) for i in ids} == expected["times"]
+        assert state_dict(reader.book) == expected["current"]
+    with LedgerWriter(path, clock=Ticks()) as store:
+        assert state_dict(store.book) == expected["current"] and store.messages == []
+        apply_all(store, ["peg Ed 2"])
+        assert store.export()[-1] == "peg Ed 2"
+    with LedgerReader(path) as reader:
+        assert reader.export(ids[-1]) == expected["exports"][str(ids[-1])] + ["peg Ed 2"]
+    assert digest(BEFORE_THE_MOVE) == before_digest
+
+
+def vars_of(times) -> dict:
+    """GameTimes as the reader of 4c35ef2 gave them: a dict, its entries a list."""
+    return {"started": times.started, "finished": times.finished, "entries": list(times.entries)}

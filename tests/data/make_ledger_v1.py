@@ -14,7 +14,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 from scorer.errors import CribbageError  # noqa: E402
 from scorer.record import parse_line  # noqa: E402
-from ledger.writer import LedgerWriter  # noqa: E402
+from scorer.store import LedgerStore  # noqa: E402
 
 IN_PROGRESS = """
 game six-card seats=Alice,Bob skunk=acc
@@ -36,7 +36,7 @@ undo
 def main() -> None:
     target = HERE / "ledger-v1.sqlite3"
     target.unlink(missing_ok=True)
-    with LedgerWriter(target, clock=lambda: 1_800_000_000) as store:
+    with LedgerStore(target, clock=lambda: 1_800_000_000) as store:
         for line in (HERE / "example-game.txt").read_text().splitlines() + IN_PROGRESS:
             action = parse_line(line)
             if action is None:
