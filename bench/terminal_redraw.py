@@ -8,8 +8,7 @@ every frame (4efb1d8 is the last such revision).
 
 from __future__ import annotations
 
-import importlib.util
-import io
+import os
 import subprocess
 import sys
 import tempfile
@@ -38,28 +37,36 @@ def measure(columns: int, rows: int) -> tuple[int, int]:
     return len(full_paint(after).encode()), len(changes(before, after).encode())
 
 
+OLD_FRAME = """
+import io, sys, tempfile
+from pathlib import Path
+from firmware.config import load_config
+from firmware import simulator
+with tempfile.TemporaryDirectory() as scratch:
+    sim = simulator.Simulator(load_config(), Path(scratch) / "ledger.sqlite3")
+    try:
+        for verb, argument in (("turn", "3"), ("click", "red"), ("turn", "2"), ("click", "blue")):
+            sim.act(verb, argument)
+        out = io.StringIO()
+        simulator._paint(sim, out, True, True)
+    finally:
+        sim.close()
+text = out.getvalue()
+print(len(text.encode()), text.count("\\n"))
+"""
+
+
 def measure_old(revision: str) -> tuple[int, int]:
-    """(bytes, rows) of one frame of the terminal board of ``revision`` after the same presses."""
+    """(bytes, rows) of one frame of the terminal board of ``revision`` after the same presses:
+    that revision's tree, unpacked with ``git archive``, run in a process of its own."""
     root = Path(__file__).resolve().parent.parent
-    source = subprocess.run(["git", "-C", str(root), "show", f"{revision}:firmware/simulator.py"],
-                            capture_output=True, text=True, check=True).stdout
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "old_simulator.py"
-        path.write_text(source)
-        spec = importlib.util.spec_from_file_location("firmware.old_simulator", path)
-        old = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = old
-        spec.loader.exec_module(old)
-        sim = old.Simulator(load_config(), Path(scratch) / "ledger.sqlite3")
-        try:
-            for verb, argument in (("turn", "3"), ("click", "red"), ("turn", "2"), ("click", "blue")):
-                sim.act(verb, argument)
-            out = io.StringIO()
-            old._paint(sim, out, True, True)
-        finally:
-            sim.close()
-    text = out.getvalue()
-    return len(text.encode()), text.count("\n")
+    with tempfile.TemporaryDirectory() as tree:
+        archive = subprocess.run(["git", "-C", str(root), "archive", revision], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", tree], input=archive.stdout, check=True)
+        done = subprocess.run([sys.executable, "-c", OLD_FRAME], cwd=tree, env={**os.environ, "PYTHONPATH": tree},
+                              capture_output=True, text=True, check=True)
+    size, lines = done.stdout.split()
+    return int(size), int(lines)
 
 
 def main() -> None:
