@@ -21,17 +21,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from firmware.config import load_config  # noqa: E402
-from firmware.pc.simulator import Simulator  # noqa: E402
 from firmware.board.frames import BoardView, LedStyle, led_frame  # noqa: E402
 from firmware.board.screens import Screen, oled_image  # noqa: E402
+from firmware.config import load_config  # noqa: E402
+from firmware.pc.simulator import Simulator  # noqa: E402
 from hardware.layout import load_layout  # noqa: E402
 from hardware.leds import FramePipeline  # noqa: E402
+from ledger.writer import LedgerWriter  # noqa: E402
 from scorer.game import Entry, Game  # noqa: E402
 from scorer.record import parse_line  # noqa: E402
-from ledger.writer import LedgerWriter  # noqa: E402
-from table import print_table  # noqa: E402
 from scorer.variants import find_variant  # noqa: E402
+
+from table import print_table  # noqa: E402
 
 US_PER_LED = 30.0  # 24 bits at 1.25 us
 RESET_US = 280.0

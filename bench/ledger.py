@@ -15,11 +15,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from board import fill_ledger  # noqa: E402
-from table import print_table  # noqa: E402
-
 from ledger.reader import LedgerReader  # noqa: E402
 from ledger.writer import LedgerWriter  # noqa: E402
+
+from board import fill_ledger  # noqa: E402
+from table import print_table  # noqa: E402
 
 
 def time_open(opener, path: Path, repeats: int = 21) -> str:

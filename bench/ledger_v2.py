@@ -23,14 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from board import fill_ledger, latency  # noqa: E402
-from startup import BareTransaction  # noqa: E402
-from table import print_table  # noqa: E402
-
-from scorer.history import hand_percentile, player_stats, race  # noqa: E402
 from ledger.reader import LedgerReader  # noqa: E402
 from ledger.schema import MIGRATE_1_TO_2  # noqa: E402
 from ledger.writer import LedgerWriter  # noqa: E402
+from scorer.history import hand_percentile, player_stats, race  # noqa: E402
+
+from board import fill_ledger, latency  # noqa: E402
+from startup import BareTransaction  # noqa: E402
+from table import print_table  # noqa: E402
 
 SCHEMA_1 = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

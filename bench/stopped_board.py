@@ -30,11 +30,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from table import print_table  # noqa: E402
-
-from scorer.record import parse_line  # noqa: E402
 from ledger.reader import LedgerReader  # noqa: E402
 from ledger.writer import LedgerWriter  # noqa: E402
+from scorer.record import parse_line  # noqa: E402
+
+from table import print_table  # noqa: E402
 
 POLL = 0.05  # the web's poll
 

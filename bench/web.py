@@ -38,11 +38,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from ledger.writer import LedgerWriter  # noqa: E402
+from scorer.record import parse_line  # noqa: E402
+
 from table import print_table  # noqa: E402
 from web_games import free_port, game_record, match_records, write_games  # noqa: E402
-
-from scorer.record import parse_line  # noqa: E402
-from ledger.writer import LedgerWriter  # noqa: E402
 
 RUNS = 5
 GAMES = 100  # finished games in the ledger served

@@ -24,7 +24,6 @@ from .lock import lock_held, lock_path
 from .rows import GameRow, GameTimes, game_rows, game_times, listed_games
 from .schema import BUSY_TIMEOUT_MS, close_connection
 
-
 WAL_HEADER = 32  # bytes: a -wal no longer than its header holds no frame (no entry)
 RETRY_LIVE_SECONDS = 1.0  # an immutable reader that could not go live tries again this often (or when a file changes)
 

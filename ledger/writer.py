@@ -45,7 +45,6 @@ from .errors import Damaged, DiskFullError, LedgerError
 from .lock import WriterLock, default_holder
 from .schema import ABANDONED, BUSY_TIMEOUT_MS, CHECKS, EMPTY, FINISHED, close_connection, roll_back, uri
 
-
 # ---- the path ----------------------------------------------------------------
 
 
@@ -325,7 +324,7 @@ class LedgerWriter:
     def game(self) -> Game | None:
         return self.book.game
 
-    def apply(self, action: Action) -> LedgerEntry | Game:
+    def apply(self, action: Action) -> PeggedEntry | Game:
         """Apply an action and make it durable; only then return (acknowledge).
 
         A refused action raises and nothing is written. If the write fails the

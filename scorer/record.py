@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
-from enum import Enum
 from collections.abc import Iterable
+from enum import Enum
 
 from .errors import CribbageError, RecordSyntaxError, RuleError, SetupError
 from .game import Entry, EntryKind, Game, PeggedEntry

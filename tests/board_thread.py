@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import threading
 
-from firmware.board.loop import Board
 from firmware.board.devices import open_devices
+from firmware.board.loop import Board
 from firmware.config import load_config
 from firmware.pc.simulator import MOCK
 from ledger.writer import LedgerWriter
+
 from waits import CEILING_S, eventually
 
 BOUND_S = CEILING_S

@@ -3,8 +3,8 @@
 import pytest
 
 from hardware.backend import choose_backend
-from hardware.model import pi_model
 from hardware.errors import HardwareError
+from hardware.model import pi_model
 
 PI = "Raspberry Pi 4 Model B Rev 1.5"
 

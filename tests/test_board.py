@@ -5,11 +5,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from firmware.board.screens import Screen, oled_image
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator, board_png, run_script
-from firmware.board.screens import Screen, oled_image
-from golden import assert_matches_golden
 from hardware.layout import load_layout
+
+from golden import assert_matches_golden
 
 RED, BLUE = (255, 0, 0), (0, 80, 255)
 

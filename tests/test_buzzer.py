@@ -7,16 +7,17 @@ import threading
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from firmware.board.loop import Board
 from firmware.board.devices import open_devices
+from firmware.board.loop import Board
+from firmware.board.tunes import TUNES, sound_for
 from firmware.config import load_config
 from firmware.errors import ConfigError
 from firmware.pc.simulator import MOCK, run_script
-from firmware.board.tunes import TUNES, sound_for
-from scorer.variants import SkunkLines, skunk_lines
 from hardware.buzzer import MockBuzzer, TonalBuzzer, check_tune
 from hardware.errors import HardwareError
 from ledger.writer import LedgerWriter
+from scorer.variants import SkunkLines, skunk_lines
+
 from waits import eventually
 
 BUZZER_ON = ["buzzer.enabled=true"]

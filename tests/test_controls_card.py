@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 
-from firmware.cli import card as card_module
-from firmware.cli import main
-from hardware.inputs import COLOUR_BUTTONS
-from firmware.config import load_config
 from firmware.board.controller import Controller, GameSettings
 from firmware.board.controls import CONTROLS, MENU_ITEMS, controls_card, key_names
+from firmware.cli import card as card_module
+from firmware.cli import main
+from firmware.config import load_config
 from firmware.pc.terminal import HELP, KEYS
-from hardware.inputs import KNOB
+from hardware.inputs import COLOUR_BUTTONS, KNOB
 from ledger.writer import LedgerWriter
 
 A6_POINTS = (105 / 25.4 * 72, 148 / 25.4 * 72)

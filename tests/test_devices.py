@@ -15,6 +15,7 @@ from hardware.display import MockDisplay
 from hardware.errors import DeviceNotFoundError, HardwareError
 from hardware.inputs import MockControls
 from hardware.leds import MockStrip
+
 from board_thread import BoardThread
 
 ROOT = Path(__file__).parent.parent

@@ -19,9 +19,9 @@ from firmware.config import load_config
 from firmware.pc.simulator import Simulator
 from hardware.errors import HardwareError
 from hardware.inputs import KNOB
+from ledger.writer import LedgerWriter
 from scorer.record import replay
 from scorer.report import state_dict
-from ledger.writer import LedgerWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,14 +6,14 @@ from itertools import combinations
 
 import pytest
 
+from ledger.reader import LedgerReader
+from ledger.writer import LedgerWriter
 from scorer.cards import deck
 from scorer.counting import distribution, score_hand
 from scorer.history import hand_percentile, percentiles, player_stats, race
-from scorer.variants import SkunkLines, result_kind, skunk_lines
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
-from ledger.reader import LedgerReader
-from ledger.writer import LedgerWriter
+from scorer.variants import SkunkLines, result_kind, skunk_lines
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 # Alice wins 121 to 85 (a skunk): deal 1 heels, play and show; then Alice pegs out.

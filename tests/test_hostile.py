@@ -4,7 +4,6 @@ line in the console), and files are written only where the user said."""
 import io
 import json
 import os
-import re
 import signal
 import tracemalloc
 from contextlib import contextmanager

@@ -17,12 +17,12 @@ import pytest
 
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator
-from scorer.record import parse_line, replay
-from scorer.report import state_dict
 from ledger.errors import DiskFullError, LedgerError, LedgerInUseError
 from ledger.reader import LedgerReader
 from ledger.schema import APPLICATION_ID
 from ledger.writer import LedgerWriter
+from scorer.record import parse_line, replay
+from scorer.report import state_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "data" / "ledger-v1.sqlite3"
@@ -736,8 +736,8 @@ def test_a_sound_ledger_passes_the_later_check(tmp_path):
 def test_the_board_checks_its_ledger_after_ready_and_sets_damage_aside(tmp_path):
     """The board opened with check="later": after READY a thread checks the file; the next
     loop step sets the damaged file aside, says so on the OLED, and the game goes on."""
-    from firmware.board.loop import Board
     from firmware.board.devices import open_devices
+    from firmware.board.loop import Board
     from firmware.pc.simulator import MOCK
 
     path = tmp_path / "ledger.sqlite3"
@@ -805,8 +805,8 @@ def test_the_running_board_checks_its_ledger_after_ready(tmp_path):
     import threading
     import time
 
-    from firmware.board.loop import Board
     from firmware.board.devices import open_devices
+    from firmware.board.loop import Board
     from firmware.pc.simulator import MOCK
 
     path = tmp_path / "ledger.sqlite3"

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from scorer.record import parse_line, replay
-from scorer.report import state_dict
 from ledger.errors import LedgerError
 from ledger.reader import LedgerReader
 from ledger.rows import GameTimes
 from ledger.schema import SCHEMA_VERSION
 from ledger.writer import LedgerWriter
+from scorer.record import parse_line, replay
+from scorer.report import state_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "data" / "ledger-v1.sqlite3"

@@ -9,11 +9,11 @@ import pytest
 
 from firmware.config import load_config
 from firmware.pc.simulator import run_script
+from ledger.reader import LedgerReader
+from ledger.writer import LedgerWriter
 from scorer.game import Outcome
 from scorer.record import ABANDONED, parse_line, replay
 from scorer.report import state_dict, summary
-from ledger.reader import LedgerReader
-from ledger.writer import LedgerWriter
 from scorer.variants import Options, SkunkLines, parse_game_points
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,10 +1,10 @@
 """The menu through the mock pins: variants only as the board can show them, current choices, player names."""
 
-import pytest
 
 from firmware.board.menu import Item, Menu, tracks_reason
 from firmware.board.screens import oled_image
 from scorer.variants import VARIANTS
+
 from tests.test_board import make, sim  # noqa: F401 (sim is a fixture)
 
 MENU = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",

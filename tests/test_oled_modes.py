@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-
 import pytest
 
-
+from firmware.board.screens import Screen, lap_note, oled_image, scores_screen
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator, run_script
-from firmware.board.screens import Screen, lap_note, oled_image, scores_screen
-from golden import assert_matches_golden
 from hardware.layout import lap_of
 from scorer.record import replay
+
+from golden import assert_matches_golden
 from tests.test_strip_settles import script_to_win
 
 SEVEN_CARD = ["game.variant=seven-card"]

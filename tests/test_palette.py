@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from firmware.board.frames import LAP_TINTS, LedStyle, lap_shade
 from firmware.config import load_config
 from firmware.palette import MIN_SIDE_DISTANCE, PALETTES, closest_pair, distance, simulate
-from firmware.board.frames import LAP_TINTS, LedStyle, lap_shade
 
 VISIONS = ("normal", "protanopia", "deuteranopia")
 STANDARD = load_config().leds.colours

@@ -2,10 +2,10 @@
 
 import pytest
 
-from firmware.config import load_config
 from firmware.board.picker import Breakdown, fits, typed
-from firmware.pc.simulator import Simulator, run_script
+from firmware.config import load_config
 from firmware.pc.script import parse_script
+from firmware.pc.simulator import Simulator, run_script
 from scorer.cards import parse_card, parse_cards
 from scorer.counting import score_hand
 from scorer.game import Entry, EntryKind

@@ -6,17 +6,17 @@ import subprocess
 import pytest
 from PIL import Image, ImageDraw
 
-from hardware import backend
-from hardware import power
-from firmware.board.loop import MOCK_STOPPED, POWER_OFF_FAILED, SAFE_TO_UNPLUG, SHUTTING_DOWN
 from firmware.board.devices import open_devices
+from firmware.board.loop import MOCK_STOPPED, POWER_OFF_FAILED, SAFE_TO_UNPLUG, SHUTTING_DOWN
+from firmware.board.screens import font, oled_image
 from firmware.config import load_config
-from hardware.power import POWER_OFF_COMMAND, PowerOffError
 from firmware.pc.simulator import MOCK, Simulator, run_script
 from firmware.pc.terminal import run_terminal
-from firmware.board.screens import font, oled_image
+from hardware import backend, power
 from hardware.display import LumaDisplay
+from hardware.power import POWER_OFF_COMMAND, PowerOffError
 from ledger.writer import LedgerWriter
+
 from board_thread import BoardThread
 
 SHUT_DOWN = ["click menu", "turn 7", "click knob", "turn 1", "click knob"]  # Menu > Shut down > Yes

@@ -16,6 +16,7 @@ from firmware.config import load_config
 from firmware.pc.simulator import MOCK
 from ledger.lock import writer_running
 from ledger.writer import LedgerWriter
+
 from waits import CEILING_S
 
 

@@ -1,9 +1,9 @@
 """The durable ledger: acknowledged means on disk; a bad file is set aside, never deleted."""
 
 import json
-import sqlite3
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from ledger.writer import LedgerWriter
 from scorer.errors import NothingToUndoError
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
-from ledger.writer import LedgerWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 

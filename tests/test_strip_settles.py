@@ -6,10 +6,11 @@ import time
 import pytest
 
 from firmware.board import loop as app
+from firmware.board.frames import BoardView, LedStyle, led_frame
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator, read_pegs, run_script
-from firmware.board.frames import BoardView, LedStyle, led_frame
 from hardware.layout import load_layout
+
 from board_thread import BoardThread
 
 

@@ -21,8 +21,18 @@ import pytest
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator
 from firmware.pc.terminal import (
-    HELP, KEYS, Canvas, TerminalScreen, board_geometry, changes, choose_plan, compose, full_paint,
-    help_lines, key_help, run_terminal,
+    HELP,
+    KEYS,
+    Canvas,
+    TerminalScreen,
+    board_geometry,
+    changes,
+    choose_plan,
+    compose,
+    full_paint,
+    help_lines,
+    key_help,
+    run_terminal,
 )
 from hardware.layout import BUNDLED, load_layout
 

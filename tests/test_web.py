@@ -20,16 +20,25 @@ import pytest
 from firmware.cli import main
 from firmware.web.board import GROUP_GAP, geometry_for, geometry_of
 from firmware.web.records import line_marks, play_record
+from ledger.writer import LedgerWriter
 from scorer.history import player_stats, race_lines
-from scorer.variants import SkunkLines
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
-from ledger.writer import LedgerWriter
+from scorer.variants import SkunkLines
+
+from waits import eventually
 from web_games import (
-    OTHER_USER_PROBLEM, ROOT, follow_events, free_port, game_record, get, get_json, match_records, web_server,
+    OTHER_USER_PROBLEM,
+    ROOT,
+    follow_events,
+    free_port,
+    game_record,
+    get,
+    get_json,
+    match_records,
+    web_server,
     write_games,
 )
-from waits import eventually
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 WRITES = ("POST", "PUT", "DELETE", "PATCH")
@@ -410,9 +419,10 @@ def test_api_stats_are_player_stats_of_the_finished_and_abandoned_games(ledger):
 
 def test_hostile_paths_never_fail_the_server(ledger):
     """Odd game ids, encodings and query strings answer 200, 404 or 405, never a server error."""
+    from urllib.parse import quote
+
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
-    from urllib.parse import quote
 
     path, _ = ledger
     with web_server(path) as base:

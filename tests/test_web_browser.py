@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from scorer.record import parse_line
 from ledger.writer import LedgerWriter
+from scorer.record import parse_line
+
 from web_games import game_record, match_records, web_server, write_games
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

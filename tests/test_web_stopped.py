@@ -13,15 +13,24 @@ from pathlib import Path
 
 import pytest
 
-from scorer.record import parse_line
-from scorer.report import state_dict
 from ledger.errors import LedgerInUseError
 from ledger.lock import writer_running
 from ledger.writer import LedgerWriter
-from web_games import (
-    OTHER_USER_PROBLEM, ROOT, follow_events, game_record, get, get_json, match_records, web_server, write_games,
-)
+from scorer.record import parse_line
+from scorer.report import state_dict
+
 from waits import eventually
+from web_games import (
+    OTHER_USER_PROBLEM,
+    ROOT,
+    follow_events,
+    game_record,
+    get,
+    get_json,
+    match_records,
+    web_server,
+    write_games,
+)
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from scorer.counting import distribution
 from scorer.game import Entry, Phase
 from scorer.record import Scorebook, parse_line
+
 from waits import REQUEST_CEILING_S
 
 

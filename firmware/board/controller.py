@@ -24,12 +24,11 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
+from ledger.errors import LedgerError
+from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
 from scorer.game import Entry, Game, Phase
 from scorer.record import Command, GameHeader
-from ledger.errors import LedgerError
-from ledger.writer import LedgerWriter
-
 
 from ..config import GameSettings
 from .menu import MenuTree

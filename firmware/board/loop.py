@@ -19,7 +19,6 @@ from hardware.power import PowerOffError
 from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
 
-
 from ..config import Config
 from .controller import Controller
 from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly

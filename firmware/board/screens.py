@@ -17,8 +17,6 @@ from hardware.layout import lap_of
 from scorer.game import Game
 
 
-
-
 @lru_cache(maxsize=None)
 def font(size: int) -> ImageFont.ImageFont:
     """Pillow's own scalable font: no system font needed."""

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from ledger.errors import LedgerError
+from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
 from scorer.record import MAX_LINE, parse_line
 from scorer.report import summary
-from ledger.errors import LedgerError
-from ledger.writer import LedgerWriter
 
 HELP = """\
 Type one line of the game record and press Enter:

@@ -17,8 +17,8 @@ from PIL import Image, ImageDraw
 
 from hardware.backend import MockBackend
 from hardware.layout import GAME_HOLE, HOLES_PER_TRACK, START_HOLE, Layout
-from scorer.report import state_dict
 from ledger.writer import LedgerWriter
+from scorer.report import state_dict
 
 from ..board.devices import open_devices
 from ..board.frames import OFF, LedStyle, scale

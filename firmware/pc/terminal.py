@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from hardware.inputs import KNOB
 from hardware.layout import HOLES_PER_TRACK, Layout, lap_of
 
 from ..board.controls import CONTROLS, key_names

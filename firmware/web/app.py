@@ -6,10 +6,9 @@ take a millisecond or two), so one read-only connection serves them all.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import asyncio
 import json
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -19,7 +18,7 @@ from starlette.routing import Route
 from scorer.counting import distribution
 
 from . import pages
-from .follow import LedgerUnavailable, LedgerFollower
+from .follow import LedgerFollower, LedgerUnavailable
 from .site import Site
 
 if TYPE_CHECKING:  # annotations only

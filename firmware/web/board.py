@@ -16,7 +16,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 
-from hardware.layout import BUNDLED_BY_TRACKS, GAME_HOLE, HOLES_PER_TRACK, START_HOLE, Hole, Layout, load_layout, peg_hole
+from hardware.layout import (
+    BUNDLED_BY_TRACKS,
+    GAME_HOLE,
+    HOLES_PER_TRACK,
+    START_HOLE,
+    Hole,
+    Layout,
+    load_layout,
+    peg_hole,
+)
 
 COLOURS = ("#e8322f", "#2f7bff", "#1faa3b", "#f0a800")  # the LED sides' colours: red, blue, green, amber
 GROUP_GAP = 0.55  # extra space after every fifth hole, in hole pitches

@@ -12,11 +12,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from scorer.report import state_dict
 from ledger.errors import LedgerError
 from ledger.reader import LedgerReader
 from ledger.rows import GameRow, GameTimes
-
+from scorer.report import state_dict
 
 RECENT = 8  # the last actions the live board shows
 RETRY_SECONDS = 2.0  # a ledger that cannot be read (locked, damaged) is tried again this often

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from html import escape
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ledger.rows import GameRow, GameTimes
+from scorer.history import race_lines
+from scorer.variants import VARIANTS, SkunkLines
 
 from .board import COLOURS, board_svg, geometry_for, peg_hole
 from .charts import distribution_svg, race_svg
-from scorer.history import race_lines
-from scorer.variants import SkunkLines
-from scorer.variants import VARIANTS
-
 from .records import line_marks, ordinal
 
 if TYPE_CHECKING:  # annotations only

@@ -6,12 +6,11 @@ host that does not resolve is one line and exit 2, not a traceback.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import errno
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
@@ -57,7 +56,6 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, layou
 
     from .app import create_app
     from .follow import LedgerFollower
-
     from .warm import warm_in_background
 
     ledger = LedgerFollower(state)

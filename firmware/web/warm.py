@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import threading
 
-from scorer.history import player_stats
 from ledger.errors import LedgerError
 from ledger.reader import LedgerReader
+from scorer.history import player_stats
 
 
 def warm(path) -> int:
