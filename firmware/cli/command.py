@@ -11,7 +11,7 @@ from scorer.errors import CribbageError, RecordSyntaxError
 
 from ..errors import ConfigError
 from . import drawings, tools
-from .output import PROG, drop_stdout, fail
+from .output import PROG, VERSION_LINE, drop_stdout, fail
 
 TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
 if TYPE_CHECKING:  # for annotations only: argparse loads when a command line needs it
@@ -42,13 +42,13 @@ WHERE = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .parser import TopParser, Version as _Version
+    from .parser import TopParser
 
     parser = TopParser(
         prog=PROG, description="An electronic cribbage peg-board and score ledger.",
         epilog="--backend, --config, --set, --state and --headless may also follow the command.",
     )
-    parser.add_argument("--version", action=_Version, help="print the version and exit")
+    parser.add_argument("--version", action="version", version=VERSION_LINE, help="print the version and exit")
     _board_options(parser, COMMON, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
