@@ -148,7 +148,8 @@ def test_ci_runs_the_readme_test_command():
 
 
 def test_count_and_pegging_load_only_the_counting():
-    """count and pegging import neither the config, nor the ledger, nor the game (start-up cost)."""
+    """count and pegging import neither the config, nor the ledger, nor the game, nor the other
+    commands' modules and error classes (start-up cost)."""
     import subprocess
     import sys
 
@@ -156,7 +157,8 @@ def test_count_and_pegging_load_only_the_counting():
         "import sys; from firmware.cli import main; "
         "main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C']); main(['pegging', '10H', '5S']); "
         "heavy = ('firmware.config', 'ledger.writer', 'ledger.reader', 'scorer.game', 'scorer.record', 'tomllib', 'sqlite3', 'PIL', "
-        "'argparse', 'gettext', 'locale', 'shutil'); "
+        "'argparse', 'gettext', 'locale', 'shutil', 'hardware.errors', 'ledger.errors', 'firmware.errors', "
+        "'firmware.cli.drawings'); "
         "print('LOADED', sorted(m for m in sys.modules if m in heavy))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout

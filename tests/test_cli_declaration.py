@@ -155,6 +155,14 @@ def test_the_quick_reader_has_no_table_of_its_own():
     assert not [text for text in strings if text.startswith("-") and text != "-"]
 
 
+def test_every_declared_command_has_a_function_to_run_it():
+    """A command declared without its own function would start the board: only simulate (the
+    board on a script) is run by the board's."""
+    from firmware.cli.command import _board, _runner
+
+    assert [command.name for command in COMMANDS if _runner(command.name) is _board] == ["simulate"]
+
+
 def test_where_names_the_commands_that_use_each_board_option():
     """The help and refusals say where each board option works: exactly the commands that use it."""
     for option in BOARD:

@@ -4,12 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from hardware.errors import HardwareError
-from ledger.errors import LedgerError
-from scorer.errors import CribbageError
-
-from ..errors import ConfigError
-from . import drawings, tools
 from .declaration import BOARD, COMMANDS, DESCRIPTION, EPILOG, TOP_OPTIONS, USES, WHERE
 from .output import PROG, VERSION_LINE, drop_stdout, fail
 
@@ -18,8 +12,8 @@ if TYPE_CHECKING:  # for annotations only: argparse loads when a command line ne
     import argparse
 
 # Each command imports what it uses when it runs (issue 11): ``count`` loads
-# neither the config, nor the ledger, nor the game. The command line itself is
-# declared in declaration.py.
+# neither the config, nor the ledger, nor the game, nor the other commands'
+# error classes. The command line itself is declared in declaration.py.
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,19 +126,40 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args) -> int:
     """Run the command the line names (the board when it names none); its errors become one line."""
-    commands = {
-        "replay": tools.replay, "count": tools.count, "pegging": tools.pegging,
-        "board-template": drawings.board_template, "controls-card": drawings.controls_card,
-        "wiring": drawings.wiring, "console": _console, "web": _web,
-    }
     try:
-        return commands.get(args.command, _board)(args)
-    except (CribbageError, LedgerError, ConfigError, HardwareError) as error:
+        return _runner(args.command)(args)
+    except _reported_errors() as error:
         return fail(f"{PROG}: {error}")
     except OSError as error:
         if error.filename is None:
             raise  # a closed pipe or full standard output: main says it
         return fail(f"{PROG}: {error.filename}: {error.strerror or error}")
+
+
+def _runner(command: str | None):
+    """The function that runs ``command`` (the board for None), its module imported only now."""
+    if command in ("replay", "count", "pegging"):
+        from . import tools
+
+        return {"replay": tools.replay, "count": tools.count, "pegging": tools.pegging}[command]
+    if command in ("board-template", "controls-card", "wiring"):
+        from . import drawings
+
+        return {"board-template": drawings.board_template, "controls-card": drawings.controls_card,
+                "wiring": drawings.wiring}[command]
+    return {"console": _console, "web": _web}.get(command, _board)
+
+
+def _reported_errors() -> tuple[type[Exception], ...]:
+    """The errors a command reports in one line. Python evaluates an ``except`` clause only
+    when an exception reaches it, so a command that succeeds never imports these."""
+    from hardware.errors import HardwareError
+    from ledger.errors import LedgerError
+    from scorer.errors import CribbageError
+
+    from ..errors import ConfigError
+
+    return CribbageError, LedgerError, ConfigError, HardwareError
 
 
 def _console(args) -> int:
@@ -179,7 +194,9 @@ def _board(args) -> int:
 
     config = load_config(args.config, args.set)
     if args.command == "simulate":
-        return tools.simulate(args, config)
+        from .tools import simulate
+
+        return simulate(args, config)
     backend = choose_backend(args.backend, config.values[""]["backend"] or None)
     print(f"{PROG}: {backend.message}", file=sys.stderr)
     path = state_path(config, args.state)
