@@ -35,6 +35,7 @@ class Option:
 
     @property
     def takes_value(self) -> bool:
+        """Whether a value follows the flag."""
         return self.action in ("store", "append")
 
     def initial(self):
