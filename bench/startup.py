@@ -2,8 +2,9 @@
 
 - start-up to READY=1 (1,000 and 10,000 finished games) against a process that
   only imports gpiozero, PIL, sqlite3 and tomllib
-- ``cribbage-board replay example-game.txt --json`` and ``cribbage-board count
-  5H 5D 5S JC --starter 5C`` against ``python -c pass``
+- ``cribbage-board replay example-game.txt --json``, ``cribbage-board count
+  5H 5D 5S JC --starter 5C`` and ``cribbage-board --version`` against
+  ``python -c pass``
 - press to show() with the ledger on disk against a bare SQLite WAL
   ``synchronous=FULL`` transaction on the same disk
 - wake-ups of an idle board in 10 s, all threads together
@@ -52,7 +53,7 @@ PI_ZERO_2W_FACTOR = (8, 15)
 RUNS = 7
 BASELINE_IMPORTS = "import gpiozero, PIL.Image, sqlite3, tomllib"
 TARGETS = {
-    "ready_1000": 1.5, "replay": 3.0, "count": 2.0, "press": 2.0, "idle_wakeups": 20,
+    "ready_1000": 1.5, "replay": 2.0, "count": 1.5, "version": 1.5, "press": 2.0, "idle_wakeups": 20,
 }
 
 
@@ -190,12 +191,14 @@ def main(argv: list[str] | None = None) -> int:
         "pass": [python, "-c", "pass"],
         "replay": [board, "replay", example, "--json"],
         "count": [board, *count_args],
+        "version": [board, "--version"],
     }
     if Path(dev).exists():
         commands.update({
             "dev pass": [dev, "-c", "pass"],
             "dev replay": [dev, "-m", "firmware.cli", "replay", example, "--json"],
             "dev count": [dev, "-m", "firmware.cli", *count_args],
+            "dev version": [dev, "-m", "firmware.cli", "--version"],
         })
     times = interleaved_seconds(commands, rounds * 3)
     bare = times["pass"]
@@ -204,10 +207,11 @@ def main(argv: list[str] | None = None) -> int:
                           times["replay"], bare, TARGETS["replay"]))
     rows.append(ratio_row("cribbage-board count 5H 5D 5S JC --starter 5C / python -c pass",
                           times["count"], bare, TARGETS["count"]))
+    rows.append(ratio_row("cribbage-board --version / python -c pass", times["version"], bare, TARGETS["version"]))
     if not options.no_instructions and shutil.which("valgrind"):
-        counted = {name: instructions(commands[name]) for name in ("pass", "replay", "count")}
+        counted = {name: instructions(commands[name]) for name in ("pass", "replay", "count", "version")}
         rows.append(("instructions (callgrind): python -c pass", f"{counted['pass'] / 1e6:.1f} M"))
-        for name in ("replay", "count"):
+        for name in ("replay", "count", "version"):
             rows.append((f"  {name} / python -c pass in instructions",
                          f"{counted[name] / counted['pass']:.2f}x: {counted[name] / 1e6:.1f} M"))
     if "dev pass" in times:
@@ -217,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
                               times["dev replay"], dev_bare, TARGETS["replay"]))
         rows.append(ratio_row("  python -m firmware.cli count ... / its python -c pass",
                               times["dev count"], dev_bare, TARGETS["count"]))
+        rows.append(ratio_row("  python -m firmware.cli --version / its python -c pass",
+                              times["dev version"], dev_bare, TARGETS["version"]))
     print_table(rows)
     return 0
 

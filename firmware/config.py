@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from hardware import BACKENDS
 from hardware.display import DisplaySettings
 from hardware.inputs import BUTTONS, InputPins
 from hardware.leds import PowerSettings, StripSettings
@@ -134,7 +135,7 @@ def _spi_hz(value):
 
 
 SCHEMA: dict[str, dict[str, Callable]] = {
-    "": {"backend": lambda v: _choice("", "real", "mock")(v), "state": _text},
+    "": {"backend": _choice("", *BACKENDS), "state": _text},
     "game": {
         "variant": _variant, "players": _names, "dealer": _text, "exact_out": _flag,
         "muggins": _flag, "skunk": _choice("acc", "lurch", "triple", "none"), "points": _points,

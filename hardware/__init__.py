@@ -1,6 +1,9 @@
-"""LEDs, display, buttons and encoder behind small interfaces, each with a real
-backend and a mock. Knows holes and tracks, not cribbage rules.
+"""LEDs, display, buttons and encoder, buzzer and power-off behind small interfaces, each
+with a real backend and a mock. Knows holes, tracks and pins, not cribbage rules.
 
-Real backends import their libraries (spidev, rpi_ws281x, luma.oled, gpiozero pins)
-inside constructors, never at module import.
+:mod:`hardware.backend` opens the devices (``PiBackend``, ``MockBackend``); real
+backends import their libraries (spidev, rpi_ws281x, luma.oled, gpiozero pins)
+when a device is opened, never at module import.
 """
+
+BACKENDS = ("real", "mock")  # the backends' names, as --backend, CRIBBAGE_BACKEND and the config give them

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import warnings
 
+from . import BACKENDS
 from .buzzer import Buzzer, MockBuzzer, TonalBuzzer
 from .display import Display, DisplaySettings, MockDisplay, open_display
 from .errors import HardwareError
@@ -25,7 +26,6 @@ from .leds import LedStrip, MockStrip, StripSettings, open_strip
 from .model import pi_model
 from .power import power_off
 
-BACKENDS = ("real", "mock")
 ENV_VAR = "CRIBBAGE_BACKEND"
 
 

@@ -7,9 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
-from hypothesis import strategies as st
-from hypothesis import given
 
 from firmware.cli import main
 from firmware.pc.console import run_console
@@ -151,7 +148,8 @@ def test_ci_runs_the_readme_test_command():
 
 
 def test_count_and_pegging_load_only_the_counting():
-    """count and pegging import neither the config, nor the ledger, nor the game (start-up cost)."""
+    """count and pegging import neither the config, nor the ledger, nor the game, nor the other
+    commands' modules and error classes (start-up cost)."""
     import subprocess
     import sys
 
@@ -159,29 +157,31 @@ def test_count_and_pegging_load_only_the_counting():
         "import sys; from firmware.cli import main; "
         "main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C']); main(['pegging', '10H', '5S']); "
         "heavy = ('firmware.config', 'ledger.writer', 'ledger.reader', 'scorer.game', 'scorer.record', 'tomllib', 'sqlite3', 'PIL', "
-        "'argparse', 'gettext', 'locale', 'shutil'); "
+        "'argparse', 'gettext', 'locale', 'shutil', 'hardware.errors', 'ledger.errors', 'firmware.errors', "
+        "'firmware.cli.drawings'); "
         "print('LOADED', sorted(m for m in sys.modules if m in heavy))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert "LOADED []" in out, out
 
 
-def _loaded_without_site(code: str) -> set[str]:
-    """The modules a fresh python loads running ``code`` (which prints its output before
-    the list), without ``site``: this venv's editable finder imports re and more at start."""
+def _loaded_without_site(code: str) -> tuple[str, set[str]]:
+    """What ``code`` prints and the modules it loads, in a fresh python without ``site``:
+    this venv's editable finder imports re and more at start."""
     probe = f"import sys; before = set(sys.modules); {code}; print('LOADED', sorted(set(sys.modules) - before))"
     out = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(ROOT)}).stdout
-    return set(json.loads(out.split("LOADED ", 1)[1].replace("'", '"')))
+    printed, loaded = out.split("LOADED ", 1)
+    return printed, set(json.loads(loaded.replace("'", '"')))
 
 
 def test_count_and_replay_start_without_dataclasses():
     """replay loads no dataclasses (nor the inspect and ast it pulls in); count not even re or enum."""
-    replay = _loaded_without_site(f"from firmware.cli import main; main(['replay', {str(EXAMPLE)!r}, '--json'])")
+    _, replay = _loaded_without_site(f"from firmware.cli import main; main(['replay', {str(EXAMPLE)!r}, '--json'])")
     assert "scorer.record" in replay and "json" in replay  # the probe ran the replay
     heavy = replay & {"dataclasses", "inspect", "ast", "typing", "argparse"}
     assert not heavy, heavy
-    count = _loaded_without_site("from firmware.cli import main; main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C'])")
+    _, count = _loaded_without_site("from firmware.cli import main; main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C'])")
     assert "scorer.counting" in count
     heavy = count & {"dataclasses", "inspect", "ast", "typing", "argparse", "re", "enum", "json"}
     assert not heavy, heavy
@@ -210,53 +210,30 @@ def test_the_command_is_a_plain_script_without_re():
 
 
 def test_plain_lines_start_without_argparse():
-    """replay and the board read a plain line without argparse (and its gettext, locale, shutil);
-    replay loads no typing."""
+    """replay, the board and every other command read a plain line without argparse (and its
+    gettext, locale, shutil); replay loads no typing."""
     probe = (
         "import sys; from firmware.cli.command import main, parse_args; "
         f"main(['replay', {str(EXAMPLE)!r}, '--json']); parse_args(['--backend', 'real']); "
         "parse_args(['--backend', 'mock', '--headless', '--state', 'l.sqlite3', '--set', 'a.b=1']); "
+        "parse_args(['--state', 'l.sqlite3', 'console', '--set', 'a.b=1']); parse_args(['web', '--port', '8000']); "
+        "parse_args(['board-template', '--paper', 'a3', '-o', 'board.pdf']); "
         "print('LOADED', sorted(m for m in sys.modules if m in ('argparse', 'gettext', 'locale', 'shutil', 'typing')))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert "LOADED []" in out, out
 
 
-PLAIN = [
-    [], ["--backend", "real"], ["--backend", "mock", "--headless", "--state", "l.sqlite3"],
-    ["--config", "c.toml", "--set", "a.b=1", "--set", "c.d=2"],
-    ["count", "5H", "5D", "5S", "JC", "--starter", "5C"], ["count", "--starter", "5C", "--crib", "--json", "5H"],
-    ["count", "--distribution", "--hand-size", "5", "--json"], ["pegging", "10H", "5S", "--go"],
-    ["replay", "game.txt", "--json"], ["replay", "-", "--export"],
-]
+def test_version_is_the_packages_without_argparse_or_metadata():
+    """--version prints firmware.__version__, which pyproject.toml gives the package, and loads
+    neither argparse nor importlib.metadata."""
+    import tomllib
 
+    import firmware
 
-@pytest.mark.parametrize("argv", PLAIN)
-def test_plain_lines_are_read_quickly_as_argparse_reads_them(argv):
-    """The everyday lines take the quick reader, and it gives argparse's namespace."""
-    from firmware.cli.command import parse_args
-    from firmware.cli.quick import quick_args
-
-    quick = quick_args(argv)
-    assert quick is not None
-    assert vars(quick) == vars(parse_args(argv, quick=False))
-
-
-TOKENS = [
-    "count", "pegging", "replay", "console", "simulate", "wiring", "5H", "JC", "5C", "x.txt", "-", "", "-5",
-    "--", "real", "mock", "bogus", "3", "4", "5", "04", "a.b=1", "--starter", "--star", "--crib", "--json",
-    "--js", "--distribution", "--hand-size", "--hand-size=4", "--go", "--export", "--backend", "--config",
-    "--set", "--state", "--state=x", "--headless", "--h", "-h", "--help", "--version",
-]
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(TOKENS), max_size=7))
-def test_quick_reader_agrees_with_argparse(argv):
-    """Whatever line the quick reader takes, argparse takes too and reads the same; it leaves the rest."""
-    from firmware.cli.command import parse_args
-    from firmware.cli.quick import quick_args
-
-    quick = quick_args(argv)
-    if quick is not None:
-        assert vars(quick) == vars(parse_args(argv, quick=False))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["project"]["dynamic"] == ["version"] and "version" not in project["project"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "firmware.__version__"}
+    printed, loaded = _loaded_without_site("from firmware.cli import main; main(['--version'])")
+    assert printed == f"cribbage-board {firmware.__version__}\n"
+    assert not loaded & {"argparse", "importlib.metadata", "typing", "re"}, loaded

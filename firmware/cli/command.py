@@ -2,150 +2,75 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
-from hardware.errors import HardwareError
-from ledger.errors import LedgerError
-from scorer.errors import CribbageError, RecordSyntaxError
-
-from ..errors import ConfigError
-from . import drawings, tools
-from .output import PROG, drop_stdout, fail
+from .declaration import BOARD, COMMANDS, DESCRIPTION, EPILOG, TOP_OPTIONS, USES, WHERE
+from .output import PROG, VERSION_LINE, drop_stdout, fail
 
 TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
 if TYPE_CHECKING:  # for annotations only: argparse loads when a command line needs it
     import argparse
 
 # Each command imports what it uses when it runs (issue 11): ``count`` loads
-# neither the config, nor the ledger, nor the game.
-
-# The options of the board. Each works before or after the subcommand; a command
-# that does not use one refuses it. The top-level copy holds the default, the
-# subcommand copies default to SUPPRESS so they never overwrite a value given first.
-COMMON = ("backend", "config", "set", "state", "headless")
-USES = {
-    None: COMMON,
-    "console": ("config", "set", "state"),
-    "simulate": ("backend", "config", "set", "state", "headless"),
-    "controls-card": ("config", "set"),
-    "wiring": ("config", "set"),
-    "web": ("config", "state"),
-}
-WHERE = {
-    "backend": "the board and simulate (mock only)",
-    "config": "the board, console, simulate, controls-card, wiring and web",
-    "set": "the board, console, simulate, controls-card and wiring",
-    "state": "the board, console, simulate and web",
-    "headless": "the board with --backend mock, and simulate",
-}
+# neither the config, nor the ledger, nor the game, nor the other commands'
+# error classes. The command line itself is declared in declaration.py.
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .parser import TopParser, Version as _Version
+    """argparse's parser for the whole line, built from the declaration."""
+    from .parser import TopParser
 
-    parser = TopParser(
-        prog=PROG, description="An electronic cribbage peg-board and score ledger.",
-        epilog="--backend, --config, --set, --state and --headless may also follow the command.",
-    )
-    parser.add_argument("--version", action=_Version, help="print the version and exit")
-    _board_options(parser, COMMON, top=True)
+    parser = TopParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
+    for option in TOP_OPTIONS:
+        _add_option(parser, option)
+    _board_options(parser, USES[None], top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    play = sub.add_parser("console", help="keep score by typing record lines in the terminal")
-    _board_options(play, USES["console"])
-
-    sim = sub.add_parser("simulate", help="run a script of button presses and turns on the mock board")
-    sim.add_argument("script", help="the script (- for standard input)")
-    sim.add_argument("--json", action="store_true", help="print the final state as JSON")
-    sim.add_argument("--snapshots", metavar="DIR", help="save PNGs of the LED board and OLED after each step")
-    _board_options(sim, USES["simulate"])
-
-    rep = sub.add_parser("replay", help="replay a game record and print the resulting state")
-    rep.add_argument("file", help="the game record (- for standard input)")
-    rep.add_argument("--json", action="store_true", help="print the state as JSON")
-    rep.add_argument("--export", action="store_true", help="print the record as the ledger exports it")
-    _board_options(rep, ())
-
-    count = sub.add_parser("count", help="count a hand or crib from its cards")
-    count.add_argument("cards", nargs="*", help="3, 4 or 5 cards, e.g. 5H 5D 5S JC")
-    count.add_argument("--starter", help="the starter (cut) card")
-    count.add_argument("--crib", action="store_true", help="count as a crib (only a 5-card flush)")
-    count.add_argument(
-        "--distribution",
-        action="store_true",
-        help="count every hand + starter from a 52-card pack and print how many score each total",
-    )
-    count.add_argument("--hand-size", type=int, default=4, choices=(3, 4, 5))
-    count.add_argument("--json", action="store_true")
-    _board_options(count, ())
-
-    peg = sub.add_parser("pegging", help="points for the last card played in the play")
-    peg.add_argument("cards", nargs="+", help="the cards played since the count was reset, in order")
-    peg.add_argument("--go", action="store_true", help="the last card is the last before a go")
-    peg.add_argument("--json", action="store_true")
-    _board_options(peg, ())
-
-    tpl = sub.add_parser(
-        "board-template",
-        help="draw a board layout at 1:1 as a drilling template: PDF pages to print and tape, or one SVG sheet",
-    )
-    tpl.add_argument(
-        "--layout", default="classic-121",
-        help="a layout file or a bundled name (classic-121, three-track-121, four-track-121)",
-    )
-    tpl.add_argument("--target", type=int, default=121, help="the game the skunk lines are drawn for")
-    tpl.add_argument("--paper", choices=("a4", "letter", "a3"),
-                     help="for a PDF: the paper the board is tiled over at 1:1 (default a4)")
-    tpl.add_argument("-o", "--output", required=True,
-                     help="board.pdf (pages to print at 100%% and tape together) or board.svg (one sheet)")
-    _board_options(tpl, ())
-
-    card = sub.add_parser("controls-card", help="draw a one-page A6 card of the controls as a PDF")
-    card.add_argument("-o", "--output", required=True, help="the PDF file to write")
-    _board_options(card, USES["controls-card"])
-
-    wiring = sub.add_parser("wiring", help="draw the wiring diagram for the config's pins as an SVG")
-    wiring.add_argument("-o", "--output", required=True, help="the SVG file to write")
-    _board_options(wiring, USES["wiring"])
-
-    web = sub.add_parser(
-        "web", help="serve the live board, the game history and statistics to browsers (read-only)",
-        description="Serve the board's ledger read-only over HTTP: the live board at /, /games, /stats, "
-                    "the JSON API (/api/state, /api/games, /api/games/ID) and server-sent events at /events.",
-    )
-    web.add_argument("--host", default="0.0.0.0", help="the address to listen on (default 0.0.0.0: every network)")
-    web.add_argument("--port", type=int, default=None, help="the port (default: the config's web.port, 8121)")
-    _board_options(web, USES["web"])
+    for command in COMMANDS:
+        shown = {"description": command.description} if command.description else {}
+        each = sub.add_parser(command.name, help=command.help, **shown)
+        if command.positional:
+            positional = command.positional
+            each.add_argument(positional.name, nargs=None if positional.count == 1 else positional.count,
+                              help=positional.help)
+        for option in command.options:
+            _add_option(each, option)
+        _board_options(each, command.board)
     return parser
 
 
+def _add_option(parser: argparse.ArgumentParser, option, **changed) -> None:
+    """One declared option on an argparse parser; ``changed`` replaces what argparse is given."""
+    if option.action == "version":
+        settings = {"action": "version", "version": VERSION_LINE}
+    else:
+        settings = {"action": option.action, "dest": option.dest, "default": option.initial()}
+    if option.takes_value:
+        settings.update(type=option.type, choices=option.choices, metavar=option.metavar)
+    if option.required:
+        settings["required"] = True
+    settings.update({"help": option.help, **changed})
+    if settings["help"]:
+        settings["help"] = settings["help"].replace("%", "%%")  # argparse formats help with %
+    parser.add_argument(*option.flags, **settings)
+
+
 def _board_options(parser: argparse.ArgumentParser, names, top: bool = False) -> None:
-    """The board's options: shown where they work, hidden (and refused later) elsewhere."""
+    """The board's options: shown where they work, hidden (and refused later) elsewhere. The
+    top-level copies hold the defaults; a command's copies default to SUPPRESS, so they never
+    overwrite a value given before the command, and its --set collects apart (``set_after``),
+    so those given before are kept too."""
     import argparse
 
-    def default(value):
-        return value if top else argparse.SUPPRESS
-
-    def shown(name, text):
-        if name not in names:
-            return argparse.SUPPRESS
-        return f"{text}; used by {WHERE[name]}" if top else text
-
-    parser.add_argument("--backend", choices=("real", "mock"), default=default(None),
-                        help=shown("backend", "real devices or the mock board"))
-    parser.add_argument("--config", metavar="FILE", default=default(None),
-                        help=shown("config", "the config file (default /etc/cribbage-board/config.toml)"))
-    # After the command --set collects apart, so those given before are kept too.
-    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=default([]),
-                        dest="set" if top else "set_after",
-                        help=shown("set", "override a config key, e.g. --set leds.max_brightness=0.3"))
-    parser.add_argument(
-        "--state", metavar="FILE", default=default(None),
-        help=shown("state", "the ledger database (default: $STATE_DIRECTORY or ~/.local/state/cribbage-board)"),
-    )
-    parser.add_argument("--headless", action="store_true", default=default(False),
-                        help=shown("headless", "with the mock backend: run the board loop without the terminal view"))
+    for option in BOARD:
+        if option.dest not in names:
+            shown = argparse.SUPPRESS
+        else:
+            shown = f"{option.help}; used by {WHERE[option.dest]}" if top else option.help
+        if top:
+            _add_option(parser, option, help=shown)
+        else:
+            after = "set_after" if option.dest == "set" else option.dest
+            _add_option(parser, option, help=shown, default=argparse.SUPPRESS, dest=after)
 
 
 def parse_args(argv: list[str] | None = None, quick: bool = True) -> argparse.Namespace:
@@ -154,22 +79,26 @@ def parse_args(argv: list[str] | None = None, quick: bool = True) -> argparse.Na
     line is read without argparse unless ``quick`` is False (the same result)."""
     from .quick import quick_args
 
-    plain = quick_args(sys.argv[1:] if argv is None else list(argv)) if quick else None
-    if plain is not None:  # the same as argparse gives; argparse was a third of what count cost
-        return plain
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    args.set = list(args.set) + list(getattr(args, "set_after", []))
-    if hasattr(args, "set_after"):
-        del args.set_after
-    used = USES.get(args.command, ())
-    for name in COMMON:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = quick_args(argv) if quick else None
+    if args is None:  # not plain: argparse reads it (argparse was a third of what count cost)
+        args = build_parser().parse_args(argv)
+        args.set = list(args.set) + list(getattr(args, "set_after", []))
+        if hasattr(args, "set_after"):
+            del args.set_after
+    used = USES[args.command]
+    for name in USES[None]:
         if name not in used and getattr(args, name) not in (None, [], False):
-            parser.exit(2, f"{PROG}: {args.command} does not use --{name}: "
-                           f"--{name} is used by {WHERE[name]}\n")
+            _refuse(f"{args.command} does not use --{name}: --{name} is used by {WHERE[name]}")
     if args.command == "simulate" and args.backend == "real":
-        parser.exit(2, f"{PROG}: simulate always runs the mock board: leave out --backend real\n")
+        _refuse("simulate always runs the mock board: leave out --backend real")
     return args
+
+
+def _refuse(message: str) -> None:
+    """A line argparse reads but the command cannot use: one line, exit 2."""
+    fail(f"{PROG}: {message}")
+    raise SystemExit(2)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -196,19 +125,41 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
-    commands = {
-        "replay": tools.replay, "count": tools.count, "pegging": tools.pegging,
-        "board-template": drawings.board_template, "controls-card": drawings.controls_card,
-        "wiring": drawings.wiring, "console": _console, "web": _web,
-    }
+    """Run the command the line names (the board when it names none); its errors become one line."""
     try:
-        return commands.get(args.command, _board)(args)
-    except (CribbageError, LedgerError, ConfigError, HardwareError) as error:
+        return _runner(args.command)(args)
+    except _reported_errors() as error:
         return fail(f"{PROG}: {error}")
     except OSError as error:
         if error.filename is None:
             raise  # a closed pipe or full standard output: main says it
         return fail(f"{PROG}: {error.filename}: {error.strerror or error}")
+
+
+def _runner(command: str | None):
+    """The function that runs ``command`` (the board for None), its module imported only now."""
+    if command in ("replay", "count", "pegging"):
+        from . import tools
+
+        return {"replay": tools.replay, "count": tools.count, "pegging": tools.pegging}[command]
+    if command in ("board-template", "controls-card", "wiring"):
+        from . import drawings
+
+        return {"board-template": drawings.board_template, "controls-card": drawings.controls_card,
+                "wiring": drawings.wiring}[command]
+    return {"console": _console, "web": _web}.get(command, _board)
+
+
+def _reported_errors() -> tuple[type[Exception], ...]:
+    """The errors a command reports in one line. Python evaluates an ``except`` clause only
+    when an exception reaches it, so a command that succeeds never imports these."""
+    from hardware.errors import HardwareError
+    from ledger.errors import LedgerError
+    from scorer.errors import CribbageError
+
+    from ..errors import ConfigError
+
+    return CribbageError, LedgerError, ConfigError, HardwareError
 
 
 def _console(args) -> int:
@@ -242,7 +193,9 @@ def _board(args) -> int:
 
     config = load_config(args.config, args.set)
     if args.command == "simulate":
-        return tools.simulate(args, config)
+        from .tools import simulate
+
+        return simulate(args, config)
     backend = choose_backend(args.backend, config.backend)
     print(f"{PROG}: {backend.message}", file=sys.stderr)
     path = config.state_path(args.state)

@@ -1,37 +1,31 @@
-"""The plainest command lines of the board, ``count``, ``pegging`` and ``replay``, read without argparse.
+"""Plain command lines read without argparse, from the declaration argparse's parser is built from.
 
 argparse (with re, gettext, locale and shutil behind it, and a parser built
-for every command) was a third of what ``count`` cost and 7% of the
-board's start-up (issue 11). :func:`quick_args` reads only lines made of the
-exact option names and plain values, and gives the namespace argparse would;
-for anything else (--help, an abbreviation, ``--opt=value``, a value that
-starts with ``-``, an error of any kind) it returns None and the caller asks
-argparse, which then says what argparse says. ``tests/test_cli.py`` checks
-it against argparse on generated lines.
+for every command) was a third of what ``count`` cost and 7% of the board's
+start-up (issue 11). :func:`quick_args` reads only lines made of exact option
+flags and plain values, and gives the namespace argparse would; for anything
+else (--help, an abbreviation, ``--opt=value``, a value that starts with
+``-``, a line argparse refuses) it returns None and the caller asks argparse,
+which then says what argparse says. It knows no option, command or default
+of its own: all of them come from :mod:`firmware.cli.declaration`, and
+``tests/test_cli.py`` checks it against argparse on generated lines.
 """
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import sys
 
-# The board's own options: (destination, takes a value). Only the board
-# (no command) reads them here; with a command argparse refuses or takes them.
-BOARD = {"--backend": ("backend", True), "--config": ("config", True), "--set": ("set", True),
-         "--state": ("state", True), "--headless": ("headless", False)}
-BACKENDS = ("real", "mock")
-# Per command: its options, the defaults argparse gives, where its positionals go
-# and how many it needs ("*" any number, "+" one or more, 1 exactly one).
-COMMANDS = {
-    "count": ({"--starter": ("starter", True), "--crib": ("crib", False), "--json": ("json", False),
-               "--distribution": ("distribution", False), "--hand-size": ("hand_size", True)},
-              {"starter": None, "crib": False, "distribution": False, "hand_size": 4, "json": False},
-              "cards", "*"),
-    "pegging": ({"--go": ("go", False), "--json": ("json", False)},
-                {"go": False, "json": False}, "cards", "+"),
-    "replay": ({"--json": ("json", False), "--export": ("export", False)},
-               {"json": False, "export": False}, "file", 1),
-}
-HAND_SIZES = {"3": 3, "4": 4, "5": 5}
+from .declaration import BOARD, COMMANDS, TOP_OPTIONS
+from .output import VERSION_LINE
+
+SimpleNamespace = type(sys.implementation)  # types.SimpleNamespace, as types itself finds it
+
+# flag -> Option: before the command (the program's and the board's options), and after each
+# command (its own and the board's, which argparse takes there and parse_args refuses if unused).
+_BEFORE = {flag: option for option in (*TOP_OPTIONS, *BOARD) for flag in option.flags}
+_AFTER = {command.name: (command, {flag: option for option in (*command.options, *BOARD) for flag in option.flags})
+          for command in COMMANDS}
+_REFUSED = object()  # a value argparse would refuse
 
 
 def _plain(token: str) -> bool:
@@ -39,60 +33,72 @@ def _plain(token: str) -> bool:
     return token == "-" or not token.startswith("-")
 
 
+def _value(option, text: str):
+    """``text`` converted and checked as argparse does it, or _REFUSED."""
+    try:
+        value = text if option.type is None else option.type(text)
+    except (TypeError, ValueError):
+        return _REFUSED
+    if option.choices is not None and value not in option.choices:
+        return _REFUSED
+    return value
+
+
 def quick_args(argv: list[str]) -> SimpleNamespace | None:
-    """The parsed line when it is plain, as argparse (and ``parse_args``) would give it; else None."""
-    values = {"backend": None, "config": None, "set": [], "state": None, "headless": False, "command": None}
-    options, board_given = BOARD, False
+    """The parsed line when it is plain, as argparse would give it; else None. A plain
+    ``--version`` before any command prints the version and exits, as argparse does."""
+    values = {option.dest: option.initial() for option in BOARD}
+    values["command"] = None
+    command, flags = None, _BEFORE
+    given: set[str] = set()
     positionals: list[str] = []
     runs = 0  # separate runs of positionals: argparse refuses a second
-    previous_positional = False
+    version = after_positional = False
     k = 0
     while k < len(argv):
         token = argv[k]
-        if _plain(token):
-            if values["command"] is None:
-                if token not in COMMANDS or board_given:
-                    return None  # another command, or the board's options before a command
-                values["command"] = token
-                command_options, defaults, _, _ = COMMANDS[token]
-                options = command_options
-                values.update(defaults)
-                previous_positional = False
-            else:
-                runs += not previous_positional
-                positionals.append(token)
-                previous_positional = True
-            k += 1
-            continue
-        previous_positional = False
-        known = options.get(token)
-        if known is None:
-            return None
-        dest, takes_value = known
-        if not takes_value:
-            values[dest] = True
-        else:
-            if k + 1 >= len(argv) or not _plain(argv[k + 1]):
-                return None
-            value = argv[k + 1]
-            if dest == "set":
-                values["set"] = values["set"] + [value]
-            elif dest == "backend" and value not in BACKENDS:
-                return None
-            elif dest == "hand_size":
-                if value not in HAND_SIZES:
-                    return None
-                values[dest] = HAND_SIZES[value]
-            else:
-                values[dest] = value
-            k += 1
-        board_given = board_given or options is BOARD
         k += 1
-    command = values["command"]
+        if _plain(token):
+            if command is None:
+                if token not in _AFTER:
+                    return None
+                command, flags = _AFTER[token]
+                values["command"] = token
+                values.update((option.dest, option.initial()) for option in command.options)
+                after_positional = False
+            else:
+                runs += not after_positional
+                positionals.append(token)
+                after_positional = True
+            continue
+        after_positional = False
+        option = flags.get(token)
+        if option is None:
+            return None
+        given.add(option.dest)
+        if option.action == "version":
+            version = True
+        elif option.action == "store_true":
+            values[option.dest] = True
+        else:
+            if k >= len(argv) or not _plain(argv[k]):
+                return None
+            value = _value(option, argv[k])
+            k += 1
+            if value is _REFUSED:
+                return None
+            values[option.dest] = (values[option.dest] + [value]) if option.action == "append" else value
+    if version:  # argparse acts on it where it stands: what follows is never read
+        print(VERSION_LINE)
+        raise SystemExit(0)
     if command is None:
         return SimpleNamespace(**values)
-    _, _, dest, needed = COMMANDS[command]
-    if runs > 1 or (needed == "+" and not positionals) or (needed == 1 and len(positionals) != 1):
+    if any(option.required and option.dest not in given for option in command.options):
         return None
-    values[dest] = positionals[0] if needed == 1 else positionals
+    positional = command.positional
+    if positional is None:
+        return None if positionals else SimpleNamespace(**values)
+    if runs > 1 or not positional.takes(len(positionals)):
+        return None
+    values[positional.name] = positionals[0] if positional.count == 1 else positionals
     return SimpleNamespace(**values)
