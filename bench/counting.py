@@ -11,8 +11,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scorer import counting  # noqa: E402
+from scorer import distribution as whole_pack  # noqa: E402
 from scorer.cards import deck  # noqa: E402
-from scorer.counting import distribution, score_hand, score_play  # noqa: E402
+from scorer.counting import score_hand, score_play  # noqa: E402
+from scorer.distribution import distribution  # noqa: E402
 from table import print_table  # noqa: E402
 
 HANDS = 5000
@@ -41,10 +43,9 @@ def per_call(fn, items, repeats=REPEATS) -> float:
 
 
 def cold_distribution(hand_size: int, crib: bool) -> float:
-    counting.distribution.cache_clear()
-    counting.possible_totals.cache_clear()
-    counting._suit_outcomes.cache_clear()
-    counting._rank_points.cache_clear()
+    whole_pack.distribution.cache_clear()
+    whole_pack._suit_outcomes.cache_clear()
+    whole_pack._rank_points.cache_clear()
     start = time.perf_counter()
     distribution(hand_size, crib)
     return time.perf_counter() - start
@@ -53,8 +54,8 @@ def cold_distribution(hand_size: int, crib: bool) -> float:
 def main() -> int:
     hands = sample_hands(HANDS)
     rows = []
-    counting._fifteens.cache_clear()
-    counting._pairs_and_runs.cache_clear()
+    counting.FIFTEENS.clear()
+    counting.PAIRS_AND_RUNS.clear()
     cold = per_call(lambda h, s: score_hand(h, s), hands, repeats=1)
     ours = per_call(lambda h, s: score_hand(h, s), hands)
     rows.append(("score_hand, first pass (pattern tables cold)", f"{cold * 1e6:.1f} us"))

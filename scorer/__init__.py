@@ -4,8 +4,8 @@ No I/O, no clock, no threads, no hardware: every function takes values and
 returns values. Its modules, from the bottom up:
 
 - :mod:`scorer.cards`: cards and their notation;
-- :mod:`scorer.counting`: hands, cribs and the play counted, and the
-  distribution of every hand;
+- :mod:`scorer.counting`: a hand, a crib or a card of the play counted;
+  :mod:`scorer.distribution`: what every hand can score;
 - :mod:`scorer.variants`: the variants as data, the house options, skunk lines
   and game points;
 - :mod:`scorer.game`: one game, entries pegged in order, undo and redo;

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from .errors import CardError
+
+TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
+if TYPE_CHECKING:  # annotations only: collections.abc would load collections at start
+    from collections.abc import Iterable
 
 SUITS = "CDHS"
 RANK_NAMES = {1: "A", 10: "10", 11: "J", 12: "Q", 13: "K"}

@@ -1,44 +1,82 @@
-"""Counting from cards: the show (hand or crib + starter) and the play.
+"""Counting from cards: one show (a hand or crib with the starter) and one card of the play.
 
-``score_hand`` and ``score_play`` return an itemised :class:`Score`; the
-exact distribution of show totals is counted by rank pattern, and the
-impossible totals the rules refuse are derived from it, never hard-coded.
+``score_hand`` and ``score_play`` return an itemised :class:`Score`;
+``possible_totals`` says which show totals the rules accept. How many hands
+score each total is :mod:`scorer.distribution`'s. This module imports no
+collections, functools or typing: ``cribbage-board count`` starts with little
+more than Python itself.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from functools import lru_cache
 from itertools import combinations, product
-from math import comb
-from collections import namedtuple
-from collections.abc import Iterable, Sequence
 
-from .cards import JACK, SUITS, Card, parse_cards
+from .cards import JACK, Card, parse_cards
 from .errors import CardError, PlayError
+
+TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Iterable, Sequence
 
 HAND_SIZES = (3, 4, 5)
 CRIB_SIZE = 4
 _PAIR_NAMES = {2: "a pair", 3: "a pair royal", 4: "a double pair royal"}
 
 
-# Named tuples from collections, not typing.NamedTuple: ``count`` starts
-# without importing typing.
-class ScoreItem(namedtuple("ScoreItem", "kind points cards")):
+class ScoreItem:
     """One scoring combination: ``kind`` (str) is fifteen, pair, run, flush,
     nobs, thirty-one or go; ``points`` (int); ``cards`` (tuple of Card) are the
-    cards that make it."""
+    cards that make it. Immutable, equal by value, hashable (a plain class, as
+    Card is: a named tuple would load collections at start)."""
 
-    __slots__ = ()
+    __slots__ = ("kind", "points", "cards")
+
+    def __init__(self, kind: str, points: int, cards: tuple[Card, ...]) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "cards", tuple(cards))
+
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError(f"a score item cannot change: cannot assign to {name!r}")
+
+    def __eq__(self, other):
+        if other.__class__ is not ScoreItem:
+            return NotImplemented
+        return (self.kind, self.points, self.cards) == (other.kind, other.points, other.cards)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.points, self.cards))
+
+    def __repr__(self) -> str:
+        return f"ScoreItem(kind={self.kind!r}, points={self.points!r}, cards={self.cards!r})"
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "points": self.points, "cards": [str(c) for c in self.cards]}
 
 
-class Score(namedtuple("Score", "total items")):
-    """A total (int) with the items (tuple of ScoreItem) that make it up."""
+class Score:
+    """A ``total`` (int) with the ``items`` (tuple of ScoreItem) that make it up.
+    Immutable, equal by value, hashable."""
 
-    __slots__ = ()
+    __slots__ = ("total", "items")
+
+    def __init__(self, total: int, items: tuple[ScoreItem, ...]) -> None:
+        object.__setattr__(self, "total", total)
+        object.__setattr__(self, "items", tuple(items))
+
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError(f"a score cannot change: cannot assign to {name!r}")
+
+    def __eq__(self, other):
+        if other.__class__ is not Score:
+            return NotImplemented
+        return (self.total, self.items) == (other.total, other.items)
+
+    def __hash__(self) -> int:
+        return hash((self.total, self.items))
+
+    def __repr__(self) -> str:
+        return f"Score(total={self.total!r}, items={self.items!r})"
 
     def to_dict(self) -> dict:
         return {"total": self.total, "items": [item.to_dict() for item in self.items]}
@@ -92,22 +130,36 @@ def _as_cards(cards: Iterable[Card | str], already: Iterable[Card] = ()) -> list
     return parse_cards([str(c) for c in cards], already)
 
 
-@lru_cache(maxsize=None)
+# What the cards' values and ranks alone decide, kept by the values and ranks (sorted): at
+# most 2002 and 6188 keys for five cards. Plain dicts, not functools.lru_cache: functools
+# would load collections at start.
+FIFTEENS: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {}
+PAIRS_AND_RUNS: dict[tuple[int, ...], tuple[tuple[str, int, tuple[int, ...]], ...]] = {}
+
+
 def _fifteens(values: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """Index sets of the cards (values sorted) that total 15; at most 2002 keys."""
-    n = len(values)
-    return tuple(
-        subset
-        for k in range(2, n + 1)
-        for subset in combinations(range(n), k)
-        if sum(values[i] for i in subset) == 15
-    )
+    """Index sets of the cards (values sorted) that total 15."""
+    found = FIFTEENS.get(values)
+    if found is None:
+        n = len(values)
+        found = FIFTEENS[values] = tuple(
+            subset
+            for k in range(2, n + 1)
+            for subset in combinations(range(n), k)
+            if sum(values[i] for i in subset) == 15
+        )
+    return found
 
 
-@lru_cache(maxsize=None)
 def _pairs_and_runs(ranks: tuple[int, ...]) -> tuple[tuple[str, int, tuple[int, ...]], ...]:
-    """(kind, points, indices) of every pair and run among cards whose ranks
-    (sorted) are ``ranks``; at most 6188 keys for five cards."""
+    """(kind, points, indices) of every pair and run among cards whose ranks (sorted) are ``ranks``."""
+    found = PAIRS_AND_RUNS.get(ranks)
+    if found is None:
+        found = PAIRS_AND_RUNS[ranks] = _count_pairs_and_runs(ranks)
+    return found
+
+
+def _count_pairs_and_runs(ranks: tuple[int, ...]) -> tuple[tuple[str, int, tuple[int, ...]], ...]:
     by_rank: dict[int, list[int]] = {}
     for index, rank in enumerate(ranks):
         by_rank.setdefault(rank, []).append(index)
@@ -194,139 +246,9 @@ def score_play(cards: Sequence[Card | str], go: bool = False) -> Score:
     return Score(sum(item.points for item in items), tuple(items))
 
 
-# ---- the exact distribution, by rank pattern ---------------------------------
-
-_VALUES = tuple(min(r, 10) for r in range(1, 14))
-
-
-@lru_cache(maxsize=None)
-def _rank_points(counts: tuple[int, ...]) -> int:
-    """Fifteens, pairs and runs of the cards whose rank counts are ``counts``
-    (index 0 is the ace); suits play no part in these."""
-    ways = [0] * 16
-    ways[0] = 1
-    for index, count in enumerate(counts):
-        if not count:
-            continue
-        value = _VALUES[index]
-        new = ways[:]
-        for k in range(1, count + 1):
-            add = k * value
-            if add > 15:
-                break
-            ways_k = comb(count, k)
-            for total in range(15 - add, -1, -1):
-                if ways[total]:
-                    new[total + add] += ways[total] * ways_k
-        ways = new
-    points = 2 * ways[15]
-    points += sum(c * (c - 1) for c in counts)  # 2 per pair
-    length = 0
-    multiplicity = 1
-    for count in counts + (0,):
-        if count:
-            length += 1
-            multiplicity *= count
-        else:
-            if length >= 3:
-                points += length * multiplicity
-            length, multiplicity = 0, 1
-    return points
-
-
-def _hand_patterns(size: int):
-    """Every rank-count vector of ``size`` cards, at most 4 of a rank."""
-
-    def walk(index: int, left: int, prefix: list[int]):
-        if index == 13:
-            if left == 0:
-                yield tuple(prefix)
-            return
-        for count in range(min(4, left) + 1):
-            prefix.append(count)
-            yield from walk(index + 1, left - count, prefix)
-            prefix.pop()
-
-    return walk(0, size, [])
-
-
-@lru_cache(maxsize=None)
-def _suit_outcomes(hand_counts: tuple[int, ...], starter_rank: int, crib: bool) -> tuple:
-    """For one rank pattern: (extra points from flush and nobs, number of
-    distinct card combinations) pairs, by enumerating the suits once."""
-    tally: Counter = Counter()
-    ranks = [r for r in range(1, 14) if hand_counts[r - 1]]
-    choices = [list(combinations(SUITS, hand_counts[r - 1])) for r in ranks]
-    size = sum(hand_counts)
-    for picks in product(*choices):
-        used_at_starter = ()
-        jack_suits = ()
-        suits: list[str] = []
-        for rank, chosen in zip(ranks, picks):
-            suits.extend(chosen)
-            if rank == starter_rank:
-                used_at_starter = chosen
-            if rank == JACK:
-                jack_suits = chosen
-        flush_suit = suits[0] if len(set(suits)) == 1 else None
-        for starter_suit in SUITS:
-            if starter_suit in used_at_starter:
-                continue
-            extra = 0
-            if flush_suit is not None:
-                if starter_suit == flush_suit:
-                    extra += size + 1
-                elif not crib:
-                    extra += size
-            if starter_rank != JACK and starter_suit in jack_suits:
-                extra += 1
-            tally[extra] += 1
-    return tuple(sorted(tally.items()))
-
-
-def _suit_key(hand_counts: tuple[int, ...], starter_rank: int) -> tuple:
-    """What the flush and nobs counts depend on: the multiset of counts,
-    the count at the starter's rank, the jacks, and whether the starter is a jack."""
-    return (
-        tuple(sorted(c for c in hand_counts if c)),
-        hand_counts[starter_rank - 1],
-        hand_counts[JACK - 1],
-        starter_rank == JACK,
-    )
-
-
-@lru_cache(maxsize=None)
-def distribution(hand_size: int = 4, crib: bool = False) -> dict[int, int]:
-    """Exact number of (hand, starter) combinations from a 52-card pack that
-    score each total: ``{total: count}``, totals in increasing order."""
-    if hand_size not in HAND_SIZES:
-        raise CardError(f"a hand has 3, 4 or 5 cards, not {hand_size}")
-    by_key: dict[tuple, tuple] = {}
-    totals: Counter = Counter()
-    for hand_counts in _hand_patterns(hand_size):
-        for starter_rank in range(1, 14):
-            if hand_counts[starter_rank - 1] == 4:
-                continue
-            full = list(hand_counts)
-            full[starter_rank - 1] += 1
-            base = _rank_points(tuple(full))
-            key = _suit_key(hand_counts, starter_rank)
-            outcomes = by_key.get(key)
-            if outcomes is None:
-                outcomes = by_key[key] = _suit_outcomes(hand_counts, starter_rank, crib)
-            for extra, count in outcomes:
-                totals[base + extra] += count
-    return {total: totals[total] for total in sorted(totals)}
-
-
-def combinations_count(hand_size: int = 4) -> int:
-    """How many (hand, starter) combinations a 52-card pack holds."""
-    return comb(52, hand_size) * (52 - hand_size)
-
-
 # The show totals, (hand size, crib) -> (highest total, totals below it that no
-# hand scores). Found by counting every hand with distribution() (0.1-0.6 s a
-# size): tests/test_counting.py derives this table again and compares, so the
+# hand scores). Found by counting every hand with scorer.distribution (0.1-0.6 s
+# a size): tests/test_counting.py derives this table again and compares, so the
 # count stays the reference while start-up and replay enumerate nothing.
 SHOW_TOTALS: dict[tuple[int, bool], tuple[int, frozenset[int]]] = {
     (3, False): (20, frozenset({16, 17, 18, 19})),
@@ -336,16 +258,19 @@ SHOW_TOTALS: dict[tuple[int, bool], tuple[int, frozenset[int]]] = {
     (5, False): (46, frozenset({35, 41, 42, 43, 44, 45})),
     (5, True): (46, frozenset({35, 41, 42, 43, 44, 45})),
 }
+_POSSIBLE: dict[tuple[int, bool], frozenset[int]] = {}
 
 
-@lru_cache(maxsize=None)
 def possible_totals(hand_size: int = 4, crib: bool = False) -> frozenset[int]:
     """Every total some hand (or crib) of ``hand_size`` cards can score."""
-    known = SHOW_TOTALS.get((hand_size, bool(crib)))
-    if known is None:
-        return frozenset(distribution(hand_size, crib))  # raises for a size no hand has
-    highest, impossible = known
-    return frozenset(range(highest + 1)) - impossible
+    key = (hand_size, bool(crib))
+    possible = _POSSIBLE.get(key)
+    if possible is None:
+        if key not in SHOW_TOTALS:
+            raise CardError(f"a hand has 3, 4 or 5 cards, not {hand_size}")
+        highest, impossible = SHOW_TOTALS[key]
+        possible = _POSSIBLE[key] = frozenset(range(highest + 1)) - impossible
+    return possible
 
 
 def impossible_totals(hand_size: int = 4, crib: bool = False) -> frozenset[int]:

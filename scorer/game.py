@@ -10,7 +10,6 @@ same seats, with the tally) is :mod:`scorer.match`'s.
 from __future__ import annotations
 
 from collections import namedtuple
-from enum import Enum
 
 from .counting import CRIB_SIZE, possible_totals
 from .errors import (
@@ -22,6 +21,7 @@ from .errors import (
     SetupError,
     UnknownSeatError,
 )
+from .kinds import Kind
 from .variants import VARIANTS, Options, ResultKind, Variant, result_kind
 
 MAX_PLAY_POINTS = 15  # no single card can peg more
@@ -32,7 +32,7 @@ MAX_PLAY_POINTS = 15  # no single card can peg more
 # for each class (issue 11). A new value is ``value._replace(field=...)``.
 
 
-class EntryKind(Enum):
+class EntryKind(Kind):
     """What an entry records."""
 
     START = "start"  # five-card: pone's three for last, pegged at the start of the game
@@ -49,7 +49,7 @@ PLAY_KINDS = (EntryKind.PEG, EntryKind.GO, EntryKind.THIRTY_ONE)
 FIXED_POINTS = {EntryKind.HEELS: 2, EntryKind.GO: 1, EntryKind.THIRTY_ONE: 2}
 
 
-class Phase(Enum):
+class Phase(Kind):
     """Where a deal stands: before the play, in the play, in the show, or game over."""
 
     HEELS = "heels"

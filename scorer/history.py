@@ -275,7 +275,7 @@ def percentiles(distribution: dict[int, int]) -> dict[int, float]:
 def _table(hand_size: int) -> tuple[float, ...]:
     """The percentile of each total 0..highest of ``hand_size``-card hands (counted on
     first use; a total no hand scores gets the same formula, nothing scoring the same)."""
-    from .counting import distribution  # counting every hand takes 0.1-0.6 s: only when asked
+    from .distribution import distribution  # counting every hand takes 0.1-0.6 s: only when asked
 
     counts = distribution(hand_size, False)
     return tuple(percentiles({t: counts.get(t, 0) for t in range(max(counts) + 1)}).values())
@@ -285,7 +285,7 @@ def hand_percentile(counts, hand_size: int) -> float:
     """Where a player's hands ran: the mean, over ``counts`` (hand totals, starter
     included), of each total's mid-rank percentile among all ``hand_size``-card
     hands with a starter from a full pack (the exact distribution
-    ``scorer.counting.distribution(hand_size)``, 12,994,800 hands for 4 cards):
+    ``scorer.distribution.distribution(hand_size)``, 12,994,800 hands for 4 cards):
     100 x (P(a hand scores less) + P(a hand scores the same) / 2). A run of cards
     like the pack's own averages 50; a 29 hand is at 99.99998, a 0 at 3.9 (4 cards).
     Raises ValueError without counts."""

@@ -14,18 +14,20 @@ points and targets have at most 4 digits.
 
 from __future__ import annotations
 
-import re
 from collections import namedtuple
-from collections.abc import Iterable
-from enum import Enum
 
 from .errors import CribbageError, RecordSyntaxError, RuleError, SetupError
 from .game import Entry, EntryKind, Game, PeggedEntry
+from .kinds import Kind
 from .match import Match
 from .variants import Options, SkunkLines, find_variant, parse_game_points
 
+TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Iterable
 
-class Command(Enum):
+
+class Command(Kind):
     """Record actions that are not entries."""
 
     UNDO = "undo"
@@ -68,10 +70,12 @@ MAX_LINE = 1000  # characters of one record line, comment included
 MAX_DIGITS = 4  # points and targets: no rule needs more
 MAX_REJECTED = 1000  # refused entries before replay gives up on a record
 ABANDONED = "# abandoned: a new game began before this one ended"  # marks such a game in an export
-_NUMBER = re.compile(r"[+-]?[0-9]+")
-# Cc but tab, and Cs. Compiling it costs 4 M instructions (as much as replaying the
-# README example game), so only a line that is not all printable is searched with it.
-_CONTROL = "[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]"
+
+
+def _control(char: str) -> bool:
+    """A control character a record line may not hold: Cc but tab, and Cs (a byte that was not UTF-8)."""
+    code = ord(char)
+    return (code < 0x20 and char != "\t") or 0x7F <= code <= 0x9F or 0xD800 <= code <= 0xDFFF
 
 
 def shown(text: str, limit: int = 24) -> str:
@@ -85,10 +89,10 @@ def check_line(text: str) -> str:
     text = text.rstrip("\r\n")
     if len(text) > MAX_LINE:
         raise RecordSyntaxError(f"the line is {len(text)} characters long: a record line has at most {MAX_LINE}")
-    control = None if text.isprintable() else re.search(_CONTROL, text)
+    control = None if text.isprintable() else next((char for char in text if _control(char)), None)
     if control:
         raise RecordSyntaxError(
-            f"the line holds the control character U+{ord(control.group()):04X}: a record line is plain text"
+            f"the line holds the control character U+{ord(control):04X}: a record line is plain text"
         )
     return text
 
@@ -130,7 +134,9 @@ def _expect(verb: str, args: list[str], count, usage: str) -> None:
 
 
 def _points(text: str, verb: str) -> int:
-    if not _NUMBER.fullmatch(text):
+    """A whole number of at most MAX_DIGITS ASCII digits, with a sign or not."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not (digits.isascii() and digits.isdigit()):
         raise RecordSyntaxError(f"{verb}: points must be a whole number, not {shown(text)}")
     if len(text.lstrip("+-")) > MAX_DIGITS:
         raise RecordSyntaxError(f"{verb}: {shown(text)} is too large: at most {MAX_DIGITS} digits")

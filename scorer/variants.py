@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import namedtuple
-from enum import Enum
 
 from .errors import UnknownVariantError
+from .kinds import Kind
 
 # The value types are named tuples from collections, not dataclasses: ``replay``
 # then starts without importing dataclasses (and the inspect and ast it pulls
@@ -68,7 +68,7 @@ def find_variant(name: str, target: int | None = None) -> Variant:
     return variant
 
 
-class SkunkLines(Enum):
+class SkunkLines(Kind):
     """Which losing margins make a skunk (or lurch)."""
 
     NONE = "none"
@@ -77,7 +77,7 @@ class SkunkLines(Enum):
     TRIPLE = "triple"  # ACC plus the house triple skunk under target-90
 
 
-class ResultKind(Enum):
+class ResultKind(Kind):
     """How a game was won."""
 
     WIN = "win"

@@ -176,14 +176,20 @@ def _loaded_without_site(code: str) -> tuple[str, set[str]]:
 
 
 def test_count_and_replay_start_without_dataclasses():
-    """replay loads no dataclasses (nor the inspect and ast it pulls in); count not even re or enum."""
+    """replay loads no dataclasses (nor the inspect and ast it pulls in), and without --json
+    neither json, re, enum nor functools; count not even collections."""
     _, replay = _loaded_without_site(f"from firmware.cli import main; main(['replay', {str(EXAMPLE)!r}, '--json'])")
     assert "scorer.record" in replay and "json" in replay  # the probe ran the replay
     heavy = replay & {"dataclasses", "inspect", "ast", "typing", "argparse"}
     assert not heavy, heavy
+    _, summary = _loaded_without_site(f"from firmware.cli import main; main(['replay', {str(EXAMPLE)!r}])")
+    assert "scorer.record" in summary
+    heavy = summary & {"dataclasses", "inspect", "ast", "typing", "argparse", "json", "re", "enum", "functools"}
+    assert not heavy, heavy
     _, count = _loaded_without_site("from firmware.cli import main; main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C'])")
     assert "scorer.counting" in count
-    heavy = count & {"dataclasses", "inspect", "ast", "typing", "argparse", "re", "enum", "json"}
+    heavy = count & {"dataclasses", "inspect", "ast", "typing", "argparse", "re", "enum", "json", "collections",
+                     "functools", "scorer.distribution"}
     assert not heavy, heavy
 
 

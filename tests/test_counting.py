@@ -2,15 +2,8 @@
 
 import pytest
 
-from scorer.counting import (
-    combinations_count,
-    distribution,
-    SHOW_TOTALS,
-    impossible_totals,
-    possible_totals,
-    score_hand,
-    score_play,
-)
+from scorer.counting import SHOW_TOTALS, impossible_totals, possible_totals, score_hand, score_play
+from scorer.distribution import combinations_count, distribution
 from scorer.errors import CardError, PlayError
 
 

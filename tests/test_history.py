@@ -9,7 +9,8 @@ import pytest
 from ledger.reader import LedgerReader
 from ledger.writer import LedgerWriter
 from scorer.cards import deck
-from scorer.counting import distribution, score_hand
+from scorer.counting import score_hand
+from scorer.distribution import distribution
 from scorer.history import hand_percentile, percentiles, player_stats, race
 from scorer.record import parse_line, replay
 from scorer.report import state_dict

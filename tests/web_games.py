@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from scorer.counting import distribution
+from scorer.distribution import distribution
 from scorer.game import Entry, Phase
 from scorer.record import Scorebook, parse_line
 

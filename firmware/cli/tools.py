@@ -19,8 +19,6 @@ if TYPE_CHECKING:  # annotations only
 
 def replay(args) -> int:
     """``replay FILE [--json|--export]``: a game record's resulting state."""
-    import json
-
     from scorer.record import replay as replay_record
     from scorer.report import state_dict, summary
 
@@ -34,6 +32,8 @@ def replay(args) -> int:
     if args.export:
         print("\n".join(result.book.record_lines()))
     elif args.json:
+        import json  # only when asked for: a plain replay starts without it (json imports re)
+
         print(json.dumps(state_dict(result.book, result.rejected), indent=2))
     else:
         print(summary(result.book, result.rejected))
@@ -49,11 +49,13 @@ def _print_json(value) -> None:
 def count(args) -> int:
     """``count CARDS --starter CARD`` or ``count --distribution``: a hand's points, or every hand's."""
     from scorer.cards import parse_cards
-    from scorer.counting import distribution, score_hand
+    from scorer.counting import score_hand
 
     if args.distribution:
         if args.cards or args.starter:
             return fail(f"{PROG} count: --distribution counts every hand: give no cards")
+        from scorer.distribution import distribution  # what every hand scores: only when asked
+
         counts = distribution(args.hand_size, args.crib)
         full = {str(total): counts.get(total, 0) for total in range(max(counts) + 1)}
         if args.json:

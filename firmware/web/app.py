@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from scorer.counting import distribution
+from scorer.distribution import distribution
 
 from . import pages
 from .follow import LedgerFollower, LedgerUnavailable
