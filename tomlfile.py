@@ -1,6 +1,6 @@
 """A TOML file read safely: at most a size cap, UTF-8, not nested too deeply,
-never hanging on a pipe or an endless device. Shared by the config, the board
-layouts (``hardware``) and the web view, which import nothing of each other."""
+never hanging on a pipe or an endless device. Shared by the config (``firmware``)
+and the board layouts (``hardware``), below both."""
 
 from __future__ import annotations
 

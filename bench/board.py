@@ -146,8 +146,10 @@ def fill_ledger(path: Path, games: int) -> None:
                     store.apply(Entry.crib(points) if what == "crib" else Entry.hand(seat, points))
 
 
-def start_board(state: Path, idle_seconds: float = 0.0, command: list[str] | None = None) -> dict:
-    """Start the headless mock board; time to READY=1; optionally idle CPU and peak memory.
+def start_board(state: Path, idle_seconds: float = 0.0, command: list[str] | None = None,
+                stop: bool = False) -> dict:
+    """Start the headless mock board; time to READY=1; optionally idle CPU and peak memory, or
+    (``stop``) the time from SIGTERM to its exit with the ledger closed.
     ``command`` starts it (default: this interpreter's ``-m firmware.cli``)."""
     command = command or [sys.executable, "-m", "firmware.cli"]
     with tempfile.TemporaryDirectory() as scratch:
@@ -166,6 +168,14 @@ def start_board(state: Path, idle_seconds: float = 0.0, command: list[str] | Non
             ready = time.perf_counter() - start
             assert message.startswith(b"READY=1"), message
             result = {"ready_s": ready}
+            if stop:  # systemctl stop: SIGTERM, then the board closes the ledger and exits
+                time.sleep(0.5)  # past start-up: the loop is asleep
+                stopping = time.perf_counter()
+                child.terminate()
+                assert server.recv(512) == b"STOPPING=1"
+                assert child.wait(timeout=60) == 0
+                result["stop_s"] = time.perf_counter() - stopping
+                assert not Path(f"{state}.lock").exists()  # the ledger closed: its writer's lock let go
             if idle_seconds:
                 time.sleep(1.0)  # past start-up
                 before, woken = _cpu_seconds(child.pid), _wakeups(child.pid)

@@ -9,6 +9,7 @@
 - press to show() with the ledger on disk against a bare SQLite WAL
   ``synchronous=FULL`` transaction on the same disk
 - wake-ups of an idle board in 10 s, all threads together
+- SIGTERM (``systemctl stop``) to the board's exit, the ledger closed
 
 The processes run as the board is installed (systemd/install.sh): a plain
 ``pip install .`` into its own venv (build/bench-venv, made on the first run,
@@ -56,6 +57,7 @@ RUNS = 7
 BASELINE_IMPORTS = "import gpiozero, PIL.Image, sqlite3, tomllib"
 TARGETS = {
     "ready_1000": 1.5, "replay": 2.0, "count": 1.5, "version": 1.5, "press": 2.0, "idle_wakeups": 20,
+    "stop_s": 1.0,
 }
 
 
@@ -181,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
         growth = ready["10k"] / ready["1k"] - 1
         rows.append(("READY=1, 10,000 games over 1,000 (target <= 10%)",
                      f"{growth * 100:+.0f}% ({ready['10k'] * 1e3:.0f} ms vs {ready['1k'] * 1e3:.0f} ms)"))
+        stops = [start_board(thousand, command=[board], stop=True)["stop_s"] for _ in range(rounds)]
+        verdict = "ok" if statistics.median(stops) < TARGETS["stop_s"] else "OVER"
+        rows.append(("SIGTERM to exit, ledger closed, 1,000 games (target < 1 s)",
+                     f"{statistics.median(stops) * 1e3:.0f} ms median, {max(stops) * 1e3:.0f} ms max ({verdict})"))
         idle = start_board(thousand, idle_seconds=10.0, command=[board])
         verdict = "ok" if idle["idle_wakeups"] <= TARGETS["idle_wakeups"] else "OVER"
         rows.append(("idle wake-ups in 10 s, all threads (target <= 20)", f"{idle['idle_wakeups']} ({verdict})"))

@@ -26,7 +26,6 @@ from hardware import BACKENDS
 from hardware.display import DisplaySettings
 from hardware.inputs import BUTTONS, InputPins
 from hardware.leds import PowerSettings, StripSettings
-from hardware.wiring import Hookup
 from scorer.variants import Options
 from tomlfile import MAX_BYTES, TomlFileError, read_toml
 
@@ -34,6 +33,7 @@ from .errors import ConfigError
 
 if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
+    from hardware.wiring import Hookup
     from scorer.record import GameHeader
 
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
@@ -309,7 +309,10 @@ class Config:
 
     @property
     def hookup(self) -> Hookup:
-        """What is wired to the Pi's header, for the wiring diagram."""
+        """What is wired to the Pi's header, for the wiring diagram (which alone loads the wiring
+        module: its SVG escaping brings in xml and urllib)."""
+        from hardware.wiring import Hookup
+
         display = self.display.settings if self.display.enabled else None
         return Hookup(self.inputs.pins(), self.leds.strip, display, self.buzzer.pin, self.buzzer.enabled)
 

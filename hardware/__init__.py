@@ -7,3 +7,4 @@ when a device is opened, never at module import.
 """
 
 BACKENDS = ("real", "mock")  # the backends' names, as --backend, CRIBBAGE_BACKEND and the config give them
+BUNDLED_LAYOUTS = {2: "classic-121", 3: "three-track-121", 4: "four-track-121"}  # by tracks: hardware/layouts/*.toml

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from tomlfile import TomlFileError, read_toml
 
+from . import BUNDLED_LAYOUTS
 from .errors import LayoutError
 
 HOLES_PER_TRACK = 120
 GAME_HOLE = 121
 START_HOLE = 0
-BUNDLED_BY_TRACKS = {2: "classic-121", 3: "three-track-121", 4: "four-track-121"}  # the layouts in hardware/layouts
-BUNDLED = tuple(BUNDLED_BY_TRACKS.values())
+BUNDLED = tuple(BUNDLED_LAYOUTS.values())
 
 _shown = reprlib.Repr()  # a file's values in messages: short, however long or deep
 _shown.maxstring = _shown.maxother = 60

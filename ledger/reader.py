@@ -126,8 +126,8 @@ class LedgerReader:
         """A connection with these URI parameters to one of our ledgers (not an empty one)."""
         conn = None
         try:
-            conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode={params}", uri=True,
-                                   isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(schema.uri(self.path, params), uri=True, isolation_level=None,
+                                   check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("BEGIN")
             kind, _ = schema.inspect(conn, self.path)

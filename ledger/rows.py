@@ -142,14 +142,20 @@ def game_times(conn: sqlite3.Connection, path: Path, game_id: int) -> GameTimes:
 _decode = json.JSONDecoder().decode
 
 
+def result_of(outcome: Outcome) -> dict:
+    """A finished game's result fields of its GameRow, from its Outcome."""
+    return {"winner": outcome.winner, "loser": outcome.loser, "losers": outcome.losers,
+            "result": outcome.kind.value, "margin": outcome.margin, "game_points": outcome.game_points,
+            "scores": dict(outcome.scores)}
+
+
 def _result(text: str, header: GameHeader) -> dict:
-    """A finished game's result fields from its stored outcome; an outcome stored before
-    ``losers`` was kept gets them from its scores and the game's rules."""
+    """A finished game's result fields from its stored outcome, read as stored; an outcome
+    stored before ``losers`` was kept is read whole, its losers worked out by the rules."""
     data = _decode(text)
-    if "losers" in data:
-        losers = tuple(LoserResult.from_dict(item) for item in data["losers"])
-    else:
-        losers = Outcome.from_dict(data, header.variant.target, header.options).losers
+    if "losers" not in data:
+        return result_of(Outcome.from_dict(data, header.variant.target, header.options))
+    losers = tuple(LoserResult.from_dict(item) for item in data["losers"])
     scores = data["scores"]
     if not isinstance(scores, dict):
         raise TypeError("scores are not a mapping")

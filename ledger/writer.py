@@ -32,6 +32,7 @@ import json
 import math
 import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -44,6 +45,8 @@ from .causes import error_code, is_damage, os_cause, sqlite_cause
 from .errors import Damaged, DiskFullError, LedgerError
 from .lock import WriterLock, default_holder
 from .schema import ABANDONED, BUSY_TIMEOUT_MS, CHECKS, EMPTY, FINISHED, close_connection, roll_back, uri
+
+CHECK_STOP_SECONDS = 2.0  # how long close() waits for an interrupted check to let its connection go
 
 # ---- the path ----------------------------------------------------------------
 
@@ -156,6 +159,8 @@ class LedgerWriter:
         self._check_at_open = check == "open"
         self.check_pending = check == "later"  # check() has yet to run
         self._checking: sqlite3.Connection | None = None
+        self._checked = threading.Event()  # no check is running
+        self._checked.set()
         self._current = CurrentMatch(Scorebook())
         self._outcome: str | None = None
         self._replaced_played = False  # whether the game a game line replaces had entries
@@ -439,10 +444,12 @@ class LedgerWriter:
         its own (safe in another thread while this writer writes); the damage found,
         or None if the file is sound or the check could not finish (closed meanwhile)."""
         self.check_pending = False
+        self._checked.clear()
         try:
             conn = sqlite3.connect(uri(self.path, "ro"), uri=True, isolation_level=None,
                                    check_same_thread=False)
         except sqlite3.Error as error:
+            self._checked.set()
             return str(error) if is_damage(error) else None
         self._checking = conn
         try:
@@ -453,6 +460,7 @@ class LedgerWriter:
         finally:
             self._checking = None
             conn.close()
+            self._checked.set()
 
     def set_aside(self, problem: str) -> None:
         """Damage found by :meth:`check`: set the file aside and start a new ledger with
@@ -480,13 +488,16 @@ class LedgerWriter:
         return export_game(self._conn, self.path, game_id)
 
     def close(self) -> None:
-        """Close the database (stopping a running check), then let the writer's lock go."""
+        """Stop a running check and let its connection close, close the database (the last
+        connection: SQLite then folds the -wal into the file and removes it), then let the
+        writer's lock go."""
         checking = self._checking
         if checking is not None:
             try:
                 checking.interrupt()
             except sqlite3.Error:
                 pass
+        self._checked.wait(CHECK_STOP_SECONDS)
         self._close_quietly()
         self._lock.release()
 

@@ -47,6 +47,9 @@ class ScoreItem:
     def __hash__(self) -> int:
         return hash((self.kind, self.points, self.cards))
 
+    def __reduce__(self):
+        return ScoreItem, (self.kind, self.points, self.cards)
+
     def __repr__(self) -> str:
         return f"ScoreItem(kind={self.kind!r}, points={self.points!r}, cards={self.cards!r})"
 
@@ -74,6 +77,9 @@ class Score:
 
     def __hash__(self) -> int:
         return hash((self.total, self.items))
+
+    def __reduce__(self):
+        return Score, (self.total, self.items)
 
     def __repr__(self) -> str:
         return f"Score(total={self.total!r}, items={self.items!r})"

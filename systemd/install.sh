@@ -104,14 +104,14 @@ core_clock_lines() {  # MODEL: config.txt lines that hold the VPU core clock sti
     esac
 }
 
-web_port() {  # PYTHON CONFIG: the port the web view takes from CONFIG (web.port), read by its own code.
+web_port() {  # PYTHON CONFIG: the port the web view takes from CONFIG (web.port), the config read as the board reads it.
     "$1" -m firmware.web.settings --port "$2"
 }
 
 web_notice() {  # PYTHON CONFIG: how to reach the web view, and how to turn it off.
     local address port
     if ! port=$(web_port "$1" "$2"); then  # web_port said what is wrong with the config
-        echo "install.sh: fix web.port in $2, then: sudo systemctl restart cribbage-board-web" >&2
+        echo "install.sh: fix $2 as the line above says, then: sudo systemctl restart cribbage-board-web" >&2
         return 2
     fi
     address=$(hostname -I 2>/dev/null | awk '{print $1}')

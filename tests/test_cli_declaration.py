@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from firmware.cli import quick
 from firmware.cli.command import parse_args
-from firmware.cli.declaration import BOARD, COMMANDS, TOP_OPTIONS, USES, WHERE
+from firmware.cli.declaration import BOARD, COMMANDS, TOP_OPTIONS, WHERE
 from firmware.cli.quick import quick_args
 
 
@@ -169,4 +169,3 @@ def test_where_names_the_commands_that_use_each_board_option():
         named = set(re.findall(r"[a-z][a-z-]*", WHERE[option.dest]))
         for command in COMMANDS:
             assert (command.name in named) == (option.dest in command.board), (option.dest, command.name)
-        assert option.dest in USES[None]

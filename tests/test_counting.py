@@ -185,6 +185,7 @@ def test_show_totals_table_is_what_counting_every_hand_gives(size, crib):
 def test_distribution_agrees_with_brute_force_on_a_small_pack():
     """Counting by rank pattern matches scoring every hand of one sample pattern set."""
     from itertools import combinations
+
     from scorer.cards import deck
 
     cards = [c for c in deck() if c.rank in (1, 5, 10, 11)]  # 16 cards, a smaller world
@@ -203,3 +204,18 @@ def test_distribution_agrees_with_brute_force_on_a_small_pack():
 def test_other_hand_sizes_sum_to_every_combination(size):
     """Three- and five-card hands are counted exactly too."""
     assert sum(distribution(size).values()) == combinations_count(size)
+
+
+def test_a_score_is_a_value():
+    """A Score and its items are equal by value, hashable, immutable, and survive pickle and deepcopy."""
+    import copy
+    import pickle
+
+    score = hand("5H 5D 5S JC", "5C")
+    assert pickle.loads(pickle.dumps(score)) == score == copy.deepcopy(score) == hand("5H 5D 5S JC", "5C")
+    assert hash(score) == hash(copy.deepcopy(score)) and len({score, hand("5H 5D 5S JC", "5C")}) == 1
+    assert repr(score.items[-1]) == "ScoreItem(kind='nobs', points=1, cards=(Card(rank=11, suit='C'),))"
+    with pytest.raises(AttributeError):
+        score.total = 0
+    with pytest.raises(AttributeError):
+        score.items[0].points = 99

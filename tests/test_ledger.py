@@ -11,6 +11,8 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,8 @@ from ledger.schema import APPLICATION_ID
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
+
+from waits import CEILING_S, eventually
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "data" / "ledger-v1.sqlite3"
@@ -829,3 +833,35 @@ def test_the_running_board_checks_its_ledger_after_ready(tmp_path):
     assert not thread.is_alive()
     with LedgerWriter(path) as reopened:
         assert reopened.export() == current and reopened.messages == []
+
+
+def test_closing_stops_a_running_check_before_it_closes_the_file(tmp_path, monkeypatch):
+    """close() while the later check still reads (a SIGTERM right after start): the check is
+    interrupted and lets its connection go first, so the writer's is the last and the -wal is
+    folded into the file and removed, as at any clean close."""
+    from ledger import writer as writing
+
+    def reading_for_ever(conn):  # a check that would read for minutes, until interrupted, and is slow to stop
+        conn.execute("BEGIN")
+        conn.execute("SELECT count(*) FROM actions").fetchone()  # a read snapshot, as quick_check holds
+        try:
+            conn.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n")
+        except sqlite3.OperationalError:
+            time.sleep(0.5)  # still in its read: close() must wait for it to let go
+            raise
+
+    monkeypatch.setattr(writing.schema, "quick_check", reading_for_ever)
+    path = tmp_path / "ledger.sqlite3"
+    store = LedgerWriter(path, check="later")
+    store.apply(parse_line("game six-card seats=A,B"))
+    store.apply(parse_line("peg A 2"))
+    found = []
+    checking = threading.Thread(target=lambda: found.append(store.check()))
+    checking.start()
+    assert eventually(lambda: store._checking is not None)  # the check is reading
+    store.close()
+    checking.join(CEILING_S)
+    assert found == [None] and not checking.is_alive()  # interrupted: no damage said
+    assert not Path(f"{path}-wal").exists() and not Path(f"{path}.lock").exists()
+    with LedgerReader(path) as reader:
+        assert reader.export()[-1] == "peg A 2"

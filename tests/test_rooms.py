@@ -38,7 +38,7 @@ WING_MAY_IMPORT = {
     "firmware.web": {"firmware"},
     "firmware.cli": {"firmware", *WINGS},
 }
-WEB_HARDWARE = {"hardware.layout", "hardware.errors"}  # the layout's data and its error
+WEB_HARDWARE = {"hardware.layout"}  # the board's geometry
 
 
 def project_modules() -> dict[str, Path]:

@@ -107,7 +107,7 @@ def test_board_is_ready_then_stops_cleanly_on_sigterm(tmp_path, notify_socket):
         out, err = child.communicate(timeout=20)
         assert child.returncode == 0, err
         assert "mock hardware (argument)" in err and "Traceback" not in err
-        ledger = tmp_path / "ledger.sqlite3"  # closed cleanly: the writer's lock let go, its file removed
+        ledger = tmp_path / "ledger.sqlite3"  # closed cleanly: the lock let go, the -wal folded in
         assert not Path(f"{ledger}.lock").exists() and not Path(f"{ledger}-wal").exists()
     finally:
         if child.poll() is None:
@@ -224,7 +224,7 @@ def test_install_says_what_to_fix_when_the_web_port_is_not_one(tmp_path):
         assert result.returncode == 2 and result.stdout == ""
         lines = result.stderr.splitlines()
         assert len(lines) == 2 and lines[0].startswith(str(config)) and "Traceback" not in result.stderr
-        assert lines[1] == f"install.sh: fix web.port in {config}, then: sudo systemctl restart cribbage-board-web"
+        assert lines[1] == f"install.sh: fix {config} as the line above says, then: sudo systemctl restart cribbage-board-web"
 
 
 def test_the_port_helper_prints_the_port_or_one_line(tmp_path, capsys):

@@ -26,7 +26,7 @@ from scorer.record import parse_line, replay
 from scorer.report import state_dict
 from scorer.variants import SkunkLines
 
-from waits import eventually
+from waits import CEILING_S, eventually
 from web_games import (
     OTHER_USER_PROBLEM,
     ROOT,
@@ -245,7 +245,7 @@ def test_events_send_the_new_state_after_an_entry(tmp_path):
             reader.start()
             assert eventually(lambda: got)  # the page is following before the entry is written
             store.apply(parse_line(record[-1]))
-            reader.join(20)
+            reader.join(CEILING_S)
             expected = state_dict(store.book)
     assert len(got) == 2
     assert got[0]["state"]["entries"] == 11 and got[1]["state"] == expected

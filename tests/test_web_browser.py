@@ -16,6 +16,7 @@ import pytest
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line
 
+from waits import CEILING_S
 from web_games import game_record, match_records, web_server, write_games
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -68,7 +69,7 @@ def shoot(driver, name: str, size=PHONE) -> Path:
     return path
 
 
-def wait_for(driver, condition, timeout: float = 10.0):
+def wait_for(driver, condition, timeout: float = CEILING_S):
     from selenium.webdriver.support.ui import WebDriverWait
 
     return WebDriverWait(driver, timeout, poll_frequency=0.05).until(condition)
@@ -146,7 +147,7 @@ def test_a_missing_ledger_is_said_then_the_game_appears_live(tmp_path, browser):
         with LedgerWriter(state) as store:
             write_games(store, [game_record("game three-hand seats=Ann,Ben,Cat dealer=Cat", seed=9, entries=12)])
             expected = {side.name: score for side, score in zip(store.game.sides, store.game.state.scores)}
-        wait_for(browser, lambda d: scores(d) == expected, timeout=15)
+        wait_for(browser, lambda d: scores(d) == expected)
         assert len(browser.find_elements("css selector", "svg.board g.track")) == 3  # the three-track board
         shoot(browser, "board-three-hand-phone")
         shoot(browser, "board-three-hand-tv", TV)

@@ -19,7 +19,7 @@ from ledger.writer import LedgerWriter
 from scorer.record import parse_line
 from scorer.report import state_dict
 
-from waits import eventually
+from waits import CEILING_S, eventually
 from web_games import (
     OTHER_USER_PROBLEM,
     ROOT,
@@ -119,7 +119,7 @@ def test_a_stopped_board_is_shown_and_followed_again_when_it_starts(folder, cann
         assert eventually(lambda: got)  # following the stopped board before it starts again
         with LedgerWriter(path) as store:  # the board starts again
             store.apply(parse_line(live[8]))  # how soon it arrives: bench/stopped_board.py
-            reader.join(20)
+            reader.join(CEILING_S)
             expected = state_dict(store.book)
             assert [event["state"]["entries"] for event in got] == [7, 8] and got[1]["state"] == expected
             for line in live[9:12]:

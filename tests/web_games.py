@@ -18,7 +18,7 @@ from scorer.distribution import distribution
 from scorer.game import Entry, Phase
 from scorer.record import Scorebook, parse_line
 
-from waits import REQUEST_CEILING_S
+from waits import CEILING_S, REQUEST_CEILING_S
 
 
 def _other_user_problem() -> str | None:
@@ -178,7 +178,7 @@ def get_json(url: str):
     return status, json.loads(body)
 
 
-def follow_events(url: str, count: int, got: list, timeout: float = 20.0) -> None:
+def follow_events(url: str, count: int, got: list, timeout: float = CEILING_S) -> None:
     """Append the first ``count`` data events of a text/event-stream to ``got`` as they arrive."""
     with urllib.request.urlopen(url, timeout=timeout) as response:
         assert response.headers["Content-Type"].startswith("text/event-stream")

@@ -30,6 +30,7 @@ from scorer.errors import CribbageError
 from scorer.game import Entry, Game, Phase
 from scorer.record import Command, GameHeader
 
+from .. import WEB_PORT
 from ..config import GameSettings
 from .menu import MenuTree
 from .panels import Panel
@@ -76,7 +77,7 @@ class Controller:
         clock: Callable[[], float] = time.monotonic,
         set_brightness: Callable[[float], None] | None = None,
         max_sides: int = 4,
-        web_port: int = 8121,
+        web_port: int = WEB_PORT,
         display_mode: str = "full",
     ):
         self.store = store

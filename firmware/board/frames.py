@@ -117,7 +117,7 @@ def led_frame(
     (:func:`lap_shade`) and its start hole is lit in the front peg's shade: the
     lap mark. ``celebrate`` (seconds since the win) runs a chase along the
     winner's track; ``now`` times a blinking back peg. Sides beyond the
-    layout's tracks are not drawn (the app says so).
+    layout's tracks are not drawn (the board loop says so).
     """
     frame = [OFF] * layout.strip_leds
     faint = scale(MARK_WHITE, style.marks)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from hardware import BUNDLED_LAYOUTS
 from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
-from hardware.layout import BUNDLED_BY_TRACKS
 from scorer.variants import VARIANTS, SkunkLines, Variant
 
 from .panels import PanelHost, is_back
@@ -71,7 +71,7 @@ class Menu:
 def layout_with(tracks: int) -> str:
     """The bundled layout with that many tracks: the one to name when a variant needs more
     tracks than the board has."""
-    return BUNDLED_BY_TRACKS.get(tracks, f"one with {tracks} tracks")
+    return BUNDLED_LAYOUTS.get(tracks, f"one with {tracks} tracks")
 
 
 def tracks_reason(variant: Variant, tracks: int) -> str:

@@ -18,10 +18,10 @@ from PIL import Image, ImageDraw
 
 from hardware.inputs import InputEvent
 
+from .. import WEB_PORT
 from .panels import PanelHost
 from .screens import HEIGHT, WIDTH, Screen, font
 
-DEFAULT_PORT = 8121
 PROBE = ("192.0.2.1", 9)  # TEST-NET-1 (documentation only): a UDP connect() to it sends nothing
 NO_NETWORK = ("No network: connect", "the Pi to Wi-Fi or a", "cable, then try again")
 
@@ -67,7 +67,7 @@ def confined(devices: Path = Path("/proc/net/dev")) -> bool:
 
 
 def phone_address(
-    port: int = DEFAULT_PORT,
+    port: int = WEB_PORT,
     ip: Callable[[], str | None] | None = None,
     up: Callable[[], bool] | None = None,
     hostname: Callable[[], str] | None = None,
@@ -153,7 +153,7 @@ def phone_image(url: str) -> Image.Image:
 class PhoneView:
     """The phone view screen; any press goes back."""
 
-    def __init__(self, host: PanelHost, port: int = DEFAULT_PORT, finder: Callable[[int], str | None] | None = None):
+    def __init__(self, host: PanelHost, port: int = WEB_PORT, finder: Callable[[int], str | None] | None = None):
         self.host = host
         self.url = (finder or phone_address)(port)
         self.picture = phone_image(self.url) if self.url else None

@@ -3,11 +3,13 @@
 argparse's parser is built from this (:func:`firmware.cli.command.build_parser`)
 and the quick reader of plain lines reads it (:mod:`firmware.cli.quick`), so
 the two cannot disagree on a name, a default, a choice or a count. It is plain
-data and imports nothing but the backends' names (the ``hardware`` package
-itself, a docstring and a tuple): ``count`` starts without argparse, typing or re.
+data and imports nothing but a few names from the ``firmware`` and ``hardware``
+packages themselves (docstrings and constants): ``count`` starts without argparse, typing or re.
 """
 
-from hardware import BACKENDS
+from hardware import BACKENDS, BUNDLED_LAYOUTS
+
+from .. import WEB_PORT
 
 
 class Option:
@@ -68,7 +70,7 @@ class Positional:
         return number >= (1 if self.count == "+" else 0)
 
 
-class Command:
+class Subcommand:
     """A command: its name and help, at most one positional, its own options, and the
     names (destinations) of the board's options it uses."""
 
@@ -109,21 +111,21 @@ WHERE = {
 }
 
 COMMANDS = (
-    Command("console", "keep score by typing record lines in the terminal", board=("config", "set", "state")),
-    Command(
+    Subcommand("console", "keep score by typing record lines in the terminal", board=("config", "set", "state")),
+    Subcommand(
         "simulate", "run a script of button presses and turns on the mock board",
         positional=Positional("script", 1, "the script (- for standard input)"),
         options=(Option("--json", action="store_true", help="print the final state as JSON"),
                  Option("--snapshots", metavar="DIR", help="save PNGs of the LED board and OLED after each step")),
         board=("backend", "config", "set", "state", "headless"),
     ),
-    Command(
+    Subcommand(
         "replay", "replay a game record and print the resulting state",
         positional=Positional("file", 1, "the game record (- for standard input)"),
         options=(Option("--json", action="store_true", help="print the state as JSON"),
                  Option("--export", action="store_true", help="print the record as the ledger exports it")),
     ),
-    Command(
+    Subcommand(
         "count", "count a hand or crib from its cards",
         positional=Positional("cards", "*", "3, 4 or 5 cards, e.g. 5H 5D 5S JC"),
         options=(
@@ -135,18 +137,18 @@ COMMANDS = (
             Option("--json", action="store_true"),
         ),
     ),
-    Command(
+    Subcommand(
         "pegging", "points for the last card played in the play",
         positional=Positional("cards", "+", "the cards played since the count was reset, in order"),
         options=(Option("--go", action="store_true", help="the last card is the last before a go"),
                  Option("--json", action="store_true")),
     ),
-    Command(
+    Subcommand(
         "board-template",
         "draw a board layout at 1:1 as a drilling template: PDF pages to print and tape, or one SVG sheet",
         options=(
-            Option("--layout", default="classic-121",
-                   help="a layout file or a bundled name (classic-121, three-track-121, four-track-121)"),
+            Option("--layout", default=BUNDLED_LAYOUTS[2],
+                   help=f"a layout file or a bundled name ({', '.join(BUNDLED_LAYOUTS.values())})"),
             Option("--target", type=int, default=121, help="the game the skunk lines are drawn for"),
             Option("--paper", choices=("a4", "letter", "a3"),
                    help="for a PDF: the paper the board is tiled over at 1:1 (default a4)"),
@@ -154,17 +156,17 @@ COMMANDS = (
                    help="board.pdf (pages to print at 100% and tape together) or board.svg (one sheet)"),
         ),
     ),
-    Command("controls-card", "draw a one-page A6 card of the controls as a PDF",
+    Subcommand("controls-card", "draw a one-page A6 card of the controls as a PDF",
             options=(Option("-o", "--output", required=True, help="the PDF file to write"),), board=("config", "set")),
-    Command("wiring", "draw the wiring diagram for the config's pins as an SVG",
+    Subcommand("wiring", "draw the wiring diagram for the config's pins as an SVG",
             options=(Option("-o", "--output", required=True, help="the SVG file to write"),), board=("config", "set")),
-    Command(
+    Subcommand(
         "web", "serve the live board, the game history and statistics to browsers (read-only)",
         description="Serve the board's ledger read-only over HTTP: the live board at /, /games, /stats, "
                     "the JSON API (/api/state, /api/games, /api/games/ID) and server-sent events at /events.",
         options=(
             Option("--host", default="0.0.0.0", help="the address to listen on (default 0.0.0.0: every network)"),
-            Option("--port", type=int, help="the port (default: the config's web.port, 8121)"),
+            Option("--port", type=int, help=f"the port (default: the config's web.port, {WEB_PORT})"),
         ),
         board=("config", "state"),
     ),

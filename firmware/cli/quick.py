@@ -8,7 +8,7 @@ else (--help, an abbreviation, ``--opt=value``, a value that starts with
 ``-``, a line argparse refuses) it returns None and the caller asks argparse,
 which then says what argparse says. It knows no option, command or default
 of its own: all of them come from :mod:`firmware.cli.declaration`, and
-``tests/test_cli.py`` checks it against argparse on generated lines.
+``tests/test_cli_declaration.py`` checks it against argparse on generated lines.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from hardware.inputs import BUTTONS as PUSH_BUTTONS
 from hardware.inputs import KNOB
 from scorer.errors import RecordSyntaxError
 
-BUTTONS = (*PUSH_BUTTONS, KNOB)  # what click, hold, down and up take
+SCRIPT_BUTTONS = (*PUSH_BUTTONS, KNOB)  # what click, hold, down and up take
 
 # Bounds that keep a script finite: its time is about 0.3 ms a detent, 6 ms a
 # press and the hold time for a hold.
@@ -39,8 +39,8 @@ def parse_script(lines) -> list[tuple[int, str, str]]:
         verb = words[0].lower()
         verb = "click" if verb == "press" else verb
         if verb in ("click", "hold", "down", "up"):
-            if len(words) != 2 or words[1].lower() not in BUTTONS:
-                raise RecordSyntaxError(f"{verb} takes one of {', '.join(BUTTONS)}", number)
+            if len(words) != 2 or words[1].lower() not in SCRIPT_BUTTONS:
+                raise RecordSyntaxError(f"{verb} takes one of {', '.join(SCRIPT_BUTTONS)}", number)
             actions.append((number, verb, words[1].lower()))
         elif verb in ("turn", "wait"):
             value = _script_number(words, verb, number)

@@ -29,9 +29,9 @@ KEEPALIVE_SECONDS = 15.0
 READ_METHODS = ("GET", "HEAD")
 
 
-def create_app(ledger: LedgerFollower, layout: Layout | None = None) -> Starlette:
-    """The web view of ``ledger``: pages, JSON and events; nothing that writes."""
-    site = Site(ledger, layout)
+def create_app(follower: LedgerFollower, layout: Layout | None = None) -> Starlette:
+    """The web view of the ledger ``follower`` reads: pages, JSON and events; nothing that writes."""
+    site = Site(follower, layout)
 
     async def board(request: Request):
         live = site.live()
@@ -39,7 +39,7 @@ def create_app(ledger: LedgerFollower, layout: Layout | None = None) -> Starlett
                                              live["messages"], layout))
 
     async def api_state(request: Request):
-        snap = ledger.snapshot()
+        snap = follower.snapshot()
         if snap.state is None:
             return JSONResponse({"error": snap.problem}, status_code=503)
         return JSONResponse(snap.state)
@@ -84,12 +84,12 @@ def create_app(ledger: LedgerFollower, layout: Layout | None = None) -> Starlett
     async def game_txt(request: Request):
         game_id = request.path_params["game_id"]
         try:
-            lines = ledger.export(game_id)
+            lines = follower.export(game_id)
         except LedgerUnavailable as error:
             return PlainTextResponse(str(error) + "\n", status_code=503)
         except KeyError:
             return PlainTextResponse(f"no game {game_id} in the ledger\n", status_code=404)
-        text = "\n".join([f"# game {game_id} from {ledger.path}"] + lines) + "\n"
+        text = "\n".join([f"# game {game_id} from {follower.path}"] + lines) + "\n"
         return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="game-{game_id}.txt"'})
 
     async def api_games(request: Request):

@@ -17,7 +17,7 @@ from functools import lru_cache
 from html import escape
 
 from hardware.layout import (
-    BUNDLED_BY_TRACKS,
+    BUNDLED_LAYOUTS,
     GAME_HOLE,
     HOLES_PER_TRACK,
     START_HOLE,
@@ -60,7 +60,7 @@ def geometry_of(layout: Layout) -> Geometry:
 @lru_cache(maxsize=4)
 def _bundled(tracks: int) -> Geometry:
     """The bundled layout with that many tracks (2 to 4)."""
-    return geometry_of(load_layout(BUNDLED_BY_TRACKS[min(max(tracks, 2), 4)]))
+    return geometry_of(load_layout(BUNDLED_LAYOUTS[min(max(tracks, 2), 4)]))
 
 
 def geometry_for(sides: int, preferred: Layout | None = None) -> Geometry:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ledger.rows import GameRow
+from ledger.rows import GameRow, result_of
 from scorer.errors import CribbageError, RecordSyntaxError
 from scorer.game import Game
 from scorer.history import race
@@ -69,11 +69,7 @@ def summary(played: Played, status: str) -> GameRow:
     which it does not list: no match id, no times)."""
     game = played.game
     outcome = game.outcome
-    result = {}
-    if outcome is not None:
-        result = {"winner": outcome.winner, "loser": outcome.loser, "losers": outcome.losers,
-                  "result": outcome.kind.value, "margin": outcome.margin, "game_points": outcome.game_points,
-                  "scores": dict(outcome.scores)}
+    result = {} if outcome is None else result_of(outcome)
     return GameRow(played.game_id, None, game.variant.name, tuple(game.seats), game.variant.target, status, **result)
 
 

@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import WEB_PORT
+
 if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
 
-DEFAULT_PORT = 8121
 DEFAULT_HOST = "0.0.0.0"
 
 
@@ -42,13 +43,13 @@ def bind(host: str, port: int) -> socket.socket:
         if error.errno == errno.EADDRINUSE:
             raise WebError(f"port {port} on {host} is in use (another web view?): stop it or give --port N") from None
         if error.errno == errno.EACCES:
-            raise WebError(f"port {port} needs privileges: give --port 1024 or above (default {DEFAULT_PORT})") from None
+            raise WebError(f"port {port} needs privileges: give --port 1024 or above (default {WEB_PORT})") from None
         raise WebError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     sock.set_inheritable(True)
     return sock
 
 
-def serve(state: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, layout: Layout | None = None,
+def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: Layout | None = None,
           announce=print) -> int:
     """Serve until stopped (SIGINT, SIGTERM); returns the exit status."""
     sock = bind(host, port)
@@ -58,8 +59,8 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, layou
     from .follow import LedgerFollower
     from .warm import warm_in_background
 
-    ledger = LedgerFollower(state)
-    app = create_app(ledger, layout)
+    follower = LedgerFollower(state)
+    app = create_app(follower, layout)
     warm_in_background(state)
     shown = "localhost" if host in ("0.0.0.0", "::") else (f"[{host}]" if ":" in host else host)
     announce(f"cribbage-board web: serving {state} read-only on http://{shown}:{port}/ "
@@ -72,6 +73,6 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, layou
     try:
         server.run(sockets=[sock])
     finally:
-        ledger.close()
+        follower.close()
         sock.close()
     return 0

@@ -19,18 +19,18 @@ if TYPE_CHECKING:  # annotations only
 class Site:
     """What the pages show, read from the ledger and cached until it changes."""
 
-    def __init__(self, ledger: LedgerFollower, layout: Layout | None = None):
-        self.ledger = ledger
+    def __init__(self, follower: LedgerFollower, layout: Layout | None = None):
+        self.follower = follower
         self.layout = layout
         self._played: dict[int, Played] = {}  # games before the current one never change
         self._records: dict[int, list[str]] = {}
 
     def live(self) -> dict:
         """The live board's data: state, problem, recent entries, messages (cached per ledger state)."""
-        return self.ledger.cached("live", self._live)
+        return self.follower.cached("live", self._live)
 
     def _live(self) -> dict:
-        snap = self.ledger.snapshot()
+        snap = self.follower.snapshot()
         recent = list(snap.recent)
         html = pages.live_html(snap.state, snap.problem, recent, snap.messages, self.layout)
         return {"state": snap.state, "problem": snap.problem, "recent": recent,
@@ -44,32 +44,32 @@ class Site:
                 gid = listed.id
                 if gid not in self._records:
                     try:
-                        self._records[gid] = self.ledger.export(gid)
+                        self._records[gid] = self.follower.export(gid)
                     except KeyError:
                         continue
                 out.append(self._records[gid])
             return out
-        return self.ledger.cached("records", compute)
+        return self.follower.cached("records", compute)
 
     def games(self) -> list[GameRow]:
         """Finished and abandoned games, newest first, as the ledger lists them (the game in play is not)."""
-        return self.ledger.cached("games", self.ledger.games)
+        return self.follower.cached("games", self.follower.games)
 
     def game(self, game_id: int) -> tuple[GameRow, Played, GameTimes]:
         """One game: as listed (or, in play, as replayed), replayed, and its times (KeyError if none)."""
-        current = self.ledger.current_game_id()
+        current = self.follower.current_game_id()
         p = self._played.get(game_id)
         if p is None:
-            p = play_record(game_id, self.ledger.export(game_id))
+            p = play_record(game_id, self.follower.export(game_id))
             if game_id != current:
                 self._played[game_id] = p  # a game before the current one never changes
         listed = next((g for g in self.games() if g.id == game_id), None)
         if listed is None:
             listed = summary(p, PLAYING if game_id == current else ABANDONED)
-        return listed, p, self.ledger.times(game_id)
+        return listed, p, self.follower.times(game_id)
 
     def stats(self) -> list[dict]:
-        return self.ledger.cached("stats", lambda: _stats(self.records()))
+        return self.follower.cached("stats", lambda: _stats(self.records()))
 
 
 def _stats(records: list[list[str]]) -> list[dict]:
