@@ -56,7 +56,7 @@ def read_source(path: str, limit: int = MAX_INPUT_BYTES) -> tuple[str, str | Non
         return name, None
     if isinstance(data, bytes):
         try:
-            data = data.decode("utf-8-sig")
+            data = data.decode("utf-8").removeprefix("\ufeff")  # a BOM is no text (utf-8-sig, without loading it)
         except UnicodeDecodeError as error:
             fail(f"{PROG}: {name} is not UTF-8 text (byte {error.start + 1}): save it as UTF-8")
             return name, None
