@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # annotations only
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
 MAX_CONFIG_BYTES = MAX_BYTES  # 256 KB; the default file is 3 KB
 MAX_OVERRIDE = 1000  # characters of one --set
+MAX_NAME = 12  # characters of a player's name: what the OLED and the board's name picker hold
 RGB = tuple[int, int, int]
 
 _shown = reprlib.Repr()  # values in messages: short, however long or deep
@@ -93,12 +94,20 @@ def _gpio(value):
 
 
 def _names(value):
-    if (not isinstance(value, list) or not 2 <= len(value) <= 4
-            or not all(isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,12}", v) for v in value)):
-        raise ValueError("must be 2 to 4 names in quotes, letters and digits, up to 12 each")
-    if len({v.lower() for v in value}) != len(value):
+    """2 to 4 players' names, each by the rule for names (scorer.names) and at most 12
+    characters (what the OLED and the name picker hold), in NFC."""
+    from scorer.names import name_problem, normal
+
+    if not isinstance(value, list) or not 2 <= len(value) <= 4 or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"must be 2 to 4 names in quotes, one word each, up to {MAX_NAME} characters")
+    names = [normal(v) for v in value]
+    for name in names:
+        problem = name_problem(name) or (f"at most {MAX_NAME} characters" if len(name) > MAX_NAME else None)
+        if problem:
+            raise ValueError(f"{_shown.repr(name)}: {problem}")
+    if len({v.lower() for v in names}) != len(names):
         raise ValueError("each player needs their own name")
-    return value
+    return names
 
 
 def _colours(value):

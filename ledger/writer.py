@@ -181,9 +181,13 @@ class LedgerWriter:
 
     def _open(self, fresh: bool) -> None:
         before = {suffix: Path(str(self.path) + suffix).exists() for suffix in ("", "-wal", "-shm")}
+        if not fresh:
+            self._hold()  # before SQLite opens it: a second writer never reaches the file
         try:
             try:
                 self._conn = self._connect(fresh)
+                if fresh:
+                    self._hold()
                 self._resume(read_current_match(self._conn, self.path, self.messages))
             except (sqlite3.DatabaseError, Damaged) as error:
                 if not is_damage(error):
@@ -237,6 +241,7 @@ class LedgerWriter:
         salvage = self._salvage()
         moved = self._set_aside(error)
         self._conn = self._connect(fresh=True)
+        self._hold()  # the new file is the ledger now
         kept = "nothing of it could be carried over"
         if salvage and self._restore(salvage):
             _, games, actions = salvage
@@ -338,14 +343,16 @@ class LedgerWriter:
         """
         if self._conn is None or self._broken:
             raise LedgerError(self._broken or f"ledger {self.path} is closed")
-        if isinstance(action, GameHeader):  # does it replace a game anything was entered in?
-            replaced = self.book.game
+        self._require_in_place()
+        if isinstance(action, GameHeader):  # a new game: its names as the rule for names given now says
+            action = action.with_names_checked()
+            replaced = self.book.game  # does it replace a game anything was entered in?
             self._replaced_played = replaced is not None and bool(replaced.history)
         result = self.book.apply(action)
         try:
             self._write(action)
-        except sqlite3.Error as error:
-            failure = self._write_failure(error)
+        except (sqlite3.Error, LedgerError) as error:
+            failure = error if isinstance(error, LedgerError) else self._write_failure(error)
             try:
                 self._resume(read_current_match(self._conn, self.path, []))
             except sqlite3.Error as reread:
@@ -353,6 +360,22 @@ class LedgerWriter:
                 raise LedgerError(f"{failure}; {self._broken}") from error
             raise failure from error
         return result
+
+    def _hold(self) -> None:
+        """Hold the ledger file itself (see WriterLock.hold); an OSError is said as the lock's are."""
+        try:
+            self._lock.hold()
+        except OSError as error:
+            raise LedgerError(f"ledger {self.path} cannot be locked: {os_cause(error)}") from error
+
+    def _require_in_place(self) -> None:
+        """LedgerError, and every later entry refused, once the file at the ledger's path is not
+        the one this writer writes (moved, deleted or replaced while it was open): an entry is
+        acknowledged only when it is in the file at the ledger's path."""
+        if not self._lock.holds_ledger():
+            self._broken = (f"ledger {self.path} was moved or deleted while it was open: "
+                            "entry not saved; start again to open a ledger there")
+            raise LedgerError(self._broken)
 
     def _write_failure(self, error: sqlite3.Error) -> LedgerError:
         if error_code(error) == sqlite3.SQLITE_FULL:
@@ -380,6 +403,7 @@ class LedgerWriter:
                     "UPDATE games SET outcome=?, finished=?, status=? WHERE id=?",
                     (outcome, at if outcome else None, FINISHED if outcome else None, game_id),
                 )
+            self._require_in_place()  # the last look before the entry is durable
             conn.execute("COMMIT")
         except BaseException:
             roll_back(conn)
@@ -416,6 +440,7 @@ class LedgerWriter:
             ).lastrowid
             if standing is not None:
                 standing.save(conn)
+            self._require_in_place()
             conn.execute("COMMIT")
         except BaseException:
             roll_back(conn)
