@@ -9,14 +9,14 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
-from broker import Listener, Mosquitto, free_port, need_mosquitto, port_open
-from waits import eventually
-
 from firmware.club import schema
 from firmware.club.link import ClubLink
 from firmware.config import load_config
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line
+
+from broker import Listener, Mosquitto, free_port, need_mosquitto, port_open
+from waits import eventually
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "systemd" / "mosquitto-cribbage.conf"

@@ -11,9 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from broker import Listener, Mosquitto, broker, environment  # noqa: F401  (broker: a fixture)
-from waits import CEILING_S, eventually
-
 from firmware.club import schema
 from firmware.club.link import ClubLink, Watermark
 from firmware.config import ConfigError, load_config
@@ -21,6 +18,9 @@ from ledger.reader import LedgerReader
 from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
 from scorer.record import GameHeader, Scorebook, parse_line
+
+from broker import Listener, Mosquitto, environment
+from waits import CEILING_S, eventually
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = (ROOT / "tests" / "data" / "example-game.txt").read_text().splitlines()
