@@ -30,51 +30,13 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cache=/var/cache/cribbage-board-arm64
 base=$cache/$release-base.tar
-root=""
-mounted=()
-pip_env=()
-started=$(date +%s)
-
-say() { echo "[$(($(date +%s) - started))s] $*"; }
-fail() {
-    echo "arm64 $release: FAILED: $*"
-    exit 1
-}
-
-cleanup() {
-    local i
-    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-        umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" 2>/dev/null || true
-    done
-    if [ -n "$root" ] && ! grep -qF " $root/" /proc/mounts; then
-        rm -rf --one-file-system "$root"
-    fi
-}
+label="arm64 $release"
+# shellcheck source=systemd/debian-root.sh
+. "$src/systemd/debian-root.sh"  # say, fail, cleanup, bind, in_root, host_trust, copy_tree
 trap cleanup EXIT
 
-bind() {  # SOURCE DEST-in-root [mount options...]: mount and remember for the trap.
-    local from=$1 to=$root$2
-    shift 2
-    mkdir -p "$to"
-    mount "$@" "$from" "$to"
-    mounted+=("$to")
-}
-
-in_root() {  # Run a command in the arm64 root with a clean environment.
-    chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "${pip_env[@]}" "$@"
-}
-
 # 1. The host's tools: debootstrap, qemu-user-static, binfmt-support.
-missing=()
-for pkg in debootstrap qemu-user-static binfmt-support; do
-    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    say "installing ${missing[*]}"
-    apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
-fi
+host_packages debootstrap qemu-user-static binfmt-support
 if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
     mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
 fi
@@ -106,34 +68,14 @@ fi
 root=$(mktemp -d "/var/tmp/cribbage-arm64-$release.XXXXXX")
 tar --numeric-owner -C "$root" -xf "$base"
 [ "$(chroot "$root" /usr/bin/uname -m)" = aarch64 ] || fail "the root does not run as aarch64"
-bind proc /proc -t proc
-bind sysfs /sys -t sysfs
-bind /dev /dev --bind
-bind /dev/pts /dev/pts --bind
+mount_system
 mkdir -p "$cache/pip-$release" "$cache/apt-$release/partial"
 bind "$cache/pip-$release" /root/.cache/pip --bind       # wheels built once (rpi_ws281x, spidev, lgpio)
 bind "$cache/apt-$release" /var/cache/apt/archives --bind
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
-# Keep package scripts from starting services in the root.
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod 0755 "$root/usr/sbin/policy-rc.d"
+no_service_starts
 echo "deb $mirror $release main" >"$root/etc/apt/sources.list"
-# A chroot has neither the host's trust store nor its pip settings.
-if compgen -G "/usr/local/share/ca-certificates/*" >/dev/null; then
-    mkdir -p "$root/usr/local/share/ca-certificates"
-    cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
-    in_root update-ca-certificates >/dev/null 2>&1 || fail "update-ca-certificates in the root"
-fi
-for conf in /etc/pip.conf /etc/xdg/pip; do
-    if [ -e "$conf" ]; then
-        mkdir -p "$root$(dirname "$conf")"
-        cp -r "$conf" "$root$(dirname "$conf")/"
-    fi
-done
-pip_env=()
-while IFS= read -r var; do
-    pip_env+=("$var")
-done < <(env | grep -E '^(PIP_[A-Z_]+|SSL_CERT_FILE|REQUESTS_CA_BUNDLE)=' | grep -v '^PIP_FIND_LINKS=' || true)
+host_trust
 
 # A stand-in for Raspberry Pi OS's boot partition, so the config.txt and
 # cmdline.txt edits run on files shaped like the real ones.
@@ -166,8 +108,7 @@ printf 'console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype
     >"$root/boot/firmware/cmdline.txt"
 
 # 4. The working tree (tracked and new files, not the venv or caches).
-mkdir -p "$root/root/cribbage-board"
-git -C "$src" ls-files -co --exclude-standard -z | tar -C "$src" --null -T - -cf - | tar -C "$root/root/cribbage-board" -xf -
+copy_tree "$src" "$root/root/cribbage-board"
 
 # 5. The install, twice.
 log=$cache/install-$release.log
