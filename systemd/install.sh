@@ -17,6 +17,9 @@
 # CRIBBAGE_INSTALL_TARGET=chroot runs it in a root that is not a booted Pi (the
 # arm64 test root of systemd/test-install-arm64.sh): the steps that need a
 # booted systemd or the Pi's devices print "skipped: ..." instead of running.
+# CRIBBAGE_INSTALL_TARGET=vm runs it on a booted systemd that is not a Pi (the
+# VM of systemd/test-boot-vm.sh): everything runs for real but the Pi's own
+# steps (the model check, raspi-config, the boot files), which print "skipped: ...".
 # CRIBBAGE_BOOT_DIR names the folder with config.txt and cmdline.txt when it
 # is neither /boot/firmware (Bookworm, Trixie) nor /boot (older releases).
 #
@@ -163,12 +166,12 @@ main() {
             fi
             echo "install.sh: installing on a $model"
             ;;
-        chroot)
+        chroot | vm)
             model=""
-            skip "Raspberry Pi model check (/proc/device-tree/model): CRIBBAGE_INSTALL_TARGET=chroot"
+            skip "Raspberry Pi model check (/proc/device-tree/model): CRIBBAGE_INSTALL_TARGET=$target"
             ;;
         *)
-            echo "install.sh: CRIBBAGE_INSTALL_TARGET must be pi or chroot, not '$target'" >&2
+            echo "install.sh: CRIBBAGE_INSTALL_TARGET must be pi, vm or chroot, not '$target'" >&2
             exit 2
             ;;
     esac
@@ -194,8 +197,8 @@ main() {
         if [ "$(raspi-config nonint get_spi)" != 0 ]; then raspi-config nonint do_spi 0; reboot=1; fi
         if [ "$(raspi-config nonint get_i2c)" != 0 ]; then raspi-config nonint do_i2c 0; reboot=1; fi
     else
-        if [ "$target" = chroot ]; then
-            skip "raspi-config: it needs a booted Pi; writing the dtparam lines to config.txt instead"
+        if [ "$target" != pi ]; then
+            skip "raspi-config: it needs a booted Pi; writing the dtparam lines to config.txt instead (if there is one)"
         fi
         if dir=$(boot_dir); then
             for line in dtparam=spi=on dtparam=i2c_arm=on; do
@@ -245,7 +248,7 @@ main() {
     install -m 0644 "$src/systemd/cribbage-board.service" /etc/systemd/system/cribbage-board.service
     # The web view: the board, history and stats on phones at the table (read-only, on web.port).
     install -m 0644 "$src/systemd/cribbage-board-web.service" /etc/systemd/system/cribbage-board-web.service
-    if [ "$target" = pi ]; then
+    if [ "$target" != chroot ]; then
         systemctl daemon-reload
         systemctl enable cribbage-board.service cribbage-board-web.service
         systemctl restart cribbage-board.service cribbage-board-web.service

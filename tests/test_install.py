@@ -130,7 +130,7 @@ def test_install_refuses_an_unknown_target_in_one_line():
                             env={**os.environ, "CRIBBAGE_INSTALL_TARGET": "laptop"})
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.splitlines()) == 1
-    assert ("pi or chroot" in result.stderr) if os.geteuid() == 0 else ("run as root" in result.stderr)
+    assert ("pi, vm or chroot" in result.stderr) if os.geteuid() == 0 else ("run as root" in result.stderr)
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or Path("/proc/device-tree/model").exists(),
