@@ -12,6 +12,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL = ROOT / "systemd" / "install.sh"
 ARM64 = ROOT / "systemd" / "test-install-arm64.sh"
+BOOT_VM = ROOT / "systemd" / "test-boot-vm.sh"
+VM_AGENT = ROOT / "systemd" / "vm" / "agent.sh"
+DEBIAN_ROOT = ROOT / "systemd" / "debian-root.sh"
+SCRIPTS = (INSTALL, ARM64, BOOT_VM, VM_AGENT, DEBIAN_ROOT)
 RULE = ROOT / "systemd" / "50-cribbage-board.rules"
 UNIT = ROOT / "systemd" / "cribbage-board.service"
 WEB_UNIT = ROOT / "systemd" / "cribbage-board-web.service"
@@ -42,16 +46,16 @@ def shell(function: str, *args: str, env: dict | None = None) -> subprocess.Comp
 
 
 def test_install_scripts_parse():
-    """install.sh and the arm64 test script pass bash -n."""
-    for script in (INSTALL, ARM64):
+    """install.sh, the arm64 and VM checks (and the VM's guest side) pass bash -n."""
+    for script in SCRIPTS:
         result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed (apt-get install shellcheck)")
 def test_install_scripts_pass_shellcheck():
-    """install.sh and the arm64 test script have no shellcheck findings."""
-    result = subprocess.run(["shellcheck", str(INSTALL), str(ARM64)], capture_output=True, text=True)
+    """install.sh, the arm64 and VM checks (and the VM's guest side) have no shellcheck findings."""
+    result = subprocess.run(["shellcheck", *map(str, SCRIPTS)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -146,6 +150,30 @@ def test_arm64_script_rejects_an_unknown_release():
     """The arm64 test takes bookworm or trixie, and says so for anything else (before touching the machine)."""
     result = subprocess.run(["bash", str(ARM64), "bullseye"], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "bookworm|trixie" in result.stderr
+
+
+def test_boot_vm_script_says_how_to_run_it():
+    """--help prints the usage and exits 0, touching nothing (no root needed, no VM booted)."""
+    result = subprocess.run(["bash", str(BOOT_VM), "--help"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith("usage: ") and "[bookworm|trixie] [--arch amd64|arm64]" in result.stdout
+
+
+@pytest.mark.parametrize("argv", [["bullseye"], ["--arch", "i386"], ["--arch"], ["--boot"]])
+def test_boot_vm_script_refuses_what_it_does_not_know(argv):
+    """An unknown release, architecture or option: the usage on stderr and exit 2, before anything runs."""
+    result = subprocess.run(["bash", str(BOOT_VM), *argv], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("usage: ")
+
+
+def test_boot_vm_driver_says_its_modes():
+    """The guest's driver, given no mode, prints its modes and exits 2 (it imports nothing of the board first)."""
+    import sys
+
+    result = subprocess.run([sys.executable, str(ROOT / "systemd" / "vm" / "driver.py")],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "driver.py burst" in result.stderr and "driver.py shutdown" in result.stderr
 
 
 def unit_user(unit: Path) -> str:

@@ -1,0 +1,331 @@
+#!/usr/bin/env bash
+# Prove the service on a booted system: systemd/test-boot-vm.sh [bookworm|trixie] [--arch amd64|arm64]
+#
+# Builds a Debian root (debootstrap) with Debian's own kernel, systemd, polkit
+# and the packages install.sh asks for, and the project's dependencies as
+# wheels built on this host, into a disk image; boots it under qemu-system
+# (KVM when /dev/kvm can be used) with no network but a port forwarded from
+# 127.0.0.1 to the web view; and inside the booted guest, with systemd as
+# PID 1, runs systemd/install.sh for real (CRIBBAGE_INSTALL_TARGET=vm) with
+# the board on the mock backend through a drop-in (the VM has no strip, OLED
+# or buttons), then checks the units, the one writer, kill -9, the watchdog,
+# polkit, the web view, the hardening scores, a second install, the stop, the
+# real GPIO and I2C stacks where the guest kernel has gpio-sim and i2c-stub,
+# and last the menu's shut-down, which must power the VM off. Each check is
+# one line, "ok: ...", "FAILED: ..." or "skipped: <reason>"; the last line
+# is one summary such as
+#   vm bookworm amd64: booted, 13 ok, 0 failed, 0 skipped
+# and the exit status is non-zero on any failure.
+#
+# Run as root. The image is built once and cached in ~/.cache/cribbage-vm
+# (CRIBBAGE_VM_CACHE names another folder; delete RELEASE-ARCH/ there to
+# rebuild it); a run boots a copy-on-write overlay of it, so nothing of a run
+# is kept in the image. The guest's serial console, with the install's output
+# and the journal of what failed, is kept in RELEASE-ARCH/console.log. Not part
+# of the default test run.
+set -euo pipefail
+
+usage() {
+    echo "usage: $0 [bookworm|trixie] [--arch amd64|arm64]"
+    echo "Boots a Debian VM (cached in \${CRIBBAGE_VM_CACHE:-~/.cache/cribbage-vm}), installs the"
+    echo "service there with systemd/install.sh and checks it; see systemd/README.md."
+}
+
+release=bookworm
+arch=amd64
+while [ $# -gt 0 ]; do
+    case $1 in
+        -h | --help)
+            usage
+            exit 0
+            ;;
+        --arch)
+            [ $# -ge 2 ] || { usage >&2; exit 2; }
+            arch=$2
+            shift
+            ;;
+        --arch=*) arch=${1#--arch=} ;;
+        bookworm | trixie) release=$1 ;;
+        *)
+            usage >&2
+            exit 2
+            ;;
+    esac
+    shift
+done
+case $arch in
+    amd64 | arm64) ;;
+    *)
+        usage >&2
+        exit 2
+        ;;
+esac
+if [ "$(id -u)" -ne 0 ]; then
+    echo "test-boot-vm.sh: run as root (it uses apt-get, debootstrap, mount and chroot)" >&2
+    exit 2
+fi
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+cache=${CRIBBAGE_VM_CACHE:-$HOME/.cache/cribbage-vm}/$release-$arch
+label="vm $release $arch"
+debs=${CRIBBAGE_VM_CACHE:-$HOME/.cache/cribbage-vm}/debs-$release-$arch  # debootstrap's downloads, kept across rebuilds
+# shellcheck source=systemd/debian-root.sh
+. "$src/systemd/debian-root.sh"  # say, fail, cleanup, bind, in_root, host_trust, copy_tree
+
+# What the guest has besides debootstrap's minimal base: systemd as PID 1 with
+# udev, D-Bus and logind (libpam-systemd: debootstrap does not pick
+# polkitd's default-logind itself) and polkit, Debian's kernel, the packages install.sh
+# installs (so its apt-get finds them there without a network), and kmod for
+# gpio-sim and i2c-stub. Changing this list rebuilds the image.
+packages=systemd,systemd-sysv,udev,dbus,libpam-systemd,polkitd,kmod,iproute2,procps,ca-certificates,e2fsprogs,python3,python3-venv,python3-dev,gcc,swig,i2c-tools
+case $arch in
+    amd64)
+        packages+=,linux-image-amd64
+        qemu=(qemu-system-x86_64 -machine q35 -smp 2 -m 2048)
+        console=ttyS0
+        host_packages debootstrap qemu-system-x86 qemu-utils e2fsprogs
+        ;;
+    arm64)
+        packages+=,linux-image-arm64
+        qemu=(qemu-system-aarch64 -machine virt -smp 2 -m 2048)
+        console=ttyAMA0
+        host_packages debootstrap qemu-system-arm qemu-utils e2fsprogs qemu-user-static binfmt-support
+        ;;
+esac
+# KVM where it works: /dev/kvm alone is not enough (a sandbox can offer one whose
+# guests never start), the processor must show vmx or svm too. CRIBBAGE_VM_ACCEL=kvm
+# or tcg decides instead.
+accel=${CRIBBAGE_VM_ACCEL:-}
+if [ -z "$accel" ]; then
+    accel=tcg
+    if [ "$(dpkg --print-architecture)" = "$arch" ] && [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
+        accel=kvm
+    fi
+fi
+if [ "$accel" = kvm ]; then
+    qemu+=(-accel kvm -cpu host)
+else
+    qemu+=(-accel tcg -cpu max)
+    accel="tcg (software emulation)"
+fi
+recipe=$(printf '%s\n' "$packages" "$(sed -n '/^build_image()/,/^}/p' "$0")" | md5sum | cut -c1-12)
+
+build_image() {  # The cached image: base.img (ext4, the whole root), vmlinuz, initrd.img, wheels in the root.
+    local log=$cache/build.log foreign=()
+    rm -rf "$cache"
+    mkdir -p "$cache"
+    root=$(mktemp -d "/var/tmp/cribbage-vm-$release-$arch.XXXXXX")
+    [ "$(dpkg --print-architecture)" = "$arch" ] || foreign=(--foreign)
+    say "debootstrap $release $arch with Debian's kernel and systemd (log in $log)"
+    mkdir -p "$debs"
+    debootstrap --arch="$arch" "${foreign[@]}" --variant=minbase --include="$packages" --cache-dir="$debs" \
+        "$release" "$root" "$mirror" >"$log" 2>&1 || fail "debootstrap, see $log"
+    if [ ${#foreign[@]} -gt 0 ]; then
+        update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+        cp /usr/bin/qemu-aarch64-static "$root/usr/bin/"
+        chroot "$root" /debootstrap/debootstrap --second-stage >>"$log" 2>&1 || fail "debootstrap second stage, see $log"
+    fi
+    mount_system
+    no_service_starts
+    cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+    echo "deb $mirror $release main" >"$root/etc/apt/sources.list"
+    host_trust
+    # The wheels: every dependency of the project (and lgpio, for the gpio-sim
+    # check, and setuptools, which pip builds the project with), built here
+    # with the guest's own Python, so that the guest needs no network.
+    say "building the wheels with the guest's Python"
+    copy_tree "$src" "$root/tmp/cribbage-board"
+    in_root bash -c 'apt-get update -q && python3 -m venv /tmp/wheels-venv &&
+        /tmp/wheels-venv/bin/pip wheel -q -w /var/cache/cribbage-vm/wheels /tmp/cribbage-board lgpio setuptools wheel &&
+        rm -f /var/cache/cribbage-vm/wheels/cribbage_board-*.whl' >>"$log" 2>&1 ||
+        fail "pip wheel in the root, see $log"
+    rm -rf "$root/tmp/cribbage-board" "$root/tmp/wheels-venv"
+    cleanup_mounts
+
+    # The guest: no network but the forwarded port (no DNS, no route out:
+    # qemu's restrict=on), pip from the wheels, apt's lists as the build left
+    # them, a serial console, and the hook that runs the check from the
+    # second disk once the system is up.
+    rm -f "$root/usr/sbin/policy-rc.d" "$root/usr/bin/qemu-aarch64-static" "$root/etc/pip.conf"
+    rm -rf "$root/etc/xdg/pip" "$root"/var/cache/apt/archives/*.deb
+    : >"$root/etc/resolv.conf"
+    printf '[global]\nno-index = true\nfind-links = /var/cache/cribbage-vm/wheels\n' >"$root/etc/pip.conf"
+    echo cribbage-vm >"$root/etc/hostname"
+    printf '127.0.0.1 localhost\n127.0.1.1 cribbage-vm\n' >"$root/etc/hosts"
+    printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' >"$root/etc/fstab"
+    printf '[Match]\nName=e*\n\n[Network]\nAddress=10.0.2.15/24\nGateway=10.0.2.2\n' \
+        >"$root/etc/systemd/network/10-vm.network"
+    cat >"$root/etc/systemd/system/cribbage-vm-check.service" <<'EOF'
+# test-boot-vm.sh: runs the check that the host put on the second disk, once the system is up.
+[Unit]
+Description=cribbage-board VM check (systemd/test-boot-vm.sh)
+After=multi-user.target
+ConditionPathExists=/dev/vdb
+
+[Service]
+Type=exec
+ExecStartPre=/bin/mkdir -p /mnt/vm
+ExecStartPre=/bin/mount -o ro /dev/vdb /mnt/vm
+ExecStart=/bin/bash /mnt/vm/agent.sh
+StandardOutput=journal+console
+StandardError=journal+console
+
+[Install]
+WantedBy=multi-user.target
+EOF
+    chroot "$root" systemctl enable systemd-networkd.service cribbage-vm-check.service >>"$log" 2>&1 ||
+        fail "systemctl enable in the root, see $log"
+    cp -L "$root/vmlinuz" "$cache/vmlinuz" 2>/dev/null || cp "$root"/boot/vmlinuz-* "$cache/vmlinuz"
+    cp -L "$root/initrd.img" "$cache/initrd.img" 2>/dev/null || cp "$root"/boot/initrd.img-* "$cache/initrd.img"
+    say "making the disk image"
+    mkfs.ext4 -q -F -L cribbage-vm -d "$root" "$cache/base.img.part" 6G >>"$log" 2>&1 || fail "mkfs.ext4 -d, see $log"
+    mv "$cache/base.img.part" "$cache/base.img"
+    echo "$recipe" >"$cache/recipe"
+    rm -rf --one-file-system "$root"
+    root=""
+    say "cached the image in $cache"
+}
+
+cleanup_mounts() {  # The mounts alone (the root stays).
+    local keep=$root
+    root=""
+    cleanup
+    root=$keep
+}
+
+qemu_pid=""
+run_dir=""
+# shellcheck disable=SC2317  # run by the EXIT trap
+finish() {
+    if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
+        kill "$qemu_pid" 2>/dev/null || true
+        wait "$qemu_pid" 2>/dev/null || true
+    fi
+    [ -z "$run_dir" ] || rm -rf "$run_dir"
+    cleanup
+}
+trap finish EXIT
+
+start_vm() {  # Boot a copy-on-write overlay of the image, with a second disk holding the working tree and the check.
+    run_dir=$(mktemp -d "/var/tmp/cribbage-vm-run.XXXXXX")
+    qemu-img create -q -f qcow2 -F raw -b "$cache/base.img" "$run_dir/disk.qcow2"
+    copy_tree "$src" "$run_dir/data/src"
+    cp "$src/systemd/vm/agent.sh" "$src/systemd/vm/driver.py" "$run_dir/data/"
+    mkfs.ext4 -q -F -d "$run_dir/data" "$run_dir/data.img" 256M >/dev/null
+    mkfifo "$run_dir/ctl.in" "$run_dir/ctl.out"
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    say "booting $release $arch under qemu, $accel; the web view forwarded to 127.0.0.1:$port"
+    booted_at=$(date +%s)
+    "${qemu[@]}" -display none -no-reboot \
+        -kernel "$cache/vmlinuz" -initrd "$cache/initrd.img" \
+        -append "root=/dev/vda rw console=$console net.ifnames=0 systemd.show_status=0" \
+        -drive "file=$run_dir/disk.qcow2,if=virtio,format=qcow2" \
+        -drive "file=$run_dir/data.img,if=virtio,format=raw,readonly=on" \
+        -netdev "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:$port-10.0.2.15:8121" \
+        -device virtio-net-pci,netdev=net0 \
+        -device virtio-serial-pci -chardev "pipe,id=ctl,path=$run_dir/ctl" \
+        -device virtserialport,chardev=ctl,name=cribbage.ctl \
+        -serial "file:$cache/console.log" &
+    qemu_pid=$!
+    exec 3<>"$run_dir/ctl.out" 4<>"$run_dir/ctl.in"
+}
+
+ok=0 failed=0 skipped=0 booted=no
+count() {  # A check's line: print it and count it.
+    echo "$1"
+    case $1 in
+        ok:*) ok=$((ok + 1)) ;;
+        FAILED:*) failed=$((failed + 1)) ;;
+        skipped:*) skipped=$((skipped + 1)) ;;
+    esac
+}
+
+host_web() {  # PATH: the web view, fetched from the host through the forwarded port.
+    local answer
+    if answer=$(python3 - "$port" "$1" <<'EOF'
+import sys, urllib.request
+url = f"http://127.0.0.1:{sys.argv[1]}{sys.argv[2]}"
+with urllib.request.urlopen(url, timeout=10) as reply:
+    body = reply.read()
+    print(f"{url} answered {reply.status}, {len(body)} bytes, {reply.headers.get('content-type')}")
+EOF
+    ); then
+        count "ok: the web view answers the host through qemu's forwarded port: $answer"
+    else
+        count "FAILED: the web view does not answer the host on 127.0.0.1:$port$1"
+    fi
+}
+
+listen() {  # The guest's lines, and what only the host can check: the web view from outside, the power-off.
+    local line heard powered_off="" silence=${CRIBBAGE_VM_SILENCE:-900}  # seconds without a line before giving up
+    heard=$(date +%s)
+    while :; do
+        line=""
+        if ! IFS= read -r -t 5 -u 3 line; then
+            if ! kill -0 "$qemu_pid" 2>/dev/null; then
+                count "FAILED: the VM stopped before the check ended (see $cache/console.log)"
+                break
+            elif [ $(($(date +%s) - heard)) -ge "$silence" ]; then
+                count "FAILED: no word from the guest for $silence s (see $cache/console.log)"
+                break
+            fi
+            continue
+        fi
+        heard=$(date +%s)
+        line=${line%$'\r'}
+        case $line in
+            "hello "*)
+                booted=yes
+                say "booted in $(($(date +%s) - booted_at)) s: ${line#hello }"
+                ;;
+            ok:* | FAILED:* | skipped:*) count "$line" ;;
+            "host: web "*)
+                host_web "${line#host: web }"
+                echo "done" >&4
+                ;;
+            "host: poweroff "*)
+                powered_off=${line#host: poweroff }
+                echo "done" >&4
+                break
+                ;;
+            "end") break ;;
+            *) echo "  $line" ;;
+        esac
+    done
+    [ -n "$powered_off" ] || return 0
+    # The guest asked for the power-off: qemu must end by itself, and its console say so.
+    for _ in $(seq 120); do
+        kill -0 "$qemu_pid" 2>/dev/null || break
+        sleep 0.5
+    done
+    if kill -0 "$qemu_pid" 2>/dev/null; then
+        count "FAILED: $powered_off, but the VM is still running 60 s later"
+    elif grep -q 'reboot: Power down' "$cache/console.log"; then
+        count "ok: $powered_off, and the VM powered off (qemu exited; its console: reboot: Power down)"
+    else
+        count "FAILED: $powered_off, but qemu ended without the kernel's 'reboot: Power down'"
+    fi
+}
+
+main() {
+    local built=cached
+    if [ ! -s "$cache/base.img" ] || [ "$(cat "$cache/recipe" 2>/dev/null)" != "$recipe" ]; then
+        build_image
+        built=cold
+    else
+        say "the cached image: $cache/base.img"
+    fi
+    start_vm
+    listen
+    wait "$qemu_pid" 2>/dev/null || true
+    qemu_pid=""
+    say "done in $(($(date +%s) - started)) s (the image $built, $accel)"
+    [ "$booted" = yes ] || failed=$((failed + 1))
+    echo "$label: $([ "$booted" = yes ] && echo booted || echo "not booted"), $ok ok, $failed failed, $skipped skipped"
+    [ "$failed" -eq 0 ]
+}
+
+# All of it in functions, read whole before anything runs: editing this file during a run changes nothing of that run.
+main
+exit $?

@@ -1,0 +1,317 @@
+#!/bin/bash
+# The check inside the booted VM of systemd/test-boot-vm.sh: never run on the host.
+#
+# The host puts this file, driver.py and the working tree (src/) on the guest's
+# second disk, mounted at /mnt/vm; the guest's cribbage-vm-check.service runs
+# it once the system is up. Check lines ("ok: ...", "FAILED: ...",
+# "skipped: ...") and requests to the host ("host: ...", answered "done") go
+# over the virtio port cribbage.ctl; everything else goes to the serial
+# console, which the host keeps. The last check powers the VM off.
+set -uo pipefail
+
+vm=/mnt/vm
+tree=/root/cribbage-board
+venv=/opt/cribbage-board/venv
+ledger=/var/lib/cribbage-board/ledger.sqlite3
+driver=/usr/local/lib/cribbage-vm/driver.py
+dropins=/etc/systemd/system/cribbage-board.service.d
+
+for _ in $(seq 100); do
+    [ -e /dev/virtio-ports/cribbage.ctl ] && break
+    sleep 0.1
+done
+exec 3<>/dev/virtio-ports/cribbage.ctl
+
+send() { echo "$*" >&3; echo "$*"; }
+ok() { send "ok: $*"; }
+failed() { send "FAILED: $*"; }
+skipped() { send "skipped: $*"; }
+note() { send "# $*"; }
+ask_host() {  # REQUEST: the host does it and answers "done".
+    send "host: $*"
+    IFS= read -r -t 120 -u 3 _ || true
+}
+prop() { systemctl show -p "$2" --value "$1"; }
+wait_for() {  # SECONDS COMMAND...: until COMMAND succeeds; status 1 if it never did.
+    local until=$(($(date +%s) + $1))
+    shift
+    until "$@"; do
+        [ "$(date +%s)" -lt "$until" ] || return 1
+        sleep 0.2
+    done
+}
+is_active() { [ "$(prop "$1" ActiveState)" = active ]; }
+counted() { [ "$(prop cribbage-board NRestarts)" -gt "$1" ]; }  # systemd restarted the board (NRestarts past N)
+restarted() { counted "$1" && is_active cribbage-board; }
+journal() { journalctl -b -u cribbage-board --no-pager -o short-monotonic | tail -n 30; }
+emulated() { [ "$(systemd-detect-virt 2>/dev/null)" = qemu ]; }  # qemu without KVM: every step many times slower
+listening() { ss -Hltn "sport = :$1" | grep -q .; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+rows() {  # The ledger's action rows, read-only (as the web view reads): one a line.
+    "$venv/bin/python" - "$ledger" <<'EOF'
+import sqlite3, sys
+conn = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=10)
+for row in conn.execute("SELECT id, game_id, line FROM actions ORDER BY id"):
+    print(*row, sep="\t")
+EOF
+}
+grown() { [ "$(rows | wc -l)" -ge "$1" ]; }
+integrity() {
+    "$venv/bin/python" -c 'import sqlite3, sys; print(sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True).execute("PRAGMA integrity_check").fetchone()[0])' "$ledger"
+}
+use_driver() {  # MODE: the board's unit runs driver.py MODE (a drop-in over the mock board's ExecStart); none: the mock board.
+    rm -f "$dropins/60-driver.conf"
+    if [ "$1" != none ]; then
+        printf '# test-boot-vm.sh: the mock controls driven (%s)\n[Service]\nExecStart=\nExecStart=%s/bin/python %s %s\n' \
+            "$1" "$venv" "$driver" "$1" >"$dropins/60-driver.conf"
+    fi
+    systemctl daemon-reload
+}
+board_sandbox() {  # COMMAND...: run as the board's unit runs (its user, groups and every hardening line), and wait.
+    local line props=()
+    while IFS= read -r line; do
+        props+=(-p "$line")
+    done < <(sed -n '/^\[Service\]/,/^\[/p' /etc/systemd/system/cribbage-board.service | grep -E '^[A-Za-z]+=' |
+        grep -vE '^(Type|NotifyAccess|ExecStart|WatchdogSec|TimeoutStartSec|TimeoutStopSec|Restart|RestartSec|StateDirectory|StateDirectoryMode|ConfigurationDirectory)=')
+    systemd-run --quiet --wait --pipe --collect -p WorkingDirectory=/ "${props[@]}" "$@"
+}
+dump() { echo "--- $1"; sed 's/^/    /' "$2"; }
+
+send "hello $(uname -r), $(systemctl --version | head -n 1), PID 1 is $(cat /proc/1/comm), system $(systemctl is-system-running --wait 2>/dev/null)"
+systemctl --failed --no-legend --plain | sed 's/^/failed unit: /'
+
+# 1. The install, for real on a booted systemd, the board on the mock backend.
+cp -a "$vm/src" "$tree"
+install -D -m 0644 "$vm/driver.py" "$driver"
+mkdir -p "$dropins"
+cat >"$dropins/50-mock.conf" <<EOF
+# test-boot-vm.sh: the VM has no LED strip, OLED or buttons: the board runs on the mock backend.
+[Service]
+ExecStart=
+ExecStart=$venv/bin/cribbage-board --backend mock --headless
+EOF
+note "the board runs on the mock backend through the drop-in $dropins/50-mock.conf (the VM has no strip, OLED or buttons; no device is faked)"
+echo "--- install.sh"
+if CRIBBAGE_INSTALL_TARGET=vm bash "$tree/systemd/install.sh" 2>&1 | tee /root/install-1.log | sed 's/^/    /'; then
+    ok "systemd/install.sh ran on the booted guest (CRIBBAGE_INSTALL_TARGET=vm: $(grep -c '^skipped: ' /root/install-1.log) Pi-only steps skipped, systemctl daemon-reload, enable and restart for real)"
+else
+    failed "systemd/install.sh exited non-zero on the booted guest: $(tail -n 1 /root/install-1.log)"
+fi
+grep '^skipped: ' /root/install-1.log | sed 's/^/# install.sh /' >&3
+
+# 2. Both units up, the board's READY=1 reached.
+if wait_for 90 is_active cribbage-board && wait_for 30 is_active cribbage-board-web && wait_for 30 listening 8121; then
+    status=$(prop cribbage-board StatusText)
+    if [[ $status == "board ready"* ]]; then
+        ok "cribbage-board ActiveState=active, READY=1 reached (StatusText=$status); cribbage-board-web active, listening on 8121"
+    else
+        failed "cribbage-board is active but its StatusText is '$status', not the board's READY status"
+    fi
+else
+    failed "the units did not come up: cribbage-board $(prop cribbage-board ActiveState), cribbage-board-web $(prop cribbage-board-web ActiveState)"
+    journalctl -b -u cribbage-board -u cribbage-board-web --no-pager | tail -n 40
+fi
+
+# 3. One writer: the console is refused while the service holds the ledger.
+before=$(rows | md5sum)
+refusal=$(printf 'game six-card seats=Alice,Bob\npeg Bob 2\nquit\n' |
+    timeout 60 runuser -u cribbage -- "$venv/bin/cribbage-board" console --state "$ledger" 2>&1)
+code=$?
+if [ $code -ne 0 ] && [ "$(rows | md5sum)" = "$before" ]; then
+    ok "the console (as cribbage, the ledger's owner) is refused while the service holds the ledger, exit $code: $(echo "$refusal" | grep -v '^$' | tail -n 1)"
+else
+    failed "the console was not refused while the service runs (exit $code): $(echo "$refusal" | tail -n 3 | tr '\n' ' ')"
+fi
+
+# 4. kill -9 during a burst of entries: every entry the ledger had acknowledged is there after the restart.
+systemctl stop cribbage-board
+use_driver burst
+touch /run/cribbage-vm-burst
+systemctl start cribbage-board
+start_rows=$(rows | wc -l)
+if wait_for 60 grown $((start_rows + 50)); then
+    restarts=$(prop cribbage-board NRestarts)
+    rows >/root/acknowledged.tsv
+    systemctl kill -s KILL cribbage-board
+    killed=$(now)
+    rm -f /run/cribbage-vm-burst
+    if wait_for 60 restarted "$restarts"; then
+        took=$(since "$killed")
+        rows >/root/after.tsv
+        missing=$(comm -23 <(sort /root/acknowledged.tsv) <(sort /root/after.tsv) | wc -l)
+        check=$(integrity)
+        if [ "$missing" -eq 0 ] && [ "$check" = ok ]; then
+            ok "systemctl kill -s KILL during a burst on the mock controls: all $(wc -l </root/acknowledged.tsv) entries the ledger had acknowledged are there after the automatic restart ($(wc -l </root/after.tsv) now; restarted in $took s, NRestarts $restarts -> $(prop cribbage-board NRestarts); integrity_check ok)"
+        else
+            failed "after kill -9: $missing acknowledged entries missing, integrity_check $check"
+        fi
+    else
+        failed "systemd did not restart the board within 60 s of kill -9 ($(prop cribbage-board ActiveState), NRestarts $(prop cribbage-board NRestarts))"
+        journal
+    fi
+else
+    failed "the burst did not write 50 entries in 60 s ($(rows | wc -l) rows)"
+    journal
+fi
+rm -f /run/cribbage-vm-burst
+use_driver none
+systemctl restart cribbage-board
+wait_for 60 is_active cribbage-board || failed "the mock board did not come back after the kill check"
+
+# 5. The watchdog: a stopped (SIGSTOP) board is restarted within WatchdogSec and a margin.
+watchdog=$(sed -n 's/^WatchdogSec=//p' /etc/systemd/system/cribbage-board.service)
+margin=15
+restarts=$(prop cribbage-board NRestarts)
+pid=$(prop cribbage-board MainPID)
+systemctl kill -s STOP cribbage-board
+stopped=$(now)
+if wait_for $((watchdog + margin)) counted "$restarts"; then
+    took=$(since "$stopped")
+    why=$(journalctl -b -u cribbage-board --no-pager -o cat | grep -m 1 -i 'watchdog timeout' || echo "no watchdog line in the journal")
+    if wait_for 60 is_active cribbage-board; then
+        ok "SIGSTOP of the board (pid $pid): restarted by the watchdog $took s after the stop (WatchdogSec=$watchdog, margin $margin s), active again (pid $(prop cribbage-board MainPID)) $(since "$stopped") s after it: $why"
+    else
+        failed "the watchdog restarted the stopped board ($why), but it is not active again: $(prop cribbage-board ActiveState)"
+    fi
+else
+    failed "the stopped board was not restarted within $((watchdog + margin)) s (WatchdogSec=$watchdog): $(prop cribbage-board ActiveState)/$(prop cribbage-board SubState)"
+    journal
+fi
+wait_for 60 is_active cribbage-board || true
+
+# 6. systemctl stop returns within 1 s.
+began=$(now)
+systemctl stop cribbage-board
+took=$(since "$began")
+ended="$(prop cribbage-board Result), exit status $(prop cribbage-board ExecMainStatus)"
+if awk -v t="$took" 'BEGIN { exit !(t < 1.0) }'; then
+    ok "systemctl stop cribbage-board returned in $took s ($ended)"
+elif emulated; then
+    skipped "systemctl stop within 1 s: this guest runs under software emulation (no usable KVM on the host), many times slower than any Pi; the stop took $took s ($ended)"
+else
+    failed "systemctl stop cribbage-board took $took s (1 s at most; $ended)"
+    journal
+fi
+systemctl start cribbage-board
+wait_for 60 is_active cribbage-board || failed "the board did not start again after the stop"
+
+# 7. systemd-analyze security, live.
+scores=()
+worst=0
+for unit in cribbage-board cribbage-board-web; do
+    line=$(systemd-analyze security "$unit.service" 2>&1 | grep 'Overall exposure level' | sed 's/.*: //')
+    scores+=("$unit $line")
+    score=${line%% *}
+    awk -v s="${score:-99}" 'BEGIN { exit !(s < 4.0) }' || worst=1
+done
+if [ $worst -eq 0 ]; then
+    ok "systemd-analyze security on the booted guest: ${scores[0]}; ${scores[1]}"
+else
+    failed "systemd-analyze security: ${scores[0]}; ${scores[1]} (4.0 or more is MEDIUM or worse)"
+fi
+
+# 8. A second install.sh changes nothing.
+state() {
+    md5sum /etc/systemd/system/cribbage-board.service /etc/systemd/system/cribbage-board-web.service \
+        /etc/polkit-1/rules.d/50-cribbage-board.rules /etc/cribbage-board/config.toml \
+        /etc/modules-load.d/cribbage-board.conf /etc/passwd /etc/group /etc/shadow /etc/gshadow "$dropins"/*.conf
+    find /etc/systemd/system -name 'cribbage-board*' -printf '%p -> %l\n' | sort
+    "$venv/bin/pip" freeze --all 2>/dev/null | grep -v '^cribbage-board'
+    "$venv/bin/cribbage-board" --version
+}
+state >/root/state-1.txt
+rows_before=$(rows | md5sum)
+echo "--- install.sh, again"
+if CRIBBAGE_INSTALL_TARGET=vm bash "$tree/systemd/install.sh" 2>&1 | tee /root/install-2.log | sed 's/^/    /'; then
+    state >/root/state-2.txt
+    if ! diff -u /root/state-1.txt /root/state-2.txt >/root/state.diff; then
+        failed "the second install.sh changed: $(grep '^[-+][^-+]' /root/state.diff | head -n 4 | tr '\n' ' ')"
+    elif ! wait_for 60 is_active cribbage-board || ! wait_for 30 is_active cribbage-board-web; then
+        failed "after the second install.sh the units are not both active"
+    elif [ "$(rows | md5sum)" != "$rows_before" ]; then
+        failed "the second install.sh changed the ledger"
+    else
+        ok "a second install.sh changed nothing ($(wc -l </root/state-1.txt) files, links and package versions the same, the ledger the same), both units active again"
+    fi
+else
+    failed "the second install.sh exited non-zero: $(tail -n 1 /root/install-2.log)"
+fi
+
+# 9. The web view, from the host through qemu's forwarded port.
+wait_for 30 listening 8121 || true
+ask_host "web /"
+
+# 10. polkit refuses the power-off to another user and to the web view's user.
+refused=()
+for user in nobody cribbage-web; do
+    said=$(systemd-run --quiet --wait --pipe --collect --uid="$user" /usr/bin/systemctl --no-ask-password poweroff 2>&1)
+    code=$?
+    if [ $code -ne 0 ] && grep -qiE 'access denied|authentication required|not authorized' <<<"$said"; then
+        refused+=("$user ($(echo "$said" | tail -n 1))")
+    else
+        failed "power-off as $user was not refused by polkit (exit $code): $said"
+    fi
+done
+[ ${#refused[@]} -ne 2 ] || ok "polkit refuses the power-off to ${refused[0]} and ${refused[1]}"
+
+# 11. The real device stacks, where the guest kernel has them.
+"$venv/bin/pip" install -q lgpio >/root/lgpio.log 2>&1 || note "pip install lgpio: $(tail -n 1 /root/lgpio.log)"
+if ! modprobe gpio-sim 2>/root/modprobe.log; then
+    skipped "gpio-sim: the guest kernel ($(uname -r)) has no gpio-sim module: $(tail -n 1 /root/modprobe.log)"
+elif ! "$venv/bin/python" -c 'import lgpio' 2>/dev/null; then
+    skipped "gpio-sim: lgpio is not installable in the guest's venv: $(tail -n 1 /root/lgpio.log)"
+else
+    sim=/sys/kernel/config/gpio-sim/cribbage
+    mkdir -p "$sim/gpio-bank0"
+    echo 28 >"$sim/gpio-bank0/num_lines"
+    echo 1 >"$sim/live"
+    chip=$(cat "$sim/gpio-bank0/chip_name")
+    lines=/sys/devices/platform/$(cat "$sim/dev_name")/$chip
+    for n in $(seq 0 27); do echo pull-up >"$lines/sim_gpio$n/pull"; done  # buttons released, encoder at rest
+    chgrp gpio "/dev/$chip" && chmod 0660 "/dev/$chip"  # as Raspberry Pi OS's udev rules leave /dev/gpiochip*
+    board_sandbox -E GPIOZERO_PI_REVISION=a02082 "$venv/bin/python" "$driver" gpio "${chip#gpiochip}" 4 >/root/gpio.log 2>&1 &
+    reader=$!
+    wait_for 30 grep -q '^reading' /root/gpio.log
+    sleep 0.3
+    pull() { echo "$2" >"$lines/sim_gpio$1/pull"; sleep 0.08; }
+    pull 5 pull-down; pull 5 pull-up                                             # red: a click
+    pull 17 pull-down; pull 27 pull-down; pull 17 pull-up; pull 27 pull-up       # one clockwise detent
+    wait "$reader"
+    dump "gpio-sim" /root/gpio.log
+    line=$(grep -E '^(ok|FAILED): ' /root/gpio.log | tail -n 1)
+    if [[ $line == ok:* ]]; then
+        send "$line (in the board unit's sandbox as cribbage, GPIOZERO_PI_REVISION=a02082)"
+    else
+        failed "gpio-sim: ${line:-$(tail -n 1 /root/gpio.log)}"
+    fi
+fi
+modprobe i2c-dev 2>/dev/null
+if ! modprobe i2c-stub chip_addr=0x3c 2>/root/modprobe.log; then
+    skipped "i2c-stub: the guest kernel ($(uname -r)) has no i2c-stub module: $(tail -n 1 /root/modprobe.log)"
+else
+    bus=$(grep -l 'SMBus stub driver' /sys/bus/i2c/devices/i2c-*/name | head -n 1 | xargs dirname | xargs basename)
+    chgrp i2c "/dev/$bus" && chmod 0660 "/dev/$bus"  # as Raspberry Pi OS's udev rules leave /dev/i2c-*
+    i2cdump -y "${bus#i2c-}" 0x3c b >/root/i2c-before.txt 2>&1
+    board_sandbox "$venv/bin/python" "$driver" oled "${bus#i2c-}" >/root/oled.log 2>&1
+    code=$?
+    i2cdump -y "${bus#i2c-}" 0x3c b >/root/i2c-after.txt 2>&1
+    dump "i2c-stub" /root/oled.log
+    if [ $code -eq 0 ] && ! cmp -s /root/i2c-before.txt /root/i2c-after.txt; then
+        ok "i2c-stub at 0x3C on /dev/$bus: the OLED opened through luma's real I2C path (smbus2, ssd1306) in the board unit's sandbox as cribbage, a frame shown, the stub's registers written"
+    elif grep -q 'Errno 95' /root/oled.log && i2cdetect -F "${bus#i2c-}" | grep -qE '^I2C +no' &&
+        ! cmp -s /root/i2c-before.txt /root/i2c-after.txt; then
+        skipped "i2c-stub: luma's I2C path reached the stub at 0x3C on /dev/$bus from the board unit's sandbox (the SSD1306's init commands, SMBus block writes, are in its registers), but luma sends frames as plain I2C (I2C_RDWR), which i2c-stub, an SMBus-only adapter, refuses (EOPNOTSUPP); the Pi's own I2C controller takes both"
+    else
+        failed "i2c-stub: the OLED through luma on /dev/$bus (exit $code): $(tail -n 1 /root/oled.log)"
+    fi
+fi
+
+# 12. Last: the menu's Shut down, as the board's unit, powers the VM off through logind and polkit.
+use_driver shutdown
+ask_host "poweroff the menu's Shut down (Menu > Shut down > Yes on the mock controls, the real power-off: systemctl --no-ask-password poweroff as cribbage in the board's unit)"
+systemctl restart cribbage-board
+sleep 60
+journalctl -b -u cribbage-board --no-pager | tail -n 20
+send "FAILED: still running 60 s after the menu's Shut down"
+send end
