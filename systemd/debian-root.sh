@@ -7,10 +7,19 @@
 # that `cleanup` is meant for undoes the mounts and removes `root`.
 # shellcheck shell=bash
 
+# shellcheck disable=SC2034  # used by the scripts that source this
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 root=""
 mounted=()
 pip_env=()
 started=$(date +%s)
+
+need_root() {  # WHY: stop with exit 2 unless run as root.
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "$(basename "$0"): run as root ($1)" >&2
+        exit 2
+    fi
+}
 
 say() { echo "[$(($(date +%s) - started))s] $*"; }
 fail() {

@@ -60,18 +60,14 @@ case $arch in
         exit 2
         ;;
 esac
-if [ "$(id -u)" -ne 0 ]; then
-    echo "test-boot-vm.sh: run as root (it uses apt-get, debootstrap, mount and chroot)" >&2
-    exit 2
-fi
 
 src=$(cd "$(dirname "$0")/.." && pwd)
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cache=${CRIBBAGE_VM_CACHE:-$HOME/.cache/cribbage-vm}/$release-$arch
 label="vm $release $arch"
 debs=${CRIBBAGE_VM_CACHE:-$HOME/.cache/cribbage-vm}/debs-$release-$arch  # debootstrap's downloads, kept across rebuilds
 # shellcheck source=systemd/debian-root.sh
 . "$src/systemd/debian-root.sh"  # say, fail, cleanup, bind, in_root, host_trust, copy_tree
+need_root "it uses apt-get, debootstrap, mount and chroot"
 
 # What the guest has besides debootstrap's minimal base: systemd as PID 1 with
 # udev, D-Bus and logind (libpam-systemd: debootstrap does not pick
@@ -327,5 +323,4 @@ main() {
 }
 
 # All of it in functions, read whole before anything runs: editing this file during a run changes nothing of that run.
-main
-exit $?
+main; exit $?

@@ -21,18 +21,14 @@ case $release in
         exit 2
         ;;
 esac
-if [ "$(id -u)" -ne 0 ]; then
-    echo "test-install-arm64.sh: run as root (it uses apt-get, mount and chroot)" >&2
-    exit 2
-fi
 
 src=$(cd "$(dirname "$0")/.." && pwd)
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cache=/var/cache/cribbage-board-arm64
 base=$cache/$release-base.tar
 label="arm64 $release"
 # shellcheck source=systemd/debian-root.sh
 . "$src/systemd/debian-root.sh"  # say, fail, cleanup, bind, in_root, host_trust, copy_tree
+need_root "it uses apt-get, mount and chroot"
 trap cleanup EXIT
 
 # 1. The host's tools: debootstrap, qemu-user-static, binfmt-support.
