@@ -40,6 +40,15 @@ def test_unit_settings():
     assert "--backend real" in lines["ExecStart"]
 
 
+def test_lgpio_gets_a_writable_work_folder():
+    """lgpio makes its edge FIFOs in LG_WD: the unit points it at a runtime folder of its own,
+    since the unit's / is read-only (ProtectSystem=strict) and the buttons would fail there."""
+    lines = [line for line in UNIT.read_text().splitlines() if "=" in line and not line.startswith("#")]
+    assert "ProtectSystem=strict" in lines
+    assert "RuntimeDirectory=cribbage-board" in lines and "RuntimeDirectoryMode=0700" in lines
+    assert "Environment=LG_WD=/run/cribbage-board" in lines
+
+
 def test_install_script_is_valid_bash():
     """The install script parses."""
     subprocess.run(["bash", "-n", str(ROOT / "systemd" / "install.sh")], check=True)
