@@ -255,8 +255,19 @@ for user in nobody cribbage-web; do
 done
 [ ${#refused[@]} -ne 2 ] || ok "polkit refuses the power-off to ${refused[0]} and ${refused[1]}"
 
-# 11. The real device stacks, where the guest kernel has them.
+# 11. The real device stacks, where the guest kernel has them, each in the board unit's
+# own sandbox (the board stopped: the runtime folder is the unit's).
+systemctl stop cribbage-board
 "$venv/bin/pip" install -q lgpio >/root/lgpio.log 2>&1 || note "pip install lgpio: $(tail -n 1 /root/lgpio.log)"
+if ! "$venv/bin/python" -c 'import lgpio' 2>/dev/null; then
+    skipped "lgpio's edge FIFO: lgpio is not installable in the guest's venv: $(tail -n 1 /root/lgpio.log)"
+elif board_sandbox "$venv/bin/python" -c 'import lgpio, os
+thread = lgpio._callback_thread()  # what gpiozero'"'"'s lgpio pins start for their edge callbacks
+print(f"lgpio made its edge FIFO .lgd-nfy{thread._notify} in {os.getcwd()}")' >/root/lgpio-fifo.log 2>&1; then
+    ok "in the board unit's sandbox (/ read-only) $(tail -n 1 /root/lgpio-fifo.log) (LG_WD, the unit's RuntimeDirectory)"
+else
+    failed "lgpio's edge FIFO in the board unit's sandbox, which gpiozero's lgpio pins need for every button: $(tail -n 1 /root/lgpio-fifo.log)"
+fi
 if ! modprobe gpio-sim 2>/root/modprobe.log; then
     skipped "gpio-sim: the guest kernel ($(uname -r)) has no gpio-sim module: $(tail -n 1 /root/modprobe.log)"
 elif ! "$venv/bin/python" -c 'import lgpio' 2>/dev/null; then
