@@ -132,8 +132,9 @@ build_image() {  # The cached image: base.img (ext4, the whole root), vmlinuz, i
     # with the guest's own Python, so that the guest needs no network.
     say "building the wheels with the guest's Python"
     copy_tree "$src" "$root/tmp/cribbage-board"
+    # PYPI=1: lgpio's sdist (no wheel for Trixie's Python 3.13) compiles its C library in, as install.sh has it.
     in_root bash -c 'apt-get update -q && python3 -m venv /tmp/wheels-venv &&
-        /tmp/wheels-venv/bin/pip wheel -q -w /var/cache/cribbage-vm/wheels /tmp/cribbage-board lgpio setuptools wheel &&
+        PYPI=1 /tmp/wheels-venv/bin/pip wheel -q -w /var/cache/cribbage-vm/wheels /tmp/cribbage-board lgpio setuptools wheel &&
         rm -f /var/cache/cribbage-vm/wheels/cribbage_board-*.whl' >>"$log" 2>&1 ||
         fail "pip wheel in the root, see $log"
     rm -rf "$root/tmp/cribbage-board" "$root/tmp/wheels-venv"
