@@ -322,6 +322,7 @@ fi
 
 # 12. Last: the menu's Shut down, as the board's unit, powers the VM off through logind and polkit.
 use_driver shutdown
+journalctl -f -n 0 -u cribbage-board -o short-monotonic >/dev/console 2>&1 &  # the board's own words, up to the power-off, on the console the host keeps
 ask_host "poweroff the menu's Shut down (Menu > Shut down > Yes on the mock controls, the real power-off: systemctl --no-ask-password poweroff as cribbage in the board's unit)"
 systemctl restart cribbage-board
 sleep 60
