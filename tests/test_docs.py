@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scorer.counting import CRIB_SIZE
-from scorer.counting import impossible_totals, possible_totals
+from scorer.counting import CRIB_SIZE, impossible_totals, possible_totals
 from scorer.errors import CribbageError
 from scorer.record import replay
 from scorer.variants import GAME_POINT_PRESETS, VARIANTS, Options, SkunkLines
