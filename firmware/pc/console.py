@@ -29,6 +29,9 @@ Type one line of the game record and press Enter:
   status  export  help  quit"""
 
 
+KEPT_ABANDONED = "the unfinished game is kept in the ledger as abandoned"
+EMPTY_DROPPED = "the game before had no entries: it is not kept, and counts for nobody"
+
 MAX_LINE_BYTES = MAX_LINE * 4  # UTF-8 takes at most 4 bytes a character
 MAX_MESSAGE = 300
 CLUB_FLUSH_S = 5.0  # at the end of input: how long the club link may take to send what is left
@@ -109,12 +112,15 @@ def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO |
                 if action is None:
                     continue
                 unfinished = store.game is not None and not store.game.is_over
+                played = unfinished and bool(store.game.history)
                 result = store.apply(action)
             except (CribbageError, LedgerError) as error:
                 out(f"! {_said(error)}\n")
                 continue
             if unfinished and not hasattr(result, "describe"):  # a game line replaced a live game
-                out("  the unfinished game is kept in the ledger as abandoned\n")
+                # As the ledger does: a game with entries is kept as abandoned; one with
+                # none was never played, and is neither listed nor counted.
+                out(f"  {KEPT_ABANDONED if played else EMPTY_DROPPED}\n")
             describe = getattr(result, "describe", None)
             if describe:
                 out(f"  {command.split()[0] if command in ('undo', 'redo') else 'ok'}: {describe()}\n")
