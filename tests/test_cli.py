@@ -243,3 +243,61 @@ def test_version_is_the_packages_without_argparse_or_metadata():
     printed, loaded = _loaded_without_site("from firmware.cli import main; main(['--version'])")
     assert printed == f"cribbage-board {firmware.__version__}\n"
     assert not loaded & {"argparse", "importlib.metadata", "typing", "re"}, loaded
+
+
+def _help(capsys, *argv) -> str:
+    assert main([*argv, "--help"]) == 0
+    return capsys.readouterr().out
+
+
+def test_only_the_boards_own_help_lists_the_mock_boards_keys(capsys):
+    """cribbage-board --help ends with the mock board's keys; no command's --help does."""
+    from firmware.cli.declaration import COMMANDS
+    from firmware.pc.terminal import key_help
+
+    heading = "keys of the mock board in the terminal:"
+    top = _help(capsys)
+    assert heading in top and all(does in top for _, does in key_help())
+    for command in COMMANDS:
+        text = _help(capsys, command.name)
+        assert text.startswith(f"usage: cribbage-board {command.name}")
+        assert heading not in text and "muggins: hold" not in text, command.name
+
+
+def test_console_help_says_what_to_type_with_an_example(capsys):
+    """console --help gives the record's lines with examples, as the console's own help does,
+    and names target=, skunk=none, numeric points= and new-match."""
+    from firmware.pc.console import HELP
+
+    text = _help(capsys, "console")
+    assert HELP in text and "game six-card seats=Alice,Bob dealer=Alice" in text
+    for named in ("target=N", "skunk=acc|lurch|triple|none", "points=acc|casual", "2/3/3", "new-match",
+                  "exact-out", "muggins", "undo", "redo", "status", "export", "quit"):
+        assert named in HELP, named
+    assert max(len(line) for line in HELP.splitlines()) <= 80
+
+
+def test_every_line_the_console_help_shows_is_taken():
+    """The console's help documents only what the record takes: its example lines replay, each
+    option it names is accepted in a game line, and each variant it lists is a variant."""
+    import re
+
+    from firmware.pc.console import HELP
+    from scorer.record import parse_line, replay
+    from scorer.variants import VARIANTS
+
+    examples = [line.strip().split("  ")[0] for line in HELP.splitlines() if line.strip().startswith("game ")]
+    assert len(examples) == 2
+    for header in examples:
+        result = replay([header, "heels", "peg Alice 2", "go Bob", "31 Alice", "hand Bob 8", "hand Alice 4",
+                         "crib 4", "undo", "redo"])
+        assert result.rejected == [], (header, result.rejected)
+    game = replay([examples[1]]).book.game
+    assert game.variant.target == 61 and game.options.skunk.value == "none"
+    assert (game.options.points.win, game.options.points.skunk, game.options.points.double_skunk) == (2, 3, 3)
+    for skunk in re.search(r"skunk=(\S+)", HELP).group(1).split("|"):
+        for points in ("acc", "casual", "2/3/3", "1/2/3/4/2"):
+            assert parse_line(f"game six-card seats=A,B skunk={skunk} points={points} target=31 exact-out muggins "
+                              "new-match").new_match
+    listed = HELP.split("variants:", 1)[1].split("heels", 1)[0].split()
+    assert sorted(listed) == sorted(VARIANTS)

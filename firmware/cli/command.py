@@ -18,15 +18,20 @@ if TYPE_CHECKING:  # for annotations only: argparse loads when a command line ne
 
 def build_parser() -> argparse.ArgumentParser:
     """argparse's parser for the whole line, built from the declaration."""
-    from .parser import TopParser
+    import argparse
+
+    from .parser import Parser, TopParser
 
     parser = TopParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
     for option in TOP_OPTIONS:
         _add_option(parser, option)
     _board_options(parser, USES[None], top=True)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # A command's --help is its own: the mock board's keys end the top-level help alone.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for command in COMMANDS:
         shown = {"description": command.description} if command.description else {}
+        if "\n" in shown.get("description", ""):  # laid out by hand (the console's lines)
+            shown["formatter_class"] = argparse.RawDescriptionHelpFormatter
         each = sub.add_parser(command.name, help=command.help, **shown)
         if command.positional:
             positional = command.positional

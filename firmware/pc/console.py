@@ -16,17 +16,10 @@ from scorer.errors import CribbageError
 from scorer.record import MAX_LINE, parse_line
 from scorer.report import summary
 
+from ..cli.declaration import CONSOLE_HELP
 from ..config import ClubConfig
 
-HELP = """\
-Type one line of the game record and press Enter:
-  game six-card seats=Alice,Bob dealer=Alice   start a game (options: exact-out muggins
-                                               skunk=acc|lurch|triple points=acc|casual)
-  heels              the dealer's 2 for a jack turned
-  peg Bob 2          points in the play        go Bob / 31 Bob
-  hand Bob 8         a hand in the show        crib 4   the dealer's crib
-  muggins Alice 2    claim points missed       undo / redo
-  status  export  help  quit"""
+HELP = CONSOLE_HELP
 
 
 KEPT_ABANDONED = "the unfinished game is kept in the ledger as abandoned"
