@@ -301,3 +301,53 @@ def test_every_line_the_console_help_shows_is_taken():
                               "new-match").new_match
     listed = HELP.split("variants:", 1)[1].split("heels", 1)[0].split()
     assert sorted(listed) == sorted(VARIANTS)
+
+
+def test_count_with_nothing_names_every_missing_argument(capsys):
+    """count alone names the cards and --starter; with one of them, the other."""
+    for argv, missing in ((["count"], "the hand's CARDS (3, 4 or 5) and --starter CARD"),
+                          (["count", "--starter", "5C"], "the hand's CARDS (3, 4 or 5),"),
+                          (["count", "5H", "5D", "5S", "JC"], "--starter CARD,")):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == ""
+        assert err.startswith(f"cribbage-board count: count needs {missing}")
+        assert "e.g. count 5H 5D 5S JC --starter 5C" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("command, kind", [("controls-card", "a PDF"), ("wiring", "an SVG")])
+def test_drawings_refuse_a_file_name_of_another_kind(capsys, tmp_path, command, kind):
+    """controls-card -o x.txt (and wiring -o x.txt) refuse, and write nothing: no PDF named .txt."""
+    out_file = tmp_path / "x.txt"
+    code, out, err = run(capsys, command, "-o", str(out_file))
+    assert code == 2 and not out_file.exists()
+    assert err == f"cribbage-board: {command} writes {kind}: name it .{kind.split()[1].lower()}, not {out_file}\n"
+
+
+def _readme_command(heading: str) -> str:
+    readme = (ROOT / "README.md").read_text()
+    return readme.split(heading)[1].split("```sh\n")[1].split("\n```")[0]
+
+
+def test_readme_plays_without_the_test_extra_and_tests_with_it():
+    """The README's command to run the board installs the project alone; the test command the test
+    extra; and nothing the board runs imports a package of the test extra."""
+    import ast
+    import tomllib
+
+    play = _readme_command("Run the board")
+    assert ".venv/bin/pip install -q -e . &&" in play and "[test]" not in play
+    assert play.endswith(".venv/bin/cribbage-board --backend mock")
+    assert ".venv/bin/pip install -q -e '.[test]' &&" in _readme_command("Run the tests:")
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    modules = {"zxingcpp" if name.startswith("zxing") else name
+               for name in (spec.split(">")[0].split("=")[0].replace("-", "_") for spec in extra)}
+    assert {"pytest", "hypothesis", "selenium", "zxingcpp"} <= modules
+    sources = [p for room in ("scorer", "ledger", "hardware", "firmware") for p in (ROOT / room).rglob("*.py")]
+    sources += [ROOT / "tomlfile.py", ROOT / "bin" / "cribbage-board"]
+    offenders = []
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            offenders += [f"{path.relative_to(ROOT)}: {name}" for name in names if name.split(".")[0] in modules]
+    assert not offenders, offenders

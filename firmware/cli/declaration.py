@@ -180,9 +180,9 @@ COMMANDS = (
         ),
     ),
     Subcommand("controls-card", "draw a one-page A6 card of the controls as a PDF",
-            options=(Option("-o", "--output", required=True, help="the PDF file to write"),), board=("config", "set")),
+            options=(Option("-o", "--output", required=True, help="the PDF file to write (card.pdf)"),), board=("config", "set")),
     Subcommand("wiring", "draw the wiring diagram for the config's pins as an SVG",
-            options=(Option("-o", "--output", required=True, help="the SVG file to write"),), board=("config", "set")),
+            options=(Option("-o", "--output", required=True, help="the SVG file to write (wiring.svg)"),), board=("config", "set")),
     Subcommand(
         "web", "serve the live board, the game history and statistics to browsers (read-only)",
         description="Serve the board's ledger read-only over HTTP: the live board at /, /games, /stats, "

@@ -57,6 +57,8 @@ def controls_card(args) -> int:
     from ..config import load_config
     from .card import draw_card
 
+    if not args.output.lower().endswith(".pdf"):  # the card is a PDF alone: no PDF under another name
+        return fail(f"{PROG}: controls-card writes a PDF: name it .pdf, not {args.output}")
     card = card_of(load_config(args.config, args.set))
     try:
         draw_card(card, args.output)
@@ -74,6 +76,8 @@ def wiring(args) -> int:
 
     from ..config import load_config
 
+    if not args.output.lower().endswith(".svg"):  # the diagram is an SVG alone
+        return fail(f"{PROG}: wiring writes an SVG: name it .svg, not {args.output}")
     config = load_config(args.config, args.set)
     hookup = config.hookup
     svg = wiring_svg(hookup, source=" + ".join(config.sources))
