@@ -4,12 +4,14 @@ argparse's parser is built from this (:func:`firmware.cli.command.build_parser`)
 and the quick reader of plain lines reads it (:mod:`firmware.cli.quick`), so
 the two cannot disagree on a name, a default, a choice or a count. It is plain
 data and imports nothing but a few names from the ``firmware`` and ``hardware``
-packages themselves (docstrings and constants): ``count`` starts without argparse, typing or re.
+packages themselves (docstrings and constants, and the console's help text from
+``firmware.pc.console_help``, which imports nothing): ``count`` starts without argparse, typing or re.
 """
 
 from hardware import BACKENDS, BUNDLED_LAYOUTS
 
 from .. import WEB_PORT
+from ..pc.console_help import CONSOLE_HELP
 
 
 class Option:
@@ -109,24 +111,6 @@ WHERE = {
     "state": "the board, console, simulate and web",
     "headless": "the board with --backend mock, and simulate",
 }
-
-# The console's own help (its "help" line, and after its --help's first paragraph).
-# Each line it shows is one the record reader takes (tests/test_cli.py replays them).
-CONSOLE_HELP = """\
-Type one line of the game record and press Enter, e.g.
-  game six-card seats=Alice,Bob dealer=Alice   start a game, Alice dealing first
-  game six-card seats=Alice,Bob target=61 skunk=none points=2/3/3 new-match
-      options, in any order: target=N (31 to 1000)  exact-out  muggins
-      skunk=acc|lurch|triple|none
-      points=acc|casual, or game points win/skunk/double[/triple/lurch]: 2/3/3
-      new-match (a new match: the tally starts again at 0)
-  variants: six-card five-card seven-card three-hand four-hand
-            four-hand-individual low-ball
-  heels              the dealer's 2 for a jack turned
-  peg Bob 2          points in the play        go Bob / 31 Bob
-  hand Bob 8         a hand in the show        crib 4   the dealer's crib
-  muggins Alice 2    claim points missed       undo / redo
-  status  export  help  quit"""
 
 COMMANDS = (
     Subcommand(

@@ -16,8 +16,8 @@ from scorer.errors import CribbageError
 from scorer.record import MAX_LINE, parse_line
 from scorer.report import summary
 
-from ..cli.declaration import CONSOLE_HELP
 from ..config import ClubConfig
+from .console_help import CONSOLE_HELP
 
 HELP = CONSOLE_HELP
 
