@@ -11,3 +11,4 @@ import what; tests/test_rooms.py holds the code to it.
 
 __version__ = "0.1.0"  # the one home of the version: pyproject.toml and --version read it
 WEB_PORT = 8121  # the web view's port when the config says none ([web] port in default-config.toml)
+HUB_PORT = 8122  # the club hub's page (cribbage-board hub --port)
