@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # annotations only
     from hardware.wiring import Hookup
     from scorer.record import GameHeader
 
+    from .clubs import Broker
+
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
 MAX_CONFIG_BYTES = MAX_BYTES  # 256 KB; the default file is 3 KB
 MAX_OVERRIDE = 1000  # characters of one --set
@@ -143,6 +145,37 @@ def _spi_hz(value):
     return int(value)
 
 
+def _login(value):
+    """A broker's user name or password: text (a number, as --set club.username=3 reads, is its digits)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return _text(value)
+
+
+def _club_name(value):
+    from .clubs import name_problem
+
+    if value == "":
+        return value
+    problem = name_problem("the club's name", value)
+    if problem:
+        raise ValueError(problem.partition(": ")[2])
+    return value
+
+
+def _table_name(value):
+    from .clubs import name_problem
+
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)  # table = 3
+    if value == "":
+        return value
+    problem = name_problem("the table's name", value)
+    if problem:
+        raise ValueError(problem.partition(": ")[2])
+    return value
+
+
 SCHEMA: dict[str, dict[str, Callable]] = {
     "": {"backend": _choice("", *BACKENDS), "state": _text},
     "game": {
@@ -167,6 +200,8 @@ SCHEMA: dict[str, dict[str, Callable]] = {
     },
     "buzzer": {"enabled": _flag, "pin": _gpio},
     "web": {"port": _number(1, 65535, integer=True)},
+    "club": {"broker": _text, "name": _club_name, "table": _table_name, "username": _login,
+             "password": _login, "ca_file": _text, "homeassistant": _flag},
 }
 
 # ---- the sections ------------------------------------------------------------
@@ -294,6 +329,29 @@ class WebConfig:
 
 
 @dataclass(frozen=True)
+class ClubConfig:
+    """[club]: the club this board plays in, over MQTT (off while ``broker`` is "")."""
+
+    broker: str = ""
+    name: str = ""
+    table: str = ""
+    username: str = ""
+    password: str = ""
+    ca_file: str = ""
+    homeassistant: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.broker)
+
+    def address(self) -> Broker:
+        """The broker's address with the credentials (checked when the config was read)."""
+        from .clubs import parse_broker
+
+        return parse_broker(self.broker, self.username, self.password, self.ca_file)
+
+
+@dataclass(frozen=True)
 class Config:
     """The checked configuration: each section, the top-level ``backend`` ("real",
     "mock", or None: the machine decides) and ``state`` (None: the default), the
@@ -310,6 +368,7 @@ class Config:
     web: WebConfig
     layout: Layout
     sources: tuple[str, ...]
+    club: ClubConfig = ClubConfig()
 
     def state_path(self, override: str | os.PathLike | None = None) -> Path:
         """The ledger's path: ``override`` (--state), else ``state``, else :func:`default_state_path`."""
@@ -435,13 +494,31 @@ def _built(values: dict, sources: tuple[str, ...]) -> Config:
     _check_led_pin(leds, where)
     layout = _layout(leds, where)
     _check_game(game["variant"], game["players"], layout, where)
+    club = _club(values["club"], where)
     top = values[""]
     return Config(
         backend=top["backend"] or None, state=top["state"] or None,
         game=GameSettings(game["variant"], tuple(game["players"]), game["dealer"], options),
         leds=leds, display=display, inputs=inputs, buzzer=buzzer, web=WebConfig(**values["web"]),
-        layout=layout, sources=sources,
+        layout=layout, sources=sources, club=club,
     )
+
+
+def _club(values: dict, where: str) -> ClubConfig:
+    """[club]: with a broker, a club and a table name, and a broker address that reads."""
+    from .clubs import BrokerError, parse_broker
+
+    club = ClubConfig(**values)
+    if not club.enabled:
+        return club
+    try:
+        parse_broker(club.broker, club.username, club.password, club.ca_file)
+    except BrokerError as error:
+        raise ConfigError(f"{where}: [club] {error}") from None
+    for key, example in (("name", "thursday"), ("table", "3")):
+        if not getattr(club, key):
+            raise ConfigError(f'{where}: [club] {key}: a board in a club needs one, e.g. {key} = "{example}"')
+    return club
 
 
 def _check_buzzer(buzzer: BuzzerConfig, leds: LedsConfig, display: DisplayConfig, used: dict[int, str],

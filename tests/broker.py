@@ -51,10 +51,10 @@ def port_open(port: int) -> bool:
 
 class Mosquitto:
     """One broker for one test, in ``folder``; ``users`` ({name: password}) turns anonymous
-    access off; ``acl`` is the text of an ACL file."""
+    access off; ``acl`` is the text of an ACL file; ``more``, more lines of config."""
 
     def __init__(self, folder: Path, users: dict[str, str] | None = None, acl: str | None = None,
-                 port: int | None = None):
+                 port: int | None = None, more: str = ""):
         self.program = need_mosquitto()
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -89,7 +89,7 @@ class Mosquitto:
             (self.folder / "acl").write_text(acl)
             lines.append(f"acl_file {self.folder / 'acl'}")
         self.config = self.folder / "mosquitto.conf"
-        self.config.write_text("\n".join(lines) + "\n")
+        self.config.write_text("\n".join(lines) + "\n" + more)
 
     @property
     def url(self) -> str:
@@ -149,3 +149,38 @@ def environment() -> dict[str, str]:
     root = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
+
+
+class Listener:
+    """A plain MQTT client that keeps every message it receives on ``topics`` (QoS 1); with
+    ``clean`` false its session (and what is queued for it) outlives a disconnection."""
+
+    def __init__(self, broker: Mosquitto, *topics: str, client_id: str = "test-listener", clean: bool = True,
+                 user: tuple[str, str] | None = None):
+        import paho.mqtt.client as mqtt
+
+        self.messages: list[tuple[str, bytes, bool]] = []  # (topic, payload, retained)
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean)
+        self.client.on_message = lambda client, userdata, message: self.messages.append(
+            (message.topic, message.payload, bool(message.retain)))
+        self.subscribed = 0
+        if user is not None:
+            self.client.username_pw_set(*user)
+        self.client.on_connect = lambda client, userdata, flags, code, properties: [
+            client.subscribe(topic, qos=1) for topic in topics]
+        self.client.on_subscribe = lambda *args: setattr(self, "subscribed", self.subscribed + 1)
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.loop_start()
+        if not eventually(lambda: self.subscribed >= len(topics)):
+            raise RuntimeError(f"could not subscribe to {topics} in {CEILING_S} s")
+
+    def payloads(self, suffix: str) -> list[dict]:
+        """The JSON payloads received on topics ending in ``/suffix``, in order."""
+        import json
+
+        return [json.loads(payload) for topic, payload, _ in list(self.messages)
+                if topic.endswith("/" + suffix) and payload]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 import re
 
+from ..clubs import name_problem
+
 VERSION = 1
 ROOT = "cribbage"
-NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 BOARD_KINDS = ("status", "state", "entry", "result")  # a board publishes these for its table
 HUB_KINDS = ("pairing",)  # the hub publishes these for each table
 TABLE_KINDS = BOARD_KINDS + HUB_KINDS
@@ -38,13 +39,6 @@ class PayloadError(ValueError):
 
 
 # ---- names and topics ----------------------------------------------------------
-
-
-def name_problem(kind: str, name: object) -> str | None:
-    """Why ``name`` cannot be a club's or a table's name (``kind``), or None if it can."""
-    if not isinstance(name, str) or not NAME.fullmatch(name):
-        return f"{kind} {_short(name)}: use 1 to 32 letters, digits, - or _"
-    return None
 
 
 class Topics:
@@ -214,7 +208,8 @@ def _text(limit: int, pattern: re.Pattern | None = None, optional: bool = False)
 
 
 def _player(value) -> str | None:
-    from scorer.names import name_problem as problem_of, normal
+    from scorer.names import name_problem as problem_of
+    from scorer.names import normal
 
     if not isinstance(value, str) or len(value) > 40:
         return f"{_short(value)} is not a player's name"
