@@ -12,12 +12,12 @@ import urllib.error
 import urllib.request
 
 import pytest
+from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
 
 from firmware.club import schema
 from ledger.hub import HubLedger, HubReader
 
 from broker import Listener, environment, free_port
-from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
 from waits import CEILING_S
 
 PLAYERS = "Ann,Bob,Cy,Di"
