@@ -211,3 +211,62 @@ def wait_for(condition, what: str) -> None:
 def idle(seconds: float) -> None:
     """A pause where a test must let time pass (never to wait for something: see waits.eventually)."""
     time.sleep(seconds)
+
+
+# ---- whole games in the record format, and tables that are real consoles ----------
+
+LEGAL_COUNTS = [value for value in range(30) if value not in (19, 25, 26, 27)]  # a hand's or a crib's possible totals
+TARGET = 121
+
+
+def game_lines(players: list[str] | tuple[str, ...], seed: str) -> list[str]:
+    """A whole six-card game between two players in the record format (the show's counts only, as a
+    board may enter them), to its end: who wins and by how much follow from ``seed``."""
+    import random
+
+    rng = random.Random(seed)
+    first, second = players
+    strength = {first: rng.randint(6, 16), second: rng.randint(6, 16)}
+    scores = {first: 0, second: 0}
+    lines = [f"game six-card seats={first},{second} dealer={first}"]
+    dealer, pone = first, second
+    while True:
+        for who, line in ((pone, f"hand {pone}"), (dealer, f"hand {dealer}"), (dealer, "crib")):
+            value = min(LEGAL_COUNTS, key=lambda v: abs(v - rng.randint(0, 2 * strength[who])))
+            lines.append(f"{line} {value}")
+            scores[who] += value
+            if scores[who] >= TARGET:
+                return lines
+        dealer, pone = pone, dealer
+
+
+class ConsoleTable:
+    """One table as its own process: ``cribbage-board console`` in the club, its ledger in ``folder``,
+    fed record lines on its standard input."""
+
+    def __init__(self, folder: Path, broker_url: str, table: str, club: str = CLUB):
+        self.table = table
+        self.state = Path(folder) / f"table-{table}.sqlite3"
+        self.err = open(Path(folder) / f"table-{table}.err", "w")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "firmware.cli", "console", "--state", str(self.state),
+             "--set", f"club.broker={broker_url}", "--set", f"club.name={club}", "--set", f"club.table={table}"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.err, text=True, env=environment(), cwd=ROOT)
+
+    def feed(self, lines: list[str]) -> None:
+        self.process.stdin.write("".join(line + "\n" for line in lines))
+        self.process.stdin.flush()
+
+    def close(self) -> int:
+        """End its input: it stops as a console does at the end of its record (0 if all went well)."""
+        try:
+            self.process.stdin.close()
+            return self.process.wait(CEILING_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+        finally:
+            self.err.close()
+
+    def log(self) -> str:
+        return (self.state.parent / f"table-{self.table}.err").read_text(errors="replace")
