@@ -19,7 +19,7 @@ from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
 from firmware.club import schema
 from ledger.hub import HubLedger, HubReader
 
-from broker import Listener, environment, free_port
+from broker import Listener, Mosquitto, environment, free_port
 from waits import CEILING_S
 
 PLAYERS = "Ann,Bob,Cy,Di"
@@ -377,3 +377,47 @@ def test_the_hubs_unit_verifies_without_any_warning(tmp_path):
                     if "=" in line and not line.startswith("#"))
     assert settings["ExecStart"].split()[1:2] == ["hub"] and "--state /var/lib/cribbage-board-hub/" in settings["ExecStart"]
     assert settings["DynamicUser"] == "yes" and settings["StateDirectory"] == "cribbage-board-hub"
+
+
+def test_a_password_the_broker_refuses_is_one_line_at_start(tmp_path):
+    """The broker refuses the hub's login at its first connection: the command line must change, so one line, exit 2."""
+    with Mosquitto(tmp_path / "broker", users={"hub": "right"}) as broker:
+        secret = tmp_path / "password"
+        secret.write_text("wrong\n")
+        done = hub_command("--broker", broker.url, "--club", "thu", "--state", str(tmp_path / "hub.sqlite3"),
+                           "--port", str(free_port()), "--username", "hub", "--password-file", str(secret))
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert "check --username and --password-file" in last and "Traceback" not in done.stderr
+
+
+def test_the_directors_console_runs_a_night_from_the_start(tmp_path, broker):
+    """No --players: player add, start, next, player remove, standings, players, help, then quit stops the hub."""
+    hub = HubProcess(tmp_path / "hub", broker.url, "--tables", "1,2", console=True).start()
+    try:
+        hub.say("start")
+        hub.say("player add Ann Bob Cy")
+        hub.say("player add Ann Di")
+        hub.say("start")
+        wait_for(lambda: hub.rounds()["round"] == 1, f"round 1 was not made: {hub.output()}")
+        assert sorted(p for pairing in hub.rounds()["list"][0]["pairings"] for p in pairing["players"]) == \
+            ["Ann", "Bob", "Cy", "Di"]
+        hub.say("next")
+        wait_for(lambda: hub.rounds()["round"] == 2, f"round 2 was not made: {hub.output()}")
+        hub.say("player remove Di")
+        hub.say("players")
+        hub.say("standings")
+        hub.say("help")
+        wait_for(lambda: "3 players: Ann, Bob, Cy" in hub.output(), f"no players: {hub.output()}")
+        hub.say("next")
+        wait_for(lambda: hub.rounds()["round"] == 3, f"round 3 was not made: {hub.output()}")
+        assert hub.rounds()["list"][2]["bye"] in ("Ann", "Bob", "Cy")  # three players: one sits out
+        hub.say("quit")
+        assert hub.process.wait(CEILING_S) == 0
+    finally:
+        hub.stop()
+    output = hub.output()
+    assert "! fewer than 2 players: add them first (player add NAME...)" in output
+    assert "added Ann, Bob, Cy" in output and "added Di (1 already registered)" in output
+    assert "restore TABLE GAME" in output and "night test-night" in output
+    assert "stopping the hub" in output and "Traceback" not in output + hub.log()

@@ -31,7 +31,7 @@ HELP = """\
                           a game's result as it should be (winner=NAME if not the
                           higher score; partners as A+C:121)
   void TABLE GAME reason="..."      the game counts for nobody
-  restore TABLE GAME                drop the correction: the table's result counts
+  restore TABLE GAME reason="..."   drop the correction: the table's result counts
   help  quit"""
 
 

@@ -668,8 +668,10 @@ class Hub:
         game = self.find_game(table, ref)
         if game.correction is None:
             raise DirectorError(f"table {table} game {game.game} has no correction to drop")
+        if not reason.strip():
+            raise DirectorError("restoring a game needs a reason: reason=\"...\"")
         with self.ledger.write() as w:
-            w.add_correction(self.night.id, game.key, "restore", reason.strip() or "restored")
+            w.add_correction(self.night.id, game.key, "restore", reason.strip())
         self._after_correction()
         return f"table {table} game {game.game} counts as the table sent it"
 
