@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from firmware.club.broker import parse_broker
 from firmware.club.director import HELP, QUIT, command
-from firmware.club.hub import DirectorError, Hub, Journal, Settings
+from firmware.club.hub import DirectorError, Hub, Incoming, Journal, Settings
 from firmware.club.hub_pages import FORMULA_STARTS, neutral, night_csv
 from ledger.hub import HubLedger
 
@@ -35,8 +35,6 @@ def hub(tmp_path):
 
 def play(hub: Hub, table: str, game: int, scores: dict[str, int]) -> None:
     """A result as it would come from a table, through the writer thread."""
-    from firmware.club.hub import Incoming
-
     payload = result_payload(table, "0123456789abcdef", game, 10, scores)
     hub._inbox.put(Incoming("result", table, payload, 0, 0, 0))
     hub.run(lambda: None)  # the writer has taken it once this job runs after it
@@ -127,3 +125,19 @@ def test_the_csv_has_a_row_a_game_with_its_correction(hub):
     command(hub, f'correct 1 1 {a}:121 {b}:95 reason="=HYPERLINK(1)"')
     rows = night_csv(hub.snapshot.view).splitlines()
     assert len(rows) == 2 and "corrected" in rows[1] and "correct: =HYPERLINK(1)" in rows[1]
+
+
+def test_an_unforeseen_failure_of_the_writer_stops_the_hub_saying_why(hub, monkeypatch):
+    """A bug in the writer thread: the hub is told to stop, with the cause in one line, not left half-working."""
+    stopped = []
+    hub.on_fatal = lambda: stopped.append(True)
+
+    def broken(batch):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(hub, "_store", broken)
+    hub._inbox.put(Incoming("result", "1", result_payload("1", "0123456789abcdef", 1, 5, {"Ann": 121, "Bob": 90}),
+                            0, 0, 0))
+    hub._writer.join(30)
+    assert not hub._writer.is_alive() and stopped == [True]
+    assert "the hub's writer stopped (RuntimeError: a bug)" in hub.fatal and "\n" not in hub.fatal

@@ -192,8 +192,8 @@ class Hub:
             raise DirectorError(
                 f"night {settings.night} was begun with --points {self.night.points} --skunk {self.night.skunk} "
                 f"--rounds {self.night.rounds}: give those, or another --night")
-        self.fatal: str | None = None  # set when the hub must stop (a login refused for good at start)
-        self.on_fatal: Callable[[], None] | None = None  # called then (from paho's thread): stop the server
+        self.fatal: str | None = None  # set when the hub must stop (a login refused at start, its writer failed)
+        self.on_fatal: Callable[[], None] | None = None  # called then (from paho's or the writer's thread)
         self._inbox: queue.Queue = queue.Queue()
         self._live: dict[str, TableLive] = {name: TableLive(name) for name in settings.tables}
         self._live_lock = threading.Lock()
@@ -454,8 +454,20 @@ class Hub:
     # ---- the writer thread -----------------------------------------------
 
     def start(self) -> None:
-        self._writer = threading.Thread(target=self._write_loop, name="hub-writer", daemon=True)
+        self._writer = threading.Thread(target=self._writer_thread, name="hub-writer", daemon=True)
         self._writer.start()
+
+    def _writer_thread(self) -> None:
+        """The write loop; should it fail unforeseen, the hub stops (exit 2, the cause in one line) rather
+        than serve a night it no longer keeps: what was not acknowledged comes again at the next start."""
+        try:
+            self._write_loop()
+        except Exception as error:  # a bug: say it once and stop, never go on half-working
+            self.fatal = (f"the hub's writer stopped ({type(error).__name__}: {error}); nothing unacknowledged "
+                          "is lost: start the hub again")
+            self._stop.set()
+            if self.on_fatal is not None:
+                self.on_fatal()
 
     def _write_loop(self) -> None:
         pending: list[Incoming] = []
