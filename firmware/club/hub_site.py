@@ -12,7 +12,6 @@ served at once (beyond that, 503).
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import socket
 from pathlib import Path
@@ -24,6 +23,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from .. import HUB_PORT, listen
 from . import hub_pages as pages
 
 HERE = Path(__file__).resolve().parent
@@ -225,28 +225,10 @@ class DeadlineH11(H11Protocol):
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host``:``port``; HubServerError, in one line, if it cannot be had."""
-    if not 1 <= port <= 65535:
-        raise HubServerError(f"--port {port} is out of range: use 1 to 65535")
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                                             flags=socket.AI_PASSIVE)[0]
-    except (socket.gaierror, UnicodeError) as error:
-        raise HubServerError(f"--host {host}: not an address of this machine "
-                             f"({getattr(error, 'strerror', error)})") from None
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(64)
-    except OSError as error:
-        sock.close()
-        if error.errno == errno.EADDRINUSE:
-            raise HubServerError(f"port {port} on {host} is in use (another hub?): stop it or give --port N") from None
-        if error.errno == errno.EACCES:
-            raise HubServerError(f"port {port} needs privileges: give --port 1024 or above") from None
-        raise HubServerError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
-    sock.set_inheritable(True)
-    return sock
+        return listen.bind(host, port, "hub", HUB_PORT)
+    except listen.ListenError as error:
+        raise HubServerError(str(error)) from None
 
 
 def server(app, log_level: str = "warning"):
