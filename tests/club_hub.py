@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -270,3 +271,66 @@ class ConsoleTable:
 
     def log(self) -> str:
         return (self.state.parent / f"table-{self.table}.err").read_text(errors="replace")
+
+
+class Cable:
+    """A board's network cable to the broker, which a test pulls out and plugs back in: a TCP relay on a port of
+    its own to the broker's. Pulled out, it cuts every connection through it and refuses new ones."""
+
+    def __init__(self, broker_port: int):
+        import socket
+
+        self.socket = socket
+        self.target = broker_port
+        self.port = free_port()
+        self.links: list = []
+        self.server = None
+        self.plug()
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def plug(self) -> None:
+        server = self.socket.socket()
+        server.setsockopt(self.socket.SOL_SOCKET, self.socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", self.port))
+        server.listen(8)
+        self.server = server
+        threading.Thread(target=self._accept, args=(server,), daemon=True).start()
+
+    def pull(self) -> None:
+        for each in [self.server, *self.links]:
+            try:
+                each.shutdown(self.socket.SHUT_RDWR)
+            except OSError:
+                pass
+            each.close()
+        self.links = []
+
+    def _accept(self, server) -> None:
+        while True:
+            try:
+                near, _ = server.accept()
+            except OSError:
+                return
+            try:
+                far = self.socket.create_connection(("127.0.0.1", self.target))
+            except OSError:
+                near.close()
+                continue
+            self.links += [near, far]
+            for source, sink in ((near, far), (far, near)):
+                threading.Thread(target=self._relay, args=(source, sink), daemon=True).start()
+
+    def _relay(self, source, sink) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for each in (source, sink):
+            try:
+                each.shutdown(self.socket.SHUT_RDWR)
+            except OSError:
+                pass

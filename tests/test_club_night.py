@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
-from club_hub import ConsoleTable, HubProcess, acc_standings, game_lines, wait_for
+from club_hub import Cable, ConsoleTable, HubProcess, acc_standings, game_lines, wait_for
 
 from ledger.reader import LedgerReader
 from scorer.record import replay
@@ -62,6 +62,43 @@ def test_a_whole_club_night(tmp_path, broker):
         assert set(round_robin) == {frozenset(pair) for pair in combinations(PLAYERS, 2)}  # all met once in 7
         assert "went away" in hub.log() and "Traceback" not in hub.log()  # the restart was mid-night
     finally:
+        for board in boards.values():
+            if board.process.poll() is None:
+                board.close()
+        hub.stop()
+
+
+def test_a_board_off_the_broker_for_a_whole_round_delivers_on_return(tmp_path, broker):
+    """Table 2's cable pulled for round 1: it plays on, the round waits; plugged back, it delivers, and
+    three rounds end with the standings of the tables' own ledgers."""
+    hub = HubProcess(tmp_path / "hub", broker.url, "--players", "Ann,Bob,Cy,Di", "--tables", "1,2",
+                     "--rounds", "3").start()
+    cable = Cable(broker.port)
+    boards = {"1": ConsoleTable(tmp_path, broker.url, "1"), "2": ConsoleTable(tmp_path, cable.url, "2")}
+    try:
+        for number in range(1, 4):
+            wait_for(lambda: hub.rounds()["round"] == number, f"round {number} was not made: {hub.log()}")
+            pairings = {p["table"]: p["players"] for p in hub.rounds()["list"][number - 1]["pairings"]}
+            if number == 1:
+                wait_for(lambda: hub.get("/club").count('class="table online"') == 2, "the boards did not come online")
+                cable.pull()
+            for table, players in pairings.items():
+                boards[table].feed(game_lines(players, f"off round {number} table {table}"))
+            if number == 1:
+                wait_for(lambda: len(games_in(boards["2"].state)) == 1, f"table 2 did not play on: {boards['2'].log()}")
+                wait_for(lambda: any(p["result"] for p in hub.rounds()["list"][0]["pairings"]),
+                         "table 1's result did not come")
+                assert hub.rounds()["round"] == 1  # the round waits for table 2
+                cable.plug()
+        wait_for(lambda: hub.rounds()["over"], f"the night did not end: {hub.rounds()}")
+        for board in boards.values():
+            assert board.close() == 0, board.log()
+        assert "the board keeps every entry" in boards["2"].log()  # it was off the club, and said so
+        played = [game for board in boards.values() for game in games_in(board.state)]
+        assert len(played) == 6
+        assert hub.standings() == acc_standings(played)
+    finally:
+        cable.pull()
         for board in boards.values():
             if board.process.poll() is None:
                 board.close()
