@@ -255,3 +255,26 @@ def test_the_port_helper_prints_the_port_or_one_line(tmp_path, capsys):
         assert main(argv) == 2
         captured = capsys.readouterr()
         assert captured.out == "" and captured.err == "usage: python -m firmware.web.settings --port [CONFIG]\n"
+
+
+HUB_UNIT = ROOT / "systemd" / "cribbage-hub.service"
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_hub_unit_verifies_and_is_hardened(tmp_path):
+    """The club hub's unit: systemd-analyze verify says nothing, its exposure is 1.0 or lower, and
+    its only writable place is its own state folder (a dynamic user; the password a credential)."""
+    fake = tmp_path / "opt" / "cribbage-board" / "venv" / "bin" / "cribbage-board"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    unit = tmp_path / "cribbage-hub.service"
+    unit.write_text(HUB_UNIT.read_text().replace("/opt/cribbage-board", str(tmp_path / "opt" / "cribbage-board")))
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stderr == "" and result.stdout == "", result.stderr
+    assert exposure(HUB_UNIT) <= 1.0
+    hub = _settings(HUB_UNIT)
+    assert hub["DynamicUser"] == ["yes"] and hub["StateDirectory"] == ["cribbage-hub"]
+    assert hub["LoadCredential"] == ["broker-password:/etc/cribbage-board/hub.password"]
+    assert "--password-file %d/broker-password" in hub["ExecStart"][0]
+    assert "--state /var/lib/cribbage-hub/hub.sqlite3" in hub["ExecStart"][0]
