@@ -6,12 +6,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 import subprocess
 import sys
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
@@ -357,26 +355,6 @@ def test_a_board_ledger_given_as_the_hubs_is_refused(tmp_path):
     LedgerWriter(board).close()
     one_line_refusal(hub_command("--broker", "mqtt://127.0.0.1:1", "--club", "thu", "--state", str(board),
                                  "--port", str(free_port())), "a board's ledger")
-
-
-HUB_UNIT = Path(__file__).resolve().parent.parent / "systemd" / "cribbage-board-hub.service"
-
-
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
-def test_the_hubs_unit_verifies_without_any_warning(tmp_path):
-    """systemd/cribbage-board-hub.service: verified with empty output, runs the hub on its own state folder."""
-    fake = tmp_path / "opt" / "cribbage-board" / "venv" / "bin" / "cribbage-board"
-    fake.parent.mkdir(parents=True)
-    fake.write_text("#!/bin/sh\n")
-    fake.chmod(0o755)
-    unit = tmp_path / HUB_UNIT.name
-    unit.write_text(HUB_UNIT.read_text().replace("/opt/cribbage-board", str(tmp_path / "opt" / "cribbage-board")))
-    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0 and result.stderr == "" and result.stdout == "", result.stderr
-    settings = dict(line.split("=", 1) for line in HUB_UNIT.read_text().splitlines()
-                    if "=" in line and not line.startswith("#"))
-    assert settings["ExecStart"].split()[1:2] == ["hub"] and "--state /var/lib/cribbage-board-hub/" in settings["ExecStart"]
-    assert settings["DynamicUser"] == "yes" and settings["StateDirectory"] == "cribbage-board-hub"
 
 
 def test_a_password_the_broker_refuses_is_one_line_at_start(tmp_path):
