@@ -15,8 +15,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -208,10 +206,6 @@ def acc_standings(games: list[tuple[str, int, str, int]]) -> list[dict]:
 def wait_for(condition, what: str) -> None:
     assert eventually(condition), what
 
-
-def idle(seconds: float) -> None:
-    """A pause where a test must let time pass (never to wait for something: see waits.eventually)."""
-    time.sleep(seconds)
 
 
 # ---- whole games in the record format, and tables that are real consoles ----------

@@ -87,7 +87,7 @@ def test_pairings_are_published_retained_as_the_board_reads_them(hub, broker):
         assert listener.payloads("hub")[-1]["online"] is True
     finally:
         listener.close()
-    hub.stop()
+    assert hub.stop() == 0  # SIGTERM: in order, exit 0
     after = Listener(broker, f"cribbage/{CLUB}/hub", client_id="after")
     try:
         wait_for(lambda: after.payloads("hub"), "no retained hub presence")
