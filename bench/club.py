@@ -18,7 +18,9 @@ Measured, for each phase:
   that shows it (the table's count of entries kept), p50 and p99;
 - lag from a result published to the first event whose standings count it, p50 and p99;
 - the hub's CPU (its process's user + system time over the phase's wall time) and
-  its peak resident memory (VmHWM) at the end.
+  its peak resident memory (VmHWM) at the end;
+- apart, in this process: making a round (``scorer.pairings.pair_round``) for 40 and 41
+  players (a bye), the slowest of a night's 9 rounds, each after shuffled standings.
 
 Goal: p99 under 1 s at 10x. The run stops, saying so, unless everything timed was
 accepted: every entry and result published is in the hub's ledger, once.
@@ -187,6 +189,21 @@ def phase(tables: Tables, events: Events, pid: int, interval: float, seconds: fl
     return {"sent": len(sent), "rate": len(sent) / wall, "lags": lags, "cpu": cpu / wall, "peak": peak_mb(pid)}
 
 
+def slowest_round_s(count: int, rounds: int = 9) -> float:
+    """The longest one of ``rounds`` rounds takes to pair ``count`` players (standings shuffled between)."""
+    import random
+
+    from scorer.pairings import pair_round
+
+    players, past, slowest = [f"P{n:02d}" for n in range(count)], [], 0.0
+    for number in range(rounds):
+        began = time.perf_counter()
+        past.append(pair_round(players, past, rounds - number - 1))
+        slowest = max(slowest, time.perf_counter() - began)
+        random.Random(number).shuffle(players)
+    return slowest
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
@@ -247,6 +264,8 @@ def main(argv=None) -> int:
         finally:
             hub.terminate()
             hub.wait(30)
+    for count in (40, 41):
+        rows.append((f"making a round of {count} players: the slowest of 9", f"{slowest_round_s(count) * 1000:.0f} ms"))
     print_table(rows)
     return 0
 
