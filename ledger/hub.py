@@ -40,7 +40,7 @@ from pathlib import Path
 from .causes import error_code, is_damage, os_cause, sqlite_cause
 from .errors import Damaged, DiskFullError, LedgerError
 from .lock import WriterLock, default_holder
-from .paths import writable_file
+from .paths import set_aside, writable_file
 from .schema import BUSY_TIMEOUT_MS, close_connection, quick_check, roll_back, uri
 
 APPLICATION_ID = 0x434C5542  # "CLUB"
@@ -247,20 +247,7 @@ class HubLedger:
         """Set the damaged file aside (renamed with its -wal and -shm) and begin a new one."""
         close_connection(self._conn)
         self._conn = None
-        moment = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self._clock()))
-        target = self.path.with_name(f"{self.path.name}.corrupt-{moment}")
-        counter = 1
-        while target.exists():
-            counter += 1
-            target = self.path.with_name(f"{self.path.name}.corrupt-{moment}-{counter}")
-        try:
-            for suffix in ("", "-wal", "-shm"):
-                part = Path(f"{self.path}{suffix}")
-                if part.exists():
-                    os.replace(part, f"{target}{suffix}")
-        except OSError as move_error:
-            raise LedgerError(f"ledger {self.path} is damaged ({error}) and cannot be moved aside "
-                              f"({os_cause(move_error)}): check the folder's permissions") from move_error
+        target = set_aside(self.path, self._clock(), error)
         self._conn = self._connect(fresh=True)
         self._hold()
         reason = " ".join(str(error).split())

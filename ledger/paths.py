@@ -1,4 +1,5 @@
-"""A ledger's path checked before anything is opened or made: the board's ledger and the club hub's.
+"""A ledger's path checked before anything is opened or made, and a damaged ledger set aside: for the
+board's ledger and the club hub's.
 
 Every refusal is a one-line ``LedgerError`` naming the path and what to do,
 and nothing is created, renamed or changed.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import time
 from pathlib import Path
 
 from .causes import os_cause
@@ -49,3 +51,25 @@ def check_parent(path: Path) -> None:
                 )
         except OSError as error:
             raise LedgerError(f"ledger {path} cannot be created: {os_cause(error)}") from error
+
+
+def set_aside(path: Path, moment: float, error: Exception) -> Path:
+    """Rename a damaged ledger, with its -wal and -shm, to ``PATH.corrupt-<UTC moment>`` (``-2``, ``-3``...
+    when that is taken), never deleting anything; the new name. LedgerError if it cannot be moved."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(moment))
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
+    try:
+        for suffix in ("", "-wal", "-shm"):
+            part = Path(str(path) + suffix)
+            if part.exists():
+                os.replace(part, str(target) + suffix)
+    except OSError as move_error:
+        raise LedgerError(
+            f"ledger {path} is damaged ({error}) and cannot be moved aside "
+            f"({os_cause(move_error)}): check the state folder's permissions"
+        ) from move_error
+    return target

@@ -44,7 +44,7 @@ from .book import CurrentMatch, StandingCache, export_game, game_ids, read_curre
 from .causes import error_code, is_damage, os_cause, sqlite_cause
 from .errors import Damaged, DiskFullError, LedgerError
 from .lock import WriterLock, default_holder
-from .paths import writable_file
+from .paths import set_aside, writable_file
 from .schema import ABANDONED, BUSY_TIMEOUT_MS, CHECKS, EMPTY, FINISHED, close_connection, roll_back, uri
 
 CHECK_STOP_SECONDS = 2.0  # how long close() waits for an interrupted check to let its connection go
@@ -284,23 +284,7 @@ class LedgerWriter:
         return True
 
     def _set_aside(self, error: Exception) -> Path:
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(_epoch(self._clock())))
-        target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        counter = 1
-        while target.exists():
-            counter += 1
-            target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{counter}")
-        try:
-            for suffix in ("", "-wal", "-shm"):
-                part = Path(str(self.path) + suffix)
-                if part.exists():
-                    os.replace(part, str(target) + suffix)
-        except OSError as move_error:
-            raise LedgerError(
-                f"ledger {self.path} is damaged ({error}) and cannot be moved aside "
-                f"({os_cause(move_error)}): check the state folder's permissions"
-            ) from move_error
-        return target
+        return set_aside(self.path, _epoch(self._clock()), error)
 
     # ---- writing ---------------------------------------------------------
 
