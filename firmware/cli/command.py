@@ -152,7 +152,7 @@ def _runner(command: str | None):
 
         return {"board-template": drawings.board_template, "controls-card": drawings.controls_card,
                 "wiring": drawings.wiring}[command]
-    return {"console": _console, "web": _web}.get(command, _board)
+    return {"console": _console, "web": _web, "hub": _hub}.get(command, _board)
 
 
 def _reported_errors() -> tuple[type[Exception], ...]:
@@ -186,6 +186,17 @@ def _web(args) -> int:
         return serve(state, args.host, port if args.port is None else args.port, layout)
     except WebError as error:
         return fail(f"{PROG} web: {error}")
+
+
+def _hub(args) -> int:
+    """``cribbage-board hub``: a club night's hub (firmware.club), until stopped."""
+    from ..club.broker import BrokerError
+    from ..club.service import HubError, serve_hub
+
+    try:
+        return serve_hub(args)
+    except (HubError, BrokerError) as error:
+        return fail(f"{PROG} hub: {error}")
 
 
 def _board(args) -> int:

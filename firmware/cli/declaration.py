@@ -10,7 +10,7 @@ packages themselves (docstrings and constants, and the console's help text from
 
 from hardware import BACKENDS, BUNDLED_LAYOUTS
 
-from .. import WEB_PORT
+from .. import HUB_PORT, WEB_PORT
 from ..pc.console_help import CONSOLE_HELP
 
 
@@ -108,7 +108,7 @@ WHERE = {
     "backend": "the board and simulate (mock only)",
     "config": "the board, console, simulate, controls-card, wiring and web",
     "set": "the board, console, simulate, controls-card and wiring",
-    "state": "the board, console, simulate and web",
+    "state": "the board, console, simulate, web and hub (the hub's own ledger)",
     "headless": "the board with --backend mock, and simulate",
 }
 
@@ -176,6 +176,28 @@ COMMANDS = (
             Option("--port", type=int, help=f"the port (default: the config's web.port, {WEB_PORT})"),
         ),
         board=("config", "state"),
+    ),
+    Subcommand(
+        "hub", "run a club night's hub: standings, pairings and the /club page from the tables over MQTT",
+        description="Keep a club night from the tables' MQTT messages in the hub's own ledger (--state, default "
+                    "hub.sqlite3 in the state folder): standings, pairings for each round, /club for the room's TV, "
+                    "/api/club/standings, /api/club/rounds and /club/night.csv. Commands on standard input: help.",
+        options=(
+            Option("--broker", metavar="URL", required=True, help="the club's broker: mqtt://host:1883 or mqtts://host:8883"),
+            Option("--club", metavar="NAME", required=True, help="the club's name in the topics"),
+            Option("--host", default="127.0.0.1", help="the page's address (default 127.0.0.1; 0.0.0.0: every network)"),
+            Option("--port", type=int, default=HUB_PORT, help=f"the page's port (default {HUB_PORT})"),
+            Option("--username", help="the broker's user name"),
+            Option("--password-file", metavar="FILE", help="the broker's password, on the file's first line"),
+            Option("--ca-file", metavar="FILE", help="CA certificates (PEM) for an mqtts:// broker"),
+            Option("--night", metavar="NAME", help="the night's name (default today's date)"),
+            Option("--players", metavar="A,B,...", help="register these players; round 1 is made at once"),
+            Option("--tables", metavar="1,2,...", help="the tables to pair at (default: those online)"),
+            Option("--rounds", type=int, default=9, help="rounds in the night (default 9)"),
+            Option("--points", default="acc", help="game points: acc (win 2, skunk 3), casual, or e.g. 2/3/4"),
+            Option("--skunk", default="acc", choices=("acc", "lurch", "triple", "none"), help="skunk lines (default acc)"),
+        ),
+        board=("state",),
     ),
 )
 
