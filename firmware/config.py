@@ -152,28 +152,21 @@ def _login(value):
     return _text(value)
 
 
-def _club_name(value):
-    from .clubs import name_problem
+def _club_name(what: str, numbers: bool = False):
+    """A club or table name: "" (no club) or one that firmware.clubs' name rule accepts.
+    With ``numbers``, a TOML number is taken as its digits (table = 3)."""
+    def check(value):
+        from .clubs import name_problem
 
-    if value == "":
+        if numbers and isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if value == "":
+            return value
+        problem = name_problem(what, value)
+        if problem:
+            raise ValueError(problem.partition(": ")[2])
         return value
-    problem = name_problem("the club's name", value)
-    if problem:
-        raise ValueError(problem.partition(": ")[2])
-    return value
-
-
-def _table_name(value):
-    from .clubs import name_problem
-
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)  # table = 3
-    if value == "":
-        return value
-    problem = name_problem("the table's name", value)
-    if problem:
-        raise ValueError(problem.partition(": ")[2])
-    return value
+    return check
 
 
 SCHEMA: dict[str, dict[str, Callable]] = {
@@ -200,8 +193,9 @@ SCHEMA: dict[str, dict[str, Callable]] = {
     },
     "buzzer": {"enabled": _flag, "pin": _gpio},
     "web": {"port": _number(1, 65535, integer=True)},
-    "club": {"broker": _text, "name": _club_name, "table": _table_name, "username": _login,
-             "password": _login, "ca_file": _text, "homeassistant": _flag},
+    "club": {"broker": _text, "name": _club_name("the club's name"),
+             "table": _club_name("the table's name", numbers=True),
+             "username": _login, "password": _login, "ca_file": _text, "homeassistant": _flag},
 }
 
 # ---- the sections ------------------------------------------------------------

@@ -4,11 +4,9 @@ ledger removed under a running writer, and rows of nested brackets (issue 21, it
 from __future__ import annotations
 
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,27 +16,12 @@ from ledger.reader import LedgerReader
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line
 
+from waits import no_hang
+
 ROOT = Path(__file__).resolve().parent.parent
 WON = ["game six-card seats=A,B dealer=A"] + ["peg A 15"] * 8 + ["peg A 1"]
 DEEP = "[" * 1100 + "]" * 1100  # 2.2 KB: past json's recursion limit
 
-
-class Blocked(BaseException):
-    """The body blocked (not an OSError: nothing on the way may turn it into a message)."""
-
-
-@contextmanager
-def within(seconds: float):
-    """Raise Blocked in the test if the body is still running after ``seconds`` (it spun)."""
-    def expire(signum, frame):
-        raise Blocked(f"still running after {seconds} s")
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def apply_all(store, lines):
@@ -60,7 +43,7 @@ def test_a_link_at_the_lock_is_refused_never_followed(tmp_path, target):
     precious = tmp_path / "precious.txt"
     precious.write_text("keep me\n")
     Path(f"{path}.lock").symlink_to(tmp_path / "nowhere" if target == "missing" else precious)
-    with within(20), pytest.raises(LedgerError) as caught:
+    with no_hang(20), pytest.raises(LedgerError) as caught:
         LedgerWriter(path)
     assert str(caught.value) == (f"ledger {path} cannot be written: its lock {path}.lock is a symbolic link, "
                                  "which is never followed: remove it")
@@ -75,7 +58,7 @@ def test_a_folder_at_the_lock_is_refused(tmp_path):
     """A folder at LEDGER.lock: one line that says so, nothing made."""
     path = tmp_path / "L.sqlite3"
     Path(f"{path}.lock").mkdir()
-    with within(20), pytest.raises(LedgerError, match=r"its lock .* is a folder, not a file: remove it"):
+    with no_hang(20), pytest.raises(LedgerError, match=r"its lock .* is a folder, not a file: remove it"):
         LedgerWriter(path)
     assert not path.exists()
 
