@@ -27,6 +27,8 @@ from hardware.layout import (
     peg_hole,
 )
 
+from .names import name_text, visible
+
 COLOURS = ("#e8322f", "#2f7bff", "#1faa3b", "#f0a800")  # the LED sides' colours: red, blue, green, amber
 GROUP_GAP = 0.55  # extra space after every fifth hole, in hole pitches
 
@@ -95,7 +97,7 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]]) -> 
     for t, side in enumerate(sides[:len(geometry.tracks)]):
         colour = COLOURS[t % len(COLOURS)]
         track = geometry.tracks[t]
-        out.append(f'<g class="track" data-side="{escape(side["name"])}">')
+        out.append(f'<g class="track" data-side="{escape(visible(side["name"]))}">')
         for n, p in enumerate(track, start=1):
             x, y = at(p)
             out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.2" class="hole"/>')
@@ -156,4 +158,4 @@ def _peg(xy, colour: str, kind: str, side: dict, score: int) -> str:
     x, y = xy
     r = 4.4 if kind == "front" else 3.6
     return (f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" class="peg {kind}" fill="{colour}">'
-            f'<title>{escape(side["name"])} {kind} peg: {score}</title></circle>')
+            f'<title>{escape(name_text(side["name"]))} {kind} peg: {score}</title></circle>')
