@@ -1,7 +1,9 @@
 """``cribbage-board web``: serve the ledger's live board, history and statistics.
 
 The socket is bound here, before the server starts, so a port in use or a
-host that does not resolve is one line and exit 2, not a traceback.
+host that does not resolve is one line and exit 2, not a traceback. uvicorn
+speaks HTTP through :mod:`.connections` (a deadline for each request, a cap on
+open connections below RLIMIT_NOFILE, a log that cannot flood).
 """
 
 from __future__ import annotations
@@ -56,20 +58,24 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: L
     import uvicorn  # only once the socket is ours: a bad port answers at once
 
     from .app import create_app
+    from .connections import REQUEST_SECONDS, Server, limits_for, protocol, quiet_logs
     from .follow import LedgerFollower
     from .warm import warm_in_background
 
     follower = LedgerFollower(state)
-    app = create_app(follower, layout)
+    app = create_app(follower, layout, host_names=(host,))
+    limits = limits_for()
     warm_in_background(state)
     shown = "localhost" if host in ("0.0.0.0", "::") else (f"[{host}]" if ":" in host else host)
     announce(f"cribbage-board web: serving {state} read-only on http://{shown}:{port}/ "
              f"(all addresses)" if host in ("0.0.0.0", "::") else
              f"cribbage-board web: serving {state} read-only on http://{shown}:{port}/")
     sys.stdout.flush()
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", http="h11",
-                            loop="asyncio", ws="none", timeout_graceful_shutdown=1, server_header=False)
-    server = uvicorn.Server(config)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", http=protocol(limits),
+                            loop="asyncio", ws="none", timeout_graceful_shutdown=1, server_header=False,
+                            backlog=limits.backlog, timeout_keep_alive=REQUEST_SECONDS)
+    quiet_logs(limits)
+    server = Server(config)
     try:
         server.run(sockets=[sock])
     finally:
