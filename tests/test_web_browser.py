@@ -47,6 +47,7 @@ def browser():
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
                  f"--user-data-dir={profile}", "--hide-scrollbars"):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for the policy's refusals
     driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
     driver.set_page_load_timeout(30)
     try:
@@ -151,3 +152,20 @@ def test_a_missing_ledger_is_said_then_the_game_appears_live(tmp_path, browser):
         assert len(browser.find_elements("css selector", "svg.board g.track")) == 3  # the three-track board
         shoot(browser, "board-three-hand-phone")
         shoot(browser, "board-three-hand-tv", TV)
+
+
+def test_the_pages_run_under_their_content_security_policy(tmp_path, browser):
+    """Every page runs no inline script and the browser refuses nothing under the page's policy:
+    the style (allowed by its hash) applies, live.js (a file) connects to /events."""
+    state = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(state) as store:
+        write_games(store, match_records(2) + [game_record("game six-card seats=Ann,Ben dealer=Ann", seed=3, entries=9)])
+    with web_server(state) as base:
+        for url in ("/games", "/games/1", "/stats", "/"):
+            browser.get(base + url)
+            assert browser.execute_script("return document.querySelectorAll('script:not([src])').length") == 0
+            header = browser.execute_script("return getComputedStyle(document.querySelector('header')).display")
+            assert header == "flex", url  # the inline style applied
+        wait_for(browser, lambda d: "live-dot on" in d.page_source)  # live.js ran and /events answered
+        refused = [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
+    assert refused == []
