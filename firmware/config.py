@@ -36,9 +36,12 @@ if TYPE_CHECKING:  # annotations only
     from hardware.wiring import Hookup
     from scorer.record import GameHeader
 
+    from .clubs import Broker
+
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
 MAX_CONFIG_BYTES = MAX_BYTES  # 256 KB; the default file is 3 KB
 MAX_OVERRIDE = 1000  # characters of one --set
+MAX_NAME = 12  # characters of a player's name: what the OLED and the board's name picker hold
 RGB = tuple[int, int, int]
 
 _shown = reprlib.Repr()  # values in messages: short, however long or deep
@@ -93,12 +96,20 @@ def _gpio(value):
 
 
 def _names(value):
-    if (not isinstance(value, list) or not 2 <= len(value) <= 4
-            or not all(isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,12}", v) for v in value)):
-        raise ValueError("must be 2 to 4 names in quotes, letters and digits, up to 12 each")
-    if len({v.lower() for v in value}) != len(value):
+    """2 to 4 players' names, each by the rule for names (scorer.names) and at most 12
+    characters (what the OLED and the name picker hold), in NFC."""
+    from scorer.names import name_problem, normal
+
+    if not isinstance(value, list) or not 2 <= len(value) <= 4 or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"must be 2 to 4 names in quotes, one word each, up to {MAX_NAME} characters")
+    names = [normal(v) for v in value]
+    for name in names:
+        problem = name_problem(name) or (f"at most {MAX_NAME} characters" if len(name) > MAX_NAME else None)
+        if problem:
+            raise ValueError(f"{_shown.repr(name)}: {problem}")
+    if len({v.lower() for v in names}) != len(names):
         raise ValueError("each player needs their own name")
-    return value
+    return names
 
 
 def _colours(value):
@@ -134,6 +145,30 @@ def _spi_hz(value):
     return int(value)
 
 
+def _login(value):
+    """A broker's user name or password: text (a number, as --set club.username=3 reads, is its digits)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return _text(value)
+
+
+def _club_name(what: str, numbers: bool = False):
+    """A club or table name: "" (no club) or one that firmware.clubs' name rule accepts.
+    With ``numbers``, a TOML number is taken as its digits (table = 3)."""
+    def check(value):
+        from .clubs import name_problem
+
+        if numbers and isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if value == "":
+            return value
+        problem = name_problem(what, value)
+        if problem:
+            raise ValueError(problem.partition(": ")[2])
+        return value
+    return check
+
+
 SCHEMA: dict[str, dict[str, Callable]] = {
     "": {"backend": _choice("", *BACKENDS), "state": _text},
     "game": {
@@ -158,6 +193,9 @@ SCHEMA: dict[str, dict[str, Callable]] = {
     },
     "buzzer": {"enabled": _flag, "pin": _gpio},
     "web": {"port": _number(1, 65535, integer=True)},
+    "club": {"broker": _text, "name": _club_name("the club's name"),
+             "table": _club_name("the table's name", numbers=True),
+             "username": _login, "password": _login, "ca_file": _text, "homeassistant": _flag},
 }
 
 # ---- the sections ------------------------------------------------------------
@@ -285,6 +323,29 @@ class WebConfig:
 
 
 @dataclass(frozen=True)
+class ClubConfig:
+    """[club]: the club this board plays in, over MQTT (off while ``broker`` is "")."""
+
+    broker: str = ""
+    name: str = ""
+    table: str = ""
+    username: str = ""
+    password: str = ""
+    ca_file: str = ""
+    homeassistant: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.broker)
+
+    def address(self) -> Broker:
+        """The broker's address with the credentials (checked when the config was read)."""
+        from .clubs import parse_broker
+
+        return parse_broker(self.broker, self.username, self.password, self.ca_file)
+
+
+@dataclass(frozen=True)
 class Config:
     """The checked configuration: each section, the top-level ``backend`` ("real",
     "mock", or None: the machine decides) and ``state`` (None: the default), the
@@ -301,6 +362,7 @@ class Config:
     web: WebConfig
     layout: Layout
     sources: tuple[str, ...]
+    club: ClubConfig = ClubConfig()
 
     def state_path(self, override: str | os.PathLike | None = None) -> Path:
         """The ledger's path: ``override`` (--state), else ``state``, else :func:`default_state_path`."""
@@ -426,13 +488,31 @@ def _built(values: dict, sources: tuple[str, ...]) -> Config:
     _check_led_pin(leds, where)
     layout = _layout(leds, where)
     _check_game(game["variant"], game["players"], layout, where)
+    club = _club(values["club"], where)
     top = values[""]
     return Config(
         backend=top["backend"] or None, state=top["state"] or None,
         game=GameSettings(game["variant"], tuple(game["players"]), game["dealer"], options),
         leds=leds, display=display, inputs=inputs, buzzer=buzzer, web=WebConfig(**values["web"]),
-        layout=layout, sources=sources,
+        layout=layout, sources=sources, club=club,
     )
+
+
+def _club(values: dict, where: str) -> ClubConfig:
+    """[club]: with a broker, a club and a table name, and a broker address that reads."""
+    from .clubs import BrokerError, parse_broker
+
+    club = ClubConfig(**values)
+    if not club.enabled:
+        return club
+    try:
+        parse_broker(club.broker, club.username, club.password, club.ca_file)
+    except BrokerError as error:
+        raise ConfigError(f"{where}: [club] {error}") from None
+    for key, example in (("name", "thursday"), ("table", "3")):
+        if not getattr(club, key):
+            raise ConfigError(f'{where}: [club] {key}: a board in a club needs one, e.g. {key} = "{example}"')
+    return club
 
 
 def _check_buzzer(buzzer: BuzzerConfig, leds: LedsConfig, display: DisplayConfig, used: dict[int, str],

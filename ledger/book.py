@@ -21,6 +21,10 @@ from scorer.record import Action, GameHeader, Scorebook, parse_line
 
 from .errors import LedgerError
 
+# What a stored JSON column raises when it is not what the writer wrote: damaged data,
+# left out and said. RecursionError: a few KB of nested brackets (json's decoder recurses).
+UNREADABLE = (ValueError, KeyError, TypeError, AttributeError, RecursionError)
+
 
 def parse_stored(line) -> Action:
     """A stored record line as an action; ValueError (a CribbageError among them) if it does not read."""
@@ -98,7 +102,7 @@ def _read_standing(conn: sqlite3.Connection, path: Path, match_id: int, game_id:
         if row is not None:
             try:
                 cache = StandingCache.from_row(match_id, *row)
-            except (ValueError, KeyError, TypeError, AttributeError):
+            except UNREADABLE:
                 cache = None
             if cache is not None and not 0 <= cache.through <= last:
                 cache = None
@@ -116,7 +120,7 @@ def _read_standing(conn: sqlite3.Connection, path: Path, match_id: int, game_id:
                 continue
             try:
                 cache = cache.add(earlier_id, Outcome.from_dict(json.loads(outcome)))
-            except (ValueError, KeyError, TypeError, AttributeError) as error:
+            except UNREADABLE as error:
                 cache = cache.add(earlier_id, None, repr(error))
     for earlier_id, why in cache.damaged:
         messages.append(

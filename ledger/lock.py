@@ -17,6 +17,8 @@ from pathlib import Path
 from .causes import os_cause
 from .errors import LedgerError, LedgerInUseError
 
+OPEN_TRIES = 10  # a lock file removed and made again this often while we open it: give up
+
 
 class WriterLock:
     """An exclusive ``flock`` on ``LEDGER.lock`` for one writer's lifetime.
@@ -31,7 +33,9 @@ class WriterLock:
         self.path = Path(lock_path(ledger))  # one lock whatever symlink leads to the ledger
         self.created = False
         self._fd: int | None = None
-        for _ in range(10):  # another writer may remove the file between our open and flock
+        self._ledger_fd: int | None = None  # the ledger file itself, flocked too (see hold)
+        self._ledger_id: tuple[int, int] | None = None
+        for _ in range(OPEN_TRIES):  # another writer may remove the file between our open and flock
             fd, created = self._open()
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -58,8 +62,10 @@ class WriterLock:
             pass
 
     def _open(self) -> tuple[int, bool]:
-        flags = os.O_RDWR | os.O_CLOEXEC
-        while True:
+        """The lock file, opened or made; never through a symbolic link (a link planted at
+        the lock's path is refused, and what it points at left alone)."""
+        flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW
+        for _ in range(OPEN_TRIES):  # another writer may remove the file between our two opens
             try:
                 return os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o644), True
             except FileExistsError:
@@ -74,14 +80,20 @@ class WriterLock:
             except FileNotFoundError:
                 continue
             except OSError as error:
-                raise LedgerError(
-                    f"ledger {self.ledger} cannot be written: its lock {self.path} "
-                    f"cannot be opened ({os_cause(error)})"
-                ) from error
+                raise LedgerError(f"ledger {self.ledger} cannot be written: {self._refusal(error)}") from error
+        raise LedgerError(f"ledger {self.ledger} cannot be locked: its lock file keeps changing")
+
+    def _refusal(self, error: OSError) -> str:
+        """Why the lock file cannot be opened, and what to do."""
+        if os.path.islink(self.path):
+            return f"its lock {self.path} is a symbolic link, which is never followed: remove it"
+        if os.path.isdir(self.path):
+            return f"its lock {self.path} is a folder, not a file: remove it"
+        return f"its lock {self.path} cannot be opened ({os_cause(error)})"
 
     def _same_file(self, fd: int) -> bool:
         try:
-            here, there = os.fstat(fd), os.stat(self.path)
+            here, there = os.fstat(fd), os.lstat(self.path)
         except FileNotFoundError:
             return False
         return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
@@ -97,8 +109,40 @@ class WriterLock:
             return "another process"
         return f"{program or 'a process'} (pid {pid})"
 
+    def hold(self) -> None:
+        """Flock the ledger file itself too, for the writer's lifetime (again after the file is
+        set aside and made anew): the lock file can be removed or replaced under a running
+        writer, the ledger it writes cannot be taken by a second one. (SQLite's own locks are
+        fcntl locks, which a flock neither takes nor blocks.) LedgerInUseError if another
+        writer holds it."""
+        fd = os.open(os.path.realpath(self.ledger), os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise LedgerInUseError(
+                f"ledger {self.ledger} is in use by another writer (its lock file {self.path} was "
+                "removed or replaced): stop it first") from None
+        self._drop_ledger()
+        stat = os.fstat(fd)
+        self._ledger_fd, self._ledger_id = fd, (stat.st_dev, stat.st_ino)
+
+    def holds_ledger(self) -> bool:
+        """Whether the file at the ledger's path is still the one held (not moved, deleted or replaced)."""
+        try:
+            stat = os.stat(self.ledger)
+        except OSError:
+            return False
+        return self._ledger_id == (stat.st_dev, stat.st_ino)
+
+    def _drop_ledger(self) -> None:
+        if self._ledger_fd is not None:
+            os.close(self._ledger_fd)
+            self._ledger_fd = self._ledger_id = None
+
     def release(self, remove: bool = True) -> None:
         """Let the lock go (removing the lock file first, while it is still ours)."""
+        self._drop_ledger()
         if self._fd is None:
             return
         if remove and self._same_file(self._fd):
@@ -147,7 +191,7 @@ def lock_held(lock: str) -> bool | None:
     if _OFD_GETLK is None:
         return None
     try:
-        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
     except FileNotFoundError:
         return False  # a writer makes the file before it locks it, and removes it last
     except OSError:

@@ -226,6 +226,14 @@ class LedgerReader:
         and each entry's time, aligned with ``export(game_id)[1:]``."""
         return self._reading(lambda: game_times(self._conn, self.path, game_id))
 
+    def ledger_id(self) -> str | None:
+        """The ledger's id (see :func:`ledger.schema.ledger_id`)."""
+        return self._reading(lambda: schema.ledger_id(self._conn))
+
+    def feed(self, read):
+        """``read(connection)`` (one of :mod:`ledger.feed`'s functions) in one snapshot."""
+        return self._reading(lambda: _snapshot(self._conn, read))
+
     def data_version(self) -> int:
         """A change token: SQLite's ``PRAGMA data_version`` on this reader's
         connection, which differs from the last value read whenever another
@@ -256,6 +264,16 @@ class LedgerReader:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _snapshot(conn: sqlite3.Connection, read):
+    """``read(conn)`` inside one read transaction: every query it makes sees the same ledger."""
+    conn.execute("BEGIN")
+    try:
+        return read(conn)
+    finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
 
 
 def _cannot_make_wal(error: sqlite3.Error, path: Path) -> bool:

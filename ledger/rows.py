@@ -15,7 +15,7 @@ from pathlib import Path
 from scorer.game import LoserResult, Outcome
 from scorer.record import GameHeader
 
-from .book import parse_stored
+from .book import UNREADABLE, parse_stored
 from .errors import LedgerError
 from .schema import ABANDONED, EMPTY, FINISHED, has_times
 
@@ -111,7 +111,7 @@ def listed_games(rows: list[tuple], path: Path) -> tuple[list[GameRow], list[str
         if status == FINISHED:
             try:
                 result = _result(outcome_text, header)
-            except (ValueError, KeyError, TypeError, AttributeError) as error:
+            except UNREADABLE as error:
                 messages.append(f"ledger {path}: game {game_id} is left out: its result is damaged ({error!r})")
                 continue
         listed.append(GameRow(game_id, match_id, header.variant.name, tuple(header.seats), header.variant.target,

@@ -18,6 +18,7 @@ schema 1 meant. Readers read both schemas.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -182,6 +183,9 @@ def prepare(conn: sqlite3.Connection, kind: str, version: int) -> None:
                 conn.execute(statement)
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+    # The ledger's own name for the club link (firmware.club): a board's games are told
+    # apart from every other board's by it. Added to a ledger from before it, once.
+    conn.execute("INSERT OR IGNORE INTO meta VALUES ('ledger_id', ?)", (os.urandom(8).hex(),))
     if kind != NEW and version < 2:
         for statement in MIGRATE_1_TO_2:
             conn.execute(statement)
@@ -192,6 +196,15 @@ def prepare(conn: sqlite3.Connection, kind: str, version: int) -> None:
     if have != len(_TALLY_OBJECTS):  # a ledger from before the tally: add it
         for statement in _TALLIES:
             conn.execute(statement)
+
+
+def ledger_id(conn: sqlite3.Connection) -> str | None:
+    """The ledger's id (16 hex digits, given by its first writer), None where there is none."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='ledger_id'").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return row[0] if row and isinstance(row[0], str) else None
 
 
 def has_times(conn: sqlite3.Connection) -> bool:

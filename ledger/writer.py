@@ -35,6 +35,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from scorer.game import Game, PeggedEntry
 from scorer.record import Action, GameHeader, Scorebook
@@ -164,6 +165,9 @@ class LedgerWriter:
         self._current = CurrentMatch(Scorebook())
         self._outcome: str | None = None
         self._replaced_played = False  # whether the game a game line replaces had entries
+        # Called, with nothing, after every entry is durable and after a damaged file was
+        # replaced: the club link's wake-up (firmware.club.link). It must only signal.
+        self.on_commit: Callable[[], None] | None = None
         exists = _exists(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)  # a missing state folder is made
@@ -181,9 +185,13 @@ class LedgerWriter:
 
     def _open(self, fresh: bool) -> None:
         before = {suffix: Path(str(self.path) + suffix).exists() for suffix in ("", "-wal", "-shm")}
+        if not fresh:
+            self._hold()  # before SQLite opens it: a second writer never reaches the file
         try:
             try:
                 self._conn = self._connect(fresh)
+                if fresh:
+                    self._hold()
                 self._resume(read_current_match(self._conn, self.path, self.messages))
             except (sqlite3.DatabaseError, Damaged) as error:
                 if not is_damage(error):
@@ -237,9 +245,10 @@ class LedgerWriter:
         salvage = self._salvage()
         moved = self._set_aside(error)
         self._conn = self._connect(fresh=True)
+        self._hold()  # the new file is the ledger now
         kept = "nothing of it could be carried over"
         if salvage and self._restore(salvage):
-            _, games, actions = salvage
+            _, games, actions, _ = salvage
             kept = (f"the current match was carried over ({len(games)} games, "
                     f"{len(actions)} entries of the current one)")
         self._resume(read_current_match(self._conn, self.path, self.messages))
@@ -248,10 +257,11 @@ class LedgerWriter:
             f"ledger {self.path} could not be read ({reason}); it was kept as {moved} "
             f"and a new ledger started: {kept}"
         )
+        self._committed()
 
-    def _salvage(self) -> tuple[list, list, list] | None:
-        """The latest match's row, games and current game's actions, if they still read
-        (read-only: the damaged file is kept as it is)."""
+    def _salvage(self) -> tuple | None:
+        """The latest match's row, games and current game's actions, and the ledger's id,
+        if they still read (read-only: the damaged file is kept as it is)."""
         try:
             conn = sqlite3.connect(uri(self.path, "ro"), uri=True, isolation_level=None)
         except sqlite3.Error:
@@ -281,17 +291,22 @@ class LedgerWriter:
             except sqlite3.OperationalError:
                 actions = [(*row, None) for row in conn.execute(
                     "SELECT id, game_id, line FROM actions WHERE game_id=? ORDER BY id", (games[-1][0],))]
+            old_id = schema.ledger_id(conn)
         except sqlite3.Error:
             return None
         finally:
             conn.close()
-        return [tuple(match)], games, actions
+        return [tuple(match)], games, actions, old_id
 
-    def _restore(self, salvage: tuple[list, list, list]) -> bool:
-        matches, games, actions = salvage
+    def _restore(self, salvage: tuple) -> bool:
+        """The salvage in the new file, with the old ledger's id: the club link's names
+        for its games (ledger, game, entry) stay what they were."""
+        matches, games, actions, old_id = salvage
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
+            if old_id is not None:
+                conn.execute("UPDATE meta SET value=? WHERE key='ledger_id'", (old_id,))
             conn.executemany("INSERT INTO matches (id, started) VALUES (?, ?)", matches)
             conn.executemany(
                 "INSERT INTO games (id, match_id, header, outcome, started, finished, status) "
@@ -329,6 +344,11 @@ class LedgerWriter:
     def game(self) -> Game | None:
         return self.book.game
 
+    @property
+    def ledger_id(self) -> str | None:
+        """The ledger's id (see :func:`ledger.schema.ledger_id`)."""
+        return schema.ledger_id(self._conn) if self._conn is not None else None
+
     def apply(self, action: Action) -> PeggedEntry | Game:
         """Apply an action and make it durable; only then return (acknowledge).
 
@@ -338,14 +358,16 @@ class LedgerWriter:
         """
         if self._conn is None or self._broken:
             raise LedgerError(self._broken or f"ledger {self.path} is closed")
-        if isinstance(action, GameHeader):  # does it replace a game anything was entered in?
-            replaced = self.book.game
+        self._require_in_place()
+        if isinstance(action, GameHeader):  # a new game: its names as the rule for names given now says
+            action = action.with_names_checked()
+            replaced = self.book.game  # does it replace a game anything was entered in?
             self._replaced_played = replaced is not None and bool(replaced.history)
         result = self.book.apply(action)
         try:
             self._write(action)
-        except sqlite3.Error as error:
-            failure = self._write_failure(error)
+        except (sqlite3.Error, LedgerError) as error:
+            failure = error if isinstance(error, LedgerError) else self._write_failure(error)
             try:
                 self._resume(read_current_match(self._conn, self.path, []))
             except sqlite3.Error as reread:
@@ -353,6 +375,22 @@ class LedgerWriter:
                 raise LedgerError(f"{failure}; {self._broken}") from error
             raise failure from error
         return result
+
+    def _hold(self) -> None:
+        """Hold the ledger file itself (see WriterLock.hold); an OSError is said as the lock's are."""
+        try:
+            self._lock.hold()
+        except OSError as error:
+            raise LedgerError(f"ledger {self.path} cannot be locked: {os_cause(error)}") from error
+
+    def _require_in_place(self) -> None:
+        """LedgerError, and every later entry refused, once the file at the ledger's path is not
+        the one this writer writes (moved, deleted or replaced while it was open): an entry is
+        acknowledged only when it is in the file at the ledger's path."""
+        if not self._lock.holds_ledger():
+            self._broken = (f"ledger {self.path} was moved or deleted while it was open: "
+                            "entry not saved; start again to open a ledger there")
+            raise LedgerError(self._broken)
 
     def _write_failure(self, error: sqlite3.Error) -> LedgerError:
         if error_code(error) == sqlite3.SQLITE_FULL:
@@ -380,11 +418,13 @@ class LedgerWriter:
                     "UPDATE games SET outcome=?, finished=?, status=? WHERE id=?",
                     (outcome, at if outcome else None, FINISHED if outcome else None, game_id),
                 )
+            self._require_in_place()  # the last look before the entry is durable
             conn.execute("COMMIT")
         except BaseException:
             roll_back(conn)
             raise
         self._outcome = outcome
+        self._committed()
 
     def _write_header(self, game: Game) -> None:
         """A new game: the next of the match (its predecessor joins the match's
@@ -416,6 +456,7 @@ class LedgerWriter:
             ).lastrowid
             if standing is not None:
                 standing.save(conn)
+            self._require_in_place()
             conn.execute("COMMIT")
         except BaseException:
             roll_back(conn)
@@ -423,6 +464,11 @@ class LedgerWriter:
         self._current = CurrentMatch(self.book, game_id, match_id, standing)
         self._game_id = game_id
         self._outcome = None
+        self._committed()
+
+    def _committed(self) -> None:
+        if self.on_commit is not None:
+            self.on_commit()
 
     def _resume(self, current: CurrentMatch) -> None:
         """Take what was read as the state; save a standing that had to be counted (best

@@ -22,6 +22,7 @@ from .errors import (
     UnknownSeatError,
 )
 from .kinds import Kind
+from .names import normal
 from .variants import VARIANTS, Options, ResultKind, Variant, result_kind
 
 MAX_PLAY_POINTS = 15  # no single card can peg more
@@ -572,9 +573,9 @@ class Game:
         return len(self._start_entries) + len(self._stack)
 
     def _seat_index(self, seat: str, error: type[Exception] = UnknownSeatError) -> int:
-        wanted = str(seat).strip().lower()
+        wanted = normal(str(seat).strip()).lower()
         for index, name in enumerate(self.seats):
-            if name.lower() == wanted:
+            if normal(name).lower() == wanted:
                 return index
         raise error(f"{seat} is not in this game: seats are {', '.join(self.seats)}")
 

@@ -20,6 +20,7 @@ from .errors import CribbageError, RecordSyntaxError, RuleError, SetupError
 from .game import Entry, EntryKind, Game, PeggedEntry
 from .kinds import Kind
 from .match import Match
+from .names import checked_name, normal
 from .variants import Options, SkunkLines, find_variant, parse_game_points
 
 TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
@@ -56,6 +57,12 @@ class GameHeader(namedtuple(
             and tuple(s.lower() for s in self.seats) == tuple(s.lower() for s in match.seats)
             and self.options == match.options
         )
+
+    def with_names_checked(self) -> "GameHeader":
+        """This header with its seats and dealer in NFC; SetupError if a name breaks the rule
+        for names given now (:mod:`scorer.names`). Replaying a kept game does not ask it."""
+        dealer = None if self.dealer is None else normal(self.dealer.strip())
+        return self._replace(seats=tuple(checked_name(seat) for seat in self.seats), dealer=dealer)
 
 
 Action = GameHeader | Entry | Command

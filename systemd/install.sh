@@ -5,7 +5,8 @@
 # It installs the packages it needs, enables SPI and I2C, gives spidev a
 # buffer that holds a whole LED frame, holds the core clock still on a Pi 3/4
 # (their SPI clock follows it), lets the service user power the Pi off (a
-# polkit rule), makes the "cribbage" user, installs the app in
+# polkit rule), makes the "cribbage" user and the web view's "cribbage-web"
+# (in the group cribbage, to read the ledger), installs the app in
 # /opt/cribbage-board/venv, puts the default config in
 # /etc/cribbage-board/config.toml (never over an existing one), and enables the
 # service and its web view (cribbage-board-web, read-only on the config's
@@ -24,6 +25,7 @@
 set -euo pipefail
 
 user=cribbage
+web_user=cribbage-web
 prefix=/opt/cribbage-board
 polkit_rule=/etc/polkit-1/rules.d/50-cribbage-board.rules
 system_config=/etc/cribbage-board/config.toml
@@ -120,6 +122,27 @@ web_notice() {  # PYTHON CONFIG: how to reach the web view, and how to turn it o
     echo "To turn it off: sudo systemctl disable --now cribbage-board-web"
 }
 
+make_users() {  # The board's user and the web view's, once: a second run changes nothing.
+    local group
+    for group in gpio i2c spi; do
+        getent group "$group" >/dev/null || groupadd --system "$group"
+    done
+    if ! id "$user" >/dev/null 2>&1; then
+        getent group "$user" >/dev/null || groupadd --system "$user"
+        useradd --system --gid "$user" --home-dir /var/lib/cribbage-board --no-create-home \
+            --shell /usr/sbin/nologin --groups gpio,i2c,spi "$user"
+    else
+        usermod -aG gpio,i2c,spi "$user"
+    fi
+    # The web view's own user, in the board's group to read the ledger (the units
+    # say how) and nothing else: no device groups, no power-off (the polkit rule
+    # names only $user), no login, no home.
+    if ! id "$web_user" >/dev/null 2>&1; then
+        useradd --system --gid "$user" --home-dir /nonexistent --no-create-home \
+            --shell /usr/sbin/nologin "$web_user"
+    fi
+}
+
 # --- The install.
 
 main() {
@@ -203,16 +226,7 @@ main() {
         skip "spidev.bufsiz and the core clock: no config.txt and cmdline.txt in /boot/firmware or /boot"
     fi
 
-    for group in gpio i2c spi; do
-        getent group "$group" >/dev/null || groupadd --system "$group"
-    done
-    if ! id "$user" >/dev/null 2>&1; then
-        getent group "$user" >/dev/null || groupadd --system "$user"
-        useradd --system --gid "$user" --home-dir /var/lib/cribbage-board --no-create-home \
-            --shell /usr/sbin/nologin --groups gpio,i2c,spi "$user"
-    else
-        usermod -aG gpio,i2c,spi "$user"
-    fi
+    make_users
 
     # The board's "Shut down" runs `systemctl --no-ask-password poweroff` as
     # this user; logind asks polkit, and this rule says yes for that user only.

@@ -5,8 +5,8 @@
 # binfmt_misc), copies this working tree in, runs systemd/install.sh there with
 # CRIBBAGE_INSTALL_TARGET=chroot (the steps that need a booted systemd or the
 # Pi's devices print "skipped: ..."), runs it a second time to show it changes
-# nothing, then makes the README's venv and runs the test suite inside the
-# arm64 root. The last line is one summary such as
+# nothing (the boot files, the users and groups), then makes the README's venv
+# and runs the test suite inside the arm64 root. The last line is one summary such as
 #   arm64 bookworm: install ok, 360 passed
 # and the exit status is non-zero on any failure. Run as root; it takes many
 # minutes (the base root is cached in /var/cache/cribbage-board-arm64, so a
@@ -177,6 +177,7 @@ in_root env CRIBBAGE_INSTALL_TARGET=chroot bash /root/cribbage-board/systemd/ins
 grep '^skipped: ' "$log" || true
 grep -E '^(config\.txt|cmdline\.txt): ' "$log" || true
 boot_sum=$(cat "$root/boot/firmware/config.txt" "$root/boot/firmware/cmdline.txt" | md5sum)
+accounts_sum=$(cat "$root"/etc/{passwd,group,shadow,gshadow} | md5sum)
 say "systemd/install.sh again (it must change nothing)"
 in_root env CRIBBAGE_INSTALL_TARGET=chroot bash /root/cribbage-board/systemd/install.sh >"$log.2" 2>&1 ||
     { tail -n 30 "$log.2"; fail "install.sh exited non-zero the second time"; }
@@ -185,13 +186,19 @@ in_root env CRIBBAGE_INSTALL_TARGET=chroot bash /root/cribbage-board/systemd/ins
 cfg=$root/boot/firmware/config.txt
 cmdline=$root/boot/firmware/cmdline.txt
 [ "$(cat "$cfg" "$cmdline" | md5sum)" = "$boot_sum" ] || fail "the second install changed config.txt or cmdline.txt"
+[ "$(cat "$root"/etc/{passwd,group,shadow,gshadow} | md5sum)" = "$accounts_sum" ] || fail "the second install changed the users or groups"
 ! grep -q '^SPI, I2C or the spidev buffer changed' "$log.2" || fail "the second install asked for a reboot again"
 grep -q '^SPI, I2C or the spidev buffer changed' "$log" || fail "the first install did not ask for a reboot"
 { grep -qx 'dtparam=spi=on' "$cfg" && grep -qx 'dtparam=i2c_arm=on' "$cfg"; } || fail "config.txt lacks dtparam spi/i2c"
 [ "$(tail -n 3 "$cfg" | head -n 1)" = "[all]" ] || fail "config.txt: the added lines are not under [all]"
 { [ "$(wc -l <"$cmdline")" -eq 1 ] && grep -q ' spidev.bufsiz=65536$' "$cmdline"; } || fail "cmdline.txt is not one line ending in spidev.bufsiz=65536"
-grep -q 'subject.user == "cribbage"' "$root/etc/polkit-1/rules.d/50-cribbage-board.rules" || fail "no polkit rule"
+rule=$root/etc/polkit-1/rules.d/50-cribbage-board.rules
+[ "$(grep -v '^ *//' "$rule" | grep -o 'subject\.user == "[^"]*"')" = 'subject.user == "cribbage"' ] ||
+    fail "the polkit rule does not name the user cribbage, and it alone"
 in_root id -nG cribbage | tr ' ' '\n' | sort | tr '\n' ' ' | grep -q 'cribbage gpio i2c spi' || fail "user cribbage lacks its groups"
+[ "$(in_root id -nG cribbage-web)" = cribbage ] || fail "user cribbage-web is not in the group cribbage alone"
+[ "$(in_root getent passwd cribbage-web | cut -d: -f7)" = /usr/sbin/nologin ] || fail "user cribbage-web can log in"
+grep -qx 'User=cribbage-web' "$root/etc/systemd/system/cribbage-board-web.service" || fail "the web unit does not run as cribbage-web"
 [ -L "$root/etc/systemd/system/multi-user.target.wants/cribbage-board.service" ] || fail "the unit is not enabled"
 [ -L "$root/etc/systemd/system/multi-user.target.wants/cribbage-board-web.service" ] || fail "the web unit is not enabled"
 grep -qx 'To turn it off: sudo systemctl disable --now cribbage-board-web' "$log" || fail "the install did not say how to turn the web view off"

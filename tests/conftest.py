@@ -7,6 +7,8 @@ import pytest
 from scorer.record import replay
 from scorer.report import state_dict
 
+from broker import broker  # noqa: F401  (a running Mosquitto, for the club tests)
+
 
 def play(record: str) -> dict:
     """Replay a record given as indented text; return the JSON state."""

@@ -4,9 +4,7 @@ line in the console), and files are written only where the user said."""
 import io
 import json
 import os
-import signal
 import tracemalloc
-from contextlib import contextmanager
 
 import pytest
 
@@ -19,6 +17,8 @@ from hardware.errors import LayoutError
 from hardware.layout import load_layout
 from scorer.errors import RecordSyntaxError
 from scorer.record import MAX_LINE, parse_line
+
+from waits import no_hang
 
 
 def run(capsys, *argv):
@@ -217,23 +217,6 @@ def layout_path(tmp_path, case):
         os.mkfifo(path)  # no writer: a blocking open would wait for ever
     return str(path)
 
-
-class Blocked(BaseException):
-    """The body of no_hang blocked (not an OSError: nothing on the way may turn it into a message)."""
-
-
-@contextmanager
-def no_hang(seconds=20):
-    """Raise Blocked in the test if the body blocks for longer than ``seconds``."""
-    def expire(signum, frame):
-        raise Blocked(f"still blocked after {seconds} s")
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.mark.parametrize("case", LAYOUT_CASES)

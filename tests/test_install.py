@@ -14,6 +14,7 @@ INSTALL = ROOT / "systemd" / "install.sh"
 ARM64 = ROOT / "systemd" / "test-install-arm64.sh"
 RULE = ROOT / "systemd" / "50-cribbage-board.rules"
 UNIT = ROOT / "systemd" / "cribbage-board.service"
+WEB_UNIT = ROOT / "systemd" / "cribbage-board-web.service"
 
 # Raspberry Pi OS Bookworm's stock files, shortened.
 CONFIG_TXT = """\
@@ -147,11 +148,17 @@ def test_arm64_script_rejects_an_unknown_release():
     assert result.returncode == 2 and "bookworm|trixie" in result.stderr
 
 
+def unit_user(unit: Path) -> str:
+    return next(line.split("=", 1)[1] for line in unit.read_text().splitlines() if line.startswith("User="))
+
+
 def test_polkit_rule_names_the_service_user_and_the_power_off_actions():
-    """The rule allows the unit's user the two logind power-off actions and nothing else."""
+    """The rule allows the board unit's user the two logind power-off actions and nothing else;
+    it names no other user (the web unit's least of all)."""
     text = RULE.read_text()
-    unit_user = next(line.split("=", 1)[1] for line in UNIT.read_text().splitlines() if line.startswith("User="))
-    assert f'subject.user == "{unit_user}"' in text
+    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    assert re.findall(r'subject\.user == "([^"]*)"', code) == [unit_user(UNIT)]
+    assert unit_user(WEB_UNIT) != unit_user(UNIT) and unit_user(WEB_UNIT) not in code
     actions = set(re.findall(r'"(org\.freedesktop\.[\w.-]+)"', text))
     assert actions == {"org.freedesktop.login1.power-off", "org.freedesktop.login1.power-off-multiple-sessions"}
     assert "/etc/polkit-1/rules.d/50-cribbage-board.rules" in INSTALL.read_text()
@@ -159,7 +166,8 @@ def test_polkit_rule_names_the_service_user_and_the_power_off_actions():
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the polkit rule's JavaScript")
 def test_polkit_rule_says_yes_only_to_cribbage_powering_off():
-    """Run as polkit would: YES for cribbage and power-off(-multiple-sessions), no answer otherwise."""
+    """Run as polkit would: YES for cribbage and power-off(-multiple-sessions), no answer otherwise,
+    the web view's user cribbage-web included."""
     harness = """
 const rules = [];
 const polkit = {Result: {YES: "yes", NO: "no"}, addRule: (f) => rules.push(f)};
@@ -169,13 +177,15 @@ console.log(JSON.stringify([
   ask("org.freedesktop.login1.power-off", "cribbage"),
   ask("org.freedesktop.login1.power-off-multiple-sessions", "cribbage"),
   ask("org.freedesktop.login1.power-off", "pi"),
+  ask("org.freedesktop.login1.power-off", "cribbage-web"),
+  ask("org.freedesktop.login1.power-off-multiple-sessions", "cribbage-web"),
   ask("org.freedesktop.login1.reboot", "cribbage"),
   ask("org.freedesktop.systemd1.manage-units", "cribbage"),
 ]));
 """
     result = subprocess.run(["node", "-e", harness, str(RULE)], capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == ["yes", "yes", None, None, None]
+    assert json.loads(result.stdout) == ["yes", "yes", None, None, None, None, None]
 
 
 def test_unit_hardening_leaves_the_system_bus_reachable():

@@ -6,10 +6,11 @@ import cycle between project modules; no import against the room order:
 - ``scorer`` and ``tomlfile`` import no other room;
 - ``ledger`` imports ``scorer``; ``hardware`` imports ``scorer`` and ``tomlfile``;
 - ``firmware`` may import any room. Inside it, its base (the package itself,
-  ``config``, ``errors``, ``palette``) imports no wing; the board wing no other
-  wing; the PC side the board; the web view no other wing, and of ``hardware``
-  only ``hardware.layout`` (the board's geometry: it never touches a device);
-  the command line may import every wing.
+  ``config``, ``clubs``, ``errors``, ``palette``) imports no wing; the club link
+  no other wing and nothing of ``hardware``; the board wing the club link; the PC side the board and the
+  club link; the web view no other wing, and of ``hardware`` only
+  ``hardware.layout`` (the board's geometry: it never touches a device); the
+  command line may import every wing.
 """
 
 from __future__ import annotations
@@ -29,16 +30,18 @@ ROOM_MAY_IMPORT = {
     "hardware": {"scorer", "tomlfile"},
     "firmware": {"scorer", "ledger", "hardware", "tomlfile"},
 }
-WINGS = ("firmware.board", "firmware.pc", "firmware.web", "firmware.cli")
+WINGS = ("firmware.board", "firmware.pc", "firmware.web", "firmware.club", "firmware.cli")
 # What each part of firmware may import of firmware: its own modules, and these.
 WING_MAY_IMPORT = {
     "firmware": set(),  # the base: config, errors, palette
-    "firmware.board": {"firmware"},
-    "firmware.pc": {"firmware", "firmware.board"},
+    "firmware.board": {"firmware", "firmware.club"},
+    "firmware.pc": {"firmware", "firmware.board", "firmware.club"},
     "firmware.web": {"firmware"},
+    "firmware.club": {"firmware"},
     "firmware.cli": {"firmware", *WINGS},
 }
 WEB_HARDWARE = {"hardware.layout"}  # the board's geometry
+CLUB_HARDWARE: set[str] = set()  # the club link and hub never touch a device
 
 
 def project_modules() -> dict[str, Path]:
@@ -141,6 +144,8 @@ def broken_rules(graph: dict[str, set[str]]) -> list[str]:
                 found.append(f"{module} -> {target}: {part} may not import {part_of(target)}")
             if part == "firmware.web" and other == "hardware" and target not in WEB_HARDWARE:
                 found.append(f"{module} -> {target}: the web view imports only {sorted(WEB_HARDWARE)} of hardware")
+            if part == "firmware.club" and other == "hardware" and target not in CLUB_HARDWARE:
+                found.append(f"{module} -> {target}: the club wing imports nothing of hardware")
     return found
 
 

@@ -142,18 +142,25 @@ def test_web_unit_verifies_without_any_warning(tmp_path):
     assert result.stderr == "" and result.stdout == ""
 
 
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
-def test_web_unit_is_hardened_as_well_as_the_board(tmp_path):
-    """systemd-analyze security rates the web unit's exposure 2.0 or lower ("OK")."""
-    result = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(WEB_UNIT)],
+def exposure(unit: Path) -> float:
+    """The overall exposure ``systemd-analyze security --offline=yes`` gives a unit."""
+    result = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(unit)],
                             capture_output=True, text=True, timeout=60)
     line = next(l for l in result.stdout.splitlines() if "Overall exposure level" in l)
-    assert float(line.split(":")[1].split()[0]) <= 2.0, line
+    return float(line.split(":")[1].split()[0])
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_units_are_hardened():
+    """systemd-analyze security rates the web unit's exposure and the board's 1.0 or lower."""
+    assert exposure(WEB_UNIT) <= 1.0
+    assert exposure(UNIT) <= 1.0
 
 
 def test_web_unit_reads_the_ledger_and_reaches_the_network_only():
-    """The web unit serves the board's ledger read-only on the config's port: the board's user, no writable
-    state folder, internet address families allowed, everything else shut; the board keeps PrivateNetwork."""
+    """The web unit serves the board's ledger read-only on the config's port: its own user in the board's
+    group, no writable state folder, internet address families only (no AF_UNIX: no system bus), everything
+    else shut; the board keeps PrivateNetwork, and its files are readable by its group and no one else."""
     web, board = _settings(WEB_UNIT), _settings(UNIT)
     assert board["PrivateNetwork"] == ["yes"] and "PrivateNetwork" not in web
     exec_start = web["ExecStart"][0].split()
@@ -161,16 +168,26 @@ def test_web_unit_reads_the_ledger_and_reaches_the_network_only():
     ledger = exec_start[exec_start.index("--state") + 1]
     assert ledger == "/var/lib/cribbage-board/ledger.sqlite3"
     assert "--port" not in exec_start  # the config's web.port, which the board's phone view shows too
-    assert web["User"] == board["User"] and web["Group"] == board["Group"]
+    assert web["User"] == ["cribbage-web"] and board["User"] == ["cribbage"]
+    assert web["Group"] == board["Group"] == ["cribbage"]
+    assert board["StateDirectoryMode"] == ["0750"] and board["UMask"] == ["0027"]  # group: read, others: none
     assert "StateDirectory" not in web and "ReadWritePaths" not in web  # both would make the ledger writable
     assert web["ProtectSystem"] == ["strict"] and "/var/lib/cribbage-board" in web["ReadOnlyPaths"]
-    assert set(web["RestrictAddressFamilies"][0].split()) == {"AF_INET", "AF_INET6", "AF_UNIX"}
+    assert web["RestrictAddressFamilies"] == ["AF_INET AF_INET6"]
     for key in ("NoNewPrivileges", "PrivateDevices", "ProtectHome", "PrivateTmp", "RestrictSUIDSGID",
                 "ProtectKernelTunables", "ProtectKernelModules", "MemoryDenyWriteExecute", "LockPersonality"):
         assert web[key] == ["yes"], key
     assert web["CapabilityBoundingSet"] == [""] and web["Restart"] == ["on-failure"]
     assert web["IPAddressDeny"] == ["any"] and "localhost" in web["IPAddressAllow"][0].split()
     assert "SupplementaryGroups" not in web and "DeviceAllow" not in web  # no GPIO, I2C or SPI
+
+
+def test_web_unit_limits_are_explicit():
+    """The web unit's own limits: descriptors for 1,100 idle connections and the real ones (systemd's
+    default soft limit, 1,024, is not enough), memory, threads."""
+    web = _settings(WEB_UNIT)
+    assert int(web["LimitNOFILE"][0]) >= 1100 + 1024  # the idle ones, and all the default allowed besides
+    assert web["MemoryMax"] == ["160M"] and int(web["TasksMax"][0]) > 0
 
 
 def web_notice(config: Path) -> subprocess.CompletedProcess:
@@ -238,3 +255,26 @@ def test_the_port_helper_prints_the_port_or_one_line(tmp_path, capsys):
         assert main(argv) == 2
         captured = capsys.readouterr()
         assert captured.out == "" and captured.err == "usage: python -m firmware.web.settings --port [CONFIG]\n"
+
+
+HUB_UNIT = ROOT / "systemd" / "cribbage-hub.service"
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_hub_unit_verifies_and_is_hardened(tmp_path):
+    """The club hub's unit: systemd-analyze verify says nothing, its exposure is 1.0 or lower, and
+    its only writable place is its own state folder (a dynamic user; the password a credential)."""
+    fake = tmp_path / "opt" / "cribbage-board" / "venv" / "bin" / "cribbage-board"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    unit = tmp_path / "cribbage-hub.service"
+    unit.write_text(HUB_UNIT.read_text().replace("/opt/cribbage-board", str(tmp_path / "opt" / "cribbage-board")))
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stderr == "" and result.stdout == "", result.stderr
+    assert exposure(HUB_UNIT) <= 1.0
+    hub = _settings(HUB_UNIT)
+    assert hub["DynamicUser"] == ["yes"] and hub["StateDirectory"] == ["cribbage-hub"]
+    assert hub["LoadCredential"] == ["broker-password:/etc/cribbage-board/hub.password"]
+    assert "--password-file %d/broker-password" in hub["ExecStart"][0]
+    assert "--state /var/lib/cribbage-hub/hub.sqlite3" in hub["ExecStart"][0]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import signal
 import time
+from contextlib import contextmanager
 
 CEILING_S = 30.0  # the longest a wait may take before the test fails
 # The longest one request may take: the first /stats counts every hand of each hand
@@ -18,3 +20,21 @@ def eventually(condition, timeout: float = CEILING_S) -> bool:
             return True
         time.sleep(0.005)
     return bool(condition())
+
+
+class Blocked(BaseException):
+    """A body ran past its time (not an OSError: nothing on the way may turn it into a message)."""
+
+
+@contextmanager
+def no_hang(seconds: float = 20):
+    """Raise Blocked in the test if the body is still running after ``seconds`` (it blocked or spun)."""
+    def expire(signum, frame):
+        raise Blocked(f"still running after {seconds} s")
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)

@@ -79,8 +79,10 @@ class Controller:
         max_sides: int = 4,
         web_port: int = WEB_PORT,
         display_mode: str = "full",
+        club=None,
     ):
         self.store = store
+        self.club = club  # the club link: connection() and next_game() for the screen, or None
         self.max_sides = max_sides
         self.settings = _with_names_of(settings, store.game)
         self.clock = clock
@@ -349,21 +351,27 @@ class Controller:
             for i, side in enumerate(game.sides)
         )
         footer = self.message if fresh else (game.pegged[-1].describe() if game.pegged else "")
+        next_game = self.club.next_game() if self.club is not None else ""
         if game.outcome is not None:
             outcome = game.outcome
             kind = outcome.kind.value.replace("-", " ")
             tally = " ".join(f"{t.side[:6]} {t.game_points}" for t in self.store.book.match.tally())
             return Screen(
                 title=scores,
-                lines=(f"{outcome.winner} wins!", f"{kind}, by {outcome.margin}", f"match: {tally}"),
+                lines=(f"{outcome.winner} wins!", f"{kind}, by {outcome.margin}", next_game or f"match: {tally}"),
                 footer=footer if self.message_alert and fresh else "hold knob: new game",
                 alert=self.message_alert and fresh,
             )
         order = " > ".join(f"{seat} {what}" for seat, what in game.remaining_show())
+        status = ", ".join(filter(None, (f"deal {state.deal}, {state.phase.value}", lap_note(
+            tuple(side.name for side in game.sides), state.scores, game.variant.target))))
+        if self.club is not None:  # the club's connection first; before the first entry, its pairing
+            status = f"{self.club.connection()} | {status}"
+            if not game.pegged and next_game and not fresh:
+                footer = next_game
         return Screen(
             title=scores,
-            lines=(", ".join(filter(None, (f"deal {state.deal}, {state.phase.value}", lap_note(
-                tuple(side.name for side in game.sides), state.scores, game.variant.target)))),),
+            lines=(status,),
             big=str(self.dial),
             big_caption=f"knob: {order}",
             footer=footer,

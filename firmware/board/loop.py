@@ -69,13 +69,19 @@ class Board:
         self.clock = clock
         self.notifier = notifier or Notifier({})
         self.log = log
+        self.club = None  # the club link (firmware.club.link), when [club] names a broker
+        if config.club.enabled:
+            from ..club.link import open_link
+
+            self.club = open_link(config.club, store, log=log, changed=self._club_changed)
+        self._club_shown: tuple[str, str] | None = None
         leds = config.leds
         self.style = LedStyle(leds.colours, leds.back_peg, leds.marks, blink_back=leds.palette == "colour-blind")
         self._blink_at = float("inf") if not self.style.blink_back else next_blink(clock())
         self.controller = Controller(
             store, config.game, clock, self._set_brightness,
             max_sides=len(devices.layout.tracks), web_port=config.web.port,
-            display_mode=config.display.mode,
+            display_mode=config.display.mode, club=self.club,
         )
         for message in store.messages + devices.warnings:
             self.controller.say(message, alert=True)
@@ -287,6 +293,10 @@ class Board:
     def step(self, timeout: float) -> bool:
         """Wait up to ``timeout`` for input, handle all that came, retry devices, draw if needed."""
         changed = self._handle_input(timeout)
+        if self.club is not None:
+            shown = (self.club.connection(), self.club.next_game())
+            changed |= shown != self._club_shown
+            self._club_shown = shown
         if self._ledger_damage is not None:
             changed = self._set_ledger_aside() or changed
         now = self.clock()
@@ -354,6 +364,12 @@ class Board:
         if interval and now >= self._next_ping:
             self.notifier.watchdog()
             self._next_ping = now + interval / 2
+
+    def _club_changed(self) -> None:
+        """The club's connection or pairing changed (the link's thread): wake the loop to show it."""
+        controls = self.devices.controls
+        if controls is not None:
+            controls.events.put(InputEvent("wake", "club"))
 
     def stop(self) -> None:
         """End the main loop from another thread: it wakes at once and closes down."""
@@ -431,7 +447,8 @@ class Board:
         """Close the ledger, the buttons and the strip (LEDs off), and the OLED
         unless ``keep_display``; the names of those that failed to close.
         (Each close is safe to repeat.)"""
-        closers = {"ledger": self.store.close}
+        closers = {"club link": self.club.close} if self.club is not None else {}
+        closers["ledger"] = self.store.close
         for kind in ("controls", "strip", "buzzer") + (() if keep_display else ("display",)):
             device = getattr(self.devices, kind)
             if device is not None:

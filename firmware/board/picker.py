@@ -22,6 +22,7 @@ from scorer.cards import RANK_NAMES, Card
 from scorer.counting import CRIB_SIZE, Score, score_hand
 from scorer.game import EntryKind, Game, PeggedEntry
 
+from ..config import MAX_NAME
 from .panels import PanelHost, is_back
 from .screens import WIDTH, Screen, font
 
@@ -296,7 +297,6 @@ LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 SPACE, DELETE, DONE = "space", "delete", "done"
 CHOICES = LETTERS + (SPACE, DELETE, DONE)
 SHOWN = {SPACE: "spc", DELETE: "del", DONE: "OK"}
-MAX_NAME = 12  # as [game] players in the config
 
 
 def typed(name: str, choice: str) -> str:

@@ -167,7 +167,8 @@ def _console(args) -> int:
     from ..config import load_config
     from ..pc.console import run_console
 
-    return run_console(load_config(args.config, args.set).state_path(args.state))
+    config = load_config(args.config, args.set)
+    return run_console(config.state_path(args.state), club=config.club)
 
 
 def _web(args) -> int:

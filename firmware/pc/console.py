@@ -16,6 +16,8 @@ from scorer.errors import CribbageError
 from scorer.record import MAX_LINE, parse_line
 from scorer.report import summary
 
+from ..config import ClubConfig
+
 HELP = """\
 Type one line of the game record and press Enter:
   game six-card seats=Alice,Bob dealer=Alice   start a game (options: exact-out muggins
@@ -29,6 +31,7 @@ Type one line of the game record and press Enter:
 
 MAX_LINE_BYTES = MAX_LINE * 4  # UTF-8 takes at most 4 bytes a character
 MAX_MESSAGE = 300
+CLUB_FLUSH_S = 5.0  # at the end of input: how long the club link may take to send what is left
 
 
 def read_line(stdin) -> tuple[str | None, str | None]:
@@ -56,14 +59,21 @@ def _said(message) -> str:
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + "..."
 
 
-def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """Keep the ledger at ``state``: read record lines until quit or end of input; the exit status."""
+def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO | None = None,
+                club: ClubConfig | None = None) -> int:
+    """Keep the ledger at ``state``: read record lines until quit or end of input; the exit status.
+    With a ``club`` that names a broker, every line kept is published to it too (firmware.club)."""
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     path = Path(state)
     store = LedgerWriter(path, holder="cribbage-board console")
     out = stdout.write
+    link = None
     try:
+        if club is not None and club.enabled:
+            from ..club.link import open_link
+
+            link = open_link(club, store)
         for message in store.messages:
             out(f"! {message}\n")
         out(f"cribbage-board: ledger {path}\n")
@@ -110,5 +120,7 @@ def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO |
                 out(f"  {command.split()[0] if command in ('undo', 'redo') else 'ok'}: {describe()}\n")
             out(summary(store.book) + "\n")
     finally:
+        if link is not None:
+            link.close(flush_s=CLUB_FLUSH_S)
         store.close()
     return 0

@@ -1,0 +1,60 @@
+"""Players' names: one rule wherever a name is given (the config, a game line typed at the
+console or sent by the board, the board's name picker).
+
+A name is NFC-normalised, non-empty, one word (no white space), without the record's
+separators (``,`` ``=`` ``#`` ``+``), and without characters that can hide or reorder
+what is shown: control and format characters (bidirectional overrides such as U+202E,
+zero-width spaces and joiners, U+2060, U+FEFF), surrogates, private-use and unassigned
+code points. Otherwise "Bob 16" could read "61 boB", and "Bob" and "B\u200bob" would be
+two players that look the same.
+
+Games already kept with such a name still replay: the rule is for names given now
+(the ledger's writer applies it to every new game), and the pages isolate each name.
+"""
+
+from __future__ import annotations
+
+from .errors import SetupError
+
+SEPARATORS = ",=#+"  # the game record's own: seats=A,B  points=...  # comment  A+B partners
+HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn"}  # control, format, surrogate, private use, unassigned
+
+
+def normal(name: str) -> str:
+    """``name`` in NFC (an ASCII name as it is: unicodedata loads only for others)."""
+    if name.isascii():
+        return name
+    import unicodedata
+
+    return unicodedata.normalize("NFC", name)
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` (already normal) cannot be a player's name, or None if it can."""
+    if not name:
+        return "a name cannot be empty"
+    for char in name:
+        if char.isspace():
+            return "a name is one word: no spaces"
+        if char in SEPARATORS:
+            return f"a name cannot hold {char!r}: the game record uses it"
+        if _hidden(char):
+            return f"U+{ord(char):04X} is a character that hides or reorders text: type the name plainly"
+    return None
+
+
+def _hidden(char: str) -> bool:
+    if char.isascii():
+        return not char.isprintable()
+    import unicodedata
+
+    return unicodedata.category(char) in HIDDEN
+
+
+def checked_name(name: str) -> str:
+    """``name`` in NFC; SetupError (naming it and what is wrong) if it breaks the rule."""
+    name = normal(name.strip())
+    problem = name_problem(name)
+    if problem:
+        raise SetupError(f"seat name {name!r}: {problem}")
+    return name

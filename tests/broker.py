@@ -1,0 +1,186 @@
+"""A real Mosquitto for the club tests: started on a free port as a subprocess, stopped after.
+
+``Mosquitto(folder)`` writes a config (a listener on 127.0.0.1, persistence in
+the folder, optionally a password file and an ACL) and :meth:`start` runs
+Debian's ``mosquitto`` with it; :meth:`restart` stops it (SIGTERM: it saves its
+sessions and queued messages, as ``systemctl restart`` does) and starts it again
+on the same port. Tests skip, saying why, where Mosquitto is not installed
+(``.ci/run`` installs it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from waits import CEILING_S, eventually
+
+
+def mosquitto_program() -> str | None:
+    """Where the broker is: on PATH, or Debian's /usr/sbin (not on a user's PATH)."""
+    return shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
+
+
+def need_mosquitto() -> str:
+    program = mosquitto_program()
+    if program is None:
+        pytest.skip("Mosquitto is not installed: apt install mosquitto (.ci/run does)")
+    return program
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def port_open(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+    except OSError:
+        return False
+    return True
+
+
+class Mosquitto:
+    """One broker for one test, in ``folder``; ``users`` ({name: password}) turns anonymous
+    access off; ``acl`` is the text of an ACL file; ``more``, more lines of config."""
+
+    def __init__(self, folder: Path, users: dict[str, str] | None = None, acl: str | None = None,
+                 port: int | None = None, more: str = ""):
+        self.program = need_mosquitto()
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port()
+        self.process: subprocess.Popen | None = None
+        self.log = self.folder / "mosquitto.log"
+        lines = [
+            f"listener {self.port} 127.0.0.1",
+            "persistence true",
+            f"persistence_location {self.folder}/",
+            "autosave_interval 1",
+            f"log_dest file {self.log}",
+            "log_type error",
+            "log_type warning",
+            "log_type notice",
+            "log_type information",
+            "connection_messages true",
+            "max_queued_messages 100000",
+        ]
+        if os.geteuid() == 0:  # as root it would run as the user "mosquitto", who cannot write here
+            lines.append("user root")
+        if users:
+            passwords = self.folder / "passwords"
+            passwords.write_text("")
+            for name, password in users.items():
+                subprocess.run(["mosquitto_passwd", "-b", str(passwords), name, password], check=True,
+                               capture_output=True)
+            lines += ["allow_anonymous false", f"password_file {passwords}"]
+        else:
+            lines.append("allow_anonymous true")
+        if acl is not None:
+            (self.folder / "acl").write_text(acl)
+            lines.append(f"acl_file {self.folder / 'acl'}")
+        self.config = self.folder / "mosquitto.conf"
+        self.config.write_text("\n".join(lines) + "\n" + more)
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> "Mosquitto":
+        self.process = subprocess.Popen([self.program, "-c", str(self.config)], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE)
+        if not eventually(lambda: port_open(self.port) or self.process.poll() is not None):
+            raise RuntimeError(f"mosquitto did not listen on {self.port} in {CEILING_S} s")
+        if self.process.poll() is not None:
+            raise RuntimeError(f"mosquitto stopped at once: {self.process.stderr.read().decode()[-500:]}")
+        return self
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """Stop the broker: SIGTERM saves its state first; SIGKILL does not."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(CEILING_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process.stderr.close()
+        self.process = None
+
+    def restart(self, down_s: float = 0.0) -> None:
+        self.stop()
+        time.sleep(down_s)
+        self.start()
+
+    def log_text(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def __enter__(self) -> "Mosquitto":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """A running Mosquitto for this test (anonymous, on a free port of 127.0.0.1)."""
+    with Mosquitto(tmp_path / "broker") as running:
+        yield running
+
+
+def environment() -> dict[str, str]:
+    """The environment for a board or hub subprocess: this checkout's modules first."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+class Listener:
+    """A plain MQTT client that keeps every message it receives on ``topics`` (QoS 1); with
+    ``clean`` false its session (and what is queued for it) outlives a disconnection."""
+
+    def __init__(self, broker: Mosquitto, *topics: str, client_id: str = "test-listener", clean: bool = True,
+                 user: tuple[str, str] | None = None):
+        import paho.mqtt.client as mqtt
+
+        self.messages: list[tuple[str, bytes, bool]] = []  # (topic, payload, retained)
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean)
+        self.client.on_message = lambda client, userdata, message: self.messages.append(
+            (message.topic, message.payload, bool(message.retain)))
+        self.subscribed = 0
+        if user is not None:
+            self.client.username_pw_set(*user)
+        self.client.on_connect = lambda client, userdata, flags, code, properties: [
+            client.subscribe(topic, qos=1) for topic in topics]
+        self.client.on_subscribe = lambda *args: setattr(self, "subscribed", self.subscribed + 1)
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.loop_start()
+        if not eventually(lambda: self.subscribed >= len(topics)):
+            raise RuntimeError(f"could not subscribe to {topics} in {CEILING_S} s")
+
+    def payloads(self, suffix: str) -> list[dict]:
+        """The JSON payloads received on topics ending in ``/suffix``, in order."""
+        import json
+
+        return [json.loads(payload) for topic, payload, _ in list(self.messages)
+                if topic.endswith("/" + suffix) and payload]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

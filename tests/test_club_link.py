@@ -1,0 +1,396 @@
+"""A board in a club (firmware/club/link.py) against a real Mosquitto: what it publishes, and the faults it survives."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from firmware.club import schema
+from firmware.club.link import ClubLink, Watermark
+from firmware.config import ConfigError, load_config
+from ledger.reader import LedgerReader
+from ledger.writer import LedgerWriter
+from scorer.errors import CribbageError
+from scorer.record import GameHeader, Scorebook, parse_line
+
+from broker import Listener, Mosquitto, environment
+from waits import CEILING_S, eventually
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = (ROOT / "tests" / "data" / "example-game.txt").read_text().splitlines()
+CLUB = ("--set", "club.name=thursday", "--set", "club.table=3")
+
+
+def club_args(broker: Mosquitto, *more: str) -> list[str]:
+    return ["--set", f"club.broker={broker.url}", *CLUB, *more]
+
+
+def console(state: Path, lines, *args: str, timeout: float = CEILING_S) -> subprocess.CompletedProcess:
+    """``cribbage-board console`` on ``state`` with ``args``, fed ``lines``, to its end."""
+    return subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "console", "--state", str(state), *args],
+        input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=timeout, env=environment(),
+    )
+
+
+def accepted_lines(lines) -> list[str]:
+    """The lines a ledger keeps of ``lines``: those the rules accept, without comments (the game
+    line as the record writes it)."""
+    book, kept = Scorebook(), []
+    for line in lines:
+        action = parse_line(line)
+        if action is None:
+            continue
+        try:
+            book.apply(action)
+        except CribbageError:
+            continue
+        kept.append(book.game.header() if isinstance(action, GameHeader) else line.split("#")[0].strip())
+    return kept
+
+
+def keys(listener: Listener, kind: str = "entry") -> list[tuple]:
+    return [(p["ledger"], p["game"], p["seq"] if kind == "entry" else p["rev"]) for p in listener.payloads(kind)]
+
+
+def decoded(listener: Listener) -> list[dict]:
+    """Every message on a table topic, through the schema's door (raises if one breaks it)."""
+    found = []
+    for topic, payload, _ in list(listener.messages):
+        where = schema.Topics("thursday").parse(topic)
+        if where and payload:
+            found.append(schema.decode(where[1], where[0], payload))
+    return found
+
+
+@pytest.fixture
+def listener(broker):
+    heard = Listener(broker, "cribbage/thursday/#")
+    yield heard
+    heard.close()
+
+
+def test_a_console_in_a_club_publishes_every_entry_its_result_and_its_state(tmp_path, broker, listener):
+    """Every game line and entry once, in order, numbered from 0; the result; the live board; online then offline."""
+    state = tmp_path / "l.sqlite3"
+    done = console(state, EXAMPLE, *club_args(broker))
+    assert done.returncode == 0, done.stderr
+    assert "club: connected to" in done.stderr
+    kept = accepted_lines(EXAMPLE)
+    assert eventually(lambda: len(listener.payloads("entry")) >= len(kept))
+    entries = listener.payloads("entry")
+    with LedgerReader(state) as ledger:
+        assert [e["line"] for e in entries] == ledger.export(1)
+    assert [e["seq"] for e in entries] == list(range(len(kept)))
+    assert len({e["ledger"] for e in entries}) == 1 and {e["game"] for e in entries} == {1}
+    assert eventually(lambda: listener.payloads("result"))
+    result = listener.payloads("result")[-1]
+    assert (result["status"], result["winner"], result["scores"], result["rev"]) == (
+        "finished", "Alice", {"Alice": 121, "Bob": 73}, len(kept) - 1)
+    assert result["losers"][0]["result"] == "skunk" and result["skunk"] is True and result["margin"] == 48
+    assert eventually(lambda: listener.payloads("state") and listener.payloads("state")[-1]["seq"] == len(kept) - 1)
+    assert listener.payloads("state")[-1]["state"]["winner"] == "Alice"
+    assert eventually(lambda: [s["online"] for s in listener.payloads("status")][-1:] == [False])
+    assert [s["online"] for s in listener.payloads("status")][0] is True
+    assert decoded(listener)  # every one of them passes the schema's checks
+
+
+def test_entries_kept_while_the_broker_is_down_are_delivered_once_it_is_back(tmp_path):
+    """A board that plays on with the broker away (even restarted meanwhile) sends everything when it is back."""
+    broker = Mosquitto(tmp_path / "broker").start()
+    try:
+        heard = Listener(broker, "cribbage/thursday/table/3/entry", client_id="test-hub", clean=False)
+        state = tmp_path / "l.sqlite3"
+        broker.stop()
+        first = console(state, EXAMPLE[:20], *club_args(broker))  # the broker is away all along
+        assert first.returncode == 0 and "the board keeps every entry" in first.stderr
+        broker.start()
+        second = console(state, EXAMPLE[20:], *club_args(broker))
+        assert second.returncode == 0, second.stderr
+        kept = accepted_lines(EXAMPLE)
+        assert eventually(lambda: len(set(keys(heard))) >= len(kept))
+        assert sorted(set(keys(heard)), key=lambda k: k[2]) == [(keys(heard)[0][0], 1, n) for n in range(len(kept))]
+        heard.close()
+    finally:
+        broker.stop()
+
+
+def test_the_broker_restarted_mid_game_loses_nothing(tmp_path, broker):
+    """Mosquitto restarted while a board sends: every entry arrives (a repeat is allowed, a gap is not)."""
+    heard = Listener(broker, "cribbage/thursday/table/3/+", client_id="test-hub", clean=False)
+    state = tmp_path / "l.sqlite3"
+    board = subprocess.Popen(
+        [sys.executable, "-m", "firmware.cli", "console", "--state", str(state), *club_args(broker)],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment())
+    try:
+        for number, line in enumerate(EXAMPLE):
+            board.stdin.write(line + "\n")
+            board.stdin.flush()
+            if number == 15:
+                broker.restart()
+        board.stdin.close()
+        assert board.wait(CEILING_S + 10) == 0
+    finally:
+        if board.poll() is None:
+            board.kill()
+    kept = accepted_lines(EXAMPLE)
+    assert eventually(lambda: len(set(keys(heard))) >= len(kept)), board.stderr.read()
+    assert {key[2] for key in keys(heard)} == set(range(len(kept)))
+    assert eventually(lambda: any(r["status"] == "finished" for r in heard.payloads("result")))
+    heard.close()
+
+
+def test_a_board_started_again_sends_only_what_was_not_acknowledged(tmp_path, broker, listener):
+    """The watermark beside the ledger: a second run sends its new entries, not the first run's again."""
+    state = tmp_path / "l.sqlite3"
+    assert console(state, EXAMPLE[:20], *club_args(broker)).returncode == 0
+    assert eventually(lambda: keys(listener))
+    first = len(keys(listener))
+    mark = json.loads((tmp_path / "l.sqlite3.club").read_text())
+    assert mark["key"]["club"] == "thursday" and mark["place"][1] > 0
+    assert console(state, EXAMPLE[20:], *club_args(broker)).returncode == 0
+    kept = accepted_lines(EXAMPLE)
+    assert eventually(lambda: len(keys(listener)) >= len(kept))
+    time.sleep(0.3)  # a repeat, if any were sent, would be here by now
+    assert len(keys(listener)) == len(kept) > first  # each once
+
+
+def test_a_board_joining_a_club_sends_the_game_on_the_board_not_the_games_before(tmp_path, broker, listener):
+    """A finished game from before the club is not the club's; the game being played is, from its game line."""
+    state = tmp_path / "l.sqlite3"
+    lines = EXAMPLE + ["game six-card seats=Cy,Di dealer=Cy", "peg Di 2"]
+    assert console(state, lines).returncode == 0  # no club yet
+    assert console(state, ["peg Cy 1"], *club_args(broker)).returncode == 0
+    assert eventually(lambda: len(listener.payloads("entry")) >= 3)
+    time.sleep(0.3)
+    entries = listener.payloads("entry")
+    assert [(e["game"], e["seq"], e["line"]) for e in entries] == [
+        (2, 0, "game six-card seats=Cy,Di dealer=Cy"), (2, 1, "peg Di 2"), (2, 2, "peg Cy 1")]
+    assert listener.payloads("result") == []
+
+
+def _writer_and_link(tmp_path, broker, **club) -> tuple[LedgerWriter, ClubLink, list[str]]:
+    config = load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3",
+                                *(f"club.{key}={value}" for key, value in club.items())])
+    writer = LedgerWriter(tmp_path / "l.sqlite3")
+    said: list[str] = []
+    link = ClubLink(config.club, writer.path, log=said.append).start()
+    writer.on_commit = link.wake
+    return writer, link, said
+
+
+def test_undoing_the_winning_entry_takes_the_result_back_and_redo_gives_it_again(tmp_path, broker, listener):
+    """finished, then open (the end undone), then finished again: each with a higher rev."""
+    writer, link, _ = _writer_and_link(tmp_path, broker)
+    try:
+        for line in accepted_lines(EXAMPLE):
+            writer.apply(parse_line(line))
+        assert eventually(lambda: [r["status"] for r in listener.payloads("result")][-1:] == ["finished"])
+        writer.apply(parse_line("undo"))
+        assert eventually(lambda: [r["status"] for r in listener.payloads("result")][-1:] == ["open"])
+        writer.apply(parse_line("redo"))
+        assert eventually(lambda: [r["status"] for r in listener.payloads("result")][-1:] == ["finished"])
+        revs = [r["rev"] for r in listener.payloads("result")]
+        assert revs == sorted(revs) and len(set(revs)) == 3
+        writer.apply(parse_line("game six-card seats=Cy,Di"))
+        writer.apply(parse_line("peg Cy 2"))
+        writer.apply(parse_line("game six-card seats=Ed,Fa"))  # Cy v Di replaced before its end
+        assert eventually(lambda: any(r["status"] == "abandoned" for r in listener.payloads("result")))
+        abandoned = [r for r in listener.payloads("result") if r["status"] == "abandoned"][0]
+        assert (abandoned["game"], abandoned["winner"], abandoned["scores"]) == (2, None, {"Cy": 2, "Di": 0})
+    finally:
+        link.close()
+        writer.close()
+
+
+def test_a_wrong_password_is_one_clear_line_and_the_board_plays_on(tmp_path):
+    """The broker refuses the board: one line says so; every entry is still kept in the ledger."""
+    with Mosquitto(tmp_path / "broker", users={"table3": "right"}) as broker:
+        state = tmp_path / "l.sqlite3"
+        done = console(state, EXAMPLE, *club_args(broker, "--set", "club.username=table3",
+                                                  "--set", "club.password=wrong"))
+    assert done.returncode == 0
+    said = [line for line in done.stderr.splitlines() if "club" in line]
+    assert len(said) == 1 and "wrong user name or password" in said[0] and "playing on" in said[0], said
+    writer = LedgerWriter(state)
+    try:
+        assert len(writer.export()) == len(accepted_lines(EXAMPLE)) and writer.game.is_over
+    finally:
+        writer.close()
+
+
+def test_the_oled_shows_the_club_connection_and_the_tables_next_pairing(tmp_path, broker):
+    """The mock board in a club: "club ok" in the status line, the hub's pairing in the footer."""
+    from firmware.pc.simulator import Simulator
+
+    config = load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3"])
+    sim = Simulator(config, tmp_path / "l.sqlite3")
+    hub = Listener(broker, "cribbage/thursday/hub", client_id="test-hub")
+    try:
+        def shown():
+            sim.board.step(0)
+            return sim.board.oled_screen()
+
+        assert eventually(lambda: shown().lines[0].startswith("club ok | deal 1"))
+        pairing = schema.pairing_payload("3", "2026-12-03", 2, ["Ann", "Bob"])
+        hub.client.publish("cribbage/thursday/table/3/pairing", schema.encode(pairing), qos=1, retain=True)
+        assert eventually(lambda: shown().footer == "R2: Ann v Bob")
+        hub.client.publish("cribbage/thursday/table/3/pairing", b'{"v": 1, "table": "4"}', qos=1)
+        time.sleep(0.2)
+        assert shown().footer == "R2: Ann v Bob"  # a pairing for another table is ignored
+    finally:
+        hub.close()
+        sim.close()
+
+
+def test_home_assistant_discovery_makes_each_sides_score_a_sensor(tmp_path, broker):
+    """[club] homeassistant: retained discovery configs whose templates, rendered as Home Assistant
+    does (Jinja2), give each side's score and the table's availability."""
+    jinja2 = pytest.importorskip("jinja2")
+    heard = Listener(broker, "homeassistant/#", "cribbage/thursday/table/3/+")
+    writer, link, _ = _writer_and_link(tmp_path, broker, homeassistant="true")
+    try:
+        for line in accepted_lines(EXAMPLE)[:12]:
+            writer.apply(parse_line(line))
+        expected = writer.book.game.state.scores
+        assert eventually(lambda: heard.payloads("state") and heard.payloads("state")[-1]["seq"] == 11)
+    finally:
+        link.close()
+        writer.close()
+    configs = {topic: json.loads(payload) for topic, payload, _ in heard.messages
+               if topic.startswith("homeassistant/") and payload}
+    assert set(configs) == {"homeassistant/sensor/cribbage-thursday-table-3/side1/config",
+                            "homeassistant/sensor/cribbage-thursday-table-3/side2/config",
+                            "homeassistant/sensor/cribbage-thursday-table-3/next/config"}
+    removed = {topic for topic, payload, _ in heard.messages if topic.startswith("homeassistant/") and not payload}
+    assert removed == {"homeassistant/sensor/cribbage-thursday-table-3/side3/config",
+                       "homeassistant/sensor/cribbage-thursday-table-3/side4/config"}
+    state = json.loads([p for t, p, _ in heard.messages if t.endswith("/state")][-1])
+    status = json.loads([p for t, p, _ in heard.messages if t.endswith("/status")][0])
+    env = jinja2.Environment()
+    for index in (1, 2):
+        config = configs[f"homeassistant/sensor/cribbage-thursday-table-3/side{index}/config"]
+        assert config["state_topic"] == "cribbage/thursday/table/3/state"
+        score = env.from_string(config["value_template"]).render(value_json=state)
+        assert int(score) == expected[index - 1]
+        attributes = json.loads(env.from_string(config["json_attributes_template"]).render(value_json=state))
+        assert attributes["player"] == ["Alice", "Bob"][index - 1]
+        assert env.from_string(config["availability_template"]).render(value_json=status) == "online"
+        assert config["unique_id"] == f"cribbage-thursday-table-3_side{index}"
+    nxt = configs["homeassistant/sensor/cribbage-thursday-table-3/next/config"]
+    assert env.from_string(nxt["value_template"]).render(value_json=state) == (
+        f"{state['state']['next']['seat']} {state['state']['next']['count']}")
+    heard.close()
+
+
+def test_the_writer_wakes_the_link_only_once_the_entry_is_in_the_file(tmp_path):
+    """on_commit runs after COMMIT: another connection already reads the entry."""
+    writer = LedgerWriter(tmp_path / "l.sqlite3")
+    seen = []
+
+    def look():
+        with sqlite3.connect(writer.path) as other:
+            seen.append(other.execute("SELECT count(*) FROM actions").fetchone()[0])
+
+    writer.on_commit = look
+    try:
+        writer.apply(parse_line("game six-card seats=Ann,Bob"))
+        writer.apply(parse_line("peg Bob 2"))
+        writer.apply(parse_line("peg Ann 1"))
+    finally:
+        writer.close()
+    assert seen == [0, 1, 2]
+
+
+def test_a_damaged_ledger_set_aside_keeps_its_id_for_the_club(tmp_path):
+    """The club knows a board's games by (ledger, game, seq): a ledger begun again keeps the old one's id."""
+    path = tmp_path / "l.sqlite3"
+    with LedgerWriter(path) as writer:
+        writer.apply(parse_line("game six-card seats=Ann,Bob"))
+        writer.apply(parse_line("peg Bob 2"))
+        before = writer.ledger_id
+    assert before and len(before) == 16
+    writer = LedgerWriter(path, check="later")
+    try:
+        writer.set_aside("integrity check failed: planted for the test")
+        assert writer.ledger_id == before
+        assert writer.export() == ["game six-card seats=Ann,Bob dealer=Ann", "peg Bob 2"]
+    finally:
+        writer.close()
+
+
+def test_watermark_for_another_club_or_ledger_is_not_taken(tmp_path):
+    """A watermark counts only for its own ledger, club, table and broker; one that does not read is none."""
+    path = tmp_path / "l.sqlite3.club"
+    key = {"ledger": "0123456789abcdef", "club": "thursday", "table": "3", "broker": "mqtt://h:1883"}
+    Watermark(key, (4, 17), 4, {4: ["finished", 9]}).save(path)
+    assert Watermark.load(path, key).place == (4, 17)
+    assert Watermark.load(path, {**key, "club": "friday"}) is None
+    path.write_text("{not json")
+    assert Watermark.load(path, key) is None
+
+
+@pytest.mark.parametrize("settings, said", [
+    (["club.broker=http://h:1", "club.name=a", "club.table=1"], "use mqtt://host:1883"),
+    (["club.broker=mqtt://h:1"], "[club] name: a board in a club needs one"),
+    (["club.broker=mqtt://h:1", "club.name=thursday"], "[club] table: a board in a club needs one"),
+    (["club.name=a/b"], "use 1 to 32 letters"),
+    (["club.broker=mqtt://h:1", "club.name=a", "club.table=1", "club.ca_file=/x.pem"], "a CA file is for mqtts"),
+    (["club.broker=mqtt://u:p@h:1", "club.name=a", "club.table=1"], "give only the host and port"),
+])
+def test_club_settings_that_cannot_work_are_one_clear_line(settings, said):
+    """A bad [club] key or value is a ConfigError naming it and what to write."""
+    with pytest.raises(ConfigError) as refused:
+        load_config(None, settings)
+    assert said in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_table_number_may_be_written_as_a_number():
+    """table = 3 reads as the table "3"; off by default."""
+    assert load_config(None, []).club.enabled is False
+    club = load_config(None, ["club.broker=mqtt://h", "club.name=thursday", "club.table=3"]).club
+    assert (club.table, str(club.address())) == ("3", "mqtt://h:1883")
+
+
+def test_the_oled_says_when_the_broker_refused_the_board(tmp_path):
+    """A wrong password: "no club" in the status line, "club: login refused" below; the board plays on."""
+    from firmware.pc.simulator import Simulator
+
+    with Mosquitto(tmp_path / "broker", users={"table3": "right"}) as broker:
+        config = load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3",
+                                    "club.username=table3", "club.password=wrong"])
+        sim = Simulator(config, tmp_path / "l.sqlite3")
+        try:
+            def shown():
+                sim.board.step(0)
+                return sim.board.oled_screen()
+
+            assert eventually(lambda: shown().footer == "club: login refused")
+            assert shown().lines[0].startswith("no club | deal 1")
+            sim.act("turn", "3")
+            sim.act("click", "red")
+            assert sim.board.controller.game.state.scores[0] == 3  # pegged and kept all the same
+        finally:
+            sim.close()
+
+
+def test_a_ledger_the_link_cannot_read_is_said_in_the_tables_status(tmp_path, broker, listener):
+    """The hub sees why a table sends nothing: its retained status carries the problem, and one log line."""
+    config = load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3"])
+    said: list[str] = []
+    link = ClubLink(config.club, tmp_path / "missing.sqlite3", log=said.append).start()
+    try:
+        link.wake()
+        assert eventually(lambda: any(s.get("problem") for s in listener.payloads("status")))
+        problem = [s for s in listener.payloads("status") if s.get("problem")][-1]["problem"]
+        assert "cannot be read: No such file" in problem and problem.count("\n") == 0
+        time.sleep(2.5)  # tried again meanwhile: said once
+        assert len([line for line in said if "cannot be read" in line]) == 1
+    finally:
+        link.close()
