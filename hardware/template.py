@@ -28,6 +28,7 @@ OLED_MODULE_MM = (27.0, 27.0)  # its breakout board, about 27 x 27 mm: a recess 
 STRIP_MM = 10.0  # a 60 LEDs/m WS2812B strip's width: the length of a cut mark
 MARGIN_MM = 4.0  # blank paper around the drawing
 LED_LABEL_EVERY = 10  # an LED number on every 10th LED
+LED_NUMBER_MM = 2.4  # smaller than a hole number, teal and italic, "LED n": never read as a hole
 SCALE_BAR_MM = 100.0  # to check the print's scale
 
 INK = "#000000"
@@ -126,6 +127,8 @@ class Text:
     cls: str = "label"
     colour: str = INK
     anchor: str = "start"
+    bold: bool = False
+    italic: bool = False
 
     def bbox(self) -> tuple[float, float, float, float]:
         width = 0.6 * self.size * len(self.text)  # generous for Helvetica
@@ -146,6 +149,7 @@ class Drawing:
     width: float
     height: float
     shapes: tuple[Shape, ...]
+    notes: tuple[tuple[str, float, str], ...] = ()  # the legend's paragraphs: (text, size, colour)
 
 
 def template_drawing(
@@ -153,16 +157,20 @@ def template_drawing(
     marks: dict[int, str] | None = None,
     group: int = 5,
     hole_mm: float = HOLE_MM,
+    legend: bool = True,
 ) -> Drawing:
-    """The layout at 1:1: holes with centre crosses, a tick after every ``group``
-    holes, a red line before each hole number in ``marks`` with its label, the
-    start and game holes, the strip's path with its cuts and bridges, the
-    controls' outlines below the tracks and a legend."""
+    """The layout at 1:1: holes with centre crosses, every ``group``th hole numbered
+    and a tick after it, a red line before each hole number in ``marks`` with its
+    label, the start and game holes, the strip's path with its cuts, bridges and
+    LED numbers, the controls' outlines below the tracks and a legend (drawn under
+    it, or with ``legend`` False only kept as the drawing's ``notes``: the PDF
+    prints them whole on a page of their own)."""
     pitch = layout.pitch_mm
     pieces = strip_pieces(layout)
     shapes: list[Shape] = _strip(layout, pieces, hole_mm)  # first: the holes' crosses are drawn over it
     shapes += _holes(layout, hole_mm)
-    shapes += _groups_and_marks(layout, marks or {}, group)
+    shapes += _hole_numbers(layout, group)
+    shapes += _groups_and_marks(layout, marks or {}, group, shapes)
     shapes.sort(key=lambda s: s.cls == "cut")  # cut bars on top, where they share a place with a mark
     left, top, right, bottom = _extent(shapes)
     cy = bottom + 5 + OLED_MODULE_MM[1] / 2
@@ -172,13 +180,16 @@ def template_drawing(
     if end + SCALE_BAR_MM > right:  # no room beside the controls: under them
         end, cy = _extent(controls)[0], _extent(controls)[3] + 8
     shapes += _scale_bar(end, cy)
-    shapes += _legend(layout, len(pieces), hole_mm, left, _extent(shapes)[3] + 4)
+    notes = legend_notes(layout, len(pieces), hole_mm, group)
+    if legend:
+        y = _extent(shapes)[3] + 4
+        shapes += [Text(left, y + i * 4.8, text, size, "legend", colour) for i, (text, size, colour) in enumerate(notes)]
     left, top, right, bottom = _extent(shapes)
     left, top = left - MARGIN_MM, top - MARGIN_MM
     width, height = right + MARGIN_MM - left, bottom + MARGIN_MM - top
     outline = Rect(left + 0.5, top + 0.5, width - 1, height - 1, "outline", width=0.3)
     title = f"{layout.name}: drilling template, hole pitch {pitch:.2f} mm"
-    return Drawing(title, left, top, width, height, (outline, *shapes))
+    return Drawing(title, left, top, width, height, (outline, *shapes), tuple(notes))
 
 
 def board_svg(
@@ -248,6 +259,28 @@ def _drill(x: float, y: float, r: float, cls: str, colour: str = INK, width: flo
     ]
 
 
+HOLE_NUMBER_MM = 3.4  # every fifth hole's number: black, bold, above its column of holes
+HOLE_NUMBER_RISE = 0.5  # its baseline, in pitches above the hole (clear of the centre cross)
+LED_NUMBER_DROP = 0.42  # an LED number's place, in pitches below its hole (its baseline 0.9 mm lower)
+# Those two leave the gap between streets a clear band for the PDF's alignment marks.
+
+
+def _hole_numbers(layout: Layout, group: int) -> list[Shape]:
+    """Every ``group``th hole's number (5, 10, ... 120), once for a column of holes that share it
+    (the tracks of a street run side by side): above the top one, in bold black. The LED
+    numbers (teal, italic, "LED n") go below their holes, so the two never share a place."""
+    pitch = layout.pitch_mm
+    number_at = {(round(h.x, 3), round(h.y, 3)): h.number for track in layout.tracks for h in track}
+    shapes: list[Shape] = []
+    for track in layout.tracks:
+        for hole in track:
+            if hole.number % group or number_at.get((round(hole.x, 3), round(hole.y - 1, 3))) == hole.number:
+                continue  # not a group's end, or the hole above carries the same number
+            shapes.append(Text(hole.x * pitch, (hole.y - HOLE_NUMBER_RISE) * pitch, str(hole.number),
+                               HOLE_NUMBER_MM, "hole-number-5", INK, "middle", bold=True))
+    return shapes
+
+
 def _streets(track: tuple[Hole, ...]):
     """(first hole, last hole, unit step) of each straight run of neighbouring holes."""
     start = 0
@@ -263,7 +296,8 @@ def _streets(track: tuple[Hole, ...]):
             start = i
 
 
-def _groups_and_marks(layout: Layout, marks: dict[int, str], group: int) -> list[Shape]:
+def _groups_and_marks(layout: Layout, marks: dict[int, str], group: int, placed: list[Shape]) -> list[Shape]:
+    """The group ticks, and each mark's line and label (kept clear of the ``placed`` shapes)."""
     pitch = layout.pitch_mm
 
     def pos(hole: Hole) -> tuple[float, float]:
@@ -288,8 +322,38 @@ def _groups_and_marks(layout: Layout, marks: dict[int, str], group: int) -> list
                         a = (2 * b[0] - after[0], 2 * b[1] - after[1])
                 shapes.append(_tick(a, b, pitch * 0.6, "mark", MARK, 0.6))
                 if at.track == 0:
-                    shapes.append(Text(b[0], b[1] - pitch * 0.95, label, 4.0, "mark-label", MARK, "middle"))
+                    shapes.append(_mark_label(b, label, pitch, placed))
     return shapes
+
+
+def _mark_label(at: tuple[float, float], label: str, pitch: float, placed: list[Shape]) -> Text:
+    """A mark's label above its line: centred on it, or else running right or left of it, the
+    first way that crosses no line (a dashed bridge, the strip, a cut) and no other text."""
+    x, y = at[0], at[1] - pitch * 0.95
+    tries = [Text(x, y, label, 4.0, "mark-label", MARK, "middle"),
+             Text(x - pitch * 0.3, y, label, 4.0, "mark-label", MARK, "start"),
+             Text(x + pitch * 0.3, y, label, 4.0, "mark-label", MARK, "end")]
+    for text in tries:
+        if not any(_overlaps(text.bbox(), shape) for shape in placed):
+            return text
+    return tries[0]
+
+
+def _overlaps(box: tuple[float, float, float, float], shape: Shape) -> bool:
+    """Whether ``shape`` (a text's box, or a line's path) comes inside ``box``."""
+    left, top, right, bottom = box
+    if isinstance(shape, Text):
+        a, b, c, d = shape.bbox()
+        return a < right and left < c and b < bottom and top < d
+    if isinstance(shape, Circle):
+        return False
+    for (x1, y1), (x2, y2) in shape.segments():
+        steps = max(1, int(math.hypot(x2 - x1, y2 - y1) / 0.25))
+        for k in range(steps + 1):
+            px, py = x1 + (x2 - x1) * k / steps, y1 + (y2 - y1) * k / steps
+            if left <= px <= right and top <= py <= bottom:
+                return True
+    return False
 
 
 def _strip(layout: Layout, pieces: list[list[Hole]], hole_mm: float) -> list[Shape]:
@@ -341,17 +405,19 @@ def _direction(piece: list[Hole], previous: Hole | None) -> tuple[float, float]:
 
 
 def _led_label(hole: Hole, d, occupied, pitch: float, first: bool) -> Text:
-    """The LED's number beside its hole, on a side with no hole next to it."""
-    sides = [(0.0, -1.0), (0.0, 1.0)] if abs(d[1]) < 1e-9 else [(-1.0, 0.0), (1.0, 0.0)]
-    chosen = sides[1]
-    for sx, sy in sides:
-        if (round(hole.x + sx, 3), round(hole.y + sy, 3)) not in occupied:
-            chosen = (sx, sy)
-            break
-    text = f"LED {hole.led} (DIN)" if first else str(hole.led)
-    x, y = (hole.x + chosen[0] * 0.5) * pitch, (hole.y + chosen[1] * 0.5) * pitch
+    """The LED's number, "LED n" in teal italic: below its hole on a row (above is where the
+    hole numbers go), half a pitch beside it, on a side with no hole, in a column."""
+    if abs(d[1]) < 1e-9:
+        chosen, offset = (0.0, 1.0), (0.0, LED_NUMBER_DROP)
+    else:
+        sides = [(-1.0, 0.0), (1.0, 0.0)]
+        chosen = next((side for side in sides
+                       if (round(hole.x + side[0], 3), round(hole.y + side[1], 3)) not in occupied), sides[1])
+        offset = (chosen[0] * 0.5, 0.0)
+    text = f"LED {hole.led} (DIN)" if first else f"LED {hole.led}"
+    x, y = (hole.x + offset[0]) * pitch, (hole.y + offset[1]) * pitch
     anchor = "middle" if chosen[0] == 0 else ("start" if chosen[0] > 0 else "end")
-    return Text(x, y + 0.9, text, 2.6, "led-number", STRIP, anchor)
+    return Text(x, y + 0.9, text, LED_NUMBER_MM, "led-number", STRIP, anchor, italic=True)
 
 
 def _route(a, b, centres, clearance: float) -> tuple[tuple[float, float], ...]:
@@ -425,20 +491,24 @@ def _scale_bar(x: float, y: float) -> list[Shape]:
     return shapes
 
 
-def _legend(layout: Layout, pieces: int, hole_mm: float, x: float, y: float) -> list[Shape]:
+def legend_notes(layout: Layout, pieces: int, hole_mm: float, group: int = 5) -> list[tuple[str, float, str]]:
+    """The legend's paragraphs, (text, size in mm, colour): under the drawing on one
+    sheet (SVG), on a page of their own before the tiles (PDF)."""
     mw, mh = OLED_MODULE_MM
-    lines = [
+    return [
         (f"{layout.name}: drilling template at 1:1. Hole pitch {layout.pitch_mm:.2f} mm "
          f"({layout.leds_per_metre:g} LEDs/m). Print at 100 % (actual size) and check the scale.", 3.6, INK),
         (f"Drill at the centre crosses: holes, start and game holes {hole_mm:g} mm; buttons {BUTTON_MM:g} mm; "
          f"encoder (EC11) {ENCODER_SHAFT_MM:g} mm. OLED (0.96 in. SSD1306 128x64): cut the "
          f"{OLED_WINDOW_MM[0]:g} x {OLED_WINDOW_MM[1]:g} mm window over its lit area, recess "
          f"{mw:g} x {mh:g} mm from below (check your module).", 3.0, INK),
-        (f"LED strip (teal, under the holes; the arrows run DIN to DOUT; every {LED_LABEL_EVERY}th LED numbered): "
-         f"cut it at the orange bars into {pieces} pieces and bridge each dashed gap with three wires "
-         "(5 V, data DOUT to DIN, GND).", 3.0, STRIP),
+        (f"Hole numbers: every {group}th hole, in bold black above its column of holes (a tick follows it); "
+         "each street's first hole is numbered before it. Red: the skunk lines and the game hole.", 3.0, INK),
+        (f"LED strip (teal, under the holes; the arrows run DIN to DOUT): every {LED_LABEL_EVERY}th LED is "
+         f"numbered \"LED n\" in teal italic below its hole, the strip's own count (from 0), not a hole "
+         f"number. Cut the strip at the orange bars into {pieces} pieces and bridge each dashed gap with "
+         "three wires (5 V, data DOUT to DIN, GND).", 3.0, STRIP),
     ]
-    return [Text(x, y + i * 4.8, text, size, "legend", colour) for i, (text, size, colour) in enumerate(lines)]
 
 
 def _extent(shapes: list[Shape]) -> tuple[float, float, float, float]:
@@ -476,8 +546,9 @@ def svg_text(drawing: Drawing) -> str:
 
 def _svg(s: Shape) -> str:
     if isinstance(s, Text):
+        face = (' font-weight="bold"' if s.bold else "") + (' font-style="italic"' if s.italic else "")
         return (f'<text class="{s.cls}" x="{s.x:.2f}" y="{s.y:.2f}" font-size="{s.size:.2f}" '
-                f'font-family="Helvetica, Arial, sans-serif" text-anchor="{s.anchor}" fill="{s.colour}">'
+                f'font-family="Helvetica, Arial, sans-serif"{face} text-anchor="{s.anchor}" fill="{s.colour}">'
                 f"{escape(s.text)}</text>")
     stroke = f'fill="none" stroke="{s.colour}" stroke-width="{s.width:g}"'
     if s.dash:

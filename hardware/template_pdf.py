@@ -1,10 +1,12 @@
 """The drilling template tiled over printable pages at exactly 1:1, as a PDF.
 
-Pages overlap by ``OVERLAP_MM`` or more: each page but the first in its row (column)
+Page 1 is the instructions, whole (the drawing's legend, and how to print,
+trim and tape the pages), readable before anything is taped; the tiles follow.
+Tiles overlap by ``OVERLAP_MM`` or more: each but the first in its row (column)
 has a dashed trim line in the overlap; trimmed there and laid over its
 neighbour, the magenta alignment marks, printed on both, meet. Every page
-has its row and column, "page N of M", and a 100 mm scale bar to check the
-printer. reportlab is imported only when a PDF is written.
+has "page N of M" (a tile its row and column too) and a 100 mm scale bar to
+check the printer. reportlab is imported only when a PDF is written.
 """
 
 from __future__ import annotations
@@ -44,8 +46,14 @@ class Tiling:
     height: float
     rows: int
     columns: int
-    pages: tuple[Page, ...]
+    pages: tuple[Page, ...]  # the tiles, numbered after the instructions page when there is one
     marks: tuple[tuple[float, float], ...]  # alignment marks, drawing mm
+    instructions: bool = False  # page 1 is the instructions (the drawing has notes)
+
+    @property
+    def total(self) -> int:
+        """Every page of the PDF: the instructions and the tiles."""
+        return len(self.pages) + self.instructions
 
     @property
     def content_width(self) -> float:
@@ -97,8 +105,9 @@ def _tiling(drawing: Drawing, paper: str, width: float, height: float) -> Tiling
     columns, rows = _count(drawing.width, cw), _count(drawing.height, ch)
     xs = _starts(drawing.left, drawing.width, cw, columns)
     ys = _starts(drawing.top, drawing.height, ch, rows)
+    first = 2 if drawing.notes else 1  # page 1: the instructions
     pages = tuple(
-        Page(r * columns + c + 1, r + 1, c + 1, xs[c], ys[r]) for r in range(rows) for c in range(columns)
+        Page(r * columns + c + first, r + 1, c + 1, xs[c], ys[r]) for r in range(rows) for c in range(columns)
     )
     marks = []
     for c in range(1, columns):  # the band a column shares with the one to its left
@@ -113,7 +122,7 @@ def _tiling(drawing: Drawing, paper: str, width: float, height: float) -> Tiling
     for mark in marks:  # bands cross and overlap: one mark where two would touch
         if all(math.dist(mark, other) >= 3 * ALIGN_ARM_MM for other in kept):
             kept.append(mark)
-    return Tiling(paper, width, height, rows, columns, pages, tuple(kept))
+    return Tiling(paper, width, height, rows, columns, pages, tuple(kept), bool(drawing.notes))
 
 
 def _free_marks(drawing: Drawing, at: float, start: float, end: float, vertical: bool):
@@ -166,6 +175,9 @@ def write_pdf(drawing: Drawing, paper: str, path) -> Tiling:
     canvas = Canvas(str(path), pagesize=(tiling.width * pt, tiling.height * pt), invariant=1)
     canvas.setTitle(drawing.title)
     canvas.setCreator("cribbage-board board-template")
+    if tiling.instructions:
+        _instructions(canvas, HexColor, drawing, tiling)
+        canvas.showPage()
     for page in tiling.pages:
         _page(canvas, HexColor, drawing, tiling, page)
         canvas.showPage()
@@ -195,6 +207,60 @@ def _page(canvas, colour, drawing: Drawing, tiling: Tiling, page: Page) -> None:
     canvas.rect(x0, y0, x1 - x0, y1 - y0, stroke=1, fill=0)
     _trim_lines(canvas, colour, tiling, page)
     _footer(canvas, colour, drawing, tiling, page)
+
+
+# reportlab's standard fonts for a Text's (bold, italic)
+FONTS = {(False, False): "Helvetica", (True, False): "Helvetica-Bold",
+         (False, True): "Helvetica-Oblique", (True, True): "Helvetica-BoldOblique"}
+INSTRUCTION_MM = 3.6  # the instructions page's text size (10 pt)
+
+
+def instruction_paragraphs(drawing: Drawing, tiling: Tiling) -> list[tuple[str, float, str]]:
+    """Page 1's paragraphs, (text, size in mm, colour): printing, trimming and taping the
+    tiles, then the drawing's own legend."""
+    tiles, first = len(tiling.pages), tiling.pages[0].number
+    grid = (f"{tiling.rows} row{'s' if tiling.rows > 1 else ''} of "
+            f"{tiling.columns} page{'s' if tiling.columns > 1 else ''}")
+    how = [
+        (f"Pages {first} to {first + tiles - 1} are the board at 1:1, {grid} (the map below, and "
+         "on every page). Print them at 100 % / actual size, never 'fit to page', and check on each "
+         "page that the scale bar measures exactly 100 mm.", INSTRUCTION_MM, "#000000"),
+        ("Trim each page that has a dashed magenta line along that line, lay it over the page it "
+         "names (the one to its left, or above), move it until the magenta marks printed on both "
+         "meet, and tape it there. Tape the whole sheet to the board, centre-punch every cross, "
+         "then drill.", INSTRUCTION_MM, "#000000"),
+    ]
+    return how + [(text, max(size, INSTRUCTION_MM), colour) for text, size, colour in drawing.notes]
+
+
+def _instructions(canvas, colour, drawing: Drawing, tiling: Tiling) -> None:
+    """Page 1: the title, every paragraph whole and wrapped to the page, and a map of the tiles."""
+    from reportlab.lib.utils import simpleSplit
+
+    pt = PT_PER_MM
+    width = tiling.width - 2 * PAGE_MARGIN_MM
+    y = tiling.height - PAGE_MARGIN_MM - 6
+    canvas.setFillColor(colour("#000000"))
+    canvas.setFont("Helvetica-Bold", 5 * pt)
+    name = drawing.title.split(":")[0]
+    canvas.drawString(PAGE_MARGIN_MM * pt, y * pt, f"{name}: drilling template - read this first")
+    y -= 10
+    for text, size, ink in instruction_paragraphs(drawing, tiling):
+        canvas.setFillColor(colour(ink))
+        canvas.setFont("Helvetica", size * pt)
+        for line in simpleSplit(text, "Helvetica", size * pt, width * pt):
+            canvas.drawString(PAGE_MARGIN_MM * pt, y * pt, line)
+            y -= size * 1.35
+        y -= size * 0.9
+    map_height = min(60.0, y - FOOTER_MM - 10)
+    if map_height > 12:
+        canvas.setFillColor(colour("#000000"))
+        canvas.setFont("Helvetica", 3 * pt)
+        canvas.drawString(PAGE_MARGIN_MM * pt, y * pt, "The tiles, as they are taped together:")
+        cell = min(map_height / tiling.rows, width / tiling.columns / 1.4, 30.0)
+        _page_map(canvas, colour, tiling, None, (PAGE_MARGIN_MM + cell * 1.4 * tiling.columns) * pt,
+                  (y - 3 - cell * tiling.rows) * pt, cell * tiling.rows * pt, max_width=width)
+    _footer(canvas, colour, drawing, tiling, None)
 
 
 def _align_mark(x: float, y: float) -> list[Shape]:
@@ -234,8 +300,9 @@ def _trim_lines(canvas, colour, tiling: Tiling, page: Page) -> None:
     canvas.setDash([])
 
 
-def _footer(canvas, colour, drawing: Drawing, tiling: Tiling, page: Page) -> None:
-    """The page's label, the 100 mm scale bar and a map of the pages."""
+def _footer(canvas, colour, drawing: Drawing, tiling: Tiling, page: Page | None) -> None:
+    """The page's label, the 100 mm scale bar and a map of the pages (``page`` None: page 1,
+    the instructions)."""
     pt = PT_PER_MM
     top = tiling.height - FOOTER_MM  # the footer's top, mm from the page's top
 
@@ -247,8 +314,12 @@ def _footer(canvas, colour, drawing: Drawing, tiling: Tiling, page: Page) -> Non
     canvas.setStrokeColor(colour("#000000"))
     canvas.setFont("Helvetica-Bold", 3.2 * pt)
     name = drawing.title.split(":")[0]
-    canvas.drawString(x * pt, at(4.5), f"{name} drilling template - page {page.number} of {len(tiling.pages)} "
-                      f"(row {page.row} of {tiling.rows}, column {page.column} of {tiling.columns})")
+    if page is None:
+        label = f"{name} drilling template - page 1 of {tiling.total}: the instructions"
+    else:
+        label = (f"{name} drilling template - page {page.number} of {tiling.total} "
+                 f"(row {page.row} of {tiling.rows}, column {page.column} of {tiling.columns})")
+    canvas.drawString(x * pt, at(4.5), label)
     bar_y = at(10)
     canvas.setLineWidth(0.4 * pt)
     canvas.line(x * pt, bar_y, (x + SCALE_BAR_MM) * pt, bar_y)
@@ -266,10 +337,11 @@ def _footer(canvas, colour, drawing: Drawing, tiling: Tiling, page: Page) -> Non
     _page_map(canvas, colour, tiling, page, (tiling.width - PAGE_MARGIN_MM) * pt, at(7), 6.5 * pt)
 
 
-def _page_map(canvas, colour, tiling: Tiling, page: Page, right: float, bottom: float, height: float) -> None:
-    """The grid of pages, this one filled, its bottom-right corner at (right, bottom)."""
+def _page_map(canvas, colour, tiling: Tiling, page: Page | None, right: float, bottom: float, height: float,
+              max_width: float = 24.0) -> None:
+    """The grid of tiles, this one filled, its bottom-right corner at (right, bottom)."""
     pt = PT_PER_MM
-    ch = min(height / tiling.rows, 24 * pt / tiling.columns / 1.4)
+    ch = min(height / tiling.rows, max_width * pt / tiling.columns / 1.4)
     cw = ch * 1.4
     canvas.setLineWidth(0.2 * pt)
     canvas.setStrokeColor(colour("#000000"))
@@ -287,7 +359,7 @@ def _draw(canvas, colour, tiling: Tiling, page: Page, shape: Shape) -> None:
     pt = PT_PER_MM
     if isinstance(shape, Text):
         canvas.setFillColor(colour(shape.colour))
-        canvas.setFont("Helvetica", shape.size * pt)
+        canvas.setFont(FONTS[shape.bold, shape.italic], shape.size * pt)
         x, y = tiling.to_pdf(page, shape.x, shape.y)
         draw = {"start": canvas.drawString, "middle": canvas.drawCentredString, "end": canvas.drawRightString}
         draw[shape.anchor](x, y, shape.text)

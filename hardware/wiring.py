@@ -5,7 +5,9 @@ circles, BCM GPIO names beside them); every wire the board needs leaves its
 pin for the part it goes to: buttons to GND on their other leg, the encoder,
 the OLED, the strip's data line through the level shifter and resistor, and
 the buzzer (when the config enables it) through its resistor to a ground pin
-of its own. A panel below shows the 5 V supply, the strip and the common ground.
+of its own. A panel below shows which supply feeds what: the strip's 5 V supply
+(fused) feeds the strip and the level shifter, the Pi has its own USB supply,
+and the two share one ground.
 """
 
 from __future__ import annotations
@@ -31,11 +33,14 @@ PHYSICAL: dict[int, int] = {int(name[4:]): pin for pin, name in HEADER.items() i
 ENCODER = (("encoder_a", "encoder A (CLK)"), ("encoder_b", "encoder B (DT)"),
            ("encoder_button", "encoder push (SW)"))
 # Fixed supply pins: the OLED and encoder power near their lines, the strip's
-# ground and the supply's 5 V at the top right, the buttons' ground bus at the bottom.
+# ground at the top right (the 5 V pin beside it is left unconnected: the Pi has
+# a supply of its own), the buttons' ground bus at the bottom.
 OLED_VCC, OLED_GND, ENCODER_VCC, ENCODER_GND, SUPPLY_5V, COMMON_GND, BUTTON_GND = 1, 9, 17, 14, 2, 6, 39
 COLOURS = {"button": "#555555", "encoder": "#7a3db8", "oled": "#1f6fb2", "strip": "#c0392b",
            "power": "#d35400", "ground": "#222222", "buzzer": "#0e7c6b"}
 BUZZER_OHMS = 100  # in series with the passive piezo (hardware/README.md)
+# Each Pi's own official supply (hardware/README.md's parts list says the same).
+PI_SUPPLIES = "Pi 5 and 500: 5.1 V 5 A USB-C; Pi 4 and 400: 5.1 V 3 A USB-C; Pi 3B+ and Zero 2 W: 5.1 V 2.5 A micro-USB"
 
 
 @dataclass(frozen=True)
@@ -97,8 +102,9 @@ def wires(hookup: Hookup) -> list[Wire]:
     found.append(Wire(BUTTON_GND, "buttons' ground bus", "ground"))
     data = hookup.strip.data_gpio
     found.append(Wire(physical_pin(data), "strip data", "strip", data))
-    found.append(Wire(SUPPLY_5V, "5 V supply + (powers the Pi)", "power"))
-    found.append(Wire(COMMON_GND, "supply - / strip GND (common ground)", "ground"))
+    # The Pi takes its own USB supply (a Pi 5 needs 5 A of it): its 5 V pin (SUPPLY_5V) stays
+    # unconnected, and only the grounds are joined (the power panel says so).
+    found.append(Wire(COMMON_GND, "strip supply - / strip GND (common ground)", "ground"))
     display = hookup.display
     if display is not None:
         if display.bus == "i2c":
@@ -251,7 +257,7 @@ def wiring_svg(hookup: Hookup, source: str = "the default config") -> str:
     driver = hookup.strip.driver
     problems = clashes(found)
     panel = _row_y(40) + 60
-    height = panel + 266 + 18 * len(problems)
+    height = panel + 296 + 18 * len(problems)
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}">',
@@ -301,7 +307,7 @@ def wiring_svg(hookup: Hookup, source: str = "the default config") -> str:
         out.append(_text(label_x, y + 4, name, size=11, anchor="end" if side < 0 else "start",
                          colour="black" if wired else "#999", weight="bold" if wired else "normal"))
     out += _power_panel(panel, hookup.strip)
-    out.append(_text(40, panel + 223, _buzzer_note(hookup), size=12, colour=COLOURS["buzzer"],
+    out.append(_text(40, panel + 253, _buzzer_note(hookup), size=12, colour=COLOURS["buzzer"],
                      extra=' class="legend-buzzer"'))
     y = height - 18 * len(problems) - 10
     for line in problems:
@@ -342,12 +348,12 @@ def _joined(wire: Wire, used: dict[int, list[Wire]]) -> int | None:
 def _power_panel(top: int, strip: StripSettings) -> list[str]:
     """The 5 V supply, the strip, the level shifter's power and the common ground."""
     red, black, ink = COLOURS["strip"], "#222222", COLOURS["strip"]
-    out = [f'<rect x="20" y="{top}" width="{WIDTH - 40}" height="236" rx="8" fill="#fafafa" stroke="#bbb"/>',
+    out = [f'<rect x="20" y="{top}" width="{WIDTH - 40}" height="266" rx="8" fill="#fafafa" stroke="#bbb"/>',
            _text(40, top + 26, "Power and the strip", size=15, weight="bold")]
     # Supply.
     sx, sy = 60, top + 60
     out.append(f'<rect x="{sx}" y="{sy}" width="150" height="90" rx="4" fill="white" stroke="{black}" stroke-width="1.5"/>')
-    out.append(_text(sx + 75, sy + 28, "5 V supply", size=13, anchor="middle", weight="bold"))
+    out.append(_text(sx + 75, sy + 28, "5 V strip supply", size=13, anchor="middle", weight="bold"))
     out.append(_text(sx + 75, sy + 46, "6 A or more", size=11, anchor="middle"))
     out.append(_text(sx + 75, sy + 62, "fuse 7.5 A on +", size=11, anchor="middle"))
     plus, minus = sy + 20, sy + 75
@@ -357,15 +363,20 @@ def _power_panel(top: int, strip: StripSettings) -> list[str]:
     out.append(_text(sx + 160, plus - 6, "+5 V", size=11, colour=red, weight="bold"))
     out.append(_text(sx + 160, minus + 16, "GND", size=11, weight="bold"))
     # Taps off the rails: the Pi, the capacitor, the level shifter, the strip's ends.
-    taps = [(300, "Pi pin 2 (5V)", f"Pi pin {COMMON_GND} (GND)"), (470, "1000 \u00b5F capacitor", "(across + and GND)"),
-            (650, "74AHCT125 VCC", "GND, and 1OE to GND")]
+    taps = [(470, "1000 \u00b5F capacitor", "(across + and GND)"),
+            (650, "74AHCT125 VCC and GND:", "0.1 \u00b5F across; 1OE to GND")]
     for x, top_label, bottom_label in taps:
         out.append(f'<line x1="{x}" y1="{plus}" x2="{x}" y2="{minus}" stroke="#888" stroke-width="1.5" stroke-dasharray="4 3"/>')
         out.append(f'<circle cx="{x}" cy="{plus}" r="4" fill="{red}"/><circle cx="{x}" cy="{minus}" r="4" fill="{black}"/>')
         out.append(_text(x + 6, (plus + minus) // 2 - 4, top_label, size=11))
         out.append(_text(x + 6, (plus + minus) // 2 + 10, bottom_label, size=11))
+    # The Pi: ground only (its 5 V comes from its own USB supply).
+    out.append(f'<line x1="300" y1="{minus - 22}" x2="300" y2="{minus}" stroke="{black}" stroke-width="1.5"/>')
+    out.append(f'<circle cx="300" cy="{minus}" r="4" fill="{black}"/>')
+    out.append(_text(306, (plus + minus) // 2 - 4, f"Pi pin {COMMON_GND} (GND) only;", size=11))
+    out.append(_text(306, (plus + minus) // 2 + 10, "pin 2 (5 V) unconnected", size=11))
     # The strip, fed at both ends.
-    x0, x1 = 820, rail_end
+    x0, x1 = 860, rail_end
     out.append(f'<rect x="{x0}" y="{plus + 12}" width="{x1 - x0}" height="30" rx="4" fill="#fdecea" stroke="{ink}" stroke-width="1.5"/>')
     out.append(_text((x0 + x1) // 2, plus + 32, "WS2812B strip: 5 V and GND at both ends", size=11, anchor="middle", colour=ink))
     for x in (x0 + 8, x1 - 8):
@@ -375,8 +386,10 @@ def _power_panel(top: int, strip: StripSettings) -> list[str]:
         f"GPIO{strip.pin} (pin {physical_pin(strip.pin)}), ws281x driver"
     notes = [
         f"Strip data: {data} -> 74AHCT125 1A, 1Y -> 330 \u03a9 -> DIN.",
+        f"The Pi runs on its own official USB supply ({PI_SUPPLIES}), not on this one.",
         "Feed the strip's 5 V at both ends and every 60-100 LEDs (18 AWG); the Pi, the strip and the",
         "level shifter share one ground. The OLED and the encoder take 3.3 V from the Pi, never 5 V.",
+        "Connect GND first and disconnect it last; never plug or unplug the strip while it is powered.",
     ]
     for i, line in enumerate(notes):
         out.append(_text(40, top + 178 + 15 * i, line, size=12))

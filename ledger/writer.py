@@ -27,7 +27,6 @@ path and the cause, and nothing is renamed, created or changed.
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import os
@@ -45,49 +44,14 @@ from .book import CurrentMatch, StandingCache, export_game, game_ids, read_curre
 from .causes import error_code, is_damage, os_cause, sqlite_cause
 from .errors import Damaged, DiskFullError, LedgerError
 from .lock import WriterLock, default_holder
+from .paths import set_aside, writable_file
 from .schema import ABANDONED, BUSY_TIMEOUT_MS, CHECKS, EMPTY, FINISHED, close_connection, roll_back, uri
 
 CHECK_STOP_SECONDS = 2.0  # how long close() waits for an interrupted check to let its connection go
 
-# ---- the path ----------------------------------------------------------------
+# ---- the path: checked in ledger.paths ----------------------------------------
 
-
-def _exists(path: Path) -> bool:
-    """Whether a ledger file is there; raises LedgerError, changing nothing, if
-    the path is not a file this user can write (or a file that could be made)."""
-    try:
-        path.stat()
-    except FileNotFoundError:
-        _check_parent(path)
-        return False
-    except OSError as error:
-        if error.errno == errno.ENOTDIR:
-            _check_parent(path)
-        raise LedgerError(f"ledger {path} cannot be opened: {os_cause(error)}") from error
-    if path.is_dir():
-        raise LedgerError(f"ledger {path} is a folder, not a file: give a file path (--state FILE)")
-    if not path.is_file():
-        raise LedgerError(f"ledger {path} is not a regular file: give a file path (--state FILE)")
-    try:
-        os.close(os.open(path, os.O_RDWR | os.O_CLOEXEC))
-    except OSError as error:
-        raise LedgerError(f"ledger {path} cannot be written: {os_cause(error)}") from error
-    return True
-
-
-def _check_parent(path: Path) -> None:
-    """The ledger's folder exists or can be made: the nearest existing ancestor is a folder."""
-    for ancestor in path.absolute().parents:
-        try:
-            if ancestor.is_dir():
-                return
-            if ancestor.exists():
-                raise LedgerError(
-                    f"ledger {path} cannot be created: {ancestor} is a file, not a folder"
-                )
-        except OSError as error:
-            raise LedgerError(f"ledger {path} cannot be created: {os_cause(error)}") from error
-
+_exists = writable_file
 
 
 def _stamp(value) -> str:
@@ -320,23 +284,7 @@ class LedgerWriter:
         return True
 
     def _set_aside(self, error: Exception) -> Path:
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(_epoch(self._clock())))
-        target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        counter = 1
-        while target.exists():
-            counter += 1
-            target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{counter}")
-        try:
-            for suffix in ("", "-wal", "-shm"):
-                part = Path(str(self.path) + suffix)
-                if part.exists():
-                    os.replace(part, str(target) + suffix)
-        except OSError as move_error:
-            raise LedgerError(
-                f"ledger {self.path} is damaged ({error}) and cannot be moved aside "
-                f"({os_cause(move_error)}): check the state folder's permissions"
-            ) from move_error
-        return target
+        return set_aside(self.path, _epoch(self._clock()), error)
 
     # ---- writing ---------------------------------------------------------
 

@@ -243,3 +243,111 @@ def test_version_is_the_packages_without_argparse_or_metadata():
     printed, loaded = _loaded_without_site("from firmware.cli import main; main(['--version'])")
     assert printed == f"cribbage-board {firmware.__version__}\n"
     assert not loaded & {"argparse", "importlib.metadata", "typing", "re"}, loaded
+
+
+def _help(capsys, *argv) -> str:
+    assert main([*argv, "--help"]) == 0
+    return capsys.readouterr().out
+
+
+def test_only_the_boards_own_help_lists_the_mock_boards_keys(capsys):
+    """cribbage-board --help ends with the mock board's keys; no command's --help does."""
+    from firmware.cli.declaration import COMMANDS
+    from firmware.pc.terminal import key_help
+
+    heading = "keys of the mock board in the terminal:"
+    top = _help(capsys)
+    assert heading in top and all(does in top for _, does in key_help())
+    for command in COMMANDS:
+        text = _help(capsys, command.name)
+        assert text.startswith(f"usage: cribbage-board {command.name}")
+        assert heading not in text and "muggins: hold" not in text, command.name
+
+
+def test_console_help_says_what_to_type_with_an_example(capsys):
+    """console --help gives the record's lines with examples, as the console's own help does,
+    and names target=, skunk=none, numeric points= and new-match."""
+    from firmware.pc.console import HELP
+
+    text = _help(capsys, "console")
+    assert HELP in text and "game six-card seats=Alice,Bob dealer=Alice" in text
+    for named in ("target=N", "skunk=acc|lurch|triple|none", "points=acc|casual", "2/3/3", "new-match",
+                  "exact-out", "muggins", "undo", "redo", "status", "export", "quit"):
+        assert named in HELP, named
+    assert max(len(line) for line in HELP.splitlines()) <= 80
+
+
+def test_every_line_the_console_help_shows_is_taken():
+    """The console's help documents only what the record takes: its example lines replay, each
+    option it names is accepted in a game line, and each variant it lists is a variant."""
+    import re
+
+    from firmware.pc.console import HELP
+    from scorer.record import parse_line, replay
+    from scorer.variants import VARIANTS
+
+    examples = [line.strip().split("  ")[0] for line in HELP.splitlines() if line.strip().startswith("game ")]
+    assert len(examples) == 2
+    for header in examples:
+        result = replay([header, "heels", "peg Alice 2", "go Bob", "31 Alice", "hand Bob 8", "hand Alice 4",
+                         "crib 4", "undo", "redo"])
+        assert result.rejected == [], (header, result.rejected)
+    game = replay([examples[1]]).book.game
+    assert game.variant.target == 61 and game.options.skunk.value == "none"
+    assert (game.options.points.win, game.options.points.skunk, game.options.points.double_skunk) == (2, 3, 3)
+    for skunk in re.search(r"skunk=(\S+)", HELP).group(1).split("|"):
+        for points in ("acc", "casual", "2/3/3", "1/2/3/4/2"):
+            assert parse_line(f"game six-card seats=A,B skunk={skunk} points={points} target=31 exact-out muggins "
+                              "new-match").new_match
+    listed = HELP.split("variants:", 1)[1].split("heels", 1)[0].split()
+    assert sorted(listed) == sorted(VARIANTS)
+
+
+def test_count_with_nothing_names_every_missing_argument(capsys):
+    """count alone names the cards and --starter; with one of them, the other."""
+    for argv, missing in ((["count"], "the hand's CARDS (3, 4 or 5) and --starter CARD"),
+                          (["count", "--starter", "5C"], "the hand's CARDS (3, 4 or 5),"),
+                          (["count", "5H", "5D", "5S", "JC"], "--starter CARD,")):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == ""
+        assert err.startswith(f"cribbage-board count: count needs {missing}")
+        assert "e.g. count 5H 5D 5S JC --starter 5C" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("command, kind", [("controls-card", "a PDF"), ("wiring", "an SVG")])
+def test_drawings_refuse_a_file_name_of_another_kind(capsys, tmp_path, command, kind):
+    """controls-card -o x.txt (and wiring -o x.txt) refuse, and write nothing: no PDF named .txt."""
+    out_file = tmp_path / "x.txt"
+    code, out, err = run(capsys, command, "-o", str(out_file))
+    assert code == 2 and not out_file.exists()
+    assert err == f"cribbage-board: {command} writes {kind}: name it .{kind.split()[1].lower()}, not {out_file}\n"
+
+
+def _readme_command(heading: str) -> str:
+    readme = (ROOT / "README.md").read_text()
+    return readme.split(heading)[1].split("```sh\n")[1].split("\n```")[0]
+
+
+def test_readme_plays_without_the_test_extra_and_tests_with_it():
+    """The README's command to run the board installs the project alone; the test command the test
+    extra; and nothing the board runs imports a package of the test extra."""
+    import ast
+    import tomllib
+
+    play = _readme_command("Run the board")
+    assert ".venv/bin/pip install -q -e . &&" in play and "[test]" not in play
+    assert play.endswith(".venv/bin/cribbage-board --backend mock")
+    assert ".venv/bin/pip install -q -e '.[test]' &&" in _readme_command("Run the tests:")
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    modules = {"zxingcpp" if name.startswith("zxing") else name
+               for name in (spec.split(">")[0].split("=")[0].replace("-", "_") for spec in extra)}
+    assert {"pytest", "hypothesis", "selenium", "zxingcpp"} <= modules
+    sources = [p for room in ("scorer", "ledger", "hardware", "firmware") for p in (ROOT / room).rglob("*.py")]
+    sources += [ROOT / "tomlfile.py", ROOT / "bin" / "cribbage-board"]
+    offenders = []
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            offenders += [f"{path.relative_to(ROOT)}: {name}" for name in names if name.split(".")[0] in modules]
+    assert not offenders, offenders

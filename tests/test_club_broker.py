@@ -15,7 +15,7 @@ from firmware.config import load_config
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line
 
-from broker import Listener, Mosquitto, free_port, need_mosquitto, port_open
+from broker import Listener, Mosquitto, environment, free_port, need_mosquitto, port_open
 from waits import eventually
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,3 +100,104 @@ def test_the_club_link_works_under_the_acl_and_the_hubs_pairing_reaches_only_its
             link.close()
             writer.close()
             hub.close()
+
+
+SETUP = ROOT / "systemd" / "club-broker.sh"
+
+
+def set_up(tmp_path: Path, *tables: str) -> subprocess.CompletedProcess:
+    """systemd/club-broker.sh with its Mosquitto folder in tmp_path/etc, run from tmp_path (no restart)."""
+    env = {**environment(), "CRIBBAGE_MOSQUITTO_DIR": str(tmp_path / "etc"), "CRIBBAGE_BROKER_RESTART": "no"}
+    return subprocess.run(["bash", str(SETUP), *tables], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+
+
+def passwords(output: str) -> dict[str, str]:
+    """Each table's password from the set-up's lines: table 3: [club] ... password = "..."."""
+    return dict(re.findall(r'^table (\S+): .*password = "([^"]+)"$', output, re.M))
+
+
+def connects(port: int, user: str, password: str) -> int:
+    """The broker's CONNACK reason code for this user and password (0: accepted)."""
+    one = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"probe-{user}", clean_session=True)
+    one.username_pw_set(user, password)
+    codes: list[int] = []
+    one.on_connect = lambda client, userdata, flags, reason, properties: codes.append(reason.value)
+    one.connect("127.0.0.1", port)
+    one.loop_start()
+    try:
+        assert eventually(lambda: codes)
+        return codes[0]
+    finally:
+        one.disconnect()
+        one.loop_stop()
+
+
+def test_the_directors_broker_set_up_makes_a_user_for_the_hub_and_each_table(tmp_path):
+    """club-broker.sh 3 4: the config and ACL in place, hub and tables log in with the passwords it
+    gives (a wrong one is refused), table 3 may publish on its table only; run again with table 5
+    added, 3 keeps its password; a bad table name is one line, exit 2, and changes nothing."""
+    program = need_mosquitto()
+    first = set_up(tmp_path, "3", "4")
+    assert first.returncode == 0, first.stderr
+    given = passwords(first.stdout)
+    assert set(given) == {"3", "4"} and given["3"] != given["4"]
+    hub_password = (tmp_path / "hub.password").read_text().strip()
+    assert oct((tmp_path / "hub.password").stat().st_mode & 0o777) == "0o600" and hub_password
+    etc = tmp_path / "etc"
+    assert oct((etc / "cribbage-passwords.txt").stat().st_mode & 0o777) == "0o600"
+    assert (etc / "cribbage.acl").read_text() == ACL.read_text()
+
+    port = free_port()
+    text = (etc / "conf.d" / "cribbage.conf").read_text()
+    assert f"password_file {etc}/cribbage.passwd" in text and f"acl_file {etc}/cribbage.acl" in text
+    config = tmp_path / "mosquitto.conf"
+    config.write_text(f"persistence false\nuser root\n{text.replace('listener 1883', f'listener {port} 127.0.0.1')}")
+    process = subprocess.Popen([program, "-c", str(config)], stderr=subprocess.PIPE, text=True)
+    try:
+        assert eventually(lambda: port_open(port) or process.poll() is not None)
+        assert process.poll() is None, process.stderr.read()
+        assert connects(port, "hub", hub_password) == 0
+        assert connects(port, "3", given["3"]) == 0
+        assert connects(port, "3", given["4"]) != 0  # another table's password
+        assert connects(port, "nobody", "x") != 0
+    finally:
+        process.terminate()
+        process.wait(10)
+
+    again = set_up(tmp_path, "3", "4", "5")
+    assert again.returncode == 0, again.stderr
+    assert passwords(again.stdout)["3"] == given["3"] and "5" in passwords(again.stdout)
+    assert (tmp_path / "hub.password").read_text().strip() == hub_password
+
+    before = (etc / "cribbage.passwd").read_text()
+    bad = set_up(tmp_path, "3", "table 9")
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and "table name 'table 9'" in bad.stderr
+    assert (etc / "cribbage.passwd").read_text() == before
+
+
+def hub_commands(text: str) -> list[list[str]]:
+    """Each `cribbage-board hub ...` command of a text (its continued lines joined), as arguments;
+    a synopsis (`[--host H --port P]`) is not a command."""
+    import shlex
+
+    joined = text.replace("\\\n", " ")
+    return [shlex.split(line.split("#", 1)[0])[1:] for line in joined.splitlines()
+            if line.lstrip().startswith("cribbage-board hub ") and "[" not in line]
+
+
+def test_the_hub_commands_the_docs_and_the_unit_give_are_the_hubs():
+    """The director's command in README and docs/club.md, and the unit's ExecStart, parse as given:
+    every option they name is one the hub takes (a renamed option would leave them lying)."""
+    from firmware.cli.command import parse_args
+
+    unit = (ROOT / "systemd" / "cribbage-hub.service").read_text()
+    exec_start = next(line for line in unit.splitlines() if line.startswith("ExecStart="))
+    exec_start = exec_start.replace("${CLUB_BROKER}", "mqtt://localhost:1883").replace("${CLUB_NAME}", "thursday")
+    commands = hub_commands((ROOT / "README.md").read_text()) + hub_commands((ROOT / "docs" / "club.md").read_text())
+    commands.append(exec_start.split()[1:])
+    assert len(commands) >= 3
+    for argv in commands:
+        args = parse_args(argv, quick=False)
+        assert args.command == "hub" and args.broker.startswith("mqtt://") and args.club == "thursday", argv

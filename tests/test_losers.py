@@ -200,6 +200,21 @@ def test_the_console_says_the_unfinished_game_is_kept(tmp_path):
         assert [g.status for g in reader.games()] == ["abandoned"]
 
 
+def test_the_console_says_an_empty_game_is_not_kept(tmp_path):
+    """console: a game line after a game with no entries says that game is not kept, and it is not."""
+    path = tmp_path / "ledger.sqlite3"
+    result = subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "console", "--state", str(path)], cwd=ROOT,
+        input="game six-card seats=A,B\ngame six-card seats=A,B\npeg A 3\n", capture_output=True, text=True,
+        timeout=60, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "abandoned" not in result.stdout
+    assert result.stdout.count("the game before had no entries: it is not kept, and counts for nobody") == 1
+    with LedgerReader(path) as reader:
+        assert reader.games() == [] and state_dict(reader.book)["match"]["abandoned"] == 0
+
+
 def test_the_listing_gives_losers_to_a_result_stored_before_they_were_kept(tmp_path):
     """A three-hand result stored without losers (schema 1): games() works them out from its scores."""
     import json

@@ -157,7 +157,7 @@ def test_player_names_set_on_the_board_are_kept_with_the_game(tmp_path):
         board.act("click", "knob")  # blue
         name_player(board, ["B", "O", "space", "J", "O"])
         assert controller.settings.players[:2] == ("Ann", "Bo-Jo")
-        assert controller.message == "Names apply from the next new game"
+        assert controller.message == "New names: next game"
         assert controller.game.seats == ("Ann", "Blue")
     finally:
         board.close()
@@ -213,3 +213,45 @@ def test_the_display_item_switches_to_large_scores_and_back(sim):
     sim.act("click", "knob")
     assert sim.board.controller.display_mode == "full" and sim.board.oled_screen().scores == ()
 
+
+
+def test_a_rename_mid_game_is_said_on_the_oled_and_applies_at_the_next_game(sim):
+    """Renaming a player while a game is under way: the Players menu says the new names wait for the
+    next game, the board's screen says so when the menu closes, and the next new game has them."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from PIL import Image, ImageDraw
+
+    from firmware.board.menu import NAMES_NEXT_GAME
+    from firmware.board.screens import font
+
+    controller = sim.board.controller
+    open_item(sim, "Players")
+    assert controller.screen().footer == ""  # nothing pegged yet: a name applies at once
+    sim.act("click", "menu")
+    sim.act("click", "menu")
+    sim.act("turn", "3")
+    sim.act("click", "blue")  # a game under way
+    open_item(sim, "Players")
+    assert controller.screen().footer == ""
+    sim.act("turn", "1")
+    sim.act("click", "knob")  # blue
+    name_player(sim, "BO")
+    screen = controller.screen()
+    assert screen.title == "Players" and screen.footer == NAMES_NEXT_GAME and cursor_label(sim) == "blue: Bo"
+    assert ImageDraw.Draw(Image.new("1", (128, 64))).textlength(NAMES_NEXT_GAME, font=font(10)) <= 126  # one line
+    assert oled_image(screen).tobytes() != oled_image(replace(screen, footer="")).tobytes()  # drawn
+    sim.act("click", "menu")
+    sim.act("click", "menu")
+    assert not controller.panels
+    assert controller.screen().footer == NAMES_NEXT_GAME
+    assert controller.game.seats == ("Red", "Blue") and controller.game.state.scores[1] == 3
+    open_item(sim, "New game")
+    sim.act("turn", "1")
+    sim.act("click", "knob")  # Yes
+    assert controller.game.seats == ("Red", "Bo")
+    open_item(sim, "Players")
+    assert controller.screen().footer == ""  # nothing waits now
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    assert f'they apply from the next new game, and the OLED says "{NAMES_NEXT_GAME}"' in readme

@@ -257,6 +257,51 @@ def test_the_port_helper_prints_the_port_or_one_line(tmp_path, capsys):
         assert captured.out == "" and captured.err == "usage: python -m firmware.web.settings --port [CONFIG]\n"
 
 
+def _undo_block(readme: str) -> str:
+    """The shell block under systemd/README.md's "### Undo" heading."""
+    section = readme.split("### Undo", 1)[1]
+    return section.split("```sh", 1)[1].split("```", 1)[0]
+
+
+def test_service_readme_covers_what_install_sh_installs_and_undo_takes_it_all_back():
+    """Every unit install.sh installs and enables, its users and the web port are in systemd/README.md,
+    and the README's Undo disables and removes each unit and file and deletes each user install.sh makes."""
+    import re
+
+    from firmware.web.settings import web_settings
+
+    script = (ROOT / "systemd" / "install.sh").read_text()
+    readme = (ROOT / "systemd" / "README.md").read_text()
+    undo = _undo_block(readme)
+    enabled = set()
+    for line in script.splitlines():
+        if re.match(r"\s*systemctl enable ", line):
+            enabled |= set(line.split("enable", 1)[1].split("#", 1)[0].split())
+    assert enabled == {"cribbage-board.service", "cribbage-board-web.service"}
+    installed = set(re.findall(r'^\s*install -m \d+ "\$src/[^"]+" (/etc/\S+)', script, re.M))
+    for variable in re.findall(r'^\s*install -m \d+ "\$src/[^"]+" "\$(\w+)"', script, re.M):  # "$polkit_rule"
+        installed.add(re.search(rf"^{variable}=(\S+)$", script, re.M).group(1))
+    installed |= set(re.findall(r">(/etc/modules-load\.d/\S+)", script))
+    assert "/etc/systemd/system/cribbage-board-web.service" in installed
+    disable = next(line for line in undo.splitlines() if "systemctl disable --now" in line)
+    for unit in enabled:
+        name = unit.removesuffix(".service")
+        assert f"`{unit}`" in readme and f"journalctl -u {name}" in readme
+        assert name in disable.split()
+        assert f"/etc/systemd/system/{unit}" in undo
+    assert "/etc/modules-load.d/cribbage-board.conf" in installed and "/etc/cribbage-board/config.toml" in installed
+    for path in installed - {"/etc/cribbage-board/config.toml"}:
+        assert path in undo, path
+    assert "/etc/cribbage-board " in undo  # the config with its folder and "sudo rm -r /opt/cribbage-board" in undo
+    users = re.findall(r"^(\w+)=(cribbage[\w-]*)$", script, re.M)
+    assert dict(users) == {"user": "cribbage", "web_user": "cribbage-web"}
+    for _, name in users:
+        assert f"userdel {name}" in undo and f"`{name}`" in readme
+    assert undo.index("userdel cribbage-web") < undo.index("userdel cribbage ")  # its group is cribbage's
+    port = web_settings(str(ROOT / "firmware" / "default-config.toml"), None)[2]
+    assert f"`web.port` ({port} by default)" in readme
+
+
 HUB_UNIT = ROOT / "systemd" / "cribbage-hub.service"
 
 

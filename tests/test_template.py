@@ -14,7 +14,13 @@ from firmware.cli import main
 from hardware.inputs import DEFAULT_BUTTONS
 from hardware.layout import BUNDLED, load_layout, parse_layout
 from hardware.template import (
-    BUTTON_MM, ENCODER_SHAFT_MM, HOLE_MM, OLED_WINDOW_MM, board_svg, strip_pieces, template_drawing,
+    BUTTON_MM,
+    ENCODER_SHAFT_MM,
+    HOLE_MM,
+    OLED_WINDOW_MM,
+    board_svg,
+    strip_pieces,
+    template_drawing,
 )
 from hardware.template_pdf import OVERLAP_MM, tile
 
@@ -117,7 +123,8 @@ def test_strip_is_cut_where_it_jumps_between_runs():
     assert len(shapes(svg, "line", "cut")) == 2 * len(pieces)
     assert len(shapes(svg, "polyline", "bridge")) == len(pieces) - 1
     numbers = [t.text for t in shapes(svg, "text", "led-number")]
-    assert numbers[0] == "LED 0 (DIN)" and sorted(int(n) for n in numbers[1:]) == list(range(10, 243, 10))
+    assert numbers[0] == "LED 0 (DIN)" and sorted(int(n.removeprefix("LED ")) for n in numbers[1:]) == list(
+        range(10, 243, 10))
 
 
 def test_strip_runs_in_one_line_need_no_cut():
@@ -155,8 +162,8 @@ def test_controls_outlined_below_the_tracks():
 def test_pdf_pages_match_the_paper(pdf, paper):
     """As many pages as the tiling needs, each exactly the paper's size (either way round)."""
     pdf = pdf("classic-121", paper)
-    expected = tile(template_drawing(load_layout("classic-121"), MARKS), paper)
-    assert len(pdf.pages) == len(expected.pages) > 1
+    expected = tile(template_drawing(load_layout("classic-121"), MARKS, legend=False), paper)
+    assert len(pdf.pages) == len(expected.pages) + 1 == expected.total and len(expected.pages) > 1
     sizes = {(round(float(p.mediabox.width), 2), round(float(p.mediabox.height), 2)) for p in pdf.pages}
     assert len(sizes) == 1
     (size,) = sizes
@@ -173,7 +180,7 @@ def test_every_page_has_a_100_mm_scale_bar_and_its_label(pdf):
         bars = [l for l in pdf_lines(page) if l[1] == l[3] and abs(abs(l[2] - l[0]) - 100 * PT) < 0.01]
         assert bars, f"page {n} has no 100 mm bar"
         text = " ".join(page.extract_text().split())
-        assert f"page {n} of {total}" in text and "row " in text and "column " in text
+        assert f"page {n} of {total}" in text and (n == 1 or "row " in text and "column " in text)
         assert "100 % / actual size" in text
 
 
@@ -196,12 +203,13 @@ def test_holes_are_printed_at_1_to_1(pdf):
                 found += 1
     assert found > 200
     # and one known pair through the tiling: holes 1 and 6 of track 1, 5 pitches apart
-    drawing = template_drawing(load_layout("classic-121"), MARKS)
+    drawing = template_drawing(load_layout("classic-121"), MARKS, legend=False)
     tiling = tile(drawing, "a4")
     page = tiling.pages[0]
+    assert page.number == 2  # page 1: the instructions
     p1, p6 = (tiling.to_pdf(page, h * 1000 / 60, 0) for h in (0, 5))
     assert abs((p6[0] - p1[0]) - 5 * pitch_pt) < 1e-6
-    lines = pdf_lines(pdf.pages[0])
+    lines = pdf_lines(pdf.pages[1])
     for x, y in (p1, p6):
         assert any(l[1] == l[3] and abs(l[1] - y) < 0.01 and abs((l[0] + l[2]) / 2 - x) < 0.01 for l in lines)
 
@@ -212,7 +220,7 @@ def test_tiles_overlap_and_cover_every_hole(name, paper):
     """Every hole lies whole on some page; neighbouring pages share at least the overlap,
     and each alignment mark is on two pages or more."""
     layout = load_layout(name)
-    drawing = template_drawing(layout, MARKS)
+    drawing = template_drawing(layout, MARKS, legend=False)  # as board-template tiles it
     tiling = tile(drawing, paper)
     regions = {(p.row, p.column): tiling.region(p) for p in tiling.pages}
     r = HOLE_MM / 2
@@ -256,8 +264,8 @@ def test_board_template_command(tmp_path, capsys):
     assert main(["board-template", "-o", str(tmp_path / "no" / "board.pdf")]) == 2
     assert "cannot write" in capsys.readouterr().err
     assert main(["board-template", "--paper", "a3", "-o", str(tmp_path / "board.pdf")]) == 0
-    assert "2 A3 landscape pages" in capsys.readouterr().out
-    assert len(PdfReader(tmp_path / "board.pdf").pages) == 2
+    assert "3 A3 landscape pages: page 1 the instructions, then 2 to tape (1 x 2)" in capsys.readouterr().out
+    assert len(PdfReader(tmp_path / "board.pdf").pages) == 3
 
 
 def test_help_and_readme_name_every_layout(monkeypatch, capsys):
@@ -268,3 +276,72 @@ def test_help_and_readme_name_every_layout(monkeypatch, capsys):
     readme = (Path(__file__).parent.parent / "hardware" / "README.md").read_text()
     for name in BUNDLED:
         assert name in help_text and name in readme
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_every_fifth_hole_is_numbered_apart_from_the_led_numbers(name):
+    """5, 10 ... 120 in bold black above each column of holes that share the number; the LED numbers
+    are "LED n", teal, italic, smaller and below their holes; the legend tells the two apart."""
+    from hardware.template import STRIP, Text
+
+    layout = load_layout(name)
+    drawing = template_drawing(layout, MARKS)
+    pitch = layout.pitch_mm
+    texts = [s for s in drawing.shapes if isinstance(s, Text)]
+    numbers = {(round(t.x, 2), t.text): t for t in texts if t.cls == "hole-number-5"}
+    for track in layout.tracks:
+        for hole in track:
+            if hole.number % 5:
+                continue
+            label = numbers[round(hole.x * pitch, 2), str(hole.number)]
+            top = min(h.y for t in layout.tracks for h in t if h.number == hole.number and h.x == hole.x)
+            assert top * pitch - pitch < label.y < top * pitch and label.bold and label.colour == "#000000"
+    assert len(numbers) == 120 // 5  # once a column: the tracks of a street share their numbers
+    leds = {t.text: t for t in texts if t.cls == "led-number"}
+    by_led = {h.led: h for h in layout.all_holes()}
+    assert leds and all(text.startswith("LED ") for text in leds)
+    for text, label in leds.items():
+        hole = by_led[int(text.split()[1])]
+        assert label.italic and not label.bold and label.colour == STRIP
+        assert label.size < next(iter(numbers.values())).size
+        assert label.y > hole.y * pitch or label.x != hole.x * pitch  # below its hole, or beside it in a column
+    legend = " ".join(text for text, _, _ in drawing.notes)
+    assert "every 5th hole, in bold black" in legend and '"LED n" in teal italic' in legend
+    assert "not a hole number" in legend
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_no_text_overlaps_another_or_crosses_a_line(name):
+    """Every label (hole and LED numbers, the skunk lines' labels, start, game, the controls, the legend)
+    is clear of every other and of the strip, its dashed bridges, the cut bars, the marks and the ticks:
+    "double skunk (61)" no longer sits on a bridge."""
+    from hardware.template import Text, _overlaps
+
+    drawing = template_drawing(load_layout(name), MARKS)
+    texts = [s for s in drawing.shapes if isinstance(s, Text)]
+    lines = [s for s in drawing.shapes if s.cls in ("bridge", "strip", "cut", "mark", "group", "strip-arrow")]
+    assert any(t.cls == "mark-label" and t.text == "double skunk (61)" for t in texts)
+    assert any(line.cls == "bridge" for line in lines)
+    overlapping = [(a.text, b.text) for i, a in enumerate(texts) for b in texts[i + 1:] if _overlaps(a.bbox(), b)]
+    crossing = [(t.text, line.cls) for t in texts for line in lines if _overlaps(t.bbox(), line)]
+    assert not overlapping and not crossing, (overlapping, crossing)
+
+
+@pytest.mark.parametrize("paper", PAPER_PT)
+def test_pdf_page_1_is_the_instructions_whole(pdf, paper):
+    """Page 1 holds every paragraph of the legend and how to print, trim and tape, whole; the tiles
+    hold none of it (no paragraph cut across tiles)."""
+    from hardware.template_pdf import instruction_paragraphs
+
+    reader = pdf("classic-121", paper)
+    drawing = template_drawing(load_layout("classic-121"), MARKS, legend=False)
+    tiling = tile(drawing, paper)
+    first = " ".join(reader.pages[0].extract_text().split())
+    assert "read this first" in first and "page 1 of" in first
+    paragraphs = instruction_paragraphs(drawing, tiling)
+    assert len(paragraphs) == len(drawing.notes) + 2
+    for text, _, _ in paragraphs:
+        assert " ".join(text.split()) in first, text
+    for page in reader.pages[1:]:
+        text = " ".join(page.extract_text().split())
+        assert "Drill at the centre crosses" not in text and "bridge each dashed gap" not in text

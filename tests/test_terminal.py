@@ -22,6 +22,7 @@ from firmware.config import load_config
 from firmware.pc.simulator import Simulator
 from firmware.pc.terminal import (
     HELP,
+    HELP_MIN_WIDTH,
     KEYS,
     Canvas,
     TerminalScreen,
@@ -267,3 +268,40 @@ def test_the_board_at_80x24_through_a_pseudo_terminal(tmp_path):
             board.kill()
             board.wait()
         os.close(main_fd)
+
+
+@pytest.mark.parametrize("width", range(HELP_MIN_WIDTH, 201))
+def test_the_key_help_breaks_lines_between_items_only(width):
+    """At any width the help is given (beside the OLED, or 80 and more below it) each item of the key help ("r b g y peg play points (heels)") is on one line,
+    no line is wider than the room, and the lines read as the one-paragraph help."""
+    lines = help_lines(width)
+    assert all(len(line) <= width for line in lines)
+    assert " ".join(lines) == f"cribbage-board (mock) {HELP}"
+    for keys, does in key_help():
+        assert any(f"{keys} {does}" in line for line in lines), (width, keys)
+
+
+def test_the_80x24_key_help_keeps_every_item_whole(sim):
+    """On the 80x24 screen itself every key and what it does are on the same line."""
+    lines = compose(sim, 80, 24, colour=False).lines()
+    for keys, does in key_help():
+        assert any(f"{keys} {does}" in line for line in lines), keys
+
+
+def test_the_game_hole_is_drawn_apart_from_the_skunk_lines(sim):
+    """At 80x24 the game hole is ◦, as the README says, and the skunk lines' marks are •; a peg
+    in the game hole is drawn as a peg."""
+    from firmware.pc.terminal import led_cell
+
+    layout = sim.devices.layout
+    plan = choose_plan(layout, 80, 24)
+    geometry = board_geometry(layout, plan.hx)
+    canvas = compose(sim, 80, 24, colour=True)
+    row, col = geometry.cells[layout.game_hole.led]
+    assert canvas.rows[1 + row][col][0] == "◦"  # the board starts below the score line
+    faint = [canvas.rows[1 + r][c][0] for led, (r, c) in geometry.cells.items() if led != layout.game_hole.led]
+    assert faint.count("•") >= 2 and "◦" not in faint  # the skunk and double skunk lines
+    readme = (ROOT / "README.md").read_text()
+    assert "• a faint mark such as a skunk line" in readme and "◦ the game hole" in readme
+    assert led_cell((0, 0, 0), True, game_hole=True)[0] == "◦"
+    assert led_cell((255, 0, 0), True, game_hole=True)[0] == "●"

@@ -224,3 +224,92 @@ def test_the_buzzer_ground_is_a_gnd_pin_no_other_wire_uses():
         assert ground in GROUND and ground == buzzer_ground(PINOUT.get(gpio, physical_pin(gpio)))
         assert [w.pin for w in found].count(ground) == 1, gpio
         ET.fromstring(wiring_svg(with_buzzer))
+
+
+def _section(text: str, heading: str) -> str:
+    return text.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _parts_rows() -> list[list[str]]:
+    rows = [line for line in _section(README.read_text(encoding="utf-8"), "Parts").splitlines()
+            if line.startswith("| ")]
+    assert rows[0] == "| part | qty | for | notes |"
+    return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows[1:]]
+
+
+def test_the_parts_list_gives_every_part_a_quantity_and_lacks_none_the_build_needs():
+    """hardware/README.md's parts table: a quantity for every part, and the fuse and its holder, the
+    power jack or terminal, the 74AHCT125's 0.1 uF, perfboard and connectors, each Pi's own supply."""
+    rows = _parts_rows()
+    assert all(len(row) == 4 and row[1] and (re.search(r"\d", row[1]) or row[1].startswith("see")) for row in rows)
+    named = {row[0]: row for row in rows}
+    text = " ".join(" | ".join(row) for row in rows)
+    for needed in ("7.5 A blade fuse", "fuse holder", "DC jack", "screw terminal", "0.1 uF (100 nF)",
+                   "74AHCT125", "perfboard", "JST SM", "jumper wires", "1000 uF", "330 ohm"):
+        assert needed in text, needed
+    supplies = named["the Pi's own official supply"][3]
+    for model, rating in (("Pi 5 and 500", "5.1 V 5 A"), ("Pi 4 and 400", "5.1 V 3 A"),
+                          ("Pi 3B+ and Zero 2 W", "5.1 V 2.5 A")):
+        assert re.search(rf"{re.escape(model)}: [^;]*{rating}", supplies), model
+
+
+def test_the_parts_list_counts_each_layouts_strip_and_bridges():
+    """The strip's LEDs and metres, and the bridges between its pieces, as the bundled layouts have them."""
+    from hardware.layout import load_layout
+    from hardware.template import strip_pieces
+
+    text = " ".join(" | ".join(row) for row in _parts_rows())
+    for name, tracks in (("classic-121", "two"), ("three-track-121", "three"), ("four-track-121", "four")):
+        layout = load_layout(name)
+        leds = len(layout.all_holes())
+        assert f"{leds} LEDs ({leds / 60:.2f} m) for {tracks}" in text or f"{leds} ({leds / 60:.2f} m) for {tracks}" in text
+        assert f"{len(strip_pieces(layout)) - 1} for {tracks}" in text
+
+
+def test_the_power_section_is_honest_about_headroom():
+    """The strip's supply against the config's LED budget (a third spare, as it says), the Pi on its own
+    official supply (a Pi 4's is 3 A, not 'about 1 A'), and one supply for both sized for both."""
+    budget_a = load_config(None).leds.budget_ma / 1000
+    power = " ".join(_section(README.read_text(encoding="utf-8"), "Power").split())
+    supply = float(re.search(r"\*\*The strip\*\* \(and the 74AHCT125\) has its own 5 V supply, (\d+) A", power).group(1))
+    assert f"{budget_a:g} A of budget leaves {supply - budget_a:g} A of headroom, a third of the supply" in power
+    assert (supply - budget_a) / supply >= 1 / 3
+    assert "a Pi 4 or 400 its 15.3 W USB-C supply (5.1 V 3 A" in power and "Its 5 V pins (2 and 4) stay unconnected" in power
+    both = float(re.search(r"a 5 V (\d+) A \(\d+ W\) supply", power).group(1))
+    assert both - (budget_a + 3) >= 3  # the strip's budget, a Pi 4's official 3 A, and 3 A to spare
+    assert "not on a Pi 5" in power
+    assert "**Connect GND first, never hot-plug the strip.**" in power
+
+
+def test_the_wiring_diagram_says_which_supply_feeds_what():
+    """The diagram feeds no Pi from pin 2: the Pi has its own supply (each model's, as the parts list
+    names it), only the grounds are joined; the fuse, the 0.1 uF and 'GND first' are on it."""
+    from hardware.wiring import PI_SUPPLIES, SUPPLY_5V
+
+    hookup = load_config(None).hookup
+    assert SUPPLY_5V not in {wire.pin for wire in wires(hookup)}
+    svg = wiring_svg(hookup)
+    for said in ("pin 2 (5 V) unconnected", f"own official USB supply ({PI_SUPPLIES})", "fuse 7.5 A on +",
+                 "0.1 \u00b5F across", "Connect GND first", "never plug or unplug the strip while it is powered"):
+        assert said in svg, said
+    parts = " ".join(" | ".join(row) for row in _parts_rows())
+    for supply in PI_SUPPLIES.split("; "):
+        model, rating = supply.split(": ")
+        volts_amps = re.search(r"5\.1 V [\d.]+ A", rating).group(0)
+        assert re.search(rf"{re.escape(model)}: [^;|]*{volts_amps}", parts), supply
+
+
+def test_the_enclosure_section_gives_the_top_and_where_everything_goes():
+    """An Enclosure section: the top's size as the template draws it for each layout, the material,
+    the strip's mounting and stand-off, diffusers, where the Pi and the supply go, the Pi's green light."""
+    from hardware.layout import load_layout
+    from hardware.template import template_drawing
+
+    enclosure = " ".join(_section(README.read_text(encoding="utf-8"), "Enclosure").split())
+    for name in ("classic-121", "three-track-121", "four-track-121"):
+        drawing = template_drawing(load_layout(name), legend=False)
+        assert f"{drawing.width:.0f} x {drawing.height:.0f} mm" in enclosure, name
+    for said in ("plywood or MDF", "acrylic", "**Diffusers**", "opal", "backer board", "stand-offs",
+                 "2-4 mm below the diffuser", "The Pi on its M2.5 stand-offs", "the strip supply at the other end",
+                 "fuse holder on the back wall", "ventilation", "green activity light"):
+        assert said in enclosure, said

@@ -32,7 +32,7 @@ from scorer.record import Command, GameHeader
 
 from .. import WEB_PORT
 from ..config import GameSettings
-from .menu import MenuTree
+from .menu import NAMES_NEXT_GAME, MenuTree
 from .panels import Panel
 from .picker import CountChecker, checks_a_crib
 from .screens import Screen, lap_note
@@ -101,6 +101,7 @@ class Controller:
         self.shutdown_requested = False
         self.finished_at: float | None = None
         self.notices: dict[str, Screen] = {}
+        self._renamed = False  # a player renamed mid-game since the menu opened
         if store.game is None:
             self.start_game()
 
@@ -260,11 +261,18 @@ class Controller:
         if self.panels:
             self.panels.pop()
         if not self.panels:
-            self._drop_panel_alert()
+            self._panels_closed()
 
     def close_panels(self) -> None:
         self.panels = []
+        self._panels_closed()
+
+    def _panels_closed(self) -> None:
         self._drop_panel_alert()
+        if self._renamed:  # the board's screen again: say once more when the new names apply
+            self._renamed = False
+            if self.names_pending():
+                self.say(NAMES_NEXT_GAME)
 
     def _drop_panel_alert(self) -> None:
         """A refusal made in a panel does not stay on the game's screen once it closes."""
@@ -307,7 +315,20 @@ class Controller:
         if fresh and tuple(game.seats) != self.settings.seats() and len(players) >= game.variant.players:
             self.start_game()
         else:
-            self.say("Names apply from the next new game")
+            # A game under way keeps the names it started with: its entries in the ledger
+            # name its seats. Said on the Players menu now, and on the board when it closes.
+            self.say(NAMES_NEXT_GAME)
+            self._renamed = True
+
+    def names_pending(self) -> bool:
+        """Whether names given on the board wait for the next new game (a game is under way)."""
+        game = self.game
+        if game is None or game.is_over or not game.history:
+            return False
+        try:
+            return tuple(game.seats) != self.settings.seats()
+        except CribbageError:  # too few names for the variant: the next game says so
+            return True
 
     # ---- check my count --------------------------------------------------
 

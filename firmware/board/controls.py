@@ -68,6 +68,12 @@ CONTROLS: tuple[Control, ...] = (
 
 MENU_NAVIGATION = "In the menu: turn to move, knob to choose; Close, menu, undo or hold the knob: back."
 
+# When the Pi may be unplugged after Shut down: the one instruction the menu, the controls
+# card, the OLED and the docs give (tests/test_shutdown.py holds them to it). The LEDs go
+# dark and the OLED changes before the Pi has halted; its green activity light (ACT)
+# flickers while it shuts down and stays off once it has.
+UNPLUG_WHEN = "the Pi's green light stays off"
+
 # The controller's menu, in its order: the label (up to any ": value") and what it does.
 MENU_ITEMS: tuple[tuple[str, str], ...] = (
     ("New game", "the next game of the match (asks first mid-game)."),
@@ -77,7 +83,7 @@ MENU_ITEMS: tuple[tuple[str, str], ...] = (
     ("Options", "exact-out, muggins, skunk lines: from the next new game."),
     ("Brightness", "the LEDs, 1 to 10."),
     ("Check my count", "as holding the menu button."),
-    ("Shut down", "safe to unplug when the LEDs are dark."),
+    ("Shut down", f"unplug once {UNPLUG_WHEN}, not when the LEDs go dark."),
     ("Players", "name each button's player, letter by letter."),
     ("Phone view", "the web view's address and QR code."),
     ("Display", "the OLED: full, or large scores and whose count is next."),

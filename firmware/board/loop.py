@@ -21,6 +21,7 @@ from ledger.writer import LedgerWriter
 
 from ..config import Config
 from .controller import Controller
+from .controls import UNPLUG_WHEN
 from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
 from .frames import BoardView, LedStyle, Slide, led_frame, next_blink
 from .screens import Screen, oled_image, scores_screen
@@ -35,9 +36,9 @@ FRAME_SECONDS = 0.02
 IDLE_WAKE_SECONDS = 5.0
 
 SHUTTING_DOWN = Screen(title="Shutting down...", lines=("Saving the scores", "and turning the", "LEDs off"))
-SAFE_TO_UNPLUG = Screen(
+SAFE_TO_UNPLUG = Screen(  # controls.UNPLUG_WHEN, in lines the OLED holds
     title="Scores saved",
-    lines=("Powering off. Unplug", "when the Pi's green", "light stays off."),
+    lines=("Powering off. Unplug", "once the Pi's green", "light stays off, not", "when the LEDs go dark"),
 )
 MOCK_STOPPED = Screen(title="Scores saved", lines=("The mock board has", "stopped."))
 POWER_OFF_FAILED = Screen(
@@ -428,7 +429,7 @@ class Board:
         elif power is None:
             self._show_screen(MOCK_STOPPED)
         else:
-            self.log("ledger closed, LEDs dark: safe to unplug once the green light stays off")
+            self.log(f"ledger closed, LEDs dark: powering off; unplug once {UNPLUG_WHEN}")
             self._show_screen(SAFE_TO_UNPLUG)
         if power is not None:
             self._request_power_off(power)

@@ -19,6 +19,8 @@ from .panels import PanelHost, is_back
 from .screens import Screen
 
 VISIBLE = 4  # menu lines on the OLED
+# A rename while a game is under way: the Players menu's footer, and the board's when it closes.
+NAMES_NEXT_GAME = "New names: next game"
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,9 @@ class MenuTree:
             label = f"{button}: {names[index]}" if index < len(names) else f"{button}: add a player"
             items.append(Item(label, self._rename(index)))
         items.append(Item("Back", host.back))
-        host.push(Menu(host, "Players", items, cursor))
+        # A game under way keeps its names (its entries name its seats): the menu says when they apply.
+        note = NAMES_NEXT_GAME if host.names_pending() else ""
+        host.push(Menu(host, "Players", items, cursor, note=note))
 
     def _rename(self, index: int) -> Callable[[], None]:
         def chosen():

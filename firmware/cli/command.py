@@ -18,15 +18,20 @@ if TYPE_CHECKING:  # for annotations only: argparse loads when a command line ne
 
 def build_parser() -> argparse.ArgumentParser:
     """argparse's parser for the whole line, built from the declaration."""
-    from .parser import TopParser
+    import argparse
+
+    from .parser import Parser, TopParser
 
     parser = TopParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
     for option in TOP_OPTIONS:
         _add_option(parser, option)
     _board_options(parser, USES[None], top=True)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # A command's --help is its own: the mock board's keys end the top-level help alone.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for command in COMMANDS:
         shown = {"description": command.description} if command.description else {}
+        if "\n" in shown.get("description", ""):  # laid out by hand (the console's lines)
+            shown["formatter_class"] = argparse.RawDescriptionHelpFormatter
         each = sub.add_parser(command.name, help=command.help, **shown)
         if command.positional:
             positional = command.positional
@@ -147,7 +152,7 @@ def _runner(command: str | None):
 
         return {"board-template": drawings.board_template, "controls-card": drawings.controls_card,
                 "wiring": drawings.wiring}[command]
-    return {"console": _console, "web": _web}.get(command, _board)
+    return {"console": _console, "web": _web, "hub": _hub}.get(command, _board)
 
 
 def _reported_errors() -> tuple[type[Exception], ...]:
@@ -181,6 +186,17 @@ def _web(args) -> int:
         return serve(state, args.host, port if args.port is None else args.port, layout)
     except WebError as error:
         return fail(f"{PROG} web: {error}")
+
+
+def _hub(args) -> int:
+    """``cribbage-board hub``: a club night's hub (firmware.club), until stopped."""
+    from ..club.broker import BrokerError
+    from ..club.service import HubError, serve_hub
+
+    try:
+        return serve_hub(args)
+    except (HubError, BrokerError) as error:
+        return fail(f"{PROG} hub: {error}")
 
 
 def _board(args) -> int:

@@ -4,12 +4,14 @@ argparse's parser is built from this (:func:`firmware.cli.command.build_parser`)
 and the quick reader of plain lines reads it (:mod:`firmware.cli.quick`), so
 the two cannot disagree on a name, a default, a choice or a count. It is plain
 data and imports nothing but a few names from the ``firmware`` and ``hardware``
-packages themselves (docstrings and constants): ``count`` starts without argparse, typing or re.
+packages themselves (docstrings and constants, and the console's help text from
+``firmware.pc.console_help``, which imports nothing): ``count`` starts without argparse, typing or re.
 """
 
 from hardware import BACKENDS, BUNDLED_LAYOUTS
 
-from .. import WEB_PORT
+from .. import HUB_PORT, WEB_PORT
+from ..pc.console_help import CONSOLE_HELP
 
 
 class Option:
@@ -106,12 +108,17 @@ WHERE = {
     "backend": "the board and simulate (mock only)",
     "config": "the board, console, simulate, controls-card, wiring and web",
     "set": "the board, console, simulate, controls-card and wiring",
-    "state": "the board, console, simulate and web",
+    "state": "the board, console, simulate, web and hub (the hub's own ledger)",
     "headless": "the board with --backend mock, and simulate",
 }
 
 COMMANDS = (
-    Subcommand("console", "keep score by typing record lines in the terminal", board=("config", "set", "state")),
+    Subcommand(
+        "console", "keep score by typing record lines in the terminal",
+        description="Keep score by typing the game record, one line at a time, in the terminal;\n"
+                    "every line is saved in the ledger before the console answers.\n\n" + CONSOLE_HELP,
+        board=("config", "set", "state"),
+    ),
     Subcommand(
         "simulate", "run a script of button presses and turns on the mock board",
         positional=Positional("script", 1, "the script (- for standard input)"),
@@ -157,9 +164,9 @@ COMMANDS = (
         ),
     ),
     Subcommand("controls-card", "draw a one-page A6 card of the controls as a PDF",
-            options=(Option("-o", "--output", required=True, help="the PDF file to write"),), board=("config", "set")),
+            options=(Option("-o", "--output", required=True, help="the PDF file to write (card.pdf)"),), board=("config", "set")),
     Subcommand("wiring", "draw the wiring diagram for the config's pins as an SVG",
-            options=(Option("-o", "--output", required=True, help="the SVG file to write"),), board=("config", "set")),
+            options=(Option("-o", "--output", required=True, help="the SVG file to write (wiring.svg)"),), board=("config", "set")),
     Subcommand(
         "web", "serve the live board, the game history and statistics to browsers (read-only)",
         description="Serve the board's ledger read-only over HTTP: the live board at /, /games, /stats, "
@@ -169,6 +176,28 @@ COMMANDS = (
             Option("--port", type=int, help=f"the port (default: the config's web.port, {WEB_PORT})"),
         ),
         board=("config", "state"),
+    ),
+    Subcommand(
+        "hub", "run a club night's hub: standings, pairings and the /club page from the tables over MQTT",
+        description="Keep a club night from the tables' MQTT messages in the hub's own ledger (--state, default "
+                    "hub.sqlite3 in the state folder): standings, pairings for each round, /club for the room's TV, "
+                    "/api/club/standings, /api/club/rounds and /club/night.csv. Commands on standard input: help.",
+        options=(
+            Option("--broker", metavar="URL", required=True, help="the club's broker: mqtt://host:1883 or mqtts://host:8883"),
+            Option("--club", metavar="NAME", required=True, help="the club's name in the topics"),
+            Option("--host", default="127.0.0.1", help="the page's address (default 127.0.0.1; 0.0.0.0: every network)"),
+            Option("--port", type=int, default=HUB_PORT, help=f"the page's port (default {HUB_PORT})"),
+            Option("--username", help="the broker's user name"),
+            Option("--password-file", metavar="FILE", help="the broker's password, on the file's first line"),
+            Option("--ca-file", metavar="FILE", help="CA certificates (PEM) for an mqtts:// broker"),
+            Option("--night", metavar="NAME", help="the night's name (default today's date)"),
+            Option("--players", metavar="A,B,...", help="register these players; round 1 is made at once"),
+            Option("--tables", metavar="1,2,...", help="the tables to pair at (default: those online)"),
+            Option("--rounds", type=int, default=9, help="rounds in the night (default 9)"),
+            Option("--points", default="acc", help="game points: acc (win 2, skunk 3), casual, or e.g. 2/3/4"),
+            Option("--skunk", default="acc", choices=("acc", "lurch", "triple", "none"), help="skunk lines (default acc)"),
+        ),
+        board=("state",),
     ),
 )
 

@@ -29,7 +29,7 @@ def board_template(args) -> int:
     # The ACC lines: a loser under target-30 is skunked, under target-60 double skunked.
     names = {ResultKind.SKUNK: "skunk line", ResultKind.DOUBLE_SKUNK: "double skunk"}
     marks = {line.below: f"{names[line.kind]} ({line.below})" for line in skunk_lines(target)}
-    drawing = template_drawing(layout, marks)
+    drawing = template_drawing(layout, marks, legend=kind == ".svg")  # a PDF gives the legend a page of its own
     try:
         if kind == ".pdf":
             try:
@@ -38,9 +38,9 @@ def board_template(args) -> int:
                 tiling = write_pdf(drawing, args.paper or "a4", output)
             except ImportError:
                 return fail(f"{PROG}: a PDF template needs reportlab: pip install reportlab (or write board.svg)")
-            sheets = (f"{len(tiling.pages)} {PAPER_NAMES[tiling.paper]} "
-                      f"{'landscape' if tiling.landscape else 'portrait'} pages "
-                      f"({tiling.rows} x {tiling.columns}); trim and tape them where the marks meet")
+            sheets = (f"{tiling.total} {PAPER_NAMES[tiling.paper]} "
+                      f"{'landscape' if tiling.landscape else 'portrait'} pages: page 1 the instructions, "
+                      f"then {len(tiling.pages)} to tape ({tiling.rows} x {tiling.columns}) where the marks meet")
         else:
             output.write_text(svg_text(drawing), encoding="utf-8")
             sheets = f"one {drawing.width:.0f} x {drawing.height:.0f} mm sheet"
@@ -57,6 +57,8 @@ def controls_card(args) -> int:
     from ..config import load_config
     from .card import draw_card
 
+    if not args.output.lower().endswith(".pdf"):  # the card is a PDF alone: no PDF under another name
+        return fail(f"{PROG}: controls-card writes a PDF: name it .pdf, not {args.output}")
     card = card_of(load_config(args.config, args.set))
     try:
         draw_card(card, args.output)
@@ -74,6 +76,8 @@ def wiring(args) -> int:
 
     from ..config import load_config
 
+    if not args.output.lower().endswith(".svg"):  # the diagram is an SVG alone
+        return fail(f"{PROG}: wiring writes an SVG: name it .svg, not {args.output}")
     config = load_config(args.config, args.set)
     hookup = config.hookup
     svg = wiring_svg(hookup, source=" + ".join(config.sources))

@@ -64,8 +64,11 @@ def count(args) -> int:
             for total, number in full.items():
                 print(f"{total:>3} {number:>10}")
         return 0
-    if not args.starter:
-        return fail(f"{PROG} count: count needs --starter CARD (or --distribution)")
+    missing = [what for what, given in (("the hand's CARDS (3, 4 or 5)", args.cards),
+                                        ("--starter CARD", args.starter)) if not given]
+    if missing:
+        return fail(f"{PROG} count: count needs {' and '.join(missing)}, "
+                    "e.g. count 5H 5D 5S JC --starter 5C (or --distribution)")
     starter = parse_cards(_card_texts([args.starter]))[0]
     score = score_hand(parse_cards(_card_texts(args.cards), [starter]), starter, crib=args.crib)
     if args.json:

@@ -17,17 +17,13 @@ from scorer.record import MAX_LINE, parse_line
 from scorer.report import summary
 
 from ..config import ClubConfig
+from .console_help import CONSOLE_HELP
 
-HELP = """\
-Type one line of the game record and press Enter:
-  game six-card seats=Alice,Bob dealer=Alice   start a game (options: exact-out muggins
-                                               skunk=acc|lurch|triple points=acc|casual)
-  heels              the dealer's 2 for a jack turned
-  peg Bob 2          points in the play        go Bob / 31 Bob
-  hand Bob 8         a hand in the show        crib 4   the dealer's crib
-  muggins Alice 2    claim points missed       undo / redo
-  status  export  help  quit"""
+HELP = CONSOLE_HELP
 
+
+KEPT_ABANDONED = "the unfinished game is kept in the ledger as abandoned"
+EMPTY_DROPPED = "the game before had no entries: it is not kept, and counts for nobody"
 
 MAX_LINE_BYTES = MAX_LINE * 4  # UTF-8 takes at most 4 bytes a character
 MAX_MESSAGE = 300
@@ -109,12 +105,15 @@ def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO |
                 if action is None:
                     continue
                 unfinished = store.game is not None and not store.game.is_over
+                played = unfinished and bool(store.game.history)
                 result = store.apply(action)
             except (CribbageError, LedgerError) as error:
                 out(f"! {_said(error)}\n")
                 continue
             if unfinished and not hasattr(result, "describe"):  # a game line replaced a live game
-                out("  the unfinished game is kept in the ledger as abandoned\n")
+                # As the ledger does: a game with entries is kept as abandoned; one with
+                # none was never played, and is neither listed nor counted.
+                out(f"  {KEPT_ABANDONED if played else EMPTY_DROPPED}\n")
             describe = getattr(result, "describe", None)
             if describe:
                 out(f"  {command.split()[0] if command in ('undo', 'redo') else 'ok'}: {describe()}\n")

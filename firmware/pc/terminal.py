@@ -188,13 +188,16 @@ def board_geometry(layout: Layout, hx: int) -> BoardGeometry:
 
 
 def led_cell(rgb, colour: bool, game_hole: bool = False) -> tuple[str, str]:
-    """One LED as a cell: a front peg (bright) ●, a back peg (dimmer) ○, a faint mark •,
-    an unlit hole · (the game hole ◦), in the LED's colour lifted to show on a terminal."""
+    """One LED as a cell: a front peg (bright) ●, a back peg (dimmer) ○, a faint mark •
+    (a skunk line), an unlit hole ·; the game hole ◦ unless a peg is in it, in the LED's
+    colour lifted to show on a terminal."""
     r, g, b = rgb
     level = max(r, g, b)
     if level == 0:
         return ("◦" if game_hole else "·"), ""
     char, shown = ("●", 255) if level >= 160 else ("○", 190) if level >= 40 else ("•", 120)
+    if game_hole and char == "•":  # its own faint light: the game hole, not a skunk line
+        char = "◦"
     if not colour:
         return char, ""
     scale = max(1.0, shown / level)
@@ -305,9 +308,27 @@ def oled_size(pixels: bool) -> tuple[int, int]:
     return BRAILLE_WIDTH + 2 + 1 + text_w, max(BRAILLE_ROWS + 2, text_h)
 
 
+# The narrowest key help beside the OLED: 30 columns, and every item whole on a line.
+HELP_MIN_WIDTH = max(30, *(len(f"{keys} {does} |") for keys, does in key_help()))
+
+
 @lru_cache(maxsize=16)
 def help_lines(width: int) -> tuple[str, ...]:
-    return tuple(textwrap.wrap(f"{TITLE} {HELP}", width, break_on_hyphens=False))
+    """The title and the keys' help in lines of ``width`` at most, a line breaking only
+    between items ("r b g y peg play points (heels)" stays on one line); an item wider
+    than a line, alone, is wrapped."""
+    items = [f"{keys} {does}" for keys, does in key_help()]
+    lines, line = [], f"{TITLE} keys:"
+    for index, item in enumerate(items):
+        tail = "" if index == len(items) - 1 else " |"
+        if len(line) + 1 + len(item) + len(tail) <= width:
+            line += " " + item + tail
+            continue
+        lines.append(line)
+        pieces = textwrap.wrap(item + tail, width, break_on_hyphens=False)
+        lines += pieces[:-1]
+        line = pieces[-1]
+    return tuple(lines + [line])
 
 
 def _plans(layout: Layout, columns: int):
@@ -322,7 +343,7 @@ def _plans(layout: Layout, columns: int):
                 bottom = 1 + max(board.height, oh) if beside else top + oh
                 width = left + ow
                 room = columns - width - 2
-                if room >= 30 and len(help_lines(room)) <= oh - (board.height if beside else 0):
+                if room >= HELP_MIN_WIDTH and len(help_lines(room)) <= oh - (board.height if beside else 0):
                     help_at = (top + (board.height if beside else 0), width + 2, room)
                     height = bottom
                 else:

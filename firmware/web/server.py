@@ -8,13 +8,12 @@ open connections below RLIMIT_NOFILE, a log that cannot flood).
 
 from __future__ import annotations
 
-import errno
 import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import WEB_PORT
+from .. import WEB_PORT, listen
 
 if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
@@ -28,27 +27,10 @@ class WebError(Exception):
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host``:``port``; WebError if it cannot be had."""
-    if not 1 <= port <= 65535:
-        raise WebError(f"--port {port} is out of range: use 1 to 65535")
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
-    except (socket.gaierror, UnicodeError) as error:
-        raise WebError(f"--host {host}: not an address of this machine ({getattr(error, 'strerror', error)})") from None
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(64)
-    except OSError as error:
-        sock.close()
-        if error.errno == errno.EADDRINUSE:
-            raise WebError(f"port {port} on {host} is in use (another web view?): stop it or give --port N") from None
-        if error.errno == errno.EACCES:
-            raise WebError(f"port {port} needs privileges: give --port 1024 or above (default {WEB_PORT})") from None
-        raise WebError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
-    sock.set_inheritable(True)
-    return sock
+        return listen.bind(host, port, "web view", WEB_PORT)
+    except listen.ListenError as error:
+        raise WebError(str(error)) from None
 
 
 def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: Layout | None = None,

@@ -1,0 +1,725 @@
+"""The club night's hub: what the tables send, kept in its ledger; the standings and pairings derived from it.
+
+Threads, each with one job:
+
+- paho's network thread (``loop_start``) receives. Every message goes through
+  :func:`~firmware.club.schema.decode`; one that fails is ignored with one log
+  line (:class:`Journal`: rate-limited, so a flood cannot fill the journal) and
+  acknowledged. A ``status`` or ``state`` only changes what the page shows of the
+  table (in memory); an ``entry`` or ``result`` goes to the writer's inbox.
+- the writer thread is the ledger's one writer: it takes what is in the inbox
+  in one transaction, and only once that is durable acknowledges each message
+  (QoS 1, ``manual_ack``): a hub killed at any moment loses nothing, since the
+  broker sends again what it has no acknowledgement for, and the ledger's UNIQUE
+  keys make the second copy a no-op. It then derives the night again
+  (:mod:`firmware.club.night`), makes the next round when the current one is
+  complete, publishes the pairings and standings (retained, QoS 1), and puts a
+  new :class:`Snapshot` in place. The director's commands run on it too.
+- the web server (:mod:`firmware.club.hub_site`) only reads the latest
+  snapshot: no page waits for the broker or the writer.
+
+The hub's presence is on ``cribbage/<club>/hub``, retained, with a last will
+(online false). The broker's address is checked at start; a broker that is away
+is retried with paho's back-off while the page and the ledger go on. A login the
+broker refuses for good (user name or password) is one line and exit 2 when it
+happens on the first connection, since the command line must change; later
+(the broker's password file changed under a running hub), one log line and the
+hub keeps retrying slowly, serving the night it has.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+import time
+from collections import namedtuple
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ledger.errors import LedgerError
+from ledger.hub import HubLedger, Night
+from scorer.names import name_problem, normal
+from scorer.standings import ResultError, credits, merge, name_key, ranked, tally
+
+from . import night as nights
+from . import schema
+from .broker import KEEPALIVE_S, Broker, make_client, refusal
+
+BATCH = 500  # messages in one transaction at most
+RETRY_S = (1, 2, 5, 10)  # waits before writing again after a failed write (then every 10 s)
+TICK_S = 1.0  # the writer looks up at least this often (the journal's summary, a pending retry)
+JOB_WAIT_S = 30.0  # how long the console waits for the writer
+
+
+# ---- the log ---------------------------------------------------------------------
+
+
+class Journal:
+    """Lines for the journal (standard error): :meth:`say` always; :meth:`ignored` (a message
+    dropped) at most ``burst`` lines a ``window``, then one line saying how many more."""
+
+    def __init__(self, write: Callable[[str], None] | None = None, burst: int = 20, window: float = 60.0,
+                 clock=time.monotonic):
+        self._write = write or _to_stderr
+        self.burst, self.window, self._clock = burst, window, clock
+        self._lock = threading.Lock()
+        self._began = clock()
+        self._shown = self._hidden = 0
+
+    def say(self, line: str) -> None:
+        self._write(" ".join(str(line).split())[:400])
+
+    def ignored(self, line: str) -> None:
+        with self._lock:
+            self._roll()
+            if self._shown >= self.burst:
+                self._hidden += 1
+                return
+            self._shown += 1
+        self.say(f"ignored: {line}")
+
+    def tick(self) -> None:
+        with self._lock:
+            self._roll()
+
+    def _roll(self) -> None:
+        now = self._clock()
+        if now - self._began < self.window:
+            return
+        if self._hidden:
+            self.say(f"ignored {self._hidden} more messages in {self.window:g} s (not each shown)")
+        self._began, self._shown, self._hidden = now, 0, 0
+
+
+def _to_stderr(line: str) -> None:
+    try:
+        print(f"cribbage-board hub: {line}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+# ---- what the page shows of each table -------------------------------------------
+
+
+class TableLive(namedtuple("TableLive", "table online problem sides next winner seen",
+                           defaults=(None, False, None, (), None, None, False))):
+    """A table as its last ``status`` and ``state`` say: ``online``, its ``problem``, its live
+    game's ``sides`` ((name, score) pairs), whose count is ``next`` ("Bob hand"), the
+    ``winner``, and whether it was ever ``seen``. Immutable."""
+
+    __slots__ = ()
+
+
+def live_game(state) -> tuple[tuple, str | None, str | None]:
+    """(sides, next, winner) of a board's ``state`` dict, read warily: it is only checked to
+    be a JSON object, so anything not as expected is left out."""
+    if not isinstance(state, dict):
+        return (), None, None
+    sides = []
+    for side in state.get("sides") if isinstance(state.get("sides"), list) else ():
+        if (isinstance(side, dict) and isinstance(side.get("name"), str) and 0 < len(side["name"]) <= 90
+                and side["name"].isprintable() and isinstance(side.get("score"), int)
+                and not isinstance(side.get("score"), bool) and 0 <= side["score"] <= 1000):
+            sides.append((side["name"], side["score"]))
+    upcoming = state.get("next")
+    after = None
+    if (isinstance(upcoming, dict) and isinstance(upcoming.get("seat"), str) and len(upcoming["seat"]) <= 40
+            and upcoming["seat"].isprintable() and upcoming.get("count") in ("hand", "crib")):
+        after = f"{upcoming['seat']} {upcoming['count']}"
+    winner = state.get("winner") if isinstance(state.get("winner"), str) and len(state["winner"]) <= 90 else None
+    return tuple(sides[:4]), after, winner
+
+
+# ---- the snapshot the page reads -------------------------------------------------
+
+
+class Snapshot(namedtuple("Snapshot", "version view season tables entries broker problem club")):
+    """What the page shows, whole: the ``view`` of the night (a NightView), the ``season``
+    standings, each table's TableLive (``tables``, in name order), the ``entries`` kept per
+    table, the ``broker``'s state in words, the ledger's ``problem`` (or None). Immutable."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The hub's command line, checked (see :func:`settings_problem`)."""
+
+    club: str
+    broker: Broker
+    night: str
+    points: str = "acc"
+    skunk: str = "acc"
+    rounds: int = 9
+    players: tuple[str, ...] = ()
+    tables: tuple[str, ...] = ()
+    version: str = "0"
+
+
+class Incoming(namedtuple("Incoming", "kind table payload mid qos generation")):
+    __slots__ = ()
+
+
+class DirectorError(ValueError):
+    """A director's command that cannot be done; the message says why and what to do."""
+
+
+@dataclass
+class _Job:
+    run: Callable
+    done: threading.Event = field(default_factory=threading.Event)
+    value: object = None
+    error: BaseException | None = None
+
+
+# ---- the hub ---------------------------------------------------------------------
+
+
+class Hub:
+    """One club night's hub over ``ledger`` (see the module). :meth:`start` runs its threads;
+    the web app reads :attr:`snapshot` and calls :meth:`listen` to be woken on a change."""
+
+    def __init__(self, settings: Settings, ledger: HubLedger, journal: Journal | None = None):
+        self.settings = settings
+        self.ledger = ledger
+        self.journal = journal or Journal()
+        self.topics = schema.Topics(settings.club)
+        self.night: Night = ledger.night(settings.club, settings.night, settings.points, settings.skunk,
+                                         settings.rounds)
+        if (self.night.points, self.night.skunk, self.night.rounds) != (settings.points, settings.skunk,
+                                                                          settings.rounds):
+            raise DirectorError(
+                f"night {settings.night} was begun with --points {self.night.points} --skunk {self.night.skunk} "
+                f"--rounds {self.night.rounds}: give those, or another --night")
+        self.fatal: str | None = None  # set when the hub must stop (a login refused at start, its writer failed)
+        self.on_fatal: Callable[[], None] | None = None  # called then (from paho's or the writer's thread)
+        self._inbox: queue.Queue = queue.Queue()
+        self._live: dict[str, TableLive] = {name: TableLive(name) for name in settings.tables}
+        self._live_lock = threading.Lock()
+        self._snapshot_lock = threading.Lock()
+        self._listeners: list[Callable[[], None]] = []
+        self._stop = threading.Event()
+        self._writer: threading.Thread | None = None
+        self._client = None
+        self._generation = 0  # connections so far: an acknowledgement is sent on the connection it is for
+        self._connected = False
+        self._ever_connected = False
+        self._broker_state = f"connecting to {settings.broker}"
+        self._refused: str | None = None
+        self._problem: str | None = None
+        self._published: dict[str, bytes] = {}  # topic -> payload last published (retained)
+        self._auto_start = bool(settings.players)
+        # the night's rows, read from the ledger (results only grow: read the new ones)
+        self._rows = {"results": [], "last_result": 0}
+        self._past_season: dict = {}
+        self._view = None
+        self._entries: dict[str, int] = {}
+        self.snapshot: Snapshot | None = None
+        self._register(settings.players, initial=True)
+        self._load()
+
+    # ---- reading the ledger (writer thread, or before it starts) ----------
+
+    def _load(self) -> None:
+        """The night and the season read from the ledger (at start)."""
+        rows = self.ledger.reader()
+        past = [(each, rows.results(each.id), rows.corrections(each.id)) for each in rows.nights()
+                if each.id != self.night.id]
+        counted = []
+        for each, results, corrections in past:
+            rules = nights.Rules.of(each)
+            counted += [credit for game in nights.games(results, corrections) if game.status in nights.COUNTED
+                        for credit in _credits(game, rules)]
+        self._past_season = tally(counted)
+        self._entries = rows.entry_counts(self.night.id)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        """Derive the night again from its rows (results read since the last time only)."""
+        rows = self.ledger.reader()
+        fresh = [row for row in rows.results(self.night.id) if row.id > self._rows["last_result"]] \
+            if self._rows["last_result"] else rows.results(self.night.id)
+        if fresh:
+            self._rows["results"] = self._rows["results"] + fresh
+            self._rows["last_result"] = fresh[-1].id
+        self._view = nights.view(self.night, rows.players(self.night.id), self._rows["results"],
+                                 rows.rounds(self.night.id), rows.corrections(self.night.id))
+        self._put_snapshot()
+
+    def _season(self):
+        rules = self._view.rules
+        now = tally(credit for game in self._view.games if game.status in nights.COUNTED
+                    for credit in _credits(game, rules))
+        return tuple(ranked(merge(self._past_season, now)))
+
+    def _put_snapshot(self, season: bool = True) -> None:
+        with self._snapshot_lock:
+            with self._live_lock:
+                tables = dict(self._live)
+            for each in self._view.rounds[-1:]:
+                for pairing in each.pairings:
+                    if pairing.table is not None and pairing.table not in tables:
+                        tables[pairing.table] = TableLive(pairing.table)
+            ordered = tuple(tables[name] for name in sorted(tables, key=nights.table_order))
+            old = self.snapshot
+            self.snapshot = Snapshot(
+                (old.version + 1) if old else 1, self._view,
+                self._season() if season or old is None else old.season,
+                ordered, dict(self._entries), self._broker_state, self._problem, self.settings.club)
+        for wake in list(self._listeners):
+            wake()
+
+    def listen(self, wake: Callable[[], None]) -> None:
+        """Call ``wake()`` (from any thread; it must only signal) after each new snapshot."""
+        self._listeners.append(wake)
+
+    # ---- the players and the rounds (writer thread) ----------------------
+
+    def _register(self, names, initial: bool = False) -> list[str]:
+        """Add players not yet registered this night (for --players: never registered; for the
+        console: not active now). Returns those added."""
+        rows = self.ledger.reader().players(self.night.id)
+        known = {name_key(row.name) for row in rows} if initial else \
+            {name_key(name) for name in nights.active_players(rows)}
+        added = []
+        for name in names:
+            if name_key(name) not in known:
+                known.add(name_key(name))
+                added.append(name)
+        if added:
+            with self.ledger.write() as w:
+                for name in added:
+                    w.add_player(self.night.id, name)
+        return added
+
+    def tables(self) -> list[str]:
+        """The tables a round is made for: --tables, else those seen online, in name order."""
+        if self.settings.tables:
+            return sorted(self.settings.tables, key=nights.table_order)
+        with self._live_lock:
+            online = [name for name, live in self._live.items() if live.online]
+        return sorted(online, key=nights.table_order)
+
+    def _make_round(self, how: str) -> int:
+        view = self._view
+        if view.round >= self.night.rounds:
+            raise DirectorError(f"the night has its {self.night.rounds} rounds (--rounds)")
+        if len(view.players) < 2:
+            raise DirectorError("fewer than 2 players: add them first (player add NAME...)")
+        tables = self.tables()
+        if not tables:
+            raise DirectorError("no tables yet: give --tables 1,2,3 or wait for the boards to come online")
+        rows = nights.next_pairings(view, tables)
+        with self.ledger.write() as w:
+            w.add_round(self.night.id, view.round + 1, rows, how)
+        self._refresh()
+        self._publish_pairings()
+        made = self._view.rounds[-1]
+        self.journal.say(f"round {made.number} made ({how}): " + "; ".join(
+            f"table {p.table or '-'}: {' v '.join(p.players)}" for p in made.pairings)
+            + (f"; bye {made.bye}" if made.bye else ""))
+        return made.number
+
+    def _advance(self) -> None:
+        """Make the next round if the current one is complete; round 1 when --players said so."""
+        view = self._view
+        try:
+            if not view.rounds:
+                if self._auto_start and len(view.players) >= 2:
+                    tables = self.tables()
+                    if self.settings.tables or len(tables) >= len(view.players) // 2:
+                        self._auto_start = False
+                        self._make_round("start: --players")
+            elif view.rounds[-1].complete and view.round < self.night.rounds:
+                self._make_round(f"round {view.round} complete")
+        except DirectorError as error:
+            self.journal.say(f"the next round cannot be made yet: {error}")
+        except LedgerError as error:
+            self._problem = str(error)
+            self.journal.say(str(error))
+
+    # ---- the broker ------------------------------------------------------
+
+    def connect(self) -> None:
+        """Start the MQTT client (its own thread): connect, subscribe, reconnect with back-off."""
+        client = make_client(self.settings.broker, f"cribbage-{self.settings.club}-hub", manual_ack=True)
+        client.will_set(self.topics.hub, schema.encode(self._presence(False)), qos=1, retain=True)
+        client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        client.connect_async(self.settings.broker.host, self.settings.broker.port,
+                             keepalive=KEEPALIVE_S)
+        self._client = client
+        client.loop_start()
+
+    def _presence(self, online: bool) -> dict:
+        return {"v": schema.VERSION, "online": online, "version": self.settings.version}
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
+        if reason_code.is_failure:
+            said, for_good = refusal(reason_code)
+            self._connected = False
+            self._broker_state = f"broker {self.settings.broker}: {said}"
+            if for_good and not self._ever_connected:
+                self.fatal = (f"broker {self.settings.broker}: {said}: check --username and --password-file "
+                              "(and the broker's password file and ACL)")
+                self._stop.set()
+                self._inbox.put(None)
+                if self.on_fatal is not None:
+                    self.on_fatal()
+            elif said != self._refused:
+                self.journal.say(f"{self._broker_state}; retrying (up to every 30 s)")
+            self._refused = said
+            self._inbox.put(("broker",))
+            return
+        self._generation += 1
+        self._connected, self._ever_connected, self._refused = True, True, None
+        self._broker_state = f"connected to {self.settings.broker}"
+        self.journal.say(self._broker_state)
+        client.subscribe(self.topics.every_table, qos=1)
+        self._inbox.put(("connected",))  # the writer publishes what is retained again
+
+    def _on_connect_fail(self, client, userdata) -> None:
+        state = f"broker {self.settings.broker} cannot be reached; retrying"
+        if state != self._broker_state:
+            self._broker_state = state
+            self.journal.say(state)
+            self._inbox.put(("broker",))
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
+        if self._connected:
+            self._connected = False
+            if self._stop.is_set():  # our own disconnect, stopping
+                return
+            self._broker_state = f"broker {self.settings.broker} went away; reconnecting"
+            self.journal.say(self._broker_state)
+            self._inbox.put(("broker",))
+
+    def _ack(self, mid: int, qos: int) -> None:
+        if qos and self._client is not None:
+            self._client.ack(mid, qos)
+
+    def _on_message(self, client, userdata, message) -> None:
+        """paho's thread: check the message; keep a table's status or state in memory, queue an
+        entry or result for the writer, drop anything else with one line. Never raises."""
+        try:
+            parsed = self.topics.parse(message.topic)
+            if parsed is None:
+                self.journal.ignored(f"topic {message.topic[:120]!r}: not one of this club's table topics")
+                self._ack(message.mid, message.qos)
+                return
+            table, kind = parsed
+            if kind == "pairing":  # our own, retained
+                self._ack(message.mid, message.qos)
+                return
+            if kind in ("status", "state") and not message.payload:  # a retained message cleared
+                self._live_change(table, kind, None)
+                self._ack(message.mid, message.qos)
+                return
+            try:
+                payload = schema.decode(kind, table, message.payload)
+                if kind == "result":
+                    nights.result_of(payload)
+            except (schema.PayloadError, ResultError) as error:
+                self.journal.ignored(f"table {table}: {error}")
+                self._ack(message.mid, message.qos)
+                return
+            if kind in ("status", "state"):
+                self._live_change(table, kind, payload)
+                self._ack(message.mid, message.qos)
+                return
+            self._inbox.put(Incoming(kind, table, payload, message.mid, message.qos, self._generation))
+        except Exception as error:  # a bug here must not stop paho's thread: say it, drop the message
+            self.journal.say(f"a message on {message.topic[:120]!r} could not be handled: "
+                             f"{type(error).__name__}: {error}")
+            self._ack(message.mid, message.qos)
+
+    def _live_change(self, table: str, kind: str, payload: dict | None) -> None:
+        with self._live_lock:
+            live = self._live.get(table) or TableLive(table)
+            if kind == "status":
+                live = live._replace(online=bool(payload and payload["online"]),
+                                     problem=payload.get("problem") if payload else None, seen=True)
+            else:
+                sides, after, winner = live_game(payload.get("state") if payload else None)
+                live = live._replace(sides=sides, next=after, winner=winner, seen=True)
+            new_table = table not in self._live or live.online != self._live[table].online
+            self._live[table] = live
+        if new_table:
+            self._inbox.put(("tables",))  # the writer may start the night (--players)
+        self._put_snapshot(season=False)
+
+    # ---- the writer thread -----------------------------------------------
+
+    def start(self) -> None:
+        self._writer = threading.Thread(target=self._writer_thread, name="hub-writer", daemon=True)
+        self._writer.start()
+
+    def _writer_thread(self) -> None:
+        """The write loop; should it fail unforeseen, the hub stops (exit 2, the cause in one line) rather
+        than serve a night it no longer keeps: what was not acknowledged comes again at the next start."""
+        try:
+            self._write_loop()
+        except Exception as error:  # a bug: say it once and stop, never go on half-working
+            self.fatal = (f"the hub's writer stopped ({type(error).__name__}: {error}); nothing unacknowledged "
+                          "is lost: start the hub again")
+            self._stop.set()
+            if self.on_fatal is not None:
+                self.on_fatal()
+
+    def _write_loop(self) -> None:
+        pending: list[Incoming] = []
+        failures = 0
+        retry_at = 0.0
+        self._advance()
+        while True:
+            wait = max(0.0, retry_at - time.monotonic()) if pending else TICK_S
+            items = []
+            try:
+                items.append(self._inbox.get(timeout=wait))
+                while len(items) < BATCH:
+                    items.append(self._inbox.get_nowait())
+            except queue.Empty:
+                pass
+            self.journal.tick()
+            stopping = self._stop.is_set()
+            jobs, signals = [], set()
+            for item in items:
+                if isinstance(item, Incoming):
+                    pending.append(item)
+                elif isinstance(item, _Job):
+                    jobs.append(item)
+                elif isinstance(item, tuple):
+                    signals.add(item[0])
+            if pending and time.monotonic() >= retry_at:
+                try:
+                    changed = self._store(pending)
+                except LedgerError as error:
+                    failures += 1
+                    retry_at = time.monotonic() + RETRY_S[min(failures, len(RETRY_S)) - 1]
+                    if self._problem != str(error):
+                        self.journal.say(f"{error}; {len(pending)} messages wait, unacknowledged")
+                    self._problem = str(error)
+                    self._put_snapshot(season=False)
+                else:
+                    self._acknowledge(pending)
+                    pending, failures, self._problem = [], 0, None
+                    if changed:
+                        self._refresh()
+                        self._publish_standings()
+                        self._advance()
+                    else:
+                        self._put_snapshot(season=False)
+            for job in jobs:
+                try:
+                    job.value = job.run()
+                except BaseException as error:  # handed to the waiting console
+                    job.error = error
+                job.done.set()
+            if "connected" in signals:
+                self._publish_all()
+            if "tables" in signals and not self._view.rounds:
+                self._advance()
+            if signals - {"connected"}:
+                self._put_snapshot(season=False)
+            if stopping and self._inbox.empty() and (not pending or failures):
+                return
+
+    def _store(self, batch: list[Incoming]) -> bool:
+        """One transaction for the batch; whether a result was new (the standings may change)."""
+        changed = False
+        current = self._view.round
+        kept: list[str] = []
+        with self.ledger.write() as w:
+            for item in batch:
+                payload = item.payload
+                if item.kind == "entry":
+                    if w.add_entry(self.night.id, self.settings.club, item.table, payload["ledger"],
+                                   payload["game"], payload["seq"], payload["line"], payload.get("at")):
+                        kept.append(item.table)
+                elif item.kind == "result":
+                    changed |= w.add_result(self.night.id, current, self.settings.club, payload)
+        for table in kept:  # counted once durable
+            self._entries[table] = self._entries.get(table, 0) + 1
+        return changed
+
+    def _acknowledge(self, batch: list[Incoming]) -> None:
+        """Acknowledge what is now durable, on the connection it came on (a message from an
+        earlier connection comes again on this one, and is acknowledged then)."""
+        for item in batch:
+            if item.generation == self._generation and self._connected:
+                self._ack(item.mid, item.qos)
+
+    def run(self, job: Callable, wait: float = JOB_WAIT_S):
+        """Run ``job()`` on the writer thread and return what it returns (or raise what it raised)."""
+        task = _Job(job)
+        self._inbox.put(task)
+        if not task.done.wait(wait):
+            raise DirectorError("the hub's writer is busy (see the log): try again in a moment")
+        if task.error is not None:
+            raise task.error
+        return task.value
+
+    # ---- publishing (writer thread) --------------------------------------
+
+    def _publish(self, topic: str, payload: dict, force: bool = False) -> None:
+        data = schema.encode(payload)
+        if not force and self._published.get(topic) == data:
+            return
+        self._published[topic] = data
+        if self._client is not None:
+            self._client.publish(topic, data, qos=1, retain=True)
+
+    def _publish_pairings(self, force: bool = False) -> None:
+        view = self._view
+        current = view.rounds[-1] if view.rounds else None
+        at = {p.table: list(p.players) for p in current.pairings if p.table} if current else {}
+        names = set(at) | set(self.tables()) | {t for t in self._published_tables()}
+        for table in sorted(names, key=nights.table_order):
+            if schema.name_problem("table", table):
+                continue
+            self._publish(self.topics.of_table("pairing", table),
+                          schema.pairing_payload(table, self.night.name, view.round or 1, at.get(table, [])),
+                          force)
+
+    def _published_tables(self) -> list[str]:
+        prefix = f"{self.topics.base}/table/"
+        return [topic[len(prefix):].rpartition("/")[0] for topic in self._published
+                if topic.startswith(prefix) and topic.endswith("/pairing")]
+
+    def _publish_standings(self, force: bool = False) -> None:
+        self._publish(self.topics.standings, {"v": schema.VERSION, "night": self.night.name,
+                                              "standings": [line.to_dict() for line in self._view.standings]},
+                      force)
+
+    def _publish_all(self) -> None:
+        self._publish(self.topics.hub, self._presence(True), force=True)
+        if self._view.rounds:
+            self._publish_pairings(force=True)
+        self._publish_standings(force=True)
+
+    # ---- the director's commands (run through :meth:`run`) ----------------
+
+    def add_players(self, names: list[str]) -> list[str]:
+        checked = [player_name(name) for name in names]
+        added = self._register(checked)
+        self._refresh()
+        return added
+
+    def remove_player(self, name: str) -> str:
+        active = {name_key(each): each for each in self._view.players}
+        if name_key(name) not in active:
+            raise DirectorError(f"{name} is not a player of this night")
+        with self.ledger.write() as w:
+            w.add_player(self.night.id, active[name_key(name)], "remove")
+        self._refresh()
+        return active[name_key(name)]
+
+    def start_night(self) -> int:
+        if self._view.rounds:
+            raise DirectorError("the night has begun: use next for another round")
+        self._auto_start = False
+        return self._make_round("start")
+
+    def next_round(self) -> int:
+        if not self._view.rounds:
+            raise DirectorError("the night has not begun: use start")
+        return self._make_round("next")
+
+    def find_game(self, table: str, ref: str):
+        """The game ``ref`` (its number, or NUMBER@LEDGER for one of several) at ``table`` tonight."""
+        number, _, ledger = ref.partition("@")
+        if not number.isdigit():
+            raise DirectorError(f"game {ref!r}: give the game's number at table {table} (see rounds)")
+        found = [g for g in self._view.games if g.table == table and g.game == int(number)
+                 and g.ledger.startswith(ledger)]
+        if not found:
+            raise DirectorError(f"no game {number} at table {table} tonight (see rounds)")
+        if len(found) > 1:
+            raise DirectorError(f"table {table} has {len(found)} games {number}: give one as "
+                                + " or ".join(f"{number}@{g.ledger[:6]}" for g in found))
+        return found[0]
+
+    def correct(self, table: str, ref: str, scores: list[tuple[str, int]], winner: str | None,
+                reason: str) -> str:
+        game = self.find_game(table, ref)
+        if not reason.strip():
+            raise DirectorError("a correction needs a reason: reason=\"...\"")
+        lowball = game.latest.payload.get("variant") == "low-ball"
+        if winner is None:
+            ordered = sorted(scores, key=lambda pair: pair[1], reverse=not lowball)
+            if len(ordered) > 1 and ordered[0][1] == ordered[1][1]:
+                raise DirectorError("two sides have the same score: say who won (winner=NAME)")
+            winner = ordered[0][0]
+        seats = []
+        for side, _ in scores:
+            seats += [seat for seat in side.split("+")] if "+" in side else [side]
+        try:
+            result = nights.GameResult.of([player_name(seat) for seat in seats], scores, winner, lowball)
+        except ResultError as error:
+            raise DirectorError(str(error)) from None
+        with self.ledger.write() as w:
+            w.add_correction(self.night.id, game.key, "correct", reason.strip(), result.seats, result.scores,
+                             result.winner)
+        self._after_correction()
+        return f"table {table} game {game.game}: {result.winner} wins " + ", ".join(
+            f"{side} {score}" for side, score in result.scores)
+
+    def void(self, table: str, ref: str, reason: str) -> str:
+        game = self.find_game(table, ref)
+        if not reason.strip():
+            raise DirectorError("voiding a game needs a reason: reason=\"...\"")
+        with self.ledger.write() as w:
+            w.add_correction(self.night.id, game.key, "void", reason.strip())
+        self._after_correction()
+        return f"table {table} game {game.game} counts for nobody"
+
+    def restore(self, table: str, ref: str, reason: str) -> str:
+        game = self.find_game(table, ref)
+        if game.correction is None:
+            raise DirectorError(f"table {table} game {game.game} has no correction to drop")
+        if not reason.strip():
+            raise DirectorError("restoring a game needs a reason: reason=\"...\"")
+        with self.ledger.write() as w:
+            w.add_correction(self.night.id, game.key, "restore", reason.strip())
+        self._after_correction()
+        return f"table {table} game {game.game} counts as the table sent it"
+
+    def _after_correction(self) -> None:
+        self._refresh()
+        self._publish_standings()
+        self._advance()
+
+    # ---- stopping --------------------------------------------------------
+
+    def stop(self) -> None:
+        """Write and acknowledge what is queued, say the hub is gone, disconnect."""
+        self._stop.set()
+        self._inbox.put(None)
+        if self._writer is not None:
+            self._writer.join(10)
+        client = self._client
+        if client is not None:
+            if self._connected:
+                info = client.publish(self.topics.hub, schema.encode(self._presence(False)), qos=1, retain=True)
+                try:
+                    info.wait_for_publish(2)
+                except (RuntimeError, ValueError):
+                    pass
+            client.disconnect()
+            client.loop_stop()
+
+
+def _credits(game, rules):
+    return credits(game.result, rules.skunk, rules.points)
+
+
+def player_name(name: str) -> str:
+    """A player's name by the rule for names (scorer.names); DirectorError if it breaks it."""
+    name = normal(name.strip())
+    problem = name_problem(name)
+    if problem or len(name) > 40:
+        raise DirectorError(f"player {name!r}: {problem or 'at most 40 characters'}")
+    return name

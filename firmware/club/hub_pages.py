@@ -1,0 +1,220 @@
+"""What the hub's page and API show, made from a :class:`~firmware.club.hub.Snapshot` (no web framework here).
+
+Every name is escaped and isolated in ``<bdi>`` (a right-to-left name cannot
+reorder the figures beside it). The page is meaningful without JavaScript;
+``club.js`` only swaps in the part the events send. Nothing inline: the style
+and the script are files, so the Content-Security-Policy allows no inline code.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from html import escape
+
+from scorer.standings import credits, losers, name_key
+
+from .night import COUNTED, GameView, NightView
+
+CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+                           "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run a cell that starts so
+CSV_COLUMNS = ("round", "table", "ledger", "game", "status", "seats", "scores", "winner", "result", "margin",
+               "game_points", "correction", "received")
+
+
+def bdi(name: str) -> str:
+    return f"<bdi>{escape(name)}</bdi>"
+
+
+def standings_list(lines) -> list[dict]:
+    """The API's standings: ``{player, game_points, wins, losses, spread, games}`` in rank order."""
+    return [{"player": line.player, "game_points": line.game_points, "wins": line.wins, "losses": line.losses,
+             "spread": line.spread, "games": line.games} for line in lines]
+
+
+def places(lines) -> list[int]:
+    """Each line's place, ties sharing one (1, 2, 2, 4): equal game points, wins and spread."""
+    out = []
+    for k, line in enumerate(lines):
+        same = k and (line.game_points, line.wins, line.spread) == (lines[k - 1].game_points, lines[k - 1].wins,
+                                                                     lines[k - 1].spread)
+        out.append(out[-1] if same else k + 1)
+    return out
+
+
+def _signed(number: int) -> str:
+    return f"+{number}" if number > 0 else ("\u2212" + str(-number) if number < 0 else "0")
+
+
+def title(snap) -> str:
+    view: NightView = snap.view
+    shown = f"round {view.round}" if view.round else "not begun"
+    return f"{snap.club} · {view.night.name} · {shown}"
+
+
+def live_html(snap) -> str:
+    """The page's live part: the night's heading, the standings, the round's tables."""
+    view: NightView = snap.view
+    lines = view.standings
+    rows = []
+    for place, line in zip(places(lines), lines):
+        rows.append(f'<tr data-player="{escape(name_key(line.player))}"><td class="rank">{place}</td>'
+                    f'<td class="player">{bdi(line.player)}</td><td class="num pts">{line.game_points}</td>'
+                    f'<td class="num wl">{line.wins}\u2013{line.losses}</td>'
+                    f'<td class="num spread">{_signed(line.spread)}</td></tr>')
+    head = ('<thead><tr><th class="rank">#</th><th>Player</th><th class="num">Pts</th>'
+            '<th class="num">W\u2013L</th><th class="num">+/\u2212</th></tr></thead>')
+    if rows:
+        half = (len(rows) + 1) // 2 if len(rows) > 14 else len(rows)
+        tables = [f'<table class="standings">{head}<tbody>{"".join(rows[:half])}</tbody></table>']
+        if half < len(rows):
+            tables.append(f'<table class="standings">{head}<tbody>{"".join(rows[half:])}</tbody></table>')
+        density = "few" if len(rows) <= 14 else ("two" if len(rows) <= 28 else "two dense")
+        standing = f'<div class="columns {density}">{"".join(tables)}</div>'
+    else:
+        standing = '<p class="muted">No players yet: the director adds them (player add NAME).</p>'
+    if view.over:
+        status = f"Final standings after {view.round} rounds"
+    elif view.round:
+        status = f"Round {view.round} of {view.night.rounds}"
+    else:
+        status = "Waiting for the first round"
+    heading = (f'<div class="heading"><span class="night">{bdi(view.night.name)}</span>'
+               f'<span class="status" data-round="{view.round}">{escape(status)}</span></div>')
+    problems = "".join(f'<p class="problem" role="alert">{escape(text)}</p>' for text in
+                       ([snap.problem] if snap.problem else []))
+    return (f'{heading}{problems}<div class="night-grid"><section class="standing-panel">'
+            f'<h2>Standings</h2>{standing}</section>'
+            f'<section class="round-panel">{_round_html(snap)}</section></div>'
+            f'<p class="broker muted">{escape(snap.broker)}</p>')
+
+
+def _round_html(snap) -> str:
+    view: NightView = snap.view
+    live = {table.table: table for table in snap.tables}
+    items = []
+    current = view.rounds[-1] if view.rounds else None
+    paired = set()
+    for pairing in (current.pairings if current else ()):
+        paired.add(pairing.table)
+        items.append(_table_html(pairing.table, pairing.players, live.get(pairing.table), pairing.game))
+    for table in snap.tables:  # tables without a game this round
+        if table.table not in paired and (table.seen or table.online):
+            items.append(_table_html(table.table, (), table, None))
+    heading = f"<h2>Round {view.round}</h2>" if current else "<h2>Tables</h2>"
+    bye = f'<p class="bye">Bye: {bdi(current.bye)}</p>' if current and current.bye else ""
+    body = f'<ul class="tables">{"".join(items)}</ul>' if items else '<p class="muted">No tables online yet.</p>'
+    return heading + body + bye
+
+
+def _table_html(table: str | None, players, live, game: GameView | None) -> str:
+    online = bool(live and live.online)
+    dot = (f'<span class="dot {"on" if online else "off"}" title="{"online" if online else "offline"}">'
+           f'{"online" if online else "offline"}</span>')
+    name = f"Table {escape(table)}" if table else "No table"
+    scores = dict((name_key(side), score) for side, score in live.sides) if live else {}
+    if game is not None and game.result is not None:
+        scores = {name_key(seat): score for side, seats, score in game.result.sides() for seat in seats}
+    who = []
+    for player in players:
+        score = scores.get(name_key(player))
+        won = game is not None and game.result is not None and name_key(player) in {
+            name_key(seat) for seat in game.result.winning_side()[1]}
+        who.append(f'<span class="who{" won" if won else ""}">{bdi(player)}'
+                   + (f' <b class="score">{score}</b>' if score is not None else "") + "</span>")
+    if not players and live and live.sides:  # a game that is not this round's pairing
+        who = [f'<span class="who">{bdi(side)} <b class="score">{score}</b></span>' for side, score in live.sides]
+    if game is not None:
+        sub = "done" + (" (corrected)" if game.status == "corrected" else "")
+    elif live and live.winner:
+        sub = f"{escape(live.winner)} won: waiting for the result"
+    elif live and live.next:
+        sub = f"{escape(live.next)} next"
+    else:
+        sub = "" if players else "free this round"
+    vs = '<span class="vs">v</span>'.join(who)
+    key = escape(table) if table else ""
+    return (f'<li class="table{" online" if online else ""}" data-table="{key}"><div class="tname">{name} {dot}'
+            f'</div><div class="pair">{vs}</div><div class="sub">{sub}</div></li>')
+
+
+def page(snap) -> str:
+    """The whole /club page."""
+    return ("<!doctype html><html lang=en><head><meta charset=utf-8>"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{escape(title(snap))}</title>"
+            '<link rel="stylesheet" href="/club/club.css"></head><body>'
+            f'<header><span class="brand">{bdi(snap.club)} club night</span>'
+            '<span id="live-dot" class="live-dot" title="not live"></span></header>'
+            f'<main id="live" data-version="{snap.version}">{live_html(snap)}</main>'
+            '<script src="/club/club.js"></script></body></html>')
+
+
+def event_data(snap) -> dict:
+    """One server-sent event: the live part's HTML, and what it shows as data."""
+    return {"version": snap.version, "title": title(snap), "html": live_html(snap), "round": snap.view.round,
+            "standings": standings_list(snap.view.standings),
+            "tables": [{"table": t.table, "online": t.online, "entries": snap.entries.get(t.table, 0),
+                        "sides": [list(side) for side in t.sides]} for t in snap.tables]}
+
+
+def game_dict(game: GameView, rules) -> dict:
+    """A game as /api/club/rounds lists it."""
+    result = game.result
+    data = {"table": game.table, "ledger": game.ledger, "game": game.game, "status": game.status,
+            "seats": list(result.seats) if result else list(game.latest.payload.get("seats", [])),
+            "scores": dict(result.scores) if result else dict(game.latest.payload.get("scores", {})),
+            "winner": result.winner if result else None, "rev": game.latest.rev}
+    if result is not None:
+        data["losers"] = [{"side": line.side, "score": line.score, "result": line.kind.value, "margin": line.margin,
+                           "game_points": line.game_points} for line in losers(result, rules.skunk, rules.points)]
+    if game.correction is not None:
+        data["correction"] = {"action": game.correction.action, "reason": game.correction.reason,
+                              "at": game.correction.at}
+    return data
+
+
+def rounds_dict(view: NightView) -> dict:
+    """/api/club/rounds: every round's pairings, each with its game or null, the byes, the unpaired games."""
+    return {
+        "night": view.night.name, "round": view.round, "rounds": view.night.rounds, "over": view.over,
+        "points": view.night.points, "skunk": view.night.skunk,
+        "list": [{"round": each.number, "made": each.made, "complete": each.complete, "bye": each.bye,
+                  "pairings": [{"table": p.table, "players": list(p.players),
+                                "result": game_dict(p.game, view.rules) if p.game else None}
+                               for p in each.pairings]} for each in view.rounds],
+        "unpaired": [game_dict(game, view.rules) for game in view.unpaired],
+    }
+
+
+def neutral(cell) -> str:
+    """A CSV cell a spreadsheet will show, not run: one starting with = + - @ tab or CR gets a quote mark."""
+    text = "" if cell is None else str(cell)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def night_csv(view: NightView) -> str:
+    """The night, one row a game (every game received, counted or not), oldest first."""
+    rounds_of = {}
+    for each in view.rounds:
+        for pairing in each.pairings:
+            if pairing.game is not None:
+                rounds_of[pairing.game.key] = each.number
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for game in view.games:
+        result = game.result
+        lost = losers(result, view.rules.skunk, view.rules.points) if result else ()
+        points = next((c.game_points for c in credits(result, view.rules.skunk, view.rules.points) if c.won), 0) \
+            if result and game.status in COUNTED else ""
+        scores = result.scores if result else tuple(game.latest.payload.get("scores", {}).items())
+        row = [rounds_of.get(game.key, ""), game.table, game.ledger, game.game, game.status,
+               " ".join(result.seats if result else game.latest.payload.get("seats", [])),
+               "; ".join(f"{side} {score}" for side, score in scores), result.winner if result else "",
+               ", ".join(line.kind.value for line in lost), ", ".join(str(line.margin) for line in lost), points,
+               f"{game.correction.action}: {game.correction.reason}" if game.correction else "",
+               game.latest.received]
+        writer.writerow([neutral(cell) for cell in row])
+    return out.getvalue()

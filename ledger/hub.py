@@ -1,0 +1,477 @@
+"""The club hub's ledger: what the tables sent and what the director decided, in an SQLite file of its own.
+
+One writer per file, with the board's ledger's lock and honesty rules
+(:class:`~ledger.lock.WriterLock`; :mod:`ledger.paths`): a locked file, a
+folder or a file in the way, no permission, another program's database or a
+newer schema is a one-line ``LedgerError`` naming the path, and nothing is
+changed; only real damage (SQLite says not a database or corrupt,
+``quick_check`` fails, or our marker on a schema that is not ours) is set
+aside, renamed, never deleted, and a new file begun.
+
+The file: WAL, ``synchronous=FULL``, ``PRAGMA application_id = 0x434C5542``
+("CLUB"), the schema version in ``meta``. Every table but ``meta`` is
+append-only (triggers refuse an UPDATE or a DELETE):
+
+- ``nights``: a club night, with the club's rule it is scored by (game
+  points, skunk lines) and its rounds cap;
+- ``players``: a player added to or removed from a night, in order;
+- ``entries``: every record line a table sent, once: UNIQUE (club, tbl, ledger,
+  game, seq), so a redelivered message is a no-op;
+- ``results``: every revision of a game's result a table sent, once: UNIQUE
+  (club, tbl, ledger, game, rev), with the night and round it arrived in;
+- ``rounds`` and ``pairings``: each round made, its tables' players and its bye;
+- ``corrections``: a director's word on a game ("correct" with new scores,
+  "void", or "restore", which drops the word before it), always with a reason.
+
+Nothing here adds anything up: the standings are derived from these rows
+(:mod:`scorer.standings`), never kept as running totals.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections import namedtuple
+from contextlib import contextmanager
+from pathlib import Path
+
+from .causes import error_code, is_damage, os_cause, sqlite_cause
+from .errors import Damaged, DiskFullError, LedgerError
+from .lock import WriterLock, default_holder
+from .paths import set_aside, writable_file
+from .schema import BUSY_TIMEOUT_MS, close_connection, quick_check, roll_back, uri
+
+APPLICATION_ID = 0x434C5542  # "CLUB"
+BOARD_APPLICATION_ID = 0x43524942  # "CRIB": a board's ledger, not ours
+SCHEMA_VERSION = "1"
+TABLES = ("nights", "players", "entries", "results", "rounds", "pairings", "corrections")
+CORRECTION_ACTIONS = ("correct", "void", "restore")
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE nights (
+    id INTEGER PRIMARY KEY, club TEXT NOT NULL, name TEXT NOT NULL, points TEXT NOT NULL,
+    skunk TEXT NOT NULL, rounds INTEGER NOT NULL, started TEXT NOT NULL, UNIQUE (club, name)
+);
+CREATE TABLE players (
+    id INTEGER PRIMARY KEY, night_id INTEGER NOT NULL REFERENCES nights(id),
+    action TEXT NOT NULL CHECK (action IN ('add', 'remove')), name TEXT NOT NULL, at TEXT NOT NULL
+);
+CREATE TABLE entries (
+    id INTEGER PRIMARY KEY, night_id INTEGER NOT NULL REFERENCES nights(id), club TEXT NOT NULL,
+    tbl TEXT NOT NULL, ledger TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL,
+    line TEXT NOT NULL, at TEXT, received TEXT NOT NULL, UNIQUE (club, tbl, ledger, game, seq)
+);
+CREATE TABLE results (
+    id INTEGER PRIMARY KEY, night_id INTEGER NOT NULL REFERENCES nights(id), round INTEGER NOT NULL,
+    club TEXT NOT NULL, tbl TEXT NOT NULL, ledger TEXT NOT NULL, game INTEGER NOT NULL, rev INTEGER NOT NULL,
+    status TEXT NOT NULL, payload TEXT NOT NULL, received TEXT NOT NULL, UNIQUE (club, tbl, ledger, game, rev)
+);
+CREATE TABLE rounds (
+    id INTEGER PRIMARY KEY, night_id INTEGER NOT NULL REFERENCES nights(id), number INTEGER NOT NULL,
+    made TEXT NOT NULL, how TEXT NOT NULL, UNIQUE (night_id, number)
+);
+CREATE TABLE pairings (
+    id INTEGER PRIMARY KEY, round_id INTEGER NOT NULL REFERENCES rounds(id), tbl TEXT,
+    players TEXT NOT NULL, bye INTEGER NOT NULL
+);
+CREATE TABLE corrections (
+    id INTEGER PRIMARY KEY, night_id INTEGER NOT NULL REFERENCES nights(id), club TEXT NOT NULL,
+    tbl TEXT NOT NULL, ledger TEXT NOT NULL, game INTEGER NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('correct', 'void', 'restore')),
+    seats TEXT, scores TEXT, winner TEXT, reason TEXT NOT NULL, at TEXT NOT NULL
+);
+CREATE INDEX results_by_night ON results (night_id, id);
+CREATE INDEX entries_by_night ON entries (night_id, tbl);
+CREATE INDEX corrections_by_night ON corrections (night_id, id);
+"""
+_APPEND_ONLY = [
+    f"CREATE TRIGGER {table}_kept_{what} BEFORE {what.upper()} ON {table} "
+    f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: add a row instead'); END"
+    for table in TABLES for what in ("update", "delete")
+]
+_COLUMNS = {
+    "meta": {"key", "value"},
+    "nights": {"id", "club", "name", "points", "skunk", "rounds", "started"},
+    "players": {"id", "night_id", "action", "name", "at"},
+    "entries": {"id", "night_id", "club", "tbl", "ledger", "game", "seq", "line", "at", "received"},
+    "results": {"id", "night_id", "round", "club", "tbl", "ledger", "game", "rev", "status", "payload", "received"},
+    "rounds": {"id", "night_id", "number", "made", "how"},
+    "pairings": {"id", "round_id", "tbl", "players", "bye"},
+    "corrections": {"id", "night_id", "club", "tbl", "ledger", "game", "action", "seats", "scores", "winner",
+                    "reason", "at"},
+}
+
+
+# ---- rows ----------------------------------------------------------------------
+
+
+class Night(namedtuple("Night", "id club name points skunk rounds started")):
+    """A club night and the rule it is scored by (``points``, ``skunk``: their spellings). Immutable."""
+
+    __slots__ = ()
+
+
+class PlayerRow(namedtuple("PlayerRow", "id night_id action name at")):
+    __slots__ = ()
+
+
+class ResultRow(namedtuple("ResultRow", "id night_id round club table ledger game rev status payload received")):
+    """One stored revision of a game's result; ``payload`` is the decoded JSON the table sent. Immutable."""
+
+    __slots__ = ()
+
+    @property
+    def game_key(self) -> tuple[str, str, str, int]:
+        return (self.club, self.table, self.ledger, self.game)
+
+
+class RoundRow(namedtuple("RoundRow", "id night_id number made how pairings")):
+    """A round made: its ``pairings`` are PairingRows, the bye among them. Immutable."""
+
+    __slots__ = ()
+
+
+class PairingRow(namedtuple("PairingRow", "table players bye")):
+    """Who plays at ``table`` (None: the round had more pairs than tables), or the ``bye``. Immutable."""
+
+    __slots__ = ()
+
+
+class CorrectionRow(namedtuple("CorrectionRow", "id night_id club table ledger game action seats scores winner "
+                                                "reason at")):
+    """A director's word on a game: ``seats`` and ``scores`` ((side, score) pairs) for a correction. Immutable."""
+
+    __slots__ = ()
+
+    @property
+    def game_key(self) -> tuple[str, str, str, int]:
+        return (self.club, self.table, self.ledger, self.game)
+
+
+def stamp(seconds: float) -> str:
+    """Seconds since the epoch as UTC ISO 8601 with milliseconds and a Z."""
+    whole, millis = divmod(int(seconds * 1000), 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
+
+
+# ---- the writer ----------------------------------------------------------------
+
+
+class HubLedger:
+    """The one writer of a hub's ledger file (see the module). Writes go in :meth:`write`
+    transactions: everything in one is durable when it returns, or nothing is. ``messages``
+    tells what happened on opening (a damaged file set aside)."""
+
+    def __init__(self, path: str | os.PathLike, holder: str | None = None, clock=time.time):
+        self.path = Path(path)
+        self.messages: list[str] = []
+        self._clock = clock
+        self._conn: sqlite3.Connection | None = None
+        self._broken: str | None = None
+        exists = writable_file(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise LedgerError(f"ledger {self.path} cannot be created: {os_cause(error)}") from error
+        self._lock = WriterLock(self.path, holder or default_holder())
+        try:
+            self._open(fresh=not exists)
+        except BaseException:
+            close_connection(self._conn)
+            self._conn = None
+            self._lock.release(remove=self._lock.created)
+            raise
+
+    # ---- opening ---------------------------------------------------------
+
+    def _open(self, fresh: bool) -> None:
+        before = {suffix: Path(f"{self.path}{suffix}").exists() for suffix in ("", "-wal", "-shm")}
+        if not fresh:
+            self._hold()  # before SQLite opens it: a second writer never reaches the file
+        try:
+            try:
+                self._conn = self._connect(fresh)
+                if fresh:
+                    self._hold()
+            except (sqlite3.DatabaseError, Damaged) as error:
+                if not is_damage(error):
+                    raise
+                self._replace_damaged(error)
+        except sqlite3.Error as error:
+            close_connection(self._conn)
+            self._conn = None
+            if fresh:  # remove what we began to create
+                for suffix, existed in before.items():
+                    if not existed:
+                        Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            what = "cannot be created" if fresh else "cannot be opened"
+            raise LedgerError(f"ledger {self.path} {what}: {sqlite_cause(error, self.path.parent)}") from error
+
+    def _hold(self) -> None:
+        try:
+            self._lock.hold()
+        except OSError as error:
+            raise LedgerError(f"ledger {self.path} cannot be locked: {os_cause(error)}") from error
+
+    def _connect(self, fresh: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(uri(self.path, "rwc" if fresh else "rw"), uri=True, isolation_level=None,
+                               check_same_thread=False)
+        try:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("BEGIN")  # reading what the file is changes nothing
+            new = _inspect(conn, self.path)
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            if not new:
+                problem = quick_check(conn)
+                if problem:
+                    raise Damaged(problem)
+            conn.execute("BEGIN IMMEDIATE")  # can we write? (read-only file, another program's lock)
+            if new:
+                for statement in [*_SCHEMA.split(";"), *_APPEND_ONLY]:
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _replace_damaged(self, error: Exception) -> None:
+        """Set the damaged file aside (renamed with its -wal and -shm) and begin a new one."""
+        close_connection(self._conn)
+        self._conn = None
+        target = set_aside(self.path, self._clock(), error)
+        self._conn = self._connect(fresh=True)
+        self._hold()
+        reason = " ".join(str(error).split())
+        self.messages.append(f"ledger {self.path} could not be read ({reason}); it was kept as {target} "
+                             "and a new hub ledger started")
+
+    # ---- writing ---------------------------------------------------------
+
+    def now(self) -> str:
+        return stamp(self._clock())
+
+    @contextmanager
+    def write(self):
+        """One transaction: ``with ledger.write() as w: w.add_entry(...)``; durable when the block
+        ends, or nothing of it is kept and LedgerError (DiskFullError for a full disk) is raised."""
+        conn = self._require()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise self._failure(error) from error
+        try:
+            yield self
+            if not self._lock.holds_ledger():
+                self._broken = (f"ledger {self.path} was moved or deleted while it was open: "
+                                "nothing more is saved; restart the hub")
+                raise LedgerError(self._broken)
+            conn.execute("COMMIT")
+        except sqlite3.Error as error:
+            roll_back(conn)
+            raise self._failure(error) from error
+        except BaseException:
+            roll_back(conn)
+            raise
+
+    def _require(self) -> sqlite3.Connection:
+        if self._conn is None or self._broken:
+            raise LedgerError(self._broken or f"ledger {self.path} is closed")
+        return self._conn
+
+    def _failure(self, error: sqlite3.Error) -> LedgerError:
+        if error_code(error) == sqlite3.SQLITE_FULL:
+            return DiskFullError(f"ledger {self.path}: disk full: nothing saved")
+        return LedgerError(f"ledger {self.path}: not saved: {sqlite_cause(error, self.path.parent)}")
+
+    def night(self, club: str, name: str, points: str, skunk: str, rounds: int) -> Night:
+        """The night ``name`` of ``club``, begun now with this rule if it is new (in its own transaction)."""
+        conn = self._require()
+        row = conn.execute("SELECT * FROM nights WHERE club=? AND name=?", (club, name)).fetchone()
+        if row is None:
+            with self.write():
+                conn.execute("INSERT INTO nights (club, name, points, skunk, rounds, started) VALUES (?, ?, ?, ?, ?, ?)",
+                             (club, name, points, skunk, rounds, self.now()))
+            row = conn.execute("SELECT * FROM nights WHERE club=? AND name=?", (club, name)).fetchone()
+        return Night(*row)
+
+    def add_entry(self, night_id: int, club: str, table: str, ledger: str, game: int, seq: int, line: str,
+                  at: str | None) -> bool:
+        """Inside :meth:`write`: one record line; False if it was already kept (a redelivery)."""
+        cursor = self._conn.execute(
+            "INSERT OR IGNORE INTO entries (night_id, club, tbl, ledger, game, seq, line, at, received) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (night_id, club, table, ledger, game, seq, line, at, self.now()))
+        return cursor.rowcount == 1
+
+    def add_result(self, night_id: int, round_number: int, club: str, payload: dict) -> bool:
+        """Inside :meth:`write`: one revision of a game's result (a decoded ``result`` payload);
+        False if that revision was already kept."""
+        cursor = self._conn.execute(
+            "INSERT OR IGNORE INTO results (night_id, round, club, tbl, ledger, game, rev, status, payload, received) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (night_id, round_number, club, payload["table"], payload["ledger"], payload["game"], payload["rev"],
+             payload["status"], json.dumps(payload, ensure_ascii=False, separators=(",", ":")), self.now()))
+        return cursor.rowcount == 1
+
+    def add_player(self, night_id: int, name: str, action: str = "add") -> None:
+        """Inside :meth:`write`: a player added to the night, or removed from it."""
+        self._conn.execute("INSERT INTO players (night_id, action, name, at) VALUES (?, ?, ?, ?)",
+                           (night_id, action, name, self.now()))
+
+    def add_round(self, night_id: int, number: int, pairings: list[PairingRow], how: str) -> None:
+        """Inside :meth:`write`: round ``number`` and its pairings (``how``: who made it, e.g. "start")."""
+        round_id = self._conn.execute("INSERT INTO rounds (night_id, number, made, how) VALUES (?, ?, ?, ?)",
+                                      (night_id, number, self.now(), how)).lastrowid
+        self._conn.executemany(
+            "INSERT INTO pairings (round_id, tbl, players, bye) VALUES (?, ?, ?, ?)",
+            [(round_id, p.table, json.dumps(list(p.players), ensure_ascii=False), int(p.bye)) for p in pairings])
+
+    def add_correction(self, night_id: int, game_key: tuple[str, str, str, int], action: str, reason: str,
+                       seats=None, scores=None, winner: str | None = None) -> None:
+        """Inside :meth:`write`: a director's word on a game, kept with its reason and time."""
+        if action not in CORRECTION_ACTIONS:
+            raise ValueError(f"correction {action!r}: use one of {', '.join(CORRECTION_ACTIONS)}")
+        club, table, ledger, game = game_key
+        self._conn.execute(
+            "INSERT INTO corrections (night_id, club, tbl, ledger, game, action, seats, scores, winner, reason, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (night_id, club, table, ledger, game, action,
+             None if seats is None else json.dumps(list(seats), ensure_ascii=False),
+             None if scores is None else json.dumps([list(pair) for pair in scores], ensure_ascii=False),
+             winner, reason, self.now()))
+
+    # ---- reading (the writer's own connection: call from the writer's thread) ----
+
+    def reader(self) -> "HubRows":
+        return HubRows(self._require())
+
+    def close(self) -> None:
+        close_connection(self._conn)
+        self._conn = None
+        self._lock.release()
+
+    def __enter__(self) -> "HubLedger":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _inspect(conn: sqlite3.Connection, path: Path) -> bool:
+    """Whether the open database is new (empty); LedgerError for another program's database,
+    a board's ledger or a newer schema; Damaged for our marker on a schema that is not ours."""
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables and app_id in (0, APPLICATION_ID):
+        return True
+    if app_id == BOARD_APPLICATION_ID:
+        raise LedgerError(f"ledger {path} is a board's ledger, not a club hub's: give the hub a file of its own "
+                          "(--state hub.sqlite3)")
+    if app_id != APPLICATION_ID:
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        what = f"application_id {app_id:#x}" if app_id else f"tables: {shown}"
+        raise LedgerError(f"ledger {path} is another program's SQLite database ({what}): "
+                          "give another path (--state FILE)")
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    except sqlite3.OperationalError:
+        row = None
+    version = row[0] if row and isinstance(row[0], str) else None
+    if version is None or not version.isdigit():
+        raise Damaged(f"it carries the hub's marker but has no schema version ({version!r})")
+    if int(version) > int(SCHEMA_VERSION):
+        raise LedgerError(f"ledger {path} has hub schema {version}, newer than this cribbage-board reads "
+                          f"({SCHEMA_VERSION}): upgrade cribbage-board or give another path (--state FILE)")
+    for table, columns in _COLUMNS.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if not columns <= have:
+            raise Damaged(f"its table {table} is missing or lacks columns")
+    return False
+
+
+# ---- reading ---------------------------------------------------------------------
+
+
+class HubRows:
+    """The rows of a hub ledger, read on one connection (the writer's, or a reader's)."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self._conn = conn
+
+    def nights(self) -> list[Night]:
+        return [Night(*row) for row in self._conn.execute("SELECT * FROM nights ORDER BY id")]
+
+    def players(self, night_id: int) -> list[PlayerRow]:
+        return [PlayerRow(*row) for row in self._conn.execute(
+            "SELECT id, night_id, action, name, at FROM players WHERE night_id=? ORDER BY id", (night_id,))]
+
+    def results(self, night_id: int | None = None) -> list[ResultRow]:
+        """Every stored revision (of one night, or all), in the order received."""
+        where, args = ("WHERE night_id=?", (night_id,)) if night_id is not None else ("", ())
+        rows = self._conn.execute(
+            "SELECT id, night_id, round, club, tbl, ledger, game, rev, status, payload, received FROM results "
+            f"{where} ORDER BY id", args)
+        return [ResultRow(*row[:9], json.loads(row[9]), row[10]) for row in rows]
+
+    def rounds(self, night_id: int) -> list[RoundRow]:
+        out = []
+        for round_id, night, number, made, how in self._conn.execute(
+                "SELECT id, night_id, number, made, how FROM rounds WHERE night_id=? ORDER BY number", (night_id,)):
+            pairings = tuple(PairingRow(table, tuple(json.loads(players)), bool(bye)) for table, players, bye in
+                             self._conn.execute("SELECT tbl, players, bye FROM pairings WHERE round_id=? ORDER BY id",
+                                                (round_id,)))
+            out.append(RoundRow(round_id, night, number, made, how, pairings))
+        return out
+
+    def corrections(self, night_id: int | None = None) -> list[CorrectionRow]:
+        where, args = ("WHERE night_id=?", (night_id,)) if night_id is not None else ("", ())
+        out = []
+        for row in self._conn.execute(
+                "SELECT id, night_id, club, tbl, ledger, game, action, seats, scores, winner, reason, at "
+                f"FROM corrections {where} ORDER BY id", args):
+            seats = tuple(json.loads(row[7])) if row[7] is not None else None
+            scores = tuple((side, score) for side, score in json.loads(row[8])) if row[8] is not None else None
+            out.append(CorrectionRow(*row[:7], seats, scores, *row[9:]))
+        return out
+
+    def entry_counts(self, night_id: int) -> dict[str, int]:
+        """Entries kept for each table this night."""
+        return dict(self._conn.execute("SELECT tbl, count(*) FROM entries WHERE night_id=? GROUP BY tbl",
+                                       (night_id,)))
+
+    def counts(self) -> dict[str, int]:
+        """Rows in each table (the bench's and the tests' check of what was kept)."""
+        return {table: self._conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in TABLES}
+
+
+class HubReader(HubRows):
+    """A hub ledger opened read-only (tests, the bench, a backup's check); never in the writer's way."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        try:
+            conn = sqlite3.connect(uri(self.path, "ro"), uri=True, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+                conn.close()
+                raise LedgerError(f"ledger {self.path} is not a club hub's ledger")
+        except sqlite3.Error as error:
+            raise LedgerError(f"ledger {self.path} cannot be read: {sqlite_cause(error, self.path.parent)}") from None
+        super().__init__(conn)
+
+    def close(self) -> None:
+        close_connection(self._conn)
+
+    def __enter__(self) -> "HubReader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

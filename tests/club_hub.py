@@ -1,0 +1,330 @@
+"""The club hub for the tests: ``cribbage-board hub`` as a subprocess, and tables played by plain paho clients.
+
+:class:`HubProcess` runs the real command on a free port against a broker from
+``tests/broker.py`` (its standard error in a file, its console on a pipe when
+asked) and reads its API. :class:`Table` is a board's side as the schema says
+it, without the board: a paho client with a persistent session that publishes
+a table's status, entries, state and results (QoS 1), or any bytes at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import urllib.request
+from pathlib import Path
+
+from firmware.club import schema
+
+from broker import environment, free_port
+from waits import CEILING_S, eventually
+
+ROOT = Path(__file__).resolve().parent.parent
+CLUB = "thu"
+
+
+class HubProcess:
+    """``cribbage-board hub`` for one test (``extra``: more of its options)."""
+
+    def __init__(self, folder: Path, broker_url: str, *extra: str, state: Path | None = None, club: str = CLUB,
+                 night: str = "test-night", console: bool = False, port: int | None = None):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.state = state or self.folder / "hub.sqlite3"
+        self.port = port or free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.argv = [sys.executable, "-m", "firmware.cli", "hub", "--broker", broker_url, "--club", club,
+                     "--state", str(self.state), "--host", "127.0.0.1", "--port", str(self.port),
+                     "--night", night, *extra]
+        self.console = console
+        self.process: subprocess.Popen | None = None
+        self.starts = 0
+
+    def start(self, wait: bool = True) -> "HubProcess":
+        self.starts += 1
+        self.err = open(self.folder / f"hub-{self.starts}.err", "w")
+        self.out = open(self.folder / f"hub-{self.starts}.out", "w")
+        self.process = subprocess.Popen(self.argv, env=environment(), cwd=ROOT, stdout=self.out, stderr=self.err,
+                                        stdin=subprocess.PIPE if self.console else subprocess.DEVNULL)
+        if wait:
+            assert eventually(self.answers), f"the hub did not answer: {self.log()}"
+        return self
+
+    def answers(self) -> bool:
+        if self.process.poll() is not None:
+            raise AssertionError(f"the hub stopped ({self.process.returncode}): {self.log()}")
+        try:
+            urllib.request.urlopen(self.base + "/api/club/standings", timeout=2).close()
+        except OSError:
+            return False
+        return True
+
+    def get(self, path: str):
+        """The JSON (or, for other types, the text) at ``path``."""
+        with urllib.request.urlopen(self.base + path, timeout=CEILING_S) as answer:
+            body = answer.read().decode("utf-8")
+            return json.loads(body) if answer.headers.get_content_type() == "application/json" else body
+
+    def standings(self, scope: str = "night") -> list[dict]:
+        return self.get(f"/api/club/standings?scope={scope}")
+
+    def rounds(self) -> dict:
+        return self.get("/api/club/rounds")
+
+    def say(self, line: str) -> None:
+        """A line on the director's console."""
+        self.process.stdin.write(line.encode("utf-8") + b"\n")
+        self.process.stdin.flush()
+
+    def kill(self) -> None:
+        """kill -9: nothing is written, acknowledged or said after it."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(CEILING_S)
+        self._close_files()
+
+    def stop(self) -> int:
+        if self.process is None or self.process.poll() is not None:
+            self._close_files()
+            return self.process.returncode if self.process else 0
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(CEILING_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._close_files()
+        return self.process.returncode
+
+    def _close_files(self) -> None:
+        if self.process is not None and self.process.stdin:
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
+        for stream in (getattr(self, "err", None), getattr(self, "out", None)):
+            if stream is not None and not stream.closed:
+                stream.close()
+
+    def log(self) -> str:
+        """Everything the hub wrote on standard error, every start."""
+        return "".join((self.folder / f"hub-{k}.err").read_text(errors="replace")
+                       for k in range(1, self.starts + 1) if (self.folder / f"hub-{k}.err").exists())
+
+    def output(self) -> str:
+        return "".join((self.folder / f"hub-{k}.out").read_text(errors="replace")
+                       for k in range(1, self.starts + 1) if (self.folder / f"hub-{k}.out").exists())
+
+    def __enter__(self) -> "HubProcess":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class Table:
+    """One table's board, played by hand: a paho client publishing what the schema says a board sends."""
+
+    def __init__(self, port: int, table: str, club: str = CLUB, ledger: str | None = None):
+        import paho.mqtt.client as mqtt
+
+        self.table, self.club = table, club
+        self.ledger = ledger or os.urandom(8).hex()
+        self.topics = schema.Topics(club, table)
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"cribbage-{club}-table-{table}",
+                                  clean_session=False, protocol=mqtt.MQTTv311)
+        self.client.reconnect_delay_set(0.2, 1)
+        self.client.connect("127.0.0.1", port, keepalive=30)
+        self.client.loop_start()
+        assert eventually(self.client.is_connected), f"table {table} did not connect"
+
+    def send(self, kind: str, payload: dict | bytes, retain: bool = False, topic_table: str | None = None) -> None:
+        """Publish at QoS 1 and wait until the broker has it."""
+        assert eventually(self.client.is_connected), f"table {self.table} is not connected"
+        data = payload if isinstance(payload, bytes) else schema.encode(payload)
+        info = self.client.publish(self.topics.of_table(kind, topic_table or self.table), data, qos=1, retain=retain)
+        info.wait_for_publish(CEILING_S)
+
+    def online(self, online: bool = True) -> None:
+        self.send("status", schema.status_payload(self.table, online, "test"), retain=True)
+
+    def entry(self, game: int, seq: int, line: str) -> None:
+        self.send("entry", schema.entry_payload(self.table, self.ledger, game, seq, line, None))
+
+    def state(self, game: int, seq: int, sides: dict[str, int], next_seat: str | None = None) -> None:
+        state = {"variant": "six-card", "target": 121, "sides": [{"name": n, "seats": [n], "score": s, "back": 0}
+                                                                  for n, s in sides.items()],
+                 "next": {"seat": next_seat, "count": "hand"} if next_seat else None, "winner": None}
+        self.send("state", schema.state_payload(self.table, self.ledger, game, seq, state), retain=True)
+
+    def result(self, game: int, rev: int, scores: dict[str, int], winner: str | None = None,
+               status: str = "finished", variant: str = "six-card", seats: list[str] | None = None) -> dict:
+        payload = result_payload(self.table, self.ledger, game, rev, scores, winner, status, variant, seats)
+        self.send("result", payload)
+        return payload
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def result_payload(table: str, ledger: str, game: int, rev: int, scores: dict[str, int], winner: str | None = None,
+                   status: str = "finished", variant: str = "six-card", seats: list[str] | None = None) -> dict:
+    """A result as a board sends it (its own outcome figures by ACC; the hub works them out again)."""
+    seats = seats or list(scores)
+    outcome = None
+    if status == "finished":
+        winner = winner or max(scores, key=scores.get)
+        losers = [{"side": side, "score": score, "result": "win", "margin": scores[winner] - score,
+                   "game_points": 2} for side, score in scores.items() if side != winner]
+        outcome = {"winner": winner, "losers": losers, "margin": losers[0]["margin"], "result": "win",
+                   "game_points": 2}
+    return schema.result_payload(table, ledger, game, rev, status, variant, seats, scores, outcome, None)
+
+
+def acc_standings(games: list[tuple[str, int, str, int]]) -> list[dict]:
+    """The standings worked out plainly, for checking the hub: each game (winner, their score, loser,
+    theirs) by ACC (win 2; a loser under 91 skunked, 3; under 61 double, 3), ranked as the club ranks."""
+    table: dict[str, dict] = {}
+    for winner, won, loser, lost in games:
+        for name in (winner, loser):
+            table.setdefault(name, {"player": name, "game_points": 0, "wins": 0, "losses": 0, "spread": 0,
+                                    "games": 0})
+        table[winner]["game_points"] += 3 if lost < 91 else 2
+        table[winner]["wins"] += 1
+        table[loser]["losses"] += 1
+        table[winner]["spread"] += won - lost
+        table[loser]["spread"] -= won - lost
+        table[winner]["games"] += 1
+        table[loser]["games"] += 1
+    return sorted(table.values(), key=lambda s: (-s["game_points"], -s["wins"], -s["spread"], s["player"].casefold()))
+
+
+def wait_for(condition, what: str) -> None:
+    assert eventually(condition), what
+
+
+
+# ---- whole games in the record format, and tables that are real consoles ----------
+
+LEGAL_COUNTS = [value for value in range(30) if value not in (19, 25, 26, 27)]  # a hand's or a crib's possible totals
+TARGET = 121
+
+
+def game_lines(players: list[str] | tuple[str, ...], seed: str) -> list[str]:
+    """A whole six-card game between two players in the record format (the show's counts only, as a
+    board may enter them), to its end: who wins and by how much follow from ``seed``."""
+    import random
+
+    rng = random.Random(seed)
+    first, second = players
+    strength = {first: rng.randint(6, 16), second: rng.randint(6, 16)}
+    scores = {first: 0, second: 0}
+    lines = [f"game six-card seats={first},{second} dealer={first}"]
+    dealer, pone = first, second
+    while True:
+        for who, line in ((pone, f"hand {pone}"), (dealer, f"hand {dealer}"), (dealer, "crib")):
+            value = min(LEGAL_COUNTS, key=lambda v: abs(v - rng.randint(0, 2 * strength[who])))
+            lines.append(f"{line} {value}")
+            scores[who] += value
+            if scores[who] >= TARGET:
+                return lines
+        dealer, pone = pone, dealer
+
+
+class ConsoleTable:
+    """One table as its own process: ``cribbage-board console`` in the club, its ledger in ``folder``,
+    fed record lines on its standard input."""
+
+    def __init__(self, folder: Path, broker_url: str, table: str, club: str = CLUB):
+        self.table = table
+        self.state = Path(folder) / f"table-{table}.sqlite3"
+        self.err = open(Path(folder) / f"table-{table}.err", "w")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "firmware.cli", "console", "--state", str(self.state),
+             "--set", f"club.broker={broker_url}", "--set", f"club.name={club}", "--set", f"club.table={table}"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.err, text=True, env=environment(), cwd=ROOT)
+
+    def feed(self, lines: list[str]) -> None:
+        self.process.stdin.write("".join(line + "\n" for line in lines))
+        self.process.stdin.flush()
+
+    def close(self) -> int:
+        """End its input: it stops as a console does at the end of its record (0 if all went well)."""
+        try:
+            self.process.stdin.close()
+            return self.process.wait(CEILING_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+        finally:
+            self.err.close()
+
+    def log(self) -> str:
+        return (self.state.parent / f"table-{self.table}.err").read_text(errors="replace")
+
+
+class Cable:
+    """A board's network cable to the broker, which a test pulls out and plugs back in: a TCP relay on a port of
+    its own to the broker's. Pulled out, it cuts every connection through it and refuses new ones."""
+
+    def __init__(self, broker_port: int):
+        import socket
+
+        self.socket = socket
+        self.target = broker_port
+        self.port = free_port()
+        self.links: list = []
+        self.server = None
+        self.plug()
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def plug(self) -> None:
+        server = self.socket.socket()
+        server.setsockopt(self.socket.SOL_SOCKET, self.socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", self.port))
+        server.listen(8)
+        self.server = server
+        threading.Thread(target=self._accept, args=(server,), daemon=True).start()
+
+    def pull(self) -> None:
+        for each in [self.server, *self.links]:
+            try:
+                each.shutdown(self.socket.SHUT_RDWR)
+            except OSError:
+                pass
+            each.close()
+        self.links = []
+
+    def _accept(self, server) -> None:
+        while True:
+            try:
+                near, _ = server.accept()
+            except OSError:
+                return
+            try:
+                far = self.socket.create_connection(("127.0.0.1", self.target))
+            except OSError:
+                near.close()
+                continue
+            self.links += [near, far]
+            for source, sink in ((near, far), (far, near)):
+                threading.Thread(target=self._relay, args=(source, sink), daemon=True).start()
+
+    def _relay(self, source, sink) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for each in (source, sink):
+            try:
+                each.shutdown(self.socket.SHUT_RDWR)
+            except OSError:
+                pass

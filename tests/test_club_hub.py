@@ -1,0 +1,401 @@
+"""The club hub (``cribbage-board hub``) against a real Mosquitto: once only, nothing lost, bad messages
+dropped, the director's corrections, the pages, and its command line's errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
+
+from firmware.club import schema
+from ledger.hub import HubLedger, HubReader
+
+from broker import Listener, Mosquitto, environment, free_port
+from waits import CEILING_S
+
+PLAYERS = "Ann,Bob,Cy,Di"
+
+
+def kept(hub: HubProcess) -> dict[str, int]:
+    """Rows in each table of the hub's ledger, read as any reader would (never in the writer's way)."""
+    with HubReader(hub.state) as rows:
+        return rows.counts()
+
+
+def pairing_of(hub: HubProcess, table: str, round_number: int | None = None) -> list[str]:
+    rounds = hub.rounds()["list"]
+    each = rounds[-1] if round_number is None else rounds[round_number - 1]
+    return next(p["players"] for p in each["pairings"] if p["table"] == table)
+
+
+def play(table: Table, game: int, players: list[str], scores: tuple[int, int]) -> dict:
+    """A whole game at ``table`` as a board sends it: its game line, two entries, its result."""
+    a, b = players
+    table.entry(game, 0, f"game six-card seats={a},{b} dealer={a}")
+    table.entry(game, 1, f"peg {a} 2")
+    table.entry(game, 2, f"peg {b} 2")
+    return table.result(game, 3, {a: scores[0], b: scores[1]})
+
+
+@pytest.fixture
+def hub(tmp_path, broker):
+    running = HubProcess(tmp_path / "hub", broker.url, "--players", PLAYERS, "--tables", "1,2", console=True).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def tables(broker):
+    made = {name: Table(broker.port, name) for name in ("1", "2")}
+    for each in made.values():
+        each.online()
+    yield made
+    for each in made.values():
+        each.close()
+
+
+def test_a_redelivered_entry_or_result_is_counted_once(hub, tables):
+    """QoS 1 is at least once: the same entry and result twice are one row each and one game."""
+    players = pairing_of(hub, "1")
+    sent = play(tables["1"], 1, players, (121, 100))
+    tables["1"].send("result", sent)  # the same again, as a redelivery
+    tables["1"].entry(1, 2, f"peg {players[1]} 2")
+    wait_for(lambda: kept(hub)["results"] == 1 and kept(hub)["entries"] == 3, f"the hub kept {kept(hub)}")
+    standings = {line["player"]: line for line in hub.standings()}
+    assert standings[players[0]]["games"] == 1 and standings[players[0]]["game_points"] == 2
+    assert standings[players[1]]["losses"] == 1 and standings[players[1]]["spread"] == -21
+
+
+def test_pairings_are_published_retained_as_the_board_reads_them(hub, broker):
+    """Each table's pairing is retained under its topic in the schema's shape: a board joining late reads it."""
+    listener = Listener(broker, f"cribbage/{CLUB}/table/+/pairing", f"cribbage/{CLUB}/standings",
+                        f"cribbage/{CLUB}/hub")
+    try:
+        wait_for(lambda: len(listener.payloads("pairing")) >= 2, "no retained pairings")
+        heard = {p["table"]: schema.decode("pairing", p["table"], schema.encode(p)) for p in listener.payloads("pairing")}
+        assert heard["1"]["players"] == pairing_of(hub, "1") and heard["1"]["round"] == 1
+        assert heard["1"]["night"] == "test-night"
+        assert all(retained for topic, _, retained in listener.messages if topic.endswith("/pairing"))
+        wait_for(lambda: listener.payloads("hub"), "no hub presence")
+        assert listener.payloads("hub")[-1]["online"] is True
+    finally:
+        listener.close()
+    assert hub.stop() == 0  # SIGTERM: in order, exit 0
+    after = Listener(broker, f"cribbage/{CLUB}/hub", client_id="after")
+    try:
+        wait_for(lambda: after.payloads("hub"), "no retained hub presence")
+        assert after.payloads("hub")[-1]["online"] is False  # a hub stopped says so
+    finally:
+        after.close()
+
+
+def test_malformed_messages_are_one_line_each_and_the_hub_goes_on(hub, tables):
+    """Not JSON, too big, the wrong type, another table's claim, another version: one line each, no traceback."""
+    table = tables["1"]
+    players = pairing_of(hub, "1")
+    bad = [
+        b"{not json",
+        b"\xff\xfe",
+        b"[1, 2]",
+        b"x" * 10_000,
+        json.dumps({"v": 1, "table": "1", "ledger": "0" * 16, "game": "one", "seq": 0, "line": "x"}).encode(),
+        json.dumps({"v": 1, "table": "2", "ledger": "0" * 16, "game": 1, "seq": 0, "line": "x"}).encode(),
+        json.dumps({"v": 7, "table": "1"}).encode(),
+    ]
+    for payload in bad:
+        table.send("entry", payload)
+    table.send("result", b'{"v": 1, "table": "1", "status": "finished"}')
+    play(table, 1, players, (121, 95))
+    wait_for(lambda: kept(hub)["results"] == 1, f"the good game after the bad ones was not kept: {hub.log()}")
+    log = hub.log()
+    assert log.count("ignored:") == len(bad) + 1
+    assert "Traceback" not in log
+    assert "claims table '2' on table 1's topic" in log
+    assert hub.process.poll() is None
+    assert kept(hub)["entries"] == 3
+
+
+def test_a_flood_of_bad_messages_is_rate_limited_in_the_log(hub, tables):
+    """Many bad messages: at most a burst of lines, then the hub still counts good games."""
+    for _ in range(60):
+        tables["2"].send("entry", b"nonsense")
+    players = pairing_of(hub, "2")
+    play(tables["2"], 1, players, (121, 70))
+    wait_for(lambda: kept(hub)["results"] == 1, "the good game was not kept")
+    assert hub.log().count("ignored:") <= 20
+
+
+def test_a_correction_changes_the_standings_and_keeps_its_reason(hub, tables):
+    """correct, void and restore on the console: new rows with their reasons; the standings follow each."""
+    a, b = pairing_of(hub, "1")
+    play(tables["1"], 1, [a, b], (121, 100))
+    wait_for(lambda: any(line["games"] for line in hub.standings()), "the game was not counted")
+    hub.say(f'correct 1 1 {a}:121 {b}:80 reason="crib miscounted"')
+    wait_for(lambda: {l["player"]: l for l in hub.standings()}[a]["game_points"] == 3, "the correction did not count")
+    assert {l["player"]: l for l in hub.standings()}[b]["spread"] == -41
+    hub.say('void 1 1 reason="wrong players sat down"')
+    wait_for(lambda: {l["player"]: l for l in hub.standings()}[a]["games"] == 0, "the void did not count")
+    hub.say('restore 1 1 reason="they were right"')
+    wait_for(lambda: {l["player"]: l for l in hub.standings()}[a]["game_points"] == 2, "the restore did not count")
+    hub.say("correct 1 1 nonsense")
+    hub.say("frobnicate")
+    hub.say("rounds")
+    wait_for(lambda: "table 1: " in hub.output() and "type help" in hub.output(), "no answers on the console")
+    with HubReader(hub.state) as rows:
+        corrections = rows.corrections()
+    assert [(c.action, c.reason) for c in corrections] == [
+        ("correct", "crib miscounted"), ("void", "wrong players sat down"), ("restore", "they were right")]
+    output = hub.output()
+    assert "! no command 'frobnicate': type help" in output
+    assert "a side's score is NAME:SCORE" in output
+    assert "Traceback" not in output + hub.log()
+
+
+def test_a_correction_without_a_reason_is_refused(hub, tables):
+    a, b = pairing_of(hub, "1")
+    play(tables["1"], 1, [a, b], (121, 100))
+    wait_for(lambda: kept(hub)["results"] == 1, "the game was not kept")
+    hub.say(f"correct 1 1 {a}:121 {b}:80")
+    wait_for(lambda: "needs a reason" in hub.output(), f"no refusal: {hub.output()}")
+    assert kept(hub)["corrections"] == 0
+
+
+def test_the_next_round_is_made_when_every_game_has_its_result(hub, tables):
+    """Round 2 comes once round 1's games are in, with no repeat opponents, and is published to the tables."""
+    first = {name: pairing_of(hub, name) for name in ("1", "2")}
+    for name, table in tables.items():
+        play(table, 1, first[name], (121, 88))
+    wait_for(lambda: hub.rounds()["round"] == 2, "round 2 was not made")
+    second = [set(pairing_of(hub, name, 2)) for name in ("1", "2")]
+    assert all(pair not in second for pair in (set(p) for p in first.values()))
+    standings = hub.standings()
+    games = [(p[0], 121, p[1], 88) for p in first.values()]
+    assert standings == acc_standings(games)
+
+
+def test_the_night_csv_cannot_run_as_a_formula(tmp_path, broker):
+    """A cell that starts with = + - @ (a name may begin with - or @) is quoted so a spreadsheet shows it as text."""
+    with HubProcess(tmp_path / "hub", broker.url, "--players=-Bob,@SUM,Ann,Cy", "--tables", "1,2") as hub:
+        tables = {name: Table(broker.port, name) for name in ("1", "2")}
+        try:
+            name, players = next((name, pairing_of(hub, name)) for name in tables
+                                 if any(p[0] in "-@" for p in pairing_of(hub, name)))
+            players.sort(key=lambda p: p[0] not in "-@")  # the formula-like name first: it starts the seats cell
+            play(tables[name], 1, players, (121, 90))
+            wait_for(lambda: kept(hub)["results"] == 1, "the game was not kept")
+            text = hub.get("/club/night.csv")
+        finally:
+            for table in tables.values():
+                table.close()
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0][:6] == ["round", "table", "ledger", "game", "status", "seats"]
+    assert len(rows) == 2
+    for cell in rows[1]:
+        assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
+    assert rows[1][5] == "'" + " ".join(players)
+    assert rows[1][7] == "'" + players[0]  # the winner
+
+
+def test_the_pages_answer_with_security_headers_and_escape_names(tmp_path, broker):
+    """/club, the API and the CSV carry the CSP (no inline script), nosniff, no referrer, no framing;
+    a name is escaped in <bdi>; a write is refused."""
+    name = "<b>Zoë</b>"
+    with HubProcess(tmp_path / "hub", broker.url, "--players", f"Ann,{name}", "--tables", "1") as hub:
+        for path in ("/club", "/api/club/standings", "/api/club/rounds", "/club/night.csv", "/club/events"):
+            request = urllib.request.Request(hub.base + path, method="HEAD" if path.endswith("events") else "GET")
+            with urllib.request.urlopen(request, timeout=CEILING_S) as answer:
+                headers = answer.headers
+                csp = headers["Content-Security-Policy"]
+                assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp
+                assert headers["X-Content-Type-Options"] == "nosniff"
+                assert headers["Referrer-Policy"] == "no-referrer"
+        page = hub.get("/club")
+        assert "<bdi>&lt;b&gt;Zoë&lt;/b&gt;</bdi>" in page and "<b>Zoë" not in page
+        assert "<script>" not in page and 'src="/club/club.js"' in page
+        assert [line["player"] for line in hub.get("/api/club/standings?scope=season")] == []
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(urllib.request.Request(hub.base + "/api/club/standings", data=b"x"),
+                                   timeout=CEILING_S)
+        assert refused.value.code == 405
+        with pytest.raises(urllib.error.HTTPError) as wrong:
+            hub.get("/api/club/standings?scope=ever")
+        assert wrong.value.code == 400
+
+
+def test_the_events_stream_sends_the_standings_when_a_result_comes(tmp_path, broker):
+    """/club/events: one event at once, another with the new standings after a game."""
+    with HubProcess(tmp_path / "hub", broker.url, "--players", PLAYERS, "--tables", "1,2") as hub:
+        stream = urllib.request.urlopen(hub.base + "/club/events", timeout=CEILING_S)
+        table = Table(broker.port, "1")
+        try:
+            first = _event(stream)
+            assert all(line["games"] == 0 for line in first["standings"])
+            play(table, 1, pairing_of(hub, "1"), (121, 100))
+            while True:
+                event = _event(stream)
+                if any(line["games"] for line in event["standings"]):
+                    break
+            assert event["standings"] == hub.standings()
+        finally:
+            stream.close()
+            table.close()
+
+
+def _event(stream) -> dict:
+    """The next server-sent event's data (keep-alive comments skipped)."""
+    while True:
+        line = stream.readline().decode("utf-8")
+        if line.startswith("data: "):
+            return json.loads(line[len("data: "):])
+
+
+def test_the_hub_killed_with_kill_9_loses_nothing_and_counts_nothing_twice(tmp_path, broker):
+    """kill -9 while the tables send, games played while it is down: started again, it has every entry once."""
+    hub = HubProcess(tmp_path / "hub", broker.url, "--players", PLAYERS, "--tables", "1,2").start()
+    tables = {name: Table(broker.port, name) for name in ("1", "2")}
+    try:
+        first = {name: pairing_of(hub, name) for name in tables}
+        for line in range(1, 40):  # a burst the hub is busy with when it dies (a game not finished)
+            tables["1"].entry(9, line, f"peg {first['1'][0]} 1")
+        hub.kill()
+        for name, table in tables.items():
+            play(table, 1, first[name], (121, 60 if name == "1" else 95))
+        hub.start()
+        wait_for(lambda: kept(hub)["results"] == 2 and hub.rounds()["round"] == 2,
+                 f"the hub did not catch up: {kept(hub)}")
+        wait_for(lambda: kept(hub)["entries"] == 39 + 3 + 3, f"entries lost or doubled: {kept(hub)}")
+        expected = acc_standings([(first["1"][0], 121, first["1"][1], 60), (first["2"][0], 121, first["2"][1], 95)])
+        assert hub.standings() == expected
+        assert kept(hub)["rounds"] == 2  # round 1 not made again on the restart
+    finally:
+        for table in tables.values():
+            table.close()
+        hub.stop()
+
+
+def test_the_broker_restarted_mid_night_loses_nothing(tmp_path, broker):
+    """Mosquitto stopped and started mid-round: the hub reconnects, the tables deliver, the standings end exact."""
+    with HubProcess(tmp_path / "hub", broker.url, "--players", PLAYERS, "--tables", "1,2") as hub:
+        tables = {name: Table(broker.port, name) for name in ("1", "2")}
+        try:
+            first = {name: pairing_of(hub, name) for name in tables}
+            play(tables["1"], 1, first["1"], (121, 110))
+            broker.restart()
+            play(tables["2"], 1, first["2"], (121, 55))
+            wait_for(lambda: kept(hub)["results"] == 2, f"a result was lost: {kept(hub)} {hub.log()}")
+            wait_for(lambda: hub.rounds()["round"] == 2, "round 2 was not made")
+            assert kept(hub)["entries"] == 6
+            assert hub.standings() == acc_standings([(first["1"][0], 121, first["1"][1], 110),
+                                                     (first["2"][0], 121, first["2"][1], 55)])
+            assert "reconnect" in hub.log() or hub.log().count("connected to") >= 2
+        finally:
+            for table in tables.values():
+                table.close()
+
+
+# ---- the command line's errors: one line, exit 2, no traceback -------------------
+
+
+def hub_command(*args: str, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "firmware.cli", "hub", *args], capture_output=True, text=True,
+                          timeout=CEILING_S, env=environment(), stdin=stdin)
+
+
+def one_line_refusal(done: subprocess.CompletedProcess, *said: str) -> None:
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    for words in said:
+        assert words in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("args, said", [
+    (("--broker", "http://example.org", "--club", "thu"), "use mqtt://host:1883"),
+    (("--broker", "mqtt://", "--club", "thu"), "name the broker's host"),
+    (("--broker", "mqtt://127.0.0.1:1883", "--club", "thu/#"), "--club"),
+    (("--broker", "mqtt://127.0.0.1:1883", "--club", "thu", "--points", "lots"), "--points"),
+    (("--broker", "mqtt://127.0.0.1:1883", "--club", "thu", "--rounds", "0"), "--rounds"),
+    (("--broker", "mqtt://127.0.0.1:1883", "--club", "thu", "--players", "Ann,ann"), "listed twice"),
+    (("--broker", "mqtt://127.0.0.1:1883", "--club", "thu", "--username", "hub",
+      "--password-file", "/nonexistent/password"), "--password-file /nonexistent/password"),
+    (("--broker", "mqtt://127.0.0.1:1883", "--club", "thu", "--port", "70000"), "--port"),
+])
+def test_a_command_line_that_cannot_work_is_one_line(tmp_path, args, said):
+    one_line_refusal(hub_command(*args, "--state", str(tmp_path / "hub.sqlite3")), said)
+    assert not (tmp_path / "hub.sqlite3").exists()
+
+
+def test_a_locked_ledger_and_a_port_in_use_are_one_line(tmp_path):
+    """Another hub holds the ledger, or the port: say so, change nothing."""
+    state = tmp_path / "hub.sqlite3"
+    with HubLedger(state, holder="the other hub"):
+        one_line_refusal(hub_command("--broker", "mqtt://127.0.0.1:1", "--club", "thu", "--state", str(state),
+                                     "--port", str(free_port())), "hub.sqlite3")
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        one_line_refusal(hub_command("--broker", "mqtt://127.0.0.1:1", "--club", "thu", "--state", str(state),
+                                     "--port", str(port)), f"port {port}", "in use")
+
+
+def test_a_board_ledger_given_as_the_hubs_is_refused(tmp_path):
+    from ledger.writer import LedgerWriter
+
+    board = tmp_path / "board.sqlite3"
+    LedgerWriter(board).close()
+    one_line_refusal(hub_command("--broker", "mqtt://127.0.0.1:1", "--club", "thu", "--state", str(board),
+                                 "--port", str(free_port())), "a board's ledger")
+
+
+def test_a_password_the_broker_refuses_is_one_line_at_start(tmp_path):
+    """The broker refuses the hub's login at its first connection: the command line must change, so one line, exit 2."""
+    with Mosquitto(tmp_path / "broker", users={"hub": "right"}) as broker:
+        secret = tmp_path / "password"
+        secret.write_text("wrong\n")
+        done = hub_command("--broker", broker.url, "--club", "thu", "--state", str(tmp_path / "hub.sqlite3"),
+                           "--port", str(free_port()), "--username", "hub", "--password-file", str(secret))
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert "check --username and --password-file" in last and "Traceback" not in done.stderr
+
+
+def test_the_directors_console_runs_a_night_from_the_start(tmp_path, broker):
+    """No --players: player add, start, next, player remove, standings, players, help, then quit stops the hub."""
+    hub = HubProcess(tmp_path / "hub", broker.url, "--tables", "1,2", console=True).start()
+    try:
+        hub.say("start")
+        hub.say("player add Ann Bob Cy")
+        hub.say("player add Ann Di")
+        hub.say("start")
+        wait_for(lambda: hub.rounds()["round"] == 1, f"round 1 was not made: {hub.output()}")
+        assert sorted(p for pairing in hub.rounds()["list"][0]["pairings"] for p in pairing["players"]) == \
+            ["Ann", "Bob", "Cy", "Di"]
+        hub.say("next")
+        wait_for(lambda: hub.rounds()["round"] == 2, f"round 2 was not made: {hub.output()}")
+        hub.say("player remove Di")
+        hub.say("players")
+        hub.say("standings")
+        hub.say("help")
+        wait_for(lambda: "3 players: Ann, Bob, Cy" in hub.output(), f"no players: {hub.output()}")
+        hub.say("next")
+        wait_for(lambda: hub.rounds()["round"] == 3, f"round 3 was not made: {hub.output()}")
+        assert hub.rounds()["list"][2]["bye"] in ("Ann", "Bob", "Cy")  # three players: one sits out
+        hub.say("quit")
+        assert hub.process.wait(CEILING_S) == 0
+    finally:
+        hub.stop()
+    output = hub.output()
+    assert "! fewer than 2 players: add them first (player add NAME...)" in output
+    assert "added Ann, Bob, Cy" in output and "added Di (1 already registered)" in output
+    assert "restore TABLE GAME" in output and "night test-night" in output
+    assert "stopping the hub" in output and "Traceback" not in output + hub.log()
