@@ -149,7 +149,7 @@ def test_a_missing_ledger_is_said_then_the_game_appears_live(tmp_path, browser):
             write_games(store, [game_record("game three-hand seats=Ann,Ben,Cat dealer=Cat", seed=9, entries=12)])
             expected = {side.name: score for side, score in zip(store.game.sides, store.game.state.scores)}
         wait_for(browser, lambda d: scores(d) == expected)
-        assert len(browser.find_elements("css selector", "svg.board g.track")) == 3  # the three-track board
+        assert len(browser.find_elements("css selector", "svg.board.wide g.track")) == 3  # the three-track board
         shoot(browser, "board-three-hand-phone")
         shoot(browser, "board-three-hand-tv", TV)
 
@@ -169,3 +169,41 @@ def test_the_pages_run_under_their_content_security_policy(tmp_path, browser):
         wait_for(browser, lambda d: "live-dot on" in d.page_source)  # live.js ran and /events answered
         refused = [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
     assert refused == []
+
+
+SHOWN_BOARD = "return [...document.querySelectorAll('svg.board')].filter(function (e) { return e.getClientRects().length; })"
+
+
+def drawn_board(driver) -> dict:
+    """The board the page shows (one of its two drawings): its class, size on screen, its front pegs'
+    drawn widths and its labels' font sizes in CSS pixels."""
+    return driver.execute_script(SHOWN_BOARD + ".map(function (svg) {"
+        " var box = svg.getBoundingClientRect(), scale = box.width / svg.viewBox.baseVal.width;"
+        " return {cls: svg.getAttribute('class'), width: box.width, height: box.height,"
+        "  pegs: [...svg.querySelectorAll('.peg.front')].map(function (p) { return p.getBoundingClientRect().width; }),"
+        "  labels: [...svg.querySelectorAll('text')].map(function (t) {"
+        "   return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * scale]; })}; })")
+
+
+def test_on_a_phone_the_board_runs_down_the_screen_with_pegs_and_labels_to_read(tmp_path, browser):
+    """At 390x844 the board is drawn the long way down: front pegs at least 16 px, labels at least
+    12 px, as wide as the screen at most; on a TV the board lies across as before."""
+    for header, seed, entries in (("game six-card seats=Alice,Bob dealer=Alice", 7, 30),
+                                  ("game four-hand-individual seats=Ann,Ben,Cat,Dan dealer=Cat", 3, 30)):
+        state = tmp_path / f"{seed}.sqlite3"
+        with LedgerWriter(state) as store:
+            write_games(store, [game_record(header, seed=seed, entries=entries)])
+        with web_server(state) as base:
+            browser.set_window_size(*PHONE)
+            browser.get(base + "/")
+            [board] = drawn_board(browser)
+            assert board["cls"] == "board tall" and board["height"] > 1.5 * board["width"], board
+            assert board["width"] <= PHONE[0], board
+            assert len(board["pegs"]) == header.count(",") + 1
+            assert min(board["pegs"]) >= 16, board["pegs"]
+            assert any(text.startswith("skunk") for text, _ in board["labels"]), board["labels"]
+            assert min(size for _, size in board["labels"]) >= 12, board["labels"]
+            shoot(browser, f"board-tall-{seed}-phone")
+            browser.set_window_size(*TV)
+            [board] = drawn_board(browser)
+            assert board["cls"] == "board wide" and board["width"] > 1.5 * board["height"], board

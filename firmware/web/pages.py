@@ -116,7 +116,7 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
     geometry = geometry_for(len(state["sides"]), layout)
     variant = VARIANTS.get(state["variant"])
     lines = [] if variant and variant.lowball else line_marks(race_lines(state["target"], SkunkLines(options["skunk"])))
-    board = board_svg(state, geometry, lines)
+    board = board_svg(state, geometry, lines) + board_svg(state, geometry, lines, tall=True)  # CSS shows one
     items = "".join(f'<li class="{e["action"]}">{text_html(e["text"])}</li>' for e in recent)
     entries = (f'<h2>last entries</h2><ol class="entries" reversed>{items}</ol>' if recent
                else '<p class="muted">No entries yet in this game.</p>')
