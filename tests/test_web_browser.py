@@ -207,3 +207,43 @@ def test_on_a_phone_the_board_runs_down_the_screen_with_pegs_and_labels_to_read(
             browser.set_window_size(*TV)
             [board] = drawn_board(browser)
             assert board["cls"] == "board wide" and board["width"] > 1.5 * board["height"], board
+
+
+LONG_SEATS = "Maximilianus_Augustinus,Dé,Bartholomew_Fitzwilliam,Cat"  # the partners: Maximilianus_Augustinus+Dé
+PAGES = (("board", "/"), ("games", "/games"), ("game", "/games/3"), ("stats", "/stats"))
+
+
+def write_long_names(state: Path) -> None:
+    """Two finished games of Alice and Bob, a four-player game of long names (game 3), an abandoned
+    game (4), and four players with long names in partnerships in play."""
+    finished = match_records(1, seats=LONG_SEATS.replace(",Dé,", ",Desiderius_Dé,"), variant="four-hand-individual")
+    with LedgerWriter(state) as store:
+        write_games(store, match_records(2) + finished
+                    + [game_record("game five-card seats=Cat,Dan dealer=Cat", seed=3, entries=6),
+                       game_record(f"game four-hand seats={LONG_SEATS} dealer=Dé", seed=4, entries=25)])
+
+
+def sideways(driver) -> dict:
+    """How far the page, and any box in it that scrolls, is wider than what shows."""
+    return driver.execute_script(
+        "var out = {page: document.documentElement.scrollWidth - innerWidth};"
+        " document.querySelectorAll('main *').forEach(function (e) {"
+        "  var over = getComputedStyle(e).overflowX;"
+        "  if ((over == 'auto' || over == 'scroll') && e.scrollWidth > e.clientWidth)"
+        "   out[e.tagName + '.' + e.className] = e.scrollWidth - e.clientWidth; });"
+        " return out;")
+
+
+def test_no_page_scrolls_sideways_on_a_phone_or_a_tv(tmp_path, browser):
+    """At 390x844 and 1920x1080 neither the board, the games list, a game nor the stats is wider
+    than the window, nor is any box in them, with four long names and every kind of game listed."""
+    state = tmp_path / "ledger.sqlite3"
+    write_long_names(state)
+    with web_server(state) as base:
+        for name, url in PAGES:
+            for size, where in ((PHONE, "phone"), (TV, "tv")):
+                browser.set_window_size(*size)
+                browser.get(base + url)
+                assert sideways(browser) == {"page": 0}, (url, size)
+                shoot(browser, f"page-{name}-{where}", size)
+                assert sideways(browser) == {"page": 0}, (url, size)

@@ -140,7 +140,7 @@ def _day(value: str | None) -> str:
     """A date over its time of day (UTC), for a narrow column."""
     if not value or len(value) < 16:
         return "—"
-    return f'{escape(value[:10])}<br><span class="muted">{escape(value[11:16])}</span>'
+    return f'{escape(value[:10])} <br><span class="muted">{escape(value[11:16])}</span>'
 
 
 def _time(value: str | None) -> str:
@@ -164,12 +164,13 @@ def games_page(games: list[GameRow], problem: str | None) -> str:
         body = '<p class="muted">No finished games yet.</p>'
     else:
         rows = "".join(
-            f'<tr><td><a href="/games/{g.id}">{g.id}</a></td><td class="date">{_day(g.finished or g.started)}</td>'
-            f'<td><a href="/games/{g.id}">{", ".join(name_html(seat) for seat in g.seats)}</a></td><td>{escape(g.variant)}</td><td>{_result(g)}</td>'
-            f'<td class="num">{"" if g.margin is None else g.margin}</td></tr>'
+            f'<tr><td class="id"><a href="/games/{g.id}">{g.id}</a></td><td class="date">{_day(g.finished or g.started)}</td>'
+            f'<td class="players"><a href="/games/{g.id}">{", ".join(name_html(seat) for seat in g.seats)}</a></td>'
+            f'<td class="variant">{escape(g.variant)}</td><td class="outcome">{_result(g)}</td>'
+            f'<td class="num margin">{"" if g.margin is None else g.margin}</td></tr>'
             for g in games
-        )
-        body = ('<div class="scroll"><table><thead><tr><th>#</th><th>date</th><th>players</th><th>variant</th>'
+        )  # on a phone each row is a card of three lines (style.css), nothing off to the side
+        body = ('<div class="scroll"><table class="games"><thead><tr><th>#</th><th>date</th><th>players</th><th>variant</th>'
                 f'<th>result</th><th class="num" title="margin">by</th></tr></thead><tbody>{rows}</tbody></table></div>')
     return page("Games · cribbage-board", "/games",
                 f'<h1>Games</h1><p><a href="/games.csv" download>all games as CSV</a></p>{body}')
