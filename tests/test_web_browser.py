@@ -103,7 +103,11 @@ def test_live_board_shows_names_scores_and_updates_without_reload(tmp_path, brow
             assert "live-dot on" in browser.page_source
             store.apply(parse_line("undo"))
             wait_for(browser, lambda d: scores(d) == before)
-            assert "undo" in browser.find_element("css selector", ".entries li.undo").get_attribute("class")
+            struck = browser.execute_script(
+                "return [...document.querySelectorAll('.entries li')].slice(0, 3).map(function (li) {"
+                " return [li.className, getComputedStyle(li).textDecorationLine]; })")
+            assert struck[0] == ["undo", "none"] and struck[1] == ["entry undone", "line-through"], struck
+            assert "line-through" not in struck[2][1], struck  # the undo strikes what it took back, not itself
             shoot(browser, "board-phone")
             shoot(browser, "board-tv", TV)
 

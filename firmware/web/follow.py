@@ -20,6 +20,8 @@ from ledger.reader import LedgerReader
 from ledger.rows import GameRow, GameTimes
 from scorer.report import state_dict
 
+from .records import taken_back
+
 RECENT = 8  # the last actions the live board shows
 RETRY_SECONDS = 2.0  # a ledger that cannot be read (locked, damaged) is tried again this often
 
@@ -36,7 +38,7 @@ class Snapshot:
     state: dict | None  # state_dict of the current match, None when the ledger cannot be read
     problem: str | None  # why the ledger cannot be read
     messages: tuple[str, ...] = ()  # what of the ledger no longer replays
-    recent: tuple[dict, ...] = ()  # the current game's last actions, newest first: {"action", "text"}
+    recent: tuple[dict, ...] = ()  # the current game's last actions, newest first: {"action", "text", "undone"}
 
 
 class LedgerFollower:
@@ -132,8 +134,10 @@ class LedgerFollower:
         def current(reader: LedgerReader):
             book = reader.book
             history = book.game.history if book.game else []
-            recent = tuple({"action": event.action, "text": event.entry.describe()}
-                           for event in reversed(history[-RECENT:]))
+            undone = taken_back([event.action for event in history])
+            first = max(len(history) - RECENT, 0)
+            recent = tuple({"action": event.action, "text": event.entry.describe(), "undone": n in undone}
+                           for n, event in reversed(list(enumerate(history[first:], start=first))))
             return state_dict(book), tuple(reader.messages), recent
 
         try:

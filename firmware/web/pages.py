@@ -21,7 +21,7 @@ from scorer.variants import VARIANTS, SkunkLines
 from .board import COLOURS, board_svg, geometry_for, peg_hole
 from .charts import distribution_svg, race_svg
 from .names import name_html, name_text, text_html, visible
-from .records import line_marks, ordinal
+from .records import line_marks, ordinal, taken_back
 
 if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
@@ -117,7 +117,8 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
     variant = VARIANTS.get(state["variant"])
     lines = [] if variant and variant.lowball else line_marks(race_lines(state["target"], SkunkLines(options["skunk"])))
     board = board_svg(state, geometry, lines) + board_svg(state, geometry, lines, tall=True)  # CSS shows one
-    items = "".join(f'<li class="{e["action"]}">{text_html(e["text"])}</li>' for e in recent)
+    items = "".join(f'<li class="{e["action"]}{" undone" if e.get("undone") else ""}">{text_html(e["text"])}</li>'
+                    for e in recent)  # an entry an undo took back is struck out, the undo is not
     entries = (f'<h2>last entries</h2><ol class="entries" reversed>{items}</ol>' if recent
                else '<p class="muted">No entries yet in this game.</p>')
     notes = "".join(problem_html(m) for m in messages)
@@ -194,11 +195,12 @@ def game_page(game: GameRow, played, times: GameTimes) -> str:
             f'<a href="/api/games/{gid}">JSON</a></p>')
     rows = []
     stamps = times.entries
-    for item in played.lines:
+    undone = taken_back([item["action"] for item in played.lines])
+    for k, item in enumerate(played.lines):
         when = stamps[item["n"] - 1] if item["n"] - 1 < len(stamps) else None
         rows.append(
-            f'<tr class="{item["action"]}"><td class="num">{item["n"]}</td><td>{_time(when)}</td>'
-            f'<td class="wide"><code>{text_html(item["line"])}</code></td><td>{text_html(item["text"]) if item["action"] == "entry" else item["action"] + ": " + text_html(item["text"])}</td>'
+            f'<tr class="{item["action"]}{" undone" if k in undone else ""}"><td class="num">{item["n"]}</td><td>{_time(when)}</td>'
+            f'<td class="wide"><code>{text_html(item["line"])}</code></td><td class="entry">{text_html(item["text"]) if item["action"] == "entry" else item["action"] + ": " + text_html(item["text"])}</td>'
             f'<td class="num">{" – ".join(str(s) for s in item["scores"])}</td></tr>'
         )
     table = ('<div class="scroll"><table><thead><tr><th class="num">#</th><th>time</th><th class="wide">record</th>'
