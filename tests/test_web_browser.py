@@ -213,7 +213,7 @@ def test_on_a_phone_the_board_runs_down_the_screen_with_pegs_and_labels_to_read(
             assert board["cls"] == "board wide" and board["width"] > 1.5 * board["height"], board
 
 
-LONG_SEATS = "Maximilianus_Augustinus,Dé,Bartholomew_Fitzwilliam,Cat"  # the partners: Maximilianus_Augustinus+Dé
+LONG_SEATS = "Maximilianus_Augustinus,Bartholomew_Fitzwilliam,Dé,Cat"  # partners sit opposite: Maximilianus_Augustinus+Dé
 PAGES = (("board", "/"), ("games", "/games"), ("game", "/games/3"), ("stats", "/stats"))
 
 
@@ -251,3 +251,42 @@ def test_no_page_scrolls_sideways_on_a_phone_or_a_tv(tmp_path, browser):
                 assert sideways(browser) == {"page": 0}, (url, size)
                 shoot(browser, f"page-{name}-{where}", size)
                 assert sideways(browser) == {"page": 0}, (url, size)
+
+
+CARDS = ("return [...document.querySelectorAll('#live .side')].map(function (side) {"
+         " var name = side.querySelector('.name'), badge = side.querySelector('.badge'), score = side.querySelector('.score');"
+         " var n = name.getBoundingClientRect(), b = badge && badge.getBoundingClientRect(), s = side.getBoundingClientRect();"
+         " return {title: name.title, cut: name.scrollWidth > name.clientWidth, overflow: getComputedStyle(name).textOverflow,"
+         "  lines: Math.round(n.height / parseFloat(getComputedStyle(name).lineHeight)),"
+         "  clear: !b || b.left >= n.right, badge: !!b, seats: [...side.querySelectorAll('.seats')].map(function (e) {"
+         "   return [e.title, getComputedStyle(e).textOverflow, Math.round(e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight))]; }),"
+         "  inside: score.getBoundingClientRect().right <= s.right && n.right <= s.right}; })")
+
+
+def test_long_names_are_cut_with_an_ellipsis_and_clear_of_the_deals_badge(tmp_path, browser):
+    """Four players with long names, alone or as partners ("Maximilianus_Augustinus+Dé"): each name on
+    one line, cut with an ellipsis and whole in its title, the "deals" badge beside it, not over it,
+    the score inside its card, at 390x844 and 1920x1080."""
+    alone = "Maximilianus_Augustinus_Dé,Bartholomew_Fitzwilliam,Desiderius_Erasmus_Rot,Cat"
+    for name, header in (("partners", f"game four-hand seats={LONG_SEATS} dealer=Dé"),
+                         ("alone", f"game four-hand-individual seats={alone} dealer=Bartholomew_Fitzwilliam")):
+        state = tmp_path / f"{name}.sqlite3"
+        with LedgerWriter(state) as store:
+            write_games(store, [game_record(header, seed=4, entries=25)])
+            sides = [side.name for side in store.game.sides]
+        with web_server(state) as base:
+            for size, where in ((PHONE, "phone"), (TV, "tv")):
+                browser.set_window_size(*size)
+                browser.get(base + "/")
+                cards = browser.execute_script(CARDS)
+                assert [card["title"] for card in cards] == [f"\u2068{side}\u2069" for side in sides]
+                assert any(card["badge"] for card in cards)
+                for card in cards:
+                    assert card["lines"] == 1 and card["clear"] and card["inside"], (where, card)
+                    assert card["overflow"] == "ellipsis"
+                    assert all(cut == "ellipsis" and lines == 1 for _, cut, lines in card["seats"]), card
+                    if name == "partners":
+                        assert card["seats"][0][0] == card["title"].replace("+", "\u2069, \u2068"), card  # both whole
+                assert any(card["cut"] for card in cards), cards  # the long ones are cut
+                assert sideways(browser) == {"page": 0}
+                shoot(browser, f"board-long-names-{name}-{where}", size)

@@ -54,3 +54,23 @@ def test_after_crib_then_undo_the_crib_is_struck_out_not_the_undo(tmp_path):
     style = pages.STYLE
     assert re.search(r"\.entries li\.undone[^{]*\{[^}]*line-through", style)
     assert not re.search(r"\.entries li\.undo \{[^}]*line-through", style)
+
+
+def test_a_side_card_gives_the_whole_name_in_its_title_beside_the_deals_badge(tmp_path):
+    """Each score card's name carries the whole name as its title (what an ellipsis cuts, a pointer
+    shows), in one head with the "deals" badge, which is no longer laid over the name."""
+    state = tmp_path / "ledger.sqlite3"
+    seats = "Maximilianus_Augustinus,Bartholomew_Fitzwilliam,Dé,Cat"
+    with LedgerWriter(state) as store:
+        write_games(store, [game_record(f"game four-hand seats={seats} dealer=Dé", seed=4, entries=5)])
+    follower = LedgerFollower(state)
+    try:
+        snap = follower.snapshot()
+    finally:
+        follower.close()
+    html = pages.live_html(snap.state, None, [])
+    assert ('<div class="name" title="\u2068Maximilianus_Augustinus+Dé\u2069"><bdi>Maximilianus_Augustinus+Dé</bdi></div>'
+            in html)  # the title isolated as every name in an attribute is
+    assert len(re.findall(r'<div class="head"><div class="name" title="[^"]+"><bdi>[^<]+</bdi></div>'
+                          r'<span class="badge" title="dealer">deals</span></div>', html)) == 1
+    assert "position:absolute" not in pages.STYLE.split(".side .badge")[1].split("}")[0]

@@ -80,12 +80,13 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
         seats = ", ".join(name_html(seat) for seat in side["seats"]) if len(side["seats"]) > 1 else ""
         sides_html.append(
             f'<section class="side side-{i % len(COLOURS)}{" winner" if won else ""}" data-side="{escape(visible(side["name"]))}">'
-            + ('<span class="badge" title="dealer">deals</span>' if deals else "")
-            + f'<div class="name">{name_html(side["name"])}</div>'
+            + f'<div class="head"><div class="name" title="{escape(name_text(side["name"]))}">{name_html(side["name"])}</div>'
+            + ('<span class="badge" title="dealer">deals</span>' if deals else "") + "</div>"
             f'<div class="score" data-score>{side["score"]}</div>'
             f'<div class="sub">back peg {side["back"]} · {state["target"] - side["score"]} to go'
             + (f" · lap {lap + 1}" if (lap := peg_hole(side["score"], state["target"])[1]) else "")
-            + (f" · {seats}" if seats else "") + "</div></section>"
+            + "</div>" + (f'<div class="sub seats" title="{escape(", ".join(name_text(seat) for seat in side["seats"]))}">{seats}</div>'
+                          if seats else "") + "</section>"
         )
     facts = [f'{escape(state["variant"])} to <b>{state["target"]}</b>', f'deal <b>{state["deal"]}</b>',
              f'<b>{name_html(state["dealer"])}</b> deals', f'phase <b>{escape(state["phase"])}</b>']
@@ -100,7 +101,7 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
         extras.append(f"skunk lines: {options['skunk']}")
     if extras:
         facts.append(f'<span class="muted">{escape(", ".join(extras))}</span>')
-    parts = [f'<div class="sides">{"".join(sides_html)}</div>', f'<div class="facts">{"<span>" + "</span><span>".join(facts) + "</span>"}</div>']
+    parts = [f'<div class="sides n{len(sides_html)}">{"".join(sides_html)}</div>', f'<div class="facts">{"<span>" + "</span><span>".join(facts) + "</span>"}</div>']
     if state.get("winner"):
         result = state["result"].replace("-", " ")
         parts.append(f'<div class="result">{name_html(state["winner"])} wins ({escape(result)}, by {state["margin"]}, '
