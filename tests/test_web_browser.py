@@ -61,8 +61,8 @@ def shoot(driver, name: str, size=PHONE) -> Path:
     """Save a screenshot of the whole page at a window width (height grown to the page)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     driver.set_window_size(*size)
-    height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(size[0], max(size[1], min(int(height) + 20, 6000)))
+    height, chrome = driver.execute_script("return [document.documentElement.scrollHeight, outerHeight - innerHeight]")
+    driver.set_window_size(size[0], max(size[1], min(int(height) + int(chrome), 6000)))
     path = SHOTS / f"{name}.png"
     driver.save_screenshot(str(path))
     print(f"screenshot: {path}")
@@ -290,3 +290,51 @@ def test_long_names_are_cut_with_an_ellipsis_and_clear_of_the_deals_badge(tmp_pa
                 assert any(card["cut"] for card in cards), cards  # the long ones are cut
                 assert sideways(browser) == {"page": 0}
                 shoot(browser, f"board-long-names-{name}-{where}", size)
+
+
+def test_the_board_page_has_a_qr_code_a_reader_takes_to_the_page_and_the_charts_explain_themselves(tmp_path, browser):
+    """The board page, opened as 127.0.0.1, shows a QR code that a reader (zxing-cpp) reads as this machine's
+    address on the network with the server's port; the pegging race has a legend naming each side
+    in its colour; /stats keeps each player's figures in one row on a desktop (1280, 1440, 1920 wide)."""
+    import io
+
+    zxingcpp = pytest.importorskip("zxingcpp", reason="pip install zxing-cpp (the test extra) to read the code")
+    from PIL import Image
+
+    from firmware.lan import lan_hosts
+
+    state = tmp_path / "ledger.sqlite3"
+    write_long_names(state)
+    hosts = lan_hosts()
+    with web_server(state) as base:
+        port = int(base.rsplit(":", 1)[1])
+        for size in (PHONE, TV):
+            browser.set_window_size(*size)
+            browser.get(base + "/")
+            if not hosts:  # no network here: the page says so
+                assert "no route to a network" in browser.find_element("css selector", "p.qr").text
+                continue
+            code = browser.find_element("css selector", "figure.qr svg.qr-code")
+            assert code.is_displayed() and code.size["width"] >= 100
+            box = browser.execute_script("arguments[0].scrollIntoView({block: 'center'});"
+                                         " var r = arguments[0].getBoundingClientRect();"
+                                         " return [r.left, r.top, r.right, r.bottom];", code)
+            image = Image.open(io.BytesIO(browser.get_screenshot_as_png())).crop(tuple(round(v) for v in box))
+            want = f"http://{hosts[0]}:{port}/"
+            assert [found.text for found in zxingcpp.read_barcodes(image)] == [want]
+            assert want in browser.find_element("css selector", "figure.qr figcaption").text
+        browser.set_window_size(*PHONE)
+        browser.get(base + "/games/3")
+        legend = browser.find_elements("css selector", "svg.race .legend-item text")
+        assert ([item.text.strip("\u2068\u2069") for item in legend]
+                == ["Maximilianus_Augustinus", "Bartholomew_Fitzwilliam", "Desiderius_Dé", "Cat"])
+        assert all(item.is_displayed() for item in legend)
+        browser.get(base + "/stats")
+        for width in (1280, 1440, 1920):
+            browser.set_window_size(width, 900)
+            rows = browser.execute_script(
+                "return [...document.querySelectorAll('section.card dl')].map(function (dl) {"
+                " return new Set([...dl.querySelectorAll('dd')].map(function (dd) {"
+                "  return Math.round(dd.getBoundingClientRect().top); })).size; })")
+            assert set(rows) == {1}, (width, rows)  # "deals" never alone on a second row
+        shoot(browser, "stats-1440", (1440, 900))

@@ -74,3 +74,113 @@ def test_a_side_card_gives_the_whole_name_in_its_title_beside_the_deals_badge(tm
     assert len(re.findall(r'<div class="head"><div class="name" title="[^"]+"><bdi>[^<]+</bdi></div>'
                           r'<span class="badge" title="dealer">deals</span></div>', html)) == 1
     assert "position:absolute" not in pages.STYLE.split(".side .badge")[1].split("}")[0]
+
+
+def test_the_qr_code_gives_the_pages_address_on_the_network():
+    """Reached by a network address the QR code gives that; reached as localhost, this machine's first
+    address on the network with the port the server listens on; with none, a note and no code."""
+    from firmware.web.qr import loopback, phone_url, qr_html
+
+    lan = lambda: ["192.168.1.23", "10.0.0.5"]  # noqa: E731
+    assert phone_url("http", "192.168.1.23", "192.168.1.23:8121", 8121, lan) == "http://192.168.1.23:8121/"
+    assert phone_url("http", "pi.local", "pi.local:9000", 9000, lan) == "http://pi.local:9000/"
+    for host in ("localhost", "127.0.0.1", "::1", "127.1.2.3", "board.localhost"):
+        assert loopback(host)
+        assert phone_url("http", host, f"{host}:9000", 9000, lan) == "http://192.168.1.23:9000/"
+    assert phone_url("http", "localhost", "localhost:9000", 9000, lambda: ["fe80::1"]) == "http://[fe80::1]:9000/"
+    assert phone_url("http", "localhost", "localhost:9000", 9000, lambda: []) is None
+    assert "no route" in qr_html(None) and "<svg" not in qr_html(None)
+    html = qr_html("http://192.168.1.23:9000/")
+    assert '<figure class="qr" data-url="http://192.168.1.23:9000/"><svg viewBox=' in html
+    assert 'href="http://192.168.1.23:9000/"' in html
+
+
+def test_lan_hosts_lists_each_address_once_and_falls_back_to_the_name():
+    """The route's address first, then the name's others, each once; HOST.local when only the name can be known."""
+    from firmware.lan import lan_hosts
+
+    assert lan_hosts(ip=lambda: "192.168.1.23", others=lambda: ["192.168.1.23", "10.0.0.5"]) == ["192.168.1.23", "10.0.0.5"]
+    assert lan_hosts(ip=lambda: None, up=lambda: True, hostname=lambda: "pi.lan") == ["pi.local"]
+    assert lan_hosts(ip=lambda: None, up=lambda: False, private=lambda: False) == []
+
+
+def test_web_says_its_network_addresses_and_a_port_the_board_does_not_show():
+    """``cribbage-board web`` names localhost and each network address; started on another port than the
+    config's [web] port, it says that the board's QR code gives the config's, and how to match them."""
+    from firmware.web.server import addresses
+
+    lines = addresses("0.0.0.0", 8121, 8121, lan=lambda: ["192.168.1.23", "fe80::1"])
+    assert lines == ["on http://localhost:8121/ (all addresses)",
+                     "on the network: http://192.168.1.23:8121/, http://[fe80::1]:8121/"]
+    assert "no network address" in addresses("::", 8121, 8121, lan=lambda: [])[1]
+    assert addresses("127.0.0.1", 8000, None) == ["on http://127.0.0.1:8000/"]
+    note = addresses("0.0.0.0", 9000, 8121, lan=lambda: ["192.168.1.23"])[-1]
+    assert "gives port 8121" in note and "port = 9000 under [web]" in note
+
+
+def test_the_web_command_prints_the_network_address_and_answers_favicon(tmp_path):
+    """The real command's first lines name the network address (when this machine has one) and the
+    note for --port; /favicon.ico is an icon (an ICO holding a 32x32 PNG)."""
+    import io
+    import subprocess
+    import sys
+
+    from PIL import Image
+
+    from firmware.lan import host_addresses, lan_hosts
+
+    from web_games import ROOT, free_port, get
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "firmware.cli", "web", "--state", str(tmp_path / "l.sqlite3"),
+                                "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=ROOT)
+    try:
+        said = [process.stdout.readline() for _ in range(3)]
+        status, headers, body = get(f"http://127.0.0.1:{port}/favicon.ico")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert said[0].startswith(f"cribbage-board web: serving {tmp_path / 'l.sqlite3'} read-only on http://localhost:{port}/")
+    hosts = lan_hosts(others=host_addresses)
+    if hosts:
+        assert f"on the network: http://{hosts[0]}:{port}/" in said[1]
+    assert "note: the board's phone view" in said[2] and "gives port 8121" in said[2]
+    assert status == 200 and headers["Content-Type"] == "image/x-icon"
+    image = Image.open(io.BytesIO(body))
+    assert image.format == "ICO" and image.size == (32, 32)
+
+
+def test_a_61_game_draws_no_double_skunk_line_at_the_start():
+    """In a game to 61 the double skunk is under 1 (a loser who never pegged): no line is drawn before the
+    first hole, on the board or the race chart; the skunk line (31) is."""
+    from firmware.web.board import board_svg, geometry_for
+    from firmware.web.charts import race_svg
+    from firmware.web.records import line_marks
+    from scorer.history import race_lines
+    from scorer.record import replay
+    from scorer.report import state_dict
+    from scorer.variants import SkunkLines
+
+    marks = line_marks(race_lines(61, SkunkLines.ACC))
+    assert marks == [(31, "skunk")]
+    state = state_dict(replay(["game five-card seats=Alice,Bob dealer=Alice"]).book)
+    for tall in (False, True):
+        svg = board_svg(state, geometry_for(2), marks, tall=tall)
+        assert "skunk 31" in svg and "double skunk" not in svg
+    race = race_svg([(0, 3)], ["Alice", "Bob"], 61, marks)
+    assert "skunk 31" in race and "double skunk" not in race
+
+
+def test_the_pegging_race_has_a_legend_of_each_sides_colour_and_name():
+    """The race chart names whose line is whose: a swatch of each side's colour and its name (a long
+    one cut with an ellipsis, whole in the title)."""
+    from firmware.web.board import COLOURS
+    from firmware.web.charts import race_svg
+
+    long = "Maximilianus_Augustinus+Desiderius_Dé"
+    svg = race_svg([(0, 0), (5, 2)], ["Alice", long], 121, [(91, "skunk")])
+    legend = re.search(r'<g class="legend">(.*?)</g></g>', svg).group(1)
+    items = re.findall(r'<g class="legend-item"><title>(.*?)</title>.*?stroke="(#\w+)".*?<text [^>]*>(.*?)</text>', legend + "</g>")
+    assert [(colour, title) for title, colour, _ in items] == [(COLOURS[0], "\u2068Alice\u2069"), (COLOURS[1], f"\u2068{long}\u2069")]
+    assert items[0][2] == "\u2068Alice\u2069" and items[1][2].endswith("…\u2069") and len(items[1][2]) == 28

@@ -22,6 +22,8 @@ from . import pages
 from .feed import LiveFeed
 from .follow import LedgerFollower, LedgerUnavailable
 from .guard import READ_METHODS, Guard, board_names
+from .icon import favicon
+from .qr import phone_url, qr_html
 from .site import Site
 
 if TYPE_CHECKING:  # annotations only
@@ -29,6 +31,8 @@ if TYPE_CHECKING:  # annotations only
 
 EVENT_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 SCRIPT_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable"}  # its address names its hash
+ICON_HEADERS = {"Cache-Control": "public, max-age=86400"}
+QR_MARK = pages.QR_MARK.encode()
 
 
 class GameId(Convertor):
@@ -55,10 +59,16 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
     feed = LiveFeed(site)
 
     async def board(request: Request):
-        return Response(site.board_page(), media_type="text/html; charset=utf-8")
+        url = phone_url(request.url.scheme, request.url.hostname, request.headers.get("host", ""),
+                        request.scope["server"][1] if request.scope.get("server") else request.url.port)
+        page = site.board_page().replace(QR_MARK, qr_html(url).encode(), 1)
+        return Response(page, media_type="text/html; charset=utf-8")
 
     async def script(request: Request):
         return Response(pages.SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+
+    async def icon(request: Request):
+        return Response(favicon(), media_type="image/x-icon", headers=ICON_HEADERS)
 
     async def api_state(request: Request):
         snap = follower.snapshot()
@@ -155,6 +165,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
     routes = [
         Route("/", board, methods=READ_METHODS),
         Route("/live.js", script, methods=READ_METHODS),
+        Route("/favicon.ico", icon, methods=READ_METHODS),
         Route("/api/state", api_state, methods=READ_METHODS),
         Route("/events", events, methods=READ_METHODS),
         Route("/games", games, methods=READ_METHODS),

@@ -40,9 +40,30 @@ def race_svg(race: list[tuple[int, ...]], sides: list[str], target: int,
         colour = COLOURS[s % len(COLOURS)]
         out.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="{colour}" stroke-width="2.5">'
                    f'<title>{escape(name_text(name))}</title></polyline>')
+    out.append(_legend(sides, left + 6, top + 6))
     out.append(f'<text x="{(left + w - right) / 2:.0f}" y="{h - 6}" class="axis" text-anchor="middle">'
                f'record lines ({len(race) - 1})</text>')
     out.append("</svg>")
+    return "".join(out)
+
+
+LEGEND_CHARACTERS = 26  # a longer name is cut with an ellipsis (its title says it whole)
+
+
+def _legend(sides: list[str], x: float, y: float) -> str:
+    """Which line is whose: a swatch of each side's colour and its name, top left of the plot
+    (where the race has not been yet), one row a side."""
+    out = ['<g class="legend">']
+    for s, name in enumerate(sides):
+        colour = COLOURS[s % len(COLOURS)]
+        row = y + 13 * s
+        shown = name if len(name) <= LEGEND_CHARACTERS else name[:LEGEND_CHARACTERS - 1] + "…"
+        out.append(f'<g class="legend-item"><title>{escape(name_text(name))}</title>'
+                   f'<rect x="{x - 1.5:.1f}" y="{row - 1:.1f}" width="{8 + 6.4 * len(shown):.0f}" height="13" '
+                   f'rx="2" class="legend-back"/>'
+                   f'<line x1="{x:.1f}" y1="{row + 5.5:.1f}" x2="{x + 14:.1f}" y2="{row + 5.5:.1f}" stroke="{colour}" '
+                   f'stroke-width="3"/><text x="{x + 18:.1f}" y="{row + 9.5:.1f}">{escape(name_text(shown))}</text></g>')
+    out.append("</g>")
     return "".join(out)
 
 

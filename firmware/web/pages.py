@@ -21,6 +21,7 @@ from scorer.variants import VARIANTS, SkunkLines
 from .board import COLOURS, board_svg, geometry_for, peg_hole
 from .charts import distribution_svg, race_svg
 from .names import name_html, name_text, text_html, visible
+from .qr import MARK as QR_MARK
 from .records import line_marks, ordinal, taken_back
 
 if TYPE_CHECKING:  # annotations only
@@ -128,7 +129,7 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
 
 def board_page(state, problem, recent, messages=(), layout=None) -> str:
     inner = live_html(state, problem, recent, messages, layout)
-    return page(live_title(state), "/", f'<div id="live">{inner}</div>', live=True)
+    return page(live_title(state), "/", f'<div id="live">{inner}</div>{QR_MARK}', live=True)  # the QR per request
 
 
 # ---- history ----------------------------------------------------------------

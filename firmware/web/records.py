@@ -87,8 +87,10 @@ def taken_back(actions: list[str]) -> set[int]:
 
 
 def line_marks(lines: list[dict]) -> list[tuple[int, str]]:
-    """``scorer.history.race_lines`` as (score, label) marks: a loser under the score gets the label."""
-    return [(line["below"], line["result"].replace("-", " ")) for line in lines]
+    """``scorer.history.race_lines`` as (score, label) marks: a loser under the score gets the label.
+    A line under 1 (a 61 game's double skunk: a loser who never pegged) is no mark on a board or a
+    chart: nothing lies before the first hole but the start."""
+    return [(line["below"], line["result"].replace("-", " ")) for line in lines if line["below"] > 1]
 
 
 def ordinal(number: int) -> str:

@@ -33,9 +33,34 @@ def bind(host: str, port: int) -> socket.socket:
         raise WebError(str(error)) from None
 
 
+def addresses(host: str, port: int, board_port: int | None = None, lan=None) -> list[str]:
+    """What ``cribbage-board web`` says it serves on: localhost and each address this machine has on
+    the network (``lan()``, :func:`firmware.lan.lan_hosts` with every address its name has) when it
+    listens on all of them, else the one address; and, when the port is not the config's
+    ``[web] port`` (``board_port``), that the board's phone view shows the config's."""
+    if host not in ("0.0.0.0", "::"):
+        shown = f"[{host}]" if ":" in host else host
+        lines = [f"on http://{shown}:{port}/"]
+    else:
+        if lan is None:
+            from ..lan import host_addresses, lan_hosts
+
+            def lan():
+                return lan_hosts(others=host_addresses)
+        found = [f"http://{f'[{a}]' if ':' in a else a}:{port}/" for a in lan()]
+        lines = [f"on http://localhost:{port}/ (all addresses)",
+                 ("on the network: " + ", ".join(found)) if found else
+                 "no network address yet (this machine has no route to a network): a phone cannot reach it"]
+    if board_port is not None and board_port != port:
+        lines.append(f"note: the board's phone view (the QR code on its OLED) gives port {board_port}, the config's "
+                     f"[web] port, not {port}: set port = {port} under [web] in the config for it to point here")
+    return lines
+
+
 def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: Layout | None = None,
-          announce=print) -> int:
-    """Serve until stopped (SIGINT, SIGTERM); returns the exit status."""
+          announce=print, board_port: int | None = None) -> int:
+    """Serve until stopped (SIGINT, SIGTERM); returns the exit status. ``board_port``: the config's
+    ``[web] port``, the one the board's phone view shows (the board cannot learn another)."""
     sock = bind(host, port)
     import uvicorn  # only once the socket is ours: a bad port answers at once
 
@@ -48,10 +73,10 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: L
     app = create_app(follower, layout, host_names=(host,))
     limits = limits_for()
     warm_in_background(state)
-    shown = "localhost" if host in ("0.0.0.0", "::") else (f"[{host}]" if ":" in host else host)
-    announce(f"cribbage-board web: serving {state} read-only on http://{shown}:{port}/ "
-             f"(all addresses)" if host in ("0.0.0.0", "::") else
-             f"cribbage-board web: serving {state} read-only on http://{shown}:{port}/")
+    first, *more = addresses(host, port, board_port)
+    announce(f"cribbage-board web: serving {state} read-only {first}")
+    for line in more:
+        announce(f"cribbage-board web: {line}")
     sys.stdout.flush()
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", http=protocol(limits),
                             loop="asyncio", ws="none", timeout_graceful_shutdown=1, server_header=False,
