@@ -184,3 +184,37 @@ def test_the_pegging_race_has_a_legend_of_each_sides_colour_and_name():
     items = re.findall(r'<g class="legend-item"><title>(.*?)</title>.*?stroke="(#\w+)".*?<text [^>]*>(.*?)</text>', legend + "</g>")
     assert [(colour, title) for title, colour, _ in items] == [(COLOURS[0], "\u2068Alice\u2069"), (COLOURS[1], f"\u2068{long}\u2069")]
     assert items[0][2] == "\u2068Alice\u2069" and items[1][2].endswith("…\u2069") and len(items[1][2]) == 28
+
+
+def test_games_csv_keeps_the_scores_of_an_abandoned_game_as_its_page_shows_them(tmp_path):
+    """/games.csv gives an abandoned game the scores its page (/games/ID) shows, where the ledger lists
+    none; finished games keep the ledger's."""
+    import csv
+    import io
+
+    from web_games import get, match_records, web_server
+
+    state = tmp_path / "ledger.sqlite3"
+    abandoned = game_record("game five-card seats=Cat,Dan dealer=Cat", seed=3, entries=6)
+    with LedgerWriter(state) as store:
+        write_games(store, match_records(2) + [abandoned, game_record("game six-card seats=Eve,Fay dealer=Fay",
+                                                                       seed=4, entries=5)])
+    follower = LedgerFollower(state)
+    try:
+        site = Site(follower)
+        rows = {row["id"]: row for row in csv.DictReader(io.StringIO(site.games_csv(), newline=""))}
+        listed, played, times = site.game(3)
+        page = pages.game_page(listed, played, times)
+        finished = {g.id: g for g in site.games()}[1]
+    finally:
+        follower.close()
+    assert rows["3"]["status"] == "abandoned" and listed.scores is None
+    shown = dict(zip([side.name for side in played.game.sides], played.game.state.scores))
+    assert rows["3"]["scores"] == f"Cat:{shown['Cat']} Dan:{shown['Dan']}" and sum(shown.values()) > 3
+    assert f"<bdi>Cat</bdi> {shown['Cat']}, <bdi>Dan</bdi> {shown['Dan']}" in page  # as the page shows them
+    assert rows["1"]["scores"] == " ".join(f"{side}:{score}" for side, score in finished.scores.items())
+    assert set(rows) == {"1", "2", "3"}  # the game in play is not listed
+    with web_server(state) as base:
+        status, _, body = get(base + "/games.csv")
+    served = {row["id"]: row for row in csv.DictReader(io.StringIO(body.decode(), newline=""))}
+    assert status == 200 and served == rows

@@ -89,7 +89,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
 
     async def games_csv(request: Request):
         try:
-            text = pages.games_csv(site.games())
+            text = site.games_csv()
         except LedgerUnavailable as error:
             return PlainTextResponse(str(error) + "\n", status_code=503)
         return Response(text, media_type="text/csv; charset=utf-8",

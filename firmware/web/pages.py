@@ -221,8 +221,9 @@ def csv_cell(value) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-def games_csv(games: list[GameRow]) -> str:
-    """All games as CSV, one row a game; no cell can start a formula."""
+def games_csv(games: list[GameRow], replayed: dict[int, dict[str, int]] | None = None) -> str:
+    """All games as CSV, one row a game; no cell can start a formula. A game the ledger lists
+    without scores (abandoned) takes them from ``replayed`` (game id: side: score), as its page shows them."""
     import csv
     import io
 
@@ -231,7 +232,8 @@ def games_csv(games: list[GameRow]) -> str:
     writer.writerow(["id", "started", "finished", "variant", "target", "players", "scores", "status",
                      "winner", "loser", "result", "margin", "game_points"])
     for g in games:
-        scores = " ".join(f"{side}:{score}" for side, score in (g.scores or {}).items())
+        known = g.scores if g.scores is not None else (replayed or {}).get(g.id, {})
+        scores = " ".join(f"{side}:{score}" for side, score in known.items())
         row = [g.id, g.started or "", g.finished or "", g.variant, g.target, " ".join(g.seats), scores, g.status,
                g.winner or "", g.loser or "", g.result or "", "" if g.margin is None else g.margin,
                "" if g.game_points is None else g.game_points]

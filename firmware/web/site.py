@@ -32,6 +32,7 @@ class Site:
         self.layout = layout
         self._played = LRU(CACHED_GAMES)  # games before the current one never change
         self._records = LRU(CACHED_RECORDS)
+        self._scores = LRU(CACHED_RECORDS)  # abandoned games' scores, replayed for the CSV
         self._generation = follower.generation
 
     def _same_file(self) -> None:
@@ -41,6 +42,7 @@ class Site:
             self._generation = self.follower.generation
             self._played.clear()
             self._records.clear()
+            self._scores.clear()
 
     def live(self) -> dict:
         """The live board's data: state, problem, recent entries, messages (cached per ledger state)."""
@@ -93,6 +95,27 @@ class Site:
         if listed is None:
             listed = summary(p, PLAYING if game_id == current else ABANDONED)
         return listed, p, self.follower.times(game_id)
+
+    def games_csv(self) -> str:
+        """``/games.csv``: every game listed, an abandoned one with the scores its replay reaches
+        (as its page shows them), rendered once per state of the ledger."""
+        def render():
+            games = self.games()
+            self._same_file()
+            replayed = {}
+            for listed in games:
+                if listed.scores is None:
+                    scores = self._scores.get(listed.id)
+                    if scores is None:
+                        try:
+                            played = play_record(listed.id, self.follower.export(listed.id))
+                        except (KeyError, ValueError):
+                            continue  # gone, or its game line no longer reads: no scores to give
+                        scores = dict(zip((side.name for side in played.game.sides), played.game.state.scores))
+                        self._scores.put(listed.id, scores)  # a game listed is over: it never changes
+                    replayed[listed.id] = scores
+            return pages.games_csv(games, replayed)
+        return self.follower.cached("games-csv", render)
 
     def stats(self) -> list[dict]:
         return self.follower.cached("stats", lambda: _stats(self.records()))
