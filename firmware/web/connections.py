@@ -30,7 +30,10 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 REQUEST_SECONDS = 5.0  # a connection has this long to send a whole request
 LOG_EVERY_SECONDS = 5.0  # at most one line about connections this often
 RESERVED_FDS = 32  # descriptors kept for stdio, the listening socket, the event loop and SQLite's files
-LISTEN_QUEUE = 1024  # connections the kernel holds until they are accepted (a full queue drops SYNs: a 1 s retry)
+# Connections the kernel holds until they are accepted (capped by net.core.somaxconn, 4096 by
+# default): a full queue drops SYNs, and the client tries again a second later. At 1,024 a
+# flood of 1,300 connections can fill it, and a real request then waits a second more.
+LISTEN_QUEUE = 4096
 WAITING = (h11.IDLE, h11.SEND_BODY)  # the client's states before its request is whole
 BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
         b"content-length: 44\r\nconnection: close\r\n\r\ntoo many connections: try again in a moment\n")
