@@ -162,9 +162,9 @@ def test_pages_render_what_the_api_says(ledger):
     for side in state["sides"]:
         assert f'data-side="{side["name"]}"' in board and f'data-score>{side["score"]}<' in board
     assert "<svg" in board and "skunk 91" in board and 'id="live"' in board
-    assert "Alice, Bob" in games.decode() and "abandoned" in games.decode()
+    assert "<bdi>Alice</bdi>, <bdi>Bob</bdi>" in games.decode() and "abandoned" in games.decode()
     assert 'class="race"' in game.decode() and "double skunk" in game.decode()
-    assert "percentile" in stats.decode() and "<h2>Alice" in stats.decode() and "<h2>Ann" not in stats.decode()
+    assert "percentile" in stats.decode() and "<h2><bdi>Alice</bdi>" in stats.decode() and "<h2><bdi>Ann" not in stats.decode()
 
 
 def test_every_write_method_is_refused_with_405(ledger):
@@ -412,7 +412,7 @@ def test_api_stats_are_player_stats_of_the_finished_and_abandoned_games(ledger):
     assert stats == json.loads(json.dumps(player_stats(records[:3])))
     page = page.decode()
     for row in stats:
-        assert f"<h2>{row['name']}" in page
+        assert f"<h2><bdi>{row['name']}</bdi>" in page
         if row["percentile"] is not None:
             assert f"{round(row['percentile'])}" in page and "percentile" in page
 
@@ -471,12 +471,12 @@ def test_the_live_board_says_the_note_the_result_the_tally_and_the_undos():
     state = state_dict(note)
     html = live_html(state, None, [{"action": "undo", "text": "Bob peg 2"}])
     assert "needs exactly 1" in html and 'class="note"' in html
-    assert "next count <b>Bob hand</b>" in html and "then Alice hand, then Alice crib" in html
-    assert '<li class="undo">Bob peg 2</li>' in html
+    assert "next count <b><bdi>Bob</bdi> hand</b>" in html and "then <bdi>Alice</bdi> hand, then <bdi>Alice</bdi> crib" in html
+    assert '<li class="undo"><bdi>Bob peg 2</bdi></li>' in html
     first, second = match_records(2)
     done = state_dict(replay(first + second).book)
     html = live_html(done, None, [])
-    assert f'{done["winner"]} wins' in html and 'class="result"' in html
+    assert f'<bdi>{done["winner"]}</bdi> wins' in html and 'class="result"' in html
     assert "match after 2 games" in html and "won (" in html
 
 

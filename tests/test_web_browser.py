@@ -47,6 +47,7 @@ def browser():
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
                  f"--user-data-dir={profile}", "--hide-scrollbars"):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for the policy's refusals
     driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
     driver.set_page_load_timeout(30)
     try:
@@ -60,8 +61,8 @@ def shoot(driver, name: str, size=PHONE) -> Path:
     """Save a screenshot of the whole page at a window width (height grown to the page)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     driver.set_window_size(*size)
-    height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(size[0], max(size[1], min(int(height) + 20, 6000)))
+    height, chrome = driver.execute_script("return [document.documentElement.scrollHeight, outerHeight - innerHeight]")
+    driver.set_window_size(size[0], max(size[1], min(int(height) + int(chrome), 6000)))
     path = SHOTS / f"{name}.png"
     driver.save_screenshot(str(path))
     print(f"screenshot: {path}")
@@ -102,7 +103,11 @@ def test_live_board_shows_names_scores_and_updates_without_reload(tmp_path, brow
             assert "live-dot on" in browser.page_source
             store.apply(parse_line("undo"))
             wait_for(browser, lambda d: scores(d) == before)
-            assert "undo" in browser.find_element("css selector", ".entries li.undo").get_attribute("class")
+            struck = browser.execute_script(
+                "return [...document.querySelectorAll('.entries li')].slice(0, 3).map(function (li) {"
+                " return [li.className, getComputedStyle(li).textDecorationLine]; })")
+            assert struck[0] == ["undo", "none"] and struck[1] == ["entry undone", "line-through"], struck
+            assert "line-through" not in struck[2][1], struck  # the undo strikes what it took back, not itself
             shoot(browser, "board-phone")
             shoot(browser, "board-tv", TV)
 
@@ -148,6 +153,188 @@ def test_a_missing_ledger_is_said_then_the_game_appears_live(tmp_path, browser):
             write_games(store, [game_record("game three-hand seats=Ann,Ben,Cat dealer=Cat", seed=9, entries=12)])
             expected = {side.name: score for side, score in zip(store.game.sides, store.game.state.scores)}
         wait_for(browser, lambda d: scores(d) == expected)
-        assert len(browser.find_elements("css selector", "svg.board g.track")) == 3  # the three-track board
+        assert len(browser.find_elements("css selector", "svg.board.wide g.track")) == 3  # the three-track board
         shoot(browser, "board-three-hand-phone")
         shoot(browser, "board-three-hand-tv", TV)
+
+
+def test_the_pages_run_under_their_content_security_policy(tmp_path, browser):
+    """Every page runs no inline script and the browser refuses nothing under the page's policy:
+    the style (allowed by its hash) applies, live.js (a file) connects to /events."""
+    state = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(state) as store:
+        write_games(store, match_records(2) + [game_record("game six-card seats=Ann,Ben dealer=Ann", seed=3, entries=9)])
+    with web_server(state) as base:
+        for url in ("/games", "/games/1", "/stats", "/"):
+            browser.get(base + url)
+            assert browser.execute_script("return document.querySelectorAll('script:not([src])').length") == 0
+            header = browser.execute_script("return getComputedStyle(document.querySelector('header')).display")
+            assert header == "flex", url  # the inline style applied
+        wait_for(browser, lambda d: "live-dot on" in d.page_source)  # live.js ran and /events answered
+        refused = [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
+    assert refused == []
+
+
+SHOWN_BOARD = "return [...document.querySelectorAll('svg.board')].filter(function (e) { return e.getClientRects().length; })"
+
+
+def drawn_board(driver) -> dict:
+    """The board the page shows (one of its two drawings): its class, size on screen, its front pegs'
+    drawn widths and its labels' font sizes in CSS pixels."""
+    return driver.execute_script(SHOWN_BOARD + ".map(function (svg) {"
+        " var box = svg.getBoundingClientRect(), scale = box.width / svg.viewBox.baseVal.width;"
+        " return {cls: svg.getAttribute('class'), width: box.width, height: box.height,"
+        "  pegs: [...svg.querySelectorAll('.peg.front')].map(function (p) { return p.getBoundingClientRect().width; }),"
+        "  labels: [...svg.querySelectorAll('text')].map(function (t) {"
+        "   return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * scale]; })}; })")
+
+
+def test_on_a_phone_the_board_runs_down_the_screen_with_pegs_and_labels_to_read(tmp_path, browser):
+    """At 390x844 the board is drawn the long way down: front pegs at least 16 px, labels at least
+    12 px, as wide as the screen at most; on a TV the board lies across as before."""
+    for header, seed, entries in (("game six-card seats=Alice,Bob dealer=Alice", 7, 30),
+                                  ("game four-hand-individual seats=Ann,Ben,Cat,Dan dealer=Cat", 3, 30)):
+        state = tmp_path / f"{seed}.sqlite3"
+        with LedgerWriter(state) as store:
+            write_games(store, [game_record(header, seed=seed, entries=entries)])
+        with web_server(state) as base:
+            browser.set_window_size(*PHONE)
+            browser.get(base + "/")
+            [board] = drawn_board(browser)
+            assert board["cls"] == "board tall" and board["height"] > 1.5 * board["width"], board
+            assert board["width"] <= PHONE[0], board
+            assert len(board["pegs"]) == header.count(",") + 1
+            assert min(board["pegs"]) >= 16, board["pegs"]
+            assert any(text.startswith("skunk") for text, _ in board["labels"]), board["labels"]
+            assert min(size for _, size in board["labels"]) >= 12, board["labels"]
+            shoot(browser, f"board-tall-{seed}-phone")
+            browser.set_window_size(*TV)
+            [board] = drawn_board(browser)
+            assert board["cls"] == "board wide" and board["width"] > 1.5 * board["height"], board
+
+
+LONG_SEATS = "Maximilianus_Augustinus,Bartholomew_Fitzwilliam,Dé,Cat"  # partners sit opposite: Maximilianus_Augustinus+Dé
+PAGES = (("board", "/"), ("games", "/games"), ("game", "/games/3"), ("stats", "/stats"))
+
+
+def write_long_names(state: Path) -> None:
+    """Two finished games of Alice and Bob, a four-player game of long names (game 3), an abandoned
+    game (4), and four players with long names in partnerships in play."""
+    finished = match_records(1, seats=LONG_SEATS.replace(",Dé,", ",Desiderius_Dé,"), variant="four-hand-individual")
+    with LedgerWriter(state) as store:
+        write_games(store, match_records(2) + finished
+                    + [game_record("game five-card seats=Cat,Dan dealer=Cat", seed=3, entries=6),
+                       game_record(f"game four-hand seats={LONG_SEATS} dealer=Dé", seed=4, entries=25)])
+
+
+def sideways(driver) -> dict:
+    """How far the page, and any box in it that scrolls, is wider than what shows."""
+    return driver.execute_script(
+        "var out = {page: document.documentElement.scrollWidth - innerWidth};"
+        " document.querySelectorAll('main *').forEach(function (e) {"
+        "  var over = getComputedStyle(e).overflowX;"
+        "  if ((over == 'auto' || over == 'scroll') && e.scrollWidth > e.clientWidth)"
+        "   out[e.tagName + '.' + e.className] = e.scrollWidth - e.clientWidth; });"
+        " return out;")
+
+
+def test_no_page_scrolls_sideways_on_a_phone_or_a_tv(tmp_path, browser):
+    """At 390x844 and 1920x1080 neither the board, the games list, a game nor the stats is wider
+    than the window, nor is any box in them, with four long names and every kind of game listed."""
+    state = tmp_path / "ledger.sqlite3"
+    write_long_names(state)
+    with web_server(state) as base:
+        for name, url in PAGES:
+            for size, where in ((PHONE, "phone"), (TV, "tv")):
+                browser.set_window_size(*size)
+                browser.get(base + url)
+                assert sideways(browser) == {"page": 0}, (url, size)
+                shoot(browser, f"page-{name}-{where}", size)
+                assert sideways(browser) == {"page": 0}, (url, size)
+
+
+CARDS = ("return [...document.querySelectorAll('#live .side')].map(function (side) {"
+         " var name = side.querySelector('.name'), badge = side.querySelector('.badge'), score = side.querySelector('.score');"
+         " var n = name.getBoundingClientRect(), b = badge && badge.getBoundingClientRect(), s = side.getBoundingClientRect();"
+         " return {title: name.title, cut: name.scrollWidth > name.clientWidth, overflow: getComputedStyle(name).textOverflow,"
+         "  lines: Math.round(n.height / parseFloat(getComputedStyle(name).lineHeight)),"
+         "  clear: !b || b.left >= n.right, badge: !!b, seats: [...side.querySelectorAll('.seats')].map(function (e) {"
+         "   return [e.title, getComputedStyle(e).textOverflow, Math.round(e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight))]; }),"
+         "  inside: score.getBoundingClientRect().right <= s.right && n.right <= s.right}; })")
+
+
+def test_long_names_are_cut_with_an_ellipsis_and_clear_of_the_deals_badge(tmp_path, browser):
+    """Four players with long names, alone or as partners ("Maximilianus_Augustinus+Dé"): each name on
+    one line, cut with an ellipsis and whole in its title, the "deals" badge beside it, not over it,
+    the score inside its card, at 390x844 and 1920x1080."""
+    alone = "Maximilianus_Augustinus_Dé,Bartholomew_Fitzwilliam,Desiderius_Erasmus_Rot,Cat"
+    for name, header in (("partners", f"game four-hand seats={LONG_SEATS} dealer=Dé"),
+                         ("alone", f"game four-hand-individual seats={alone} dealer=Bartholomew_Fitzwilliam")):
+        state = tmp_path / f"{name}.sqlite3"
+        with LedgerWriter(state) as store:
+            write_games(store, [game_record(header, seed=4, entries=25)])
+            sides = [side.name for side in store.game.sides]
+        with web_server(state) as base:
+            for size, where in ((PHONE, "phone"), (TV, "tv")):
+                browser.set_window_size(*size)
+                browser.get(base + "/")
+                cards = browser.execute_script(CARDS)
+                assert [card["title"] for card in cards] == [f"\u2068{side}\u2069" for side in sides]
+                assert any(card["badge"] for card in cards)
+                for card in cards:
+                    assert card["lines"] == 1 and card["clear"] and card["inside"], (where, card)
+                    assert card["overflow"] == "ellipsis"
+                    assert all(cut == "ellipsis" and lines == 1 for _, cut, lines in card["seats"]), card
+                    if name == "partners":
+                        assert card["seats"][0][0] == card["title"].replace("+", "\u2069, \u2068"), card  # both whole
+                assert any(card["cut"] for card in cards), cards  # the long ones are cut
+                assert sideways(browser) == {"page": 0}
+                shoot(browser, f"board-long-names-{name}-{where}", size)
+
+
+def test_the_board_page_has_a_qr_code_a_reader_takes_to_the_page_and_the_charts_explain_themselves(tmp_path, browser):
+    """The board page, opened as 127.0.0.1, shows a QR code that a reader (zxing-cpp) reads as this machine's
+    address on the network with the server's port; the pegging race has a legend naming each side
+    in its colour; /stats keeps each player's figures in one row on a desktop (1280, 1440, 1920 wide)."""
+    import io
+
+    zxingcpp = pytest.importorskip("zxingcpp", reason="pip install zxing-cpp (the test extra) to read the code")
+    from PIL import Image
+
+    from firmware.lan import lan_hosts
+
+    state = tmp_path / "ledger.sqlite3"
+    write_long_names(state)
+    hosts = lan_hosts()
+    with web_server(state) as base:
+        port = int(base.rsplit(":", 1)[1])
+        for size in (PHONE, TV):
+            browser.set_window_size(*size)
+            browser.get(base + "/")
+            if not hosts:  # no network here: the page says so
+                assert "no route to a network" in browser.find_element("css selector", "p.qr").text
+                continue
+            code = browser.find_element("css selector", "figure.qr svg.qr-code")
+            assert code.is_displayed() and code.size["width"] >= 100
+            box = browser.execute_script("arguments[0].scrollIntoView({block: 'center'});"
+                                         " var r = arguments[0].getBoundingClientRect();"
+                                         " return [r.left, r.top, r.right, r.bottom];", code)
+            image = Image.open(io.BytesIO(browser.get_screenshot_as_png())).crop(tuple(round(v) for v in box))
+            want = f"http://{hosts[0]}:{port}/"
+            assert [found.text for found in zxingcpp.read_barcodes(image)] == [want]
+            assert want in browser.find_element("css selector", "figure.qr figcaption").text
+        browser.set_window_size(*PHONE)
+        browser.get(base + "/games/3")
+        legend = browser.find_elements("css selector", "svg.race .legend-item text")
+        assert ([item.text.strip("\u2068\u2069") for item in legend]
+                == ["Maximilianus_Augustinus", "Bartholomew_Fitzwilliam", "Desiderius_Dé", "Cat"])
+        assert all(item.is_displayed() for item in legend)
+        browser.get(base + "/stats")
+        for width in (1280, 1440, 1920):
+            browser.set_window_size(width, 900)
+            rows = browser.execute_script(
+                "return [...document.querySelectorAll('section.card dl')].map(function (dl) {"
+                " return new Set([...dl.querySelectorAll('dd')].map(function (dd) {"
+                "  return Math.round(dd.getBoundingClientRect().top); })).size; })")
+            assert set(rows) == {1}, (width, rows)  # "deals" never alone on a second row
+        shoot(browser, "stats-1440", (1440, 900))

@@ -128,22 +128,26 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def web_server(state: Path, *extra: str, timeout: float = 30.0, wrap: tuple[str, ...] = ()):
+def web_server(state: Path, *extra: str, timeout: float = 30.0, wrap: tuple[str, ...] = (), log: Path | None = None):
     """``cribbage-board web`` on a free port of 127.0.0.1 (run by the ``wrap`` command, if
-    any); yields its base URL."""
+    any; its standard error written to ``log``, if given); yields its base URL."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    errors = subprocess.PIPE if log is None else open(log, "w")
     process = subprocess.Popen(
         [*wrap, sys.executable, "-m", "firmware.cli", "web", "--state", str(state), "--host", "127.0.0.1",
          "--port", str(port), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=errors, text=True, env=env, cwd=ROOT,
     )
+    if log is not None:
+        errors.close()  # the server has its own copy
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"the server stopped: {process.stderr.read()}")
+                said = process.stderr.read() if log is None else log.read_text()
+                raise RuntimeError(f"the server stopped: {said}")
             try:
                 urllib.request.urlopen(base + "/api/games", timeout=2).close()
                 break

@@ -11,7 +11,6 @@ but loopback at all (so cannot tell), the address is the host name with
 from __future__ import annotations
 
 import socket
-from pathlib import Path
 from typing import Callable
 
 from PIL import Image, ImageDraw
@@ -19,51 +18,11 @@ from PIL import Image, ImageDraw
 from hardware.inputs import InputEvent
 
 from .. import WEB_PORT
+from ..lan import confined, network_up, route_ip
 from .panels import PanelHost
 from .screens import HEIGHT, WIDTH, Screen, font
 
-PROBE = ("192.0.2.1", 9)  # TEST-NET-1 (documentation only): a UDP connect() to it sends nothing
 NO_NETWORK = ("No network: connect", "the Pi to Wi-Fi or a", "cable, then try again")
-
-
-def route_ip() -> str | None:
-    """The address this machine would send from (no packet is sent), or None without a route."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(PROBE)
-            address = probe.getsockname()[0]
-        except OSError:
-            return None
-    return None if address.startswith(("127.", "0.")) else address
-
-
-def network_up(interfaces: Path = Path("/sys/class/net")) -> bool:
-    """Whether an interface other than loopback is up (read from sysfs, which the
-    service's private network namespace does not hide)."""
-    try:
-        entries = list(interfaces.iterdir())
-    except OSError:
-        return False
-    for entry in entries:
-        if entry.name == "lo":
-            continue
-        try:
-            if (entry / "operstate").read_text().strip() == "up":
-                return True
-        except OSError:
-            continue
-    return False
-
-
-def confined(devices: Path = Path("/proc/net/dev")) -> bool:
-    """Whether this process sees no network interface but loopback: a private network namespace
-    (the board's service runs with PrivateNetwork=yes), where the machine's network cannot be seen.
-    (A machine without a network still lists its interfaces, down.)"""
-    try:
-        lines = devices.read_text().splitlines()[2:]
-    except OSError:
-        return False
-    return [line.split(":")[0].strip() for line in lines] == ["lo"]
 
 
 def phone_address(

@@ -183,7 +183,7 @@ def _web(args) -> int:
 
     try:
         state, layout, port = web_settings(args.config, args.state)
-        return serve(state, args.host, port if args.port is None else args.port, layout)
+        return serve(state, args.host, port if args.port is None else args.port, layout, board_port=port)
     except WebError as error:
         return fail(f"{PROG} web: {error}")
 

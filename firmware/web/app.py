@@ -1,16 +1,17 @@
 """The web server: Starlette routes over the ledger, read-only, with server-sent events.
 
 Every route reads on the server's event loop thread (SQLite reads of one game
-take a millisecond or two), so one read-only connection serves them all.
+take a millisecond or two), so one read-only connection serves them all. The
+board's page is rendered once per change of the ledger, and one watcher feeds
+every ``/events`` client (:mod:`.feed`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -18,25 +19,56 @@ from starlette.routing import Route
 from scorer.distribution import distribution
 
 from . import pages
+from .feed import LiveFeed
 from .follow import LedgerFollower, LedgerUnavailable
+from .guard import READ_METHODS, Guard, board_names
+from .icon import favicon
+from .qr import phone_url, qr_html
 from .site import Site
 
 if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
 
-POLL_SECONDS = 0.05  # how often /events looks for a new entry (well under the 250 ms asked)
-KEEPALIVE_SECONDS = 15.0
-READ_METHODS = ("GET", "HEAD")
+EVENT_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+SCRIPT_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable"}  # its address names its hash
+ICON_HEADERS = {"Cache-Control": "public, max-age=86400"}
+QR_MARK = pages.QR_MARK.encode()
 
 
-def create_app(follower: LedgerFollower, layout: Layout | None = None) -> Starlette:
-    """The web view of the ledger ``follower`` reads: pages, JSON and events; nothing that writes."""
+class GameId(Convertor):
+    """A game id in a path: up to 18 digits (a longer number is no game: 404, never a
+    conversion error)."""
+
+    regex = "[0-9]{1,18}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("game_id", GameId())
+
+
+def create_app(follower: LedgerFollower, layout: Layout | None = None, host_names=()) -> Starlette:
+    """The web view of the ledger ``follower`` reads: pages, JSON and events; nothing that writes.
+    It answers requests for localhost, IP literals, ``*.local``, this machine's hostname and
+    ``host_names``."""
     site = Site(follower, layout)
+    feed = LiveFeed(site)
 
     async def board(request: Request):
-        live = site.live()
-        return HTMLResponse(pages.board_page(live["state"], live["problem"], live["recent"],
-                                             live["messages"], layout))
+        url = phone_url(request.url.scheme, request.url.hostname, request.headers.get("host", ""),
+                        request.scope["server"][1] if request.scope.get("server") else request.url.port)
+        page = site.board_page().replace(QR_MARK, qr_html(url).encode(), 1)
+        return Response(page, media_type="text/html; charset=utf-8")
+
+    async def script(request: Request):
+        return Response(pages.SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+
+    async def icon(request: Request):
+        return Response(favicon(), media_type="image/x-icon", headers=ICON_HEADERS)
 
     async def api_state(request: Request):
         snap = follower.snapshot()
@@ -45,8 +77,9 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None) -> Starle
         return JSONResponse(snap.state)
 
     async def events(request: Request):
-        return StreamingResponse(_events(site), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        if request.method == "HEAD":  # the headers alone: a stream never ends
+            return Response(media_type="text/event-stream", headers=EVENT_HEADERS)
+        return StreamingResponse(feed.stream(), media_type="text/event-stream", headers=EVENT_HEADERS)
 
     async def games(request: Request):
         try:
@@ -56,7 +89,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None) -> Starle
 
     async def games_csv(request: Request):
         try:
-            text = pages.games_csv(site.games())
+            text = site.games_csv()
         except LedgerUnavailable as error:
             return PlainTextResponse(str(error) + "\n", status_code=503)
         return Response(text, media_type="text/csv; charset=utf-8",
@@ -131,52 +164,21 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None) -> Starle
 
     routes = [
         Route("/", board, methods=READ_METHODS),
+        Route("/live.js", script, methods=READ_METHODS),
+        Route("/favicon.ico", icon, methods=READ_METHODS),
         Route("/api/state", api_state, methods=READ_METHODS),
         Route("/events", events, methods=READ_METHODS),
         Route("/games", games, methods=READ_METHODS),
         Route("/games.csv", games_csv, methods=READ_METHODS),
-        Route("/games/{game_id:int}.txt", game_txt, methods=READ_METHODS),
-        Route("/games/{game_id:int}", game_page, methods=READ_METHODS),
+        Route("/games/{game_id:game_id}.txt", game_txt, methods=READ_METHODS),
+        Route("/games/{game_id:game_id}", game_page, methods=READ_METHODS),
         Route("/stats", stats, methods=READ_METHODS),
         Route("/api/games", api_games, methods=READ_METHODS),
-        Route("/api/games/{game_id:int}", api_game, methods=READ_METHODS),
+        Route("/api/games/{game_id:game_id}", api_game, methods=READ_METHODS),
         Route("/api/stats", api_stats, methods=READ_METHODS),
     ]
     app = Starlette(routes=routes)
-    app.add_middleware(ReadOnly)
+    app.add_middleware(Guard, names=board_names(host_names))
     app.state.site = site
+    app.state.feed = feed
     return app
-
-
-class ReadOnly:
-    """Any method but GET and HEAD, on any path: 405, before any route runs."""
-
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope["method"] not in READ_METHODS:
-            response = PlainTextResponse("read-only: this server only answers GET and HEAD\n", status_code=405,
-                                         headers={"Allow": ", ".join(READ_METHODS)})
-            await response(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
-
-
-async def _events(site: Site):
-    """The live board as server-sent events: one at once, then one on every change of the ledger."""
-    last = None
-    quiet = 0.0
-    while True:
-        live = site.live()
-        if live["html"] != last:
-            last = live["html"]
-            data = json.dumps({"html": live["html"], "title": live["title"], "state": live["state"],
-                               "problem": live["problem"]})
-            yield f"event: message\ndata: {data}\n\n"
-            quiet = 0.0
-        elif quiet >= KEEPALIVE_SECONDS:
-            yield ": keep-alive\n\n"
-            quiet = 0.0
-        await asyncio.sleep(POLL_SECONDS)
-        quiet += POLL_SECONDS

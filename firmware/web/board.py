@@ -27,6 +27,8 @@ from hardware.layout import (
     peg_hole,
 )
 
+from .names import name_text, visible
+
 COLOURS = ("#e8322f", "#2f7bff", "#1faa3b", "#f0a800")  # the LED sides' colours: red, blue, green, amber
 GROUP_GAP = 0.55  # extra space after every fifth hole, in hole pitches
 
@@ -70,75 +72,120 @@ def geometry_for(sides: int, preferred: Layout | None = None) -> Geometry:
     return _bundled(sides)
 
 
-def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]]) -> str:
-    """The SVG of a game state (``replay --json``): holes, skunk lines, the game hole and the pegs."""
+TALL_SCALE = 2.1  # the tall board's CSS pixels per drawing unit, where the screen is wide enough
+
+
+def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]], tall: bool = False) -> str:
+    """The SVG of a game state (``replay --json``): holes, skunk lines, the game hole and the pegs.
+
+    ``tall``: the board the long way down, for a narrow screen: the layout turned so that
+    its runs go down the page (start at the top, the first side's track on the left, as
+    the score cards are), its pegs and labels larger, its text still upright."""
     pitch = 10.0
-    points = [p for track in geometry.tracks[:len(state["sides"])] for p in track]
-    points += [p for p in geometry.starts if p] + [geometry.game_hole]
-    laps = any(peg_hole(side["score"], state["target"])[1] for side in state["sides"])
-    x0 = min(p[0] for p in points) - (4.2 if laps else 1.2)
-    y0 = min(p[1] for p in points) - 1.6
-    x1 = max(p[0] for p in points) + 1.2
-    y1 = max(p[1] for p in points) + 1.2
+    sides = state["sides"]
+    target = state["target"]
+    laps = any(peg_hole(side["score"], target)[1] for side in sides)
+
+    def turn(p):  # hole pitches as drawn: along the board to the right, or (tall) down the page
+        return (p[1], p[0]) if tall else p
+
+    points = [turn(p) for track in geometry.tracks[:len(sides)] for p in track]
+    points += [turn(p) for p in geometry.starts if p] + [turn(geometry.game_hole)]
+    if tall:  # room above the start for the labels and lap badges, below the end for a label
+        left, top, right, bottom = 1.6, 3.4 + (0.8 * len(sides) if laps else 0), 1.6, 2.4
+    else:
+        left, top, right, bottom = (4.2 if laps else 1.2), 1.6, 1.2, 1.2
+    x0 = min(p[0] for p in points) - left
+    y0 = min(p[1] for p in points) - top
+    x1 = max(p[0] for p in points) + right
+    y1 = max(p[1] for p in points) + bottom
     width, height = (x1 - x0) * pitch, (y1 - y0) * pitch
+    hole_r, front_r, back_r = (2.4, 5.0, 4.0) if tall else (2.2, 4.4, 3.6)
 
     def at(p):
-        return (p[0] - x0) * pitch, (p[1] - y0) * pitch
+        q = turn(p)
+        return (q[0] - x0) * pitch, (q[1] - y0) * pitch
 
+    size = f' width="{width * TALL_SCALE:.0f}"' if tall else ""
     out = [
-        f'<svg class="board" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+        f'<svg class="board {"tall" if tall else "wide"}" viewBox="0 0 {width:.0f} {height:.0f}"{size} role="img" '
         f'aria-label="the board" xmlns="http://www.w3.org/2000/svg">',
         f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" rx="8" class="wood"/>',
     ]
-    sides = state["sides"]
-    target = state["target"]
     for t, side in enumerate(sides[:len(geometry.tracks)]):
         colour = COLOURS[t % len(COLOURS)]
         track = geometry.tracks[t]
-        out.append(f'<g class="track" data-side="{escape(side["name"])}">')
+        out.append(f'<g class="track" data-side="{escape(visible(side["name"]))}">')
         for n, p in enumerate(track, start=1):
             x, y = at(p)
-            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.2" class="hole"/>')
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{hole_r}" class="hole"/>')
         start = geometry.starts[t]
         if start:
             x, y = at(start)
-            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.6" class="hole start" stroke="{colour}"/>')
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{hole_r + 0.4:.1f}" class="hole start" stroke="{colour}"/>')
         out.append("</g>")
     for score, label in lines:  # a tick across every track before the hole a loser must reach
         hole, _ = peg_hole(score, target)
         if not 1 <= hole <= HOLES_PER_TRACK:
             continue
         ticks = []
+        run_end = False
         for track in geometry.tracks[:len(sides)]:
             here = track[hole - 1]
             before = track[hole - 2] if hole > 1 else None
             if before is not None and abs(before[1] - here[1]) < 0.01:
                 mx = (before[0] + here[0]) / 2
-            else:
+            else:  # the first hole of a run: the tick at the run's end, before the hole
+                run_end = True
                 mx = here[0] - 0.5 * (1 if hole < HOLES_PER_TRACK and track[hole][0] > here[0] else -1)
             x, y = at((mx, here[1]))
-            ticks.append((x, y))
-            out.append(f'<line x1="{x:.1f}" y1="{y - 5:.1f}" x2="{x:.1f}" y2="{y + 5:.1f}" class="skunk-line"/>')
-        x, y = min(ticks, key=lambda p: p[1])
-        anchor = "start" if x < width * 0.2 else ("end" if x > width * 0.8 else "middle")
-        out.append(f'<text x="{x:.1f}" y="{y - 6.5:.1f}" class="skunk-label" text-anchor="{anchor}">'
-                   f'{escape(label)} {score}</text>')
+            hx, hy = at(here)
+            ticks.append((x, y, hx, hy))
+            if tall:
+                out.append(f'<line x1="{x - 5:.1f}" y1="{y:.1f}" x2="{x + 5:.1f}" y2="{y:.1f}" class="skunk-line"/>')
+            else:
+                out.append(f'<line x1="{x:.1f}" y1="{y - 5:.1f}" x2="{x:.1f}" y2="{y + 5:.1f}" class="skunk-line"/>')
+        text = f"{escape(label)} {score}"
+        if not tall:
+            x, y, _, _ = min(ticks, key=lambda p: p[1])
+            anchor = "start" if x < width * 0.2 else ("end" if x > width * 0.8 else "middle")
+            out.append(f'<text x="{x:.1f}" y="{y - 6.5:.1f}" class="skunk-label" text-anchor="{anchor}">{text}</text>')
+        elif run_end:  # beyond the end of the column, upright: above the first hole or below the last
+            x = sum(p[0] for p in ticks) / len(ticks)
+            above = ticks[0][1] < ticks[0][3]
+            y = ticks[0][1] - 4 if above else ticks[0][1] + 10.5
+            anchor = "start" if x < width * 0.3 else ("end" if x > width * 0.7 else "middle")
+            x = min(p[0] for p in ticks) - 5 if anchor == "start" else (
+                max(p[0] for p in ticks) + 5 if anchor == "end" else x)
+            out.append(f'<text x="{x:.1f}" y="{y:.1f}" class="skunk-label" text-anchor="{anchor}">{text}</text>')
+        else:  # beside the ticks, in the gap left of the tracks, reading up the board
+            x, y = min(ticks)[0] - 9.5, ticks[0][1]
+            out.append(f'<text x="{x:.1f}" y="{y:.1f}" class="skunk-label" text-anchor="middle" '
+                       f'dominant-baseline="central" transform="rotate(-90 {x:.1f} {y:.1f})">{text}</text>')
     gx, gy = at(geometry.game_hole)
     won = state.get("winner") is not None
     out.append(f'<circle cx="{gx:.1f}" cy="{gy:.1f}" r="5" class="game-ring{" won" if won else ""}"/>')
-    out.append(f'<circle cx="{gx:.1f}" cy="{gy:.1f}" r="2.6" class="hole game"/>')
-    out.append(f'<text x="{gx:.1f}" y="{gy + 12:.1f}" class="game-label" text-anchor="middle">{target}</text>')
+    out.append(f'<circle cx="{gx:.1f}" cy="{gy:.1f}" r="{hole_r + 0.4:.1f}" class="hole game"/>')
+    if tall:  # the target above the game hole, where the board's end is
+        out.append(f'<text x="{gx:.1f}" y="{gy - 8:.1f}" class="game-label" text-anchor="middle">{target}</text>')
+    else:
+        out.append(f'<text x="{gx:.1f}" y="{gy + 12:.1f}" class="game-label" text-anchor="middle">{target}</text>')
     for t, side in enumerate(sides[:len(geometry.tracks)]):
         colour = COLOURS[t % len(COLOURS)]
         front_hole, lap = peg_hole(side["score"], target)
         back_hole, _ = peg_hole(side["back"], target)
         if back_hole != front_hole and (side["back"] or side["score"]):
-            out.append(_peg(at(_hole_at(geometry, t, back_hole)), colour, "back", side, side["back"]))
-        out.append(_peg(at(_hole_at(geometry, t, front_hole)), colour, "front", side, side["score"]))
+            out.append(_peg(at(_hole_at(geometry, t, back_hole)), colour, "back", side, side["back"], back_r))
+        out.append(_peg(at(_hole_at(geometry, t, front_hole)), colour, "front", side, side["score"], front_r))
         if lap:
             x, y = at(geometry.starts[t] or geometry.tracks[t][0])
-            out.append(f'<text x="{x - 5:.1f}" y="{y + 2.2:.1f}" class="lap" text-anchor="end" '
-                       f'fill="{colour}">lap {lap + 1}</text>')
+            if tall:  # one row each above the start holes, the first side's highest
+                row = y - 8 - 8 * (len(sides) - 1 - t)
+                out.append(f'<text x="{x:.1f}" y="{row:.1f}" class="lap" text-anchor="start" '
+                           f'fill="{colour}">lap {lap + 1}</text>')
+            else:
+                out.append(f'<text x="{x - 5:.1f}" y="{y + 2.2:.1f}" class="lap" text-anchor="end" '
+                           f'fill="{colour}">lap {lap + 1}</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -152,8 +199,7 @@ def _hole_at(geometry: Geometry, track: int, hole: int) -> tuple[float, float]:
     return geometry.tracks[track][hole - 1]
 
 
-def _peg(xy, colour: str, kind: str, side: dict, score: int) -> str:
+def _peg(xy, colour: str, kind: str, side: dict, score: int, r: float) -> str:
     x, y = xy
-    r = 4.4 if kind == "front" else 3.6
     return (f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" class="peg {kind}" fill="{colour}">'
-            f'<title>{escape(side["name"])} {kind} peg: {score}</title></circle>')
+            f'<title>{escape(name_text(side["name"]))} {kind} peg: {score}</title></circle>')

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from .board import COLOURS
+from .names import name_text
 
 
 def race_svg(race: list[tuple[int, ...]], sides: list[str], target: int,
@@ -38,10 +39,31 @@ def race_svg(race: list[tuple[int, ...]], sides: list[str], target: int,
             points.append(f"{x(i):.1f},{y(scores[s]):.1f}")
         colour = COLOURS[s % len(COLOURS)]
         out.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="{colour}" stroke-width="2.5">'
-                   f'<title>{escape(name)}</title></polyline>')
+                   f'<title>{escape(name_text(name))}</title></polyline>')
+    out.append(_legend(sides, left + 6, top + 6))
     out.append(f'<text x="{(left + w - right) / 2:.0f}" y="{h - 6}" class="axis" text-anchor="middle">'
                f'record lines ({len(race) - 1})</text>')
     out.append("</svg>")
+    return "".join(out)
+
+
+LEGEND_CHARACTERS = 26  # a longer name is cut with an ellipsis (its title says it whole)
+
+
+def _legend(sides: list[str], x: float, y: float) -> str:
+    """Which line is whose: a swatch of each side's colour and its name, top left of the plot
+    (where the race has not been yet), one row a side."""
+    out = ['<g class="legend">']
+    for s, name in enumerate(sides):
+        colour = COLOURS[s % len(COLOURS)]
+        row = y + 13 * s
+        shown = name if len(name) <= LEGEND_CHARACTERS else name[:LEGEND_CHARACTERS - 1] + "…"
+        out.append(f'<g class="legend-item"><title>{escape(name_text(name))}</title>'
+                   f'<rect x="{x - 1.5:.1f}" y="{row - 1:.1f}" width="{8 + 6.4 * len(shown):.0f}" height="13" '
+                   f'rx="2" class="legend-back"/>'
+                   f'<line x1="{x:.1f}" y1="{row + 5.5:.1f}" x2="{x + 14:.1f}" y2="{row + 5.5:.1f}" stroke="{colour}" '
+                   f'stroke-width="3"/><text x="{x + 18:.1f}" y="{row + 9.5:.1f}">{escape(name_text(shown))}</text></g>')
+    out.append("</g>")
     return "".join(out)
 
 
@@ -58,8 +80,9 @@ def distribution_svg(counts: list[int], table: dict[int, int], name: str, size: 
     def y(share):
         return top + (h - top - bottom) * (1 - share / peak)
 
+    shown = escape(name_text(name))
     out = [f'<svg class="dist" viewBox="0 0 {w:.0f} {h:.0f}" role="img" '
-           f'aria-label="{escape(name)}\'s hands against all hands" xmlns="http://www.w3.org/2000/svg">']
+           f'aria-label="{shown}\'s hands against all hands" xmlns="http://www.w3.org/2000/svg">']
     for share in (0.0, 0.1, 0.2):
         if share <= peak:
             out.append(f'<text x="{left - 4}" y="{y(share) + 4:.1f}" class="axis" text-anchor="end">'
@@ -69,13 +92,13 @@ def distribution_svg(counts: list[int], table: dict[int, int], name: str, size: 
         if seen[t]:
             out.append(f'<rect x="{bx + 1:.1f}" y="{y(seen[t]):.1f}" width="{band - 2:.1f}" '
                        f'height="{h - bottom - y(seen[t]):.1f}" class="bar"><title>{t}: '
-                       f'{seen[t]:.0%} of {escape(name)}\'s hands, {exact[t]:.1%} of all</title></rect>')
+                       f'{seen[t]:.0%} of {shown}\'s hands, {exact[t]:.1%} of all</title></rect>')
         if t % 4 == 0:
             out.append(f'<text x="{bx + band / 2:.1f}" y="{h - bottom + 13}" class="axis" '
                        f'text-anchor="middle">{t}</text>')
     path = " ".join(f"{left + i * band + band / 2:.1f},{y(exact[t]):.1f}" for i, t in enumerate(totals))
     out.append(f'<polyline points="{path}" class="exact" fill="none"/>')
     out.append(f'<text x="{w - 8}" y="{top - 8}" class="axis" text-anchor="end">'
-               f'bars: {escape(name)}, {len(counts)} hands of {size} · line: all hands</text>')
+               f'bars: {shown}, {len(counts)} hands of {size} · line: all hands</text>')
     out.append("</svg>")
     return "".join(out)

@@ -2,7 +2,10 @@
 
 Every read goes through :class:`LedgerFollower`, which opens a ``LedgerReader``
 when it needs one and drops it when a read fails, so a ledger that is missing,
-locked or damaged is said on the page and read again once it is back.
+locked or damaged is said on the page and read again once it is back. A file
+put in the ledger's place (archived and started afresh) is told by its identity
+(st_dev, st_ino): the follower reads the new file and counts a new ``generation``,
+so whoever keeps what it read drops it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from ledger.errors import LedgerError
 from ledger.reader import LedgerReader
 from ledger.rows import GameRow, GameTimes
 from scorer.report import state_dict
+
+from .records import taken_back
 
 RECENT = 8  # the last actions the live board shows
 RETRY_SECONDS = 2.0  # a ledger that cannot be read (locked, damaged) is tried again this often
@@ -33,7 +38,7 @@ class Snapshot:
     state: dict | None  # state_dict of the current match, None when the ledger cannot be read
     problem: str | None  # why the ledger cannot be read
     messages: tuple[str, ...] = ()  # what of the ledger no longer replays
-    recent: tuple[dict, ...] = ()  # the current game's last actions, newest first: {"action", "text"}
+    recent: tuple[dict, ...] = ()  # the current game's last actions, newest first: {"action", "text", "undone"}
 
 
 class LedgerFollower:
@@ -42,7 +47,9 @@ class LedgerFollower:
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         self._reader: LedgerReader | None = None
-        self._inode: int | None = None
+        self._identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file the reader reads
+        self._last_identity: tuple[int, int] | None = None  # of the file read last, None once it was gone
+        self.generation = 0  # counts the files read: a new file (or one back after it was gone) adds one
         self._opened = 0  # readers opened so far: a new reader's data_version starts afresh
         self._failed_at = -RETRY_SECONDS
         self._failures = 0
@@ -54,13 +61,19 @@ class LedgerFollower:
     def _open(self) -> LedgerReader:
         if self._reader is None:
             try:
-                inode = os.stat(self.path).st_ino
-                self._reader = LedgerReader(self.path)
+                before = _identity(os.stat(self.path))
+                reader = LedgerReader(self.path)
+                if _identity(os.stat(self.path)) != before:  # replaced while it was opened
+                    reader.close()
+                    raise LedgerError(f"ledger {self.path} was replaced while it was opened: it is read again in a moment")
             except (LedgerError, OSError) as error:
                 self._failed_at = time.monotonic()
                 self._failures += 1
                 raise LedgerUnavailable(_problem(self.path, error)) from None
-            self._inode = inode
+            self._reader, self._identity = reader, before
+            if before != self._last_identity:
+                self._last_identity = before
+                self.generation += 1
             self._opened += 1
         return self._reader
 
@@ -82,15 +95,17 @@ class LedgerFollower:
 
     def token(self) -> object:
         """A value that changes when the ledger does: the reader's ``data_version`` (one look
-        at SQLite's WAL index, cheap enough to poll), a new file in its place, or, while it
-        cannot be read, each retry (every RETRY_SECONDS)."""
+        at SQLite's WAL index, cheap enough to poll), a new file in its place (its identity:
+        the reader is dropped and the new file read), or, while it cannot be read, each
+        retry (every RETRY_SECONDS)."""
         try:
-            inode = os.stat(self.path).st_ino
+            identity = _identity(os.stat(self.path))
         except OSError:
             self.close()
+            self._last_identity = None  # gone: a file that comes back is read as a new one
             return ("missing",)
-        if self._reader is not None and inode != self._inode:
-            self.close()  # the board set a damaged file aside and began another
+        if self._reader is not None and identity != self._identity:
+            self.close()  # archived and started afresh, or a damaged file set aside
         if self._reader is None and time.monotonic() - self._failed_at < RETRY_SECONDS:
             return ("failed", self._failures)
         try:
@@ -119,8 +134,10 @@ class LedgerFollower:
         def current(reader: LedgerReader):
             book = reader.book
             history = book.game.history if book.game else []
-            recent = tuple({"action": event.action, "text": event.entry.describe()}
-                           for event in reversed(history[-RECENT:]))
+            undone = taken_back([event.action for event in history])
+            first = max(len(history) - RECENT, 0)
+            recent = tuple({"action": event.action, "text": event.entry.describe(), "undone": n in undone}
+                           for n, event in reversed(list(enumerate(history[first:], start=first))))
             return state_dict(book), tuple(reader.messages), recent
 
         try:
@@ -153,6 +170,11 @@ class LedgerFollower:
     def times(self, game_id: int) -> GameTimes:
         """When a game and each of its entries happened (None where not known)."""
         return self.read(lambda reader: reader.times(game_id))
+
+
+def _identity(st: os.stat_result) -> tuple[int, int]:
+    """Which file this is, whatever its name: (st_dev, st_ino)."""
+    return st.st_dev, st.st_ino
 
 
 def _problem(path: Path, error: Exception) -> str:

@@ -1,7 +1,15 @@
-"""The pages, rendered on the server as plain HTML (meaningful without JavaScript)."""
+"""The pages, rendered on the server as plain HTML (meaningful without JavaScript).
+
+Nothing runs inline: the style is one ``<style>`` element whose hash the
+Content-Security-Policy names (``CONTENT_SECURITY_POLICY``), the live updates a
+script served as a file (``/live.js``). Every name from the ledger goes through
+:mod:`.names`.
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,22 +20,32 @@ from scorer.variants import VARIANTS, SkunkLines
 
 from .board import COLOURS, board_svg, geometry_for, peg_hole
 from .charts import distribution_svg, race_svg
-from .records import line_marks, ordinal
+from .names import name_html, name_text, text_html, visible
+from .qr import MARK as QR_MARK
+from .records import line_marks, ordinal, taken_back
 
 if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
 
 HERE = Path(__file__).resolve().parent
-STYLE = (HERE / "style.css").read_text(encoding="utf-8")
-SCRIPT = (HERE / "live.js").read_text(encoding="utf-8")
+SIDE_COLOURS = "".join(f".side-{i} {{ --c:{colour}; }}\n" for i, colour in enumerate(COLOURS))
+STYLE = (HERE / "style.css").read_text(encoding="utf-8") + SIDE_COLOURS
+SCRIPT = (HERE / "live.js").read_bytes()
+SCRIPT_URL = f"/live.js?v={hashlib.sha256(SCRIPT).hexdigest()[:12]}"  # a new script, a new address
+STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
+CONTENT_SECURITY_POLICY = (
+    f"default-src 'none'; script-src 'self'; style-src 'sha256-{STYLE_HASH}'; img-src 'self'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 NAV = (("/", "Board"), ("/games", "Games"), ("/stats", "Stats"))
 
 
 def page(title: str, here: str, body: str, live: bool = False) -> str:
-    """A whole page: the header, the body, the style inline (nothing fetched from elsewhere)."""
+    """A whole page: the header, the body, the style inline (allowed by its hash), the live
+    page's script by its address (nothing fetched from elsewhere)."""
     links = "".join(f'<a href="{href}"{" class=here" if href == here else ""}>{name}</a>' for href, name in NAV)
     dot = '<span id="live-dot" class="live-dot" title="not live"></span>' if live else ""
-    script = f"<script>{SCRIPT}</script>" if live else ""
+    script = f'<script src="{SCRIPT_URL}" defer></script>' if live else ""
     refresh = '<noscript><meta http-equiv="refresh" content="10"></noscript>' if live else ""
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
@@ -39,14 +57,14 @@ def page(title: str, here: str, body: str, live: bool = False) -> str:
 
 
 def problem_html(problem: str) -> str:
-    return f'<p class="problem" role="alert">{escape(problem)}</p>'
+    return f'<p class="problem" role="alert">{escape(visible(problem))}</p>'
 
 
 def live_title(state: dict | None) -> str:
     """The page title: the scores, so a tab says them too."""
     if not state or not state.get("variant"):
         return "cribbage-board"
-    return " · ".join(f"{s['name']} {s['score']}" for s in state["sides"]) + " · cribbage-board"
+    return " · ".join(f"{name_text(s['name'])} {s['score']}" for s in state["sides"]) + " · cribbage-board"
 
 
 def live_html(state: dict | None, problem: str | None, recent: list[dict], messages=(),
@@ -58,25 +76,25 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
         return '<p class="problem">No game in the ledger yet: start one on the board.</p>'
     sides_html = []
     for i, side in enumerate(state["sides"]):
-        colour = COLOURS[i % len(COLOURS)]
         deals = state["dealer"] in side["seats"]
         won = state.get("winner") == side["name"]
-        seats = ", ".join(side["seats"]) if len(side["seats"]) > 1 else ""
+        seats = ", ".join(name_html(seat) for seat in side["seats"]) if len(side["seats"]) > 1 else ""
         sides_html.append(
-            f'<section class="side{" winner" if won else ""}" style="--c:{colour}" data-side="{escape(side["name"])}">'
-            + ('<span class="badge" title="dealer">deals</span>' if deals else "")
-            + f'<div class="name">{escape(side["name"])}</div>'
+            f'<section class="side side-{i % len(COLOURS)}{" winner" if won else ""}" data-side="{escape(visible(side["name"]))}">'
+            + f'<div class="head"><div class="name" title="{escape(name_text(side["name"]))}">{name_html(side["name"])}</div>'
+            + ('<span class="badge" title="dealer">deals</span>' if deals else "") + "</div>"
             f'<div class="score" data-score>{side["score"]}</div>'
             f'<div class="sub">back peg {side["back"]} · {state["target"] - side["score"]} to go'
             + (f" · lap {lap + 1}" if (lap := peg_hole(side["score"], state["target"])[1]) else "")
-            + (f" · {escape(seats)}" if seats else "") + "</div></section>"
+            + "</div>" + (f'<div class="sub seats" title="{escape(", ".join(name_text(seat) for seat in side["seats"]))}">{seats}</div>'
+                          if seats else "") + "</section>"
         )
     facts = [f'{escape(state["variant"])} to <b>{state["target"]}</b>', f'deal <b>{state["deal"]}</b>',
-             f'<b>{escape(state["dealer"])}</b> deals', f'phase <b>{escape(state["phase"])}</b>']
+             f'<b>{name_html(state["dealer"])}</b> deals', f'phase <b>{escape(state["phase"])}</b>']
     order = state.get("show_order") or []
     if order and not state.get("winner"):
-        rest = ", then ".join(f"{escape(o['seat'])} {o['count']}" for o in order[1:])
-        facts.append(f'next count <b>{escape(order[0]["seat"])} {order[0]["count"]}</b>'
+        rest = ", then ".join(f"{name_html(o['seat'])} {o['count']}" for o in order[1:])
+        facts.append(f'next count <b>{name_html(order[0]["seat"])} {order[0]["count"]}</b>'
                      + (f" <span class=muted>then {rest}</span>" if rest else ""))
     options = state["options"]
     extras = [name for name, on in (("exact-out", options["exact_out"]), ("muggins", options["muggins"])) if on]
@@ -84,24 +102,25 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
         extras.append(f"skunk lines: {options['skunk']}")
     if extras:
         facts.append(f'<span class="muted">{escape(", ".join(extras))}</span>')
-    parts = [f'<div class="sides">{"".join(sides_html)}</div>', f'<div class="facts">{"<span>" + "</span><span>".join(facts) + "</span>"}</div>']
+    parts = [f'<div class="sides n{len(sides_html)}">{"".join(sides_html)}</div>', f'<div class="facts">{"<span>" + "</span><span>".join(facts) + "</span>"}</div>']
     if state.get("winner"):
         result = state["result"].replace("-", " ")
-        parts.append(f'<div class="result">{escape(state["winner"])} wins ({escape(result)}, by {state["margin"]}, '
+        parts.append(f'<div class="result">{name_html(state["winner"])} wins ({escape(result)}, by {state["margin"]}, '
                      f'{state["game_points"]} game point{"s" if state["game_points"] != 1 else ""})</div>')
     if state.get("note"):
-        parts.append(f'<div class="note">{escape(state["note"])}</div>')
+        parts.append(f'<div class="note">{text_html(state["note"])}</div>')
     match = state["match"]
     if match["games"]:
-        tally = ", ".join(f"{escape(t['side'])} {t['wins']} won ({t['game_points']} pts)" for t in match["tally"])
+        tally = ", ".join(f"{name_html(t['side'])} {t['wins']} won ({t['game_points']} pts)" for t in match["tally"])
         parts.append(f'<div class="facts"><span>match after {match["games"]} game'
                      f'{"s" if match["games"] != 1 else ""}: {tally}</span></div>')
     left = "".join(parts)
     geometry = geometry_for(len(state["sides"]), layout)
     variant = VARIANTS.get(state["variant"])
     lines = [] if variant and variant.lowball else line_marks(race_lines(state["target"], SkunkLines(options["skunk"])))
-    board = board_svg(state, geometry, lines)
-    items = "".join(f'<li class="{e["action"]}">{escape(e["text"])}</li>' for e in recent)
+    board = board_svg(state, geometry, lines) + board_svg(state, geometry, lines, tall=True)  # CSS shows one
+    items = "".join(f'<li class="{e["action"]}{" undone" if e.get("undone") else ""}">{text_html(e["text"])}</li>'
+                    for e in recent)  # an entry an undo took back is struck out, the undo is not
     entries = (f'<h2>last entries</h2><ol class="entries" reversed>{items}</ol>' if recent
                else '<p class="muted">No entries yet in this game.</p>')
     notes = "".join(problem_html(m) for m in messages)
@@ -110,7 +129,7 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
 
 def board_page(state, problem, recent, messages=(), layout=None) -> str:
     inner = live_html(state, problem, recent, messages, layout)
-    return page(live_title(state), "/", f'<div id="live">{inner}</div>', live=True)
+    return page(live_title(state), "/", f'<div id="live">{inner}</div>{QR_MARK}', live=True)  # the QR per request
 
 
 # ---- history ----------------------------------------------------------------
@@ -124,7 +143,7 @@ def _day(value: str | None) -> str:
     """A date over its time of day (UTC), for a narrow column."""
     if not value or len(value) < 16:
         return "—"
-    return f'{escape(value[:10])}<br><span class="muted">{escape(value[11:16])}</span>'
+    return f'{escape(value[:10])} <br><span class="muted">{escape(value[11:16])}</span>'
 
 
 def _time(value: str | None) -> str:
@@ -137,7 +156,7 @@ def _result(game: GameRow) -> str:
         return '<span class="muted">abandoned</span>'
     if not game.winner:
         return '<span class="muted">in play</span>'
-    return f'{escape(game.winner)} ({escape(game.result.replace("-", " "))})'
+    return f'{name_html(game.winner)} ({escape(game.result.replace("-", " "))})'
 
 
 def games_page(games: list[GameRow], problem: str | None) -> str:
@@ -148,12 +167,13 @@ def games_page(games: list[GameRow], problem: str | None) -> str:
         body = '<p class="muted">No finished games yet.</p>'
     else:
         rows = "".join(
-            f'<tr><td><a href="/games/{g.id}">{g.id}</a></td><td class="date">{_day(g.finished or g.started)}</td>'
-            f'<td><a href="/games/{g.id}">{escape(", ".join(g.seats))}</a></td><td>{escape(g.variant)}</td><td>{_result(g)}</td>'
-            f'<td class="num">{"" if g.margin is None else g.margin}</td></tr>'
+            f'<tr><td class="id"><a href="/games/{g.id}">{g.id}</a></td><td class="date">{_day(g.finished or g.started)}</td>'
+            f'<td class="players"><a href="/games/{g.id}">{", ".join(name_html(seat) for seat in g.seats)}</a></td>'
+            f'<td class="variant">{escape(g.variant)}</td><td class="outcome">{_result(g)}</td>'
+            f'<td class="num margin">{"" if g.margin is None else g.margin}</td></tr>'
             for g in games
-        )
-        body = ('<div class="scroll"><table><thead><tr><th>#</th><th>date</th><th>players</th><th>variant</th>'
+        )  # on a phone each row is a card of three lines (style.css), nothing off to the side
+        body = ('<div class="scroll"><table class="games"><thead><tr><th>#</th><th>date</th><th>players</th><th>variant</th>'
                 f'<th>result</th><th class="num" title="margin">by</th></tr></thead><tbody>{rows}</tbody></table></div>')
     return page("Games · cribbage-board", "/games",
                 f'<h1>Games</h1><p><a href="/games.csv" download>all games as CSV</a></p>{body}')
@@ -166,9 +186,9 @@ def game_page(game: GameRow, played, times: GameTimes) -> str:
     r = played.race
     race = race_svg([tuple(r["start"])] + [tuple(s) for s in r["scores"]], r["sides"], r["target"],
                     line_marks(r["lines"]))
-    scores = ", ".join(f"{escape(n)} {s}" for n, s in zip(sides, played.game.state.scores))
+    scores = ", ".join(f"{name_html(n)} {s}" for n, s in zip(sides, played.game.state.scores))
     finished = f'<span>finished {_date(times.finished)}</span>' if times.finished else ""
-    head = (f'<h1>Game {gid}: {escape(" v ".join(sides))}</h1>'
+    head = (f'<h1>Game {gid}: {" v ".join(name_html(side) for side in sides)}</h1>'
             f'<div class="facts"><span>{escape(game.variant)} to <b>{game.target}</b></span>'
             f'<span>{_result(game)}</span>'
             + (f'<span>by <b>{game.margin}</b>, {game.game_points} game points</span>' if game.winner else "")
@@ -177,11 +197,12 @@ def game_page(game: GameRow, played, times: GameTimes) -> str:
             f'<a href="/api/games/{gid}">JSON</a></p>')
     rows = []
     stamps = times.entries
-    for item in played.lines:
+    undone = taken_back([item["action"] for item in played.lines])
+    for k, item in enumerate(played.lines):
         when = stamps[item["n"] - 1] if item["n"] - 1 < len(stamps) else None
         rows.append(
-            f'<tr class="{item["action"]}"><td class="num">{item["n"]}</td><td>{_time(when)}</td>'
-            f'<td class="wide"><code>{escape(item["line"])}</code></td><td>{escape(item["text"]) if item["action"] == "entry" else item["action"] + ": " + escape(item["text"])}</td>'
+            f'<tr class="{item["action"]}{" undone" if k in undone else ""}"><td class="num">{item["n"]}</td><td>{_time(when)}</td>'
+            f'<td class="wide"><code>{text_html(item["line"])}</code></td><td class="entry">{text_html(item["text"]) if item["action"] == "entry" else item["action"] + ": " + text_html(item["text"])}</td>'
             f'<td class="num">{" – ".join(str(s) for s in item["scores"])}</td></tr>'
         )
     table = ('<div class="scroll"><table><thead><tr><th class="num">#</th><th>time</th><th class="wide">record</th>'
@@ -191,8 +212,18 @@ def game_page(game: GameRow, played, times: GameTimes) -> str:
                 f'{head}<h2>pegging race</h2>{race}{problems}<h2>ledger</h2>{table}')
 
 
-def games_csv(games: list[GameRow]) -> str:
-    """All games as CSV, one row a game."""
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run as a formula (OWASP)
+
+
+def csv_cell(value) -> str:
+    """A cell a spreadsheet shows as text: one that would start a formula gets a leading quote."""
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def games_csv(games: list[GameRow], replayed: dict[int, dict[str, int]] | None = None) -> str:
+    """All games as CSV, one row a game; no cell can start a formula. A game the ledger lists
+    without scores (abandoned) takes them from ``replayed`` (game id: side: score), as its page shows them."""
     import csv
     import io
 
@@ -201,11 +232,12 @@ def games_csv(games: list[GameRow]) -> str:
     writer.writerow(["id", "started", "finished", "variant", "target", "players", "scores", "status",
                      "winner", "loser", "result", "margin", "game_points"])
     for g in games:
-        writer.writerow([g.id, g.started or "", g.finished or "", g.variant, g.target,
-                         " ".join(g.seats), " ".join(f"{side}:{score}" for side, score in (g.scores or {}).items()), g.status,
-                         g.winner or "", g.loser or "", g.result or "",
-                         "" if g.margin is None else g.margin,
-                         "" if g.game_points is None else g.game_points])
+        known = g.scores if g.scores is not None else (replayed or {}).get(g.id, {})
+        scores = " ".join(f"{side}:{score}" for side, score in known.items())
+        row = [g.id, g.started or "", g.finished or "", g.variant, g.target, " ".join(g.seats), scores, g.status,
+               g.winner or "", g.loser or "", g.result or "", "" if g.margin is None else g.margin,
+               "" if g.game_points is None else g.game_points]
+        writer.writerow([csv_cell(cell) for cell in row])
     return out.getvalue()
 
 
@@ -239,8 +271,8 @@ def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: 
             chart = distribution_svg(by_size[size], tables[int(size)], p["name"], int(size))
         sentence = ""
         if p["percentile"] is not None:
-            sentence = (f'<p>{escape(p["name"])}\'s hands ran at the <b>{ordinal(round(p["percentile"]))} percentile</b> '
+            sentence = (f'<p>{name_html(p["name"])}\'s hands ran at the <b>{ordinal(round(p["percentile"]))} percentile</b> '
                         f'of all possible hands ({len(p["hands"])} hands counted).</p>')
         kind = " (partnership)" if p["kind"] == "partnership" else ""
-        cards.append(f'<section class="card"><h2>{escape(p["name"])}{kind}</h2><dl>{dl}</dl>{sentence}{chart}</section>')
+        cards.append(f'<section class="card"><h2>{name_html(p["name"])}{kind}</h2><dl>{dl}</dl>{sentence}{chart}</section>')
     return page("Stats · cribbage-board", "/stats", "<h1>Statistics</h1>" + "".join(cards))

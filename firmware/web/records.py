@@ -73,9 +73,24 @@ def summary(played: Played, status: str) -> GameRow:
     return GameRow(played.game_id, None, game.variant.name, tuple(game.seats), game.variant.target, status, **result)
 
 
+def taken_back(actions: list[str]) -> set[int]:
+    """The positions in ``actions`` ("entry", "undo", "redo", in order) of the entries and redos
+    that a later undo took back: what a list of them should strike out (never the undo itself)."""
+    standing, out = [], set()
+    for i, action in enumerate(actions):
+        if action == "undo":
+            if standing:
+                out.add(standing.pop())
+        else:  # an entry, or a redo putting one back
+            standing.append(i)
+    return out
+
+
 def line_marks(lines: list[dict]) -> list[tuple[int, str]]:
-    """``scorer.history.race_lines`` as (score, label) marks: a loser under the score gets the label."""
-    return [(line["below"], line["result"].replace("-", " ")) for line in lines]
+    """``scorer.history.race_lines`` as (score, label) marks: a loser under the score gets the label.
+    A line under 1 (a 61 game's double skunk: a loser who never pegged) is no mark on a board or a
+    chart: nothing lies before the first hole but the start."""
+    return [(line["below"], line["result"].replace("-", " ")) for line in lines if line["below"] > 1]
 
 
 def ordinal(number: int) -> str:

@@ -1,7 +1,9 @@
 """``cribbage-board web``: serve the ledger's live board, history and statistics.
 
 The socket is bound here, before the server starts, so a port in use or a
-host that does not resolve is one line and exit 2, not a traceback.
+host that does not resolve is one line and exit 2, not a traceback. uvicorn
+speaks HTTP through :mod:`.connections` (a deadline for each request, a cap on
+open connections below RLIMIT_NOFILE, a log that cannot flood).
 """
 
 from __future__ import annotations
@@ -31,27 +33,56 @@ def bind(host: str, port: int) -> socket.socket:
         raise WebError(str(error)) from None
 
 
+def addresses(host: str, port: int, board_port: int | None = None, lan=None) -> list[str]:
+    """What ``cribbage-board web`` says it serves on: localhost and each address this machine has on
+    the network (``lan()``, :func:`firmware.lan.lan_hosts` with every address its name has) when it
+    listens on all of them, else the one address; and, when the port is not the config's
+    ``[web] port`` (``board_port``), that the board's phone view shows the config's."""
+    if host not in ("0.0.0.0", "::"):
+        shown = f"[{host}]" if ":" in host else host
+        lines = [f"on http://{shown}:{port}/"]
+    else:
+        if lan is None:
+            from ..lan import host_addresses, lan_hosts
+
+            def lan():
+                return lan_hosts(others=host_addresses)
+        found = [f"http://{f'[{a}]' if ':' in a else a}:{port}/" for a in lan()]
+        lines = [f"on http://localhost:{port}/ (all addresses)",
+                 ("on the network: " + ", ".join(found)) if found else
+                 "no network address yet (this machine has no route to a network): a phone cannot reach it"]
+    if board_port is not None and board_port != port:
+        lines.append(f"note: the board's phone view (the QR code on its OLED) gives port {board_port}, the config's "
+                     f"[web] port, not {port}: set port = {port} under [web] in the config for it to point here")
+    return lines
+
+
 def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: Layout | None = None,
-          announce=print) -> int:
-    """Serve until stopped (SIGINT, SIGTERM); returns the exit status."""
+          announce=print, board_port: int | None = None) -> int:
+    """Serve until stopped (SIGINT, SIGTERM); returns the exit status. ``board_port``: the config's
+    ``[web] port``, the one the board's phone view shows (the board cannot learn another)."""
     sock = bind(host, port)
     import uvicorn  # only once the socket is ours: a bad port answers at once
 
     from .app import create_app
+    from .connections import REQUEST_SECONDS, Server, limits_for, protocol, quiet_logs
     from .follow import LedgerFollower
     from .warm import warm_in_background
 
     follower = LedgerFollower(state)
-    app = create_app(follower, layout)
+    app = create_app(follower, layout, host_names=(host,))
+    limits = limits_for()
     warm_in_background(state)
-    shown = "localhost" if host in ("0.0.0.0", "::") else (f"[{host}]" if ":" in host else host)
-    announce(f"cribbage-board web: serving {state} read-only on http://{shown}:{port}/ "
-             f"(all addresses)" if host in ("0.0.0.0", "::") else
-             f"cribbage-board web: serving {state} read-only on http://{shown}:{port}/")
+    first, *more = addresses(host, port, board_port)
+    announce(f"cribbage-board web: serving {state} read-only {first}")
+    for line in more:
+        announce(f"cribbage-board web: {line}")
     sys.stdout.flush()
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", http="h11",
-                            loop="asyncio", ws="none", timeout_graceful_shutdown=1, server_header=False)
-    server = uvicorn.Server(config)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", http=protocol(limits),
+                            loop="asyncio", ws="none", timeout_graceful_shutdown=1, server_header=False,
+                            backlog=limits.backlog, timeout_keep_alive=REQUEST_SECONDS)
+    quiet_logs(limits)
+    server = Server(config)
     try:
         server.run(sockets=[sock])
     finally:

@@ -1,4 +1,8 @@
-"""What the pages show, gathered from the ledger and cached until it changes (no web framework here)."""
+"""What the pages show, gathered from the ledger and cached until it changes (no web framework here).
+
+What is kept per game is bounded (least recently used first out), and all of it is
+dropped when another file takes the ledger's place (the follower's ``generation``).
+"""
 
 from __future__ import annotations
 
@@ -10,10 +14,14 @@ from scorer.history import player_stats
 
 from . import pages
 from .follow import LedgerFollower
+from .lru import LRU
 from .records import Played, play_record, summary
 
 if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
+
+CACHED_GAMES = 64  # games replayed for their pages kept at once (about 100 KB each)
+CACHED_RECORDS = 2048  # games' record lines kept for the statistics (a kilobyte or two each)
 
 
 class Site:
@@ -22,8 +30,19 @@ class Site:
     def __init__(self, follower: LedgerFollower, layout: Layout | None = None):
         self.follower = follower
         self.layout = layout
-        self._played: dict[int, Played] = {}  # games before the current one never change
-        self._records: dict[int, list[str]] = {}
+        self._played = LRU(CACHED_GAMES)  # games before the current one never change
+        self._records = LRU(CACHED_RECORDS)
+        self._scores = LRU(CACHED_RECORDS)  # abandoned games' scores, replayed for the CSV
+        self._generation = follower.generation
+
+    def _same_file(self) -> None:
+        """Look at the ledger; if another file has taken its place, forget every game kept."""
+        self.follower.token()
+        if self.follower.generation != self._generation:
+            self._generation = self.follower.generation
+            self._played.clear()
+            self._records.clear()
+            self._scores.clear()
 
     def live(self) -> dict:
         """The live board's data: state, problem, recent entries, messages (cached per ledger state)."""
@@ -36,20 +55,28 @@ class Site:
         return {"state": snap.state, "problem": snap.problem, "recent": recent,
                 "messages": list(snap.messages), "html": html, "title": pages.live_title(snap.state)}
 
+    def board_page(self) -> bytes:
+        """The page of ``/``, rendered once per state of the ledger."""
+        def render():
+            live = self.live()
+            return pages.board_page(live["state"], live["problem"], live["recent"], live["messages"],
+                                    self.layout).encode()
+        return self.follower.cached("board-page", render)
+
     def records(self) -> list[list[str]]:
         """The record of every game but the one in play, oldest first (a game that is over never changes)."""
-        def compute():
-            out = []
-            for listed in reversed(self.games()):
-                gid = listed.id
-                if gid not in self._records:
-                    try:
-                        self._records[gid] = self.follower.export(gid)
-                    except KeyError:
-                        continue
-                out.append(self._records[gid])
-            return out
-        return self.follower.cached("records", compute)
+        self._same_file()
+        out = []
+        for listed in reversed(self.games()):
+            record = self._records.get(listed.id)
+            if record is None:
+                try:
+                    record = self.follower.export(listed.id)
+                except KeyError:
+                    continue
+                self._records.put(listed.id, record)
+            out.append(record)
+        return out
 
     def games(self) -> list[GameRow]:
         """Finished and abandoned games, newest first, as the ledger lists them (the game in play is not)."""
@@ -57,16 +84,38 @@ class Site:
 
     def game(self, game_id: int) -> tuple[GameRow, Played, GameTimes]:
         """One game: as listed (or, in play, as replayed), replayed, and its times (KeyError if none)."""
+        self._same_file()
         current = self.follower.current_game_id()
         p = self._played.get(game_id)
         if p is None:
             p = play_record(game_id, self.follower.export(game_id))
             if game_id != current:
-                self._played[game_id] = p  # a game before the current one never changes
+                self._played.put(game_id, p)  # a game before the current one never changes
         listed = next((g for g in self.games() if g.id == game_id), None)
         if listed is None:
             listed = summary(p, PLAYING if game_id == current else ABANDONED)
         return listed, p, self.follower.times(game_id)
+
+    def games_csv(self) -> str:
+        """``/games.csv``: every game listed, an abandoned one with the scores its replay reaches
+        (as its page shows them), rendered once per state of the ledger."""
+        def render():
+            games = self.games()
+            self._same_file()
+            replayed = {}
+            for listed in games:
+                if listed.scores is None:
+                    scores = self._scores.get(listed.id)
+                    if scores is None:
+                        try:
+                            played = play_record(listed.id, self.follower.export(listed.id))
+                        except (KeyError, ValueError):
+                            continue  # gone, or its game line no longer reads: no scores to give
+                        scores = dict(zip((side.name for side in played.game.sides), played.game.state.scores))
+                        self._scores.put(listed.id, scores)  # a game listed is over: it never changes
+                    replayed[listed.id] = scores
+            return pages.games_csv(games, replayed)
+        return self.follower.cached("games-csv", render)
 
     def stats(self) -> list[dict]:
         return self.follower.cached("stats", lambda: _stats(self.records()))

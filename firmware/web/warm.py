@@ -18,11 +18,12 @@ from scorer.history import player_stats
 
 def warm(path) -> int:
     """Replay every finished and abandoned game of the ledger into ``scorer.history``'s
-    cache; how many games were counted (0 when the ledger cannot be read)."""
+    cache; how many games were counted (0 when the ledger cannot be read: missing,
+    damaged, or a path this process may not look at, which the pages say)."""
     try:
         with LedgerReader(path) as reader:
             records = [reader.export(game.id) for game in reversed(reader.games())]
-    except LedgerError:
+    except (LedgerError, OSError):
         return 0
     try:
         player_stats(records)

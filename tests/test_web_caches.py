@@ -1,0 +1,178 @@
+"""What the web view keeps, and for how long (issue 21, items 5 and 6, and the speed rows'
+shapes): bounded per-game caches, a replaced ledger file read afresh, the board page rendered
+once per change, one watcher of the ledger for every /events client."""
+
+import asyncio
+import json
+import os
+
+from firmware.web import site as site_module
+from firmware.web.follow import LedgerFollower
+from firmware.web.records import play_record
+from firmware.web.site import Site
+from ledger.writer import LedgerWriter
+from scorer.history import player_stats
+from scorer.record import parse_line
+
+from waits import CEILING_S, eventually
+from web_games import game_record, get, get_json, match_records, web_server, write_games
+
+SIX = "game six-card seats=Alice,Bob dealer=Alice"
+
+
+def test_the_per_game_caches_stay_bounded(tmp_path, monkeypatch):
+    """Visiting every game page and the statistics keeps at most CACHED_GAMES replayed games and
+    CACHED_RECORDS records; a game pushed out is replayed again, the same."""
+    monkeypatch.setattr(site_module, "CACHED_GAMES", 4)
+    monkeypatch.setattr(site_module, "CACHED_RECORDS", 6)
+    path = tmp_path / "ledger.sqlite3"
+    records = match_records(12)
+    with LedgerWriter(path) as store:
+        write_games(store, records + [[SIX]])
+        exported = [store.export(game_id) for game_id in range(1, 13)]
+    follower = LedgerFollower(path)
+    site = Site(follower)
+    try:
+        for game_id in range(1, 13):
+            assert site.game(game_id)[1].lines == play_record(game_id, exported[game_id - 1]).lines
+        assert site.stats() == player_stats(exported)
+        assert len(site._played) == 4 and len(site._records) == 6
+        assert site.game(1)[1].lines == play_record(1, exported[0]).lines
+    finally:
+        follower.close()
+
+
+def test_a_replaced_ledger_is_read_afresh_with_nothing_kept(tmp_path):
+    """The ledger archived and started afresh under the server: at its next poll the view reads
+    the new file (its identity, not data_version) and /games/1, /api/games/1 and /stats show
+    the new file's games only."""
+    path = tmp_path / "ledger.sqlite3"
+    old, new = match_records(2, seats="Alice,Bob"), match_records(2, seats="Cat,Dan", seed=7)
+    with LedgerWriter(path) as store:
+        write_games(store, old)
+    with web_server(path) as base:
+        for url in ("/games/1", "/api/games/1", "/stats", "/games/2"):
+            assert get(base + url)[0] == 200
+        os.rename(path, tmp_path / "archived.sqlite3")
+        with LedgerWriter(path) as store:
+            write_games(store, new)
+            exported = store.export(1)
+        assert eventually(lambda: get_json(base + "/api/games")[1][0]["seats"] == ["Cat", "Dan"])
+        _, game = get_json(base + "/api/games/1")
+        _, _, page = get(base + "/games/1")
+        _, stats = get_json(base + "/api/stats")
+        _, _, stats_page = get(base + "/stats")
+    assert game["seats"] == game["sides"] == ["Cat", "Dan"] and [e["line"] for e in game["entries"]] == exported[1:]
+    assert b"Cat" in page and b"Alice" not in page
+    assert stats == json.loads(json.dumps(player_stats(new)))
+    assert b"Dan" in stats_page and b"Alice" not in stats_page and b"Bob" not in stats_page
+
+
+def test_the_board_page_is_rendered_once_per_change(tmp_path, monkeypatch):
+    """Requests for / between two entries share one rendering; an entry renders it anew."""
+    from firmware.web import pages
+
+    rendered = []
+    board_page = pages.board_page
+    monkeypatch.setattr(pages, "board_page", lambda *args: rendered.append(args) or board_page(*args))
+    path = tmp_path / "ledger.sqlite3"
+    record = game_record(SIX, seed=2, entries=6)
+    with LedgerWriter(path) as store:
+        write_games(store, [record[:-1]])
+        follower = LedgerFollower(path)
+        site = Site(follower)
+        try:
+            first = [site.board_page() for _ in range(5)]
+            store.apply(parse_line(record[-1]))
+            second = [site.board_page() for _ in range(5)]
+        finally:
+            follower.close()
+    assert len(rendered) == 2 and len(set(first)) == len(set(second)) == 1 and first[0] != second[0]
+    assert b"</html>" in second[0]
+
+
+def test_one_watcher_looks_at_the_ledger_for_every_events_client(tmp_path):
+    """Ten /events clients: after their first event the ledger is looked at from one task only,
+    and an entry reaches every client as the same bytes."""
+    from firmware.web.feed import LiveFeed
+
+    path = tmp_path / "ledger.sqlite3"
+    record = game_record(SIX, seed=3, entries=8)
+    lookers = set()
+
+    async def clients(store):
+        follower = LedgerFollower(path)
+        token = follower.token
+
+        def looked():
+            lookers.add(asyncio.current_task())
+            return token()
+
+        follower.token = looked
+        feed = LiveFeed(Site(follower))
+        streams = [feed.stream() for _ in range(10)]
+        try:
+            firsts = [await anext(stream) for stream in streams]
+            lookers.clear()
+            store.apply(parse_line(record[-1]))
+            seconds = await asyncio.wait_for(asyncio.gather(*(anext(stream) for stream in streams)), CEILING_S)
+        finally:
+            for stream in streams:
+                await stream.aclose()
+            follower.close()
+        return firsts, seconds
+
+    with LedgerWriter(path) as store:
+        write_games(store, [record[:-1]])
+        firsts, seconds = asyncio.run(clients(store))
+    assert len(set(firsts)) == 1 and len(set(seconds)) == 1 and firsts[0] != seconds[0]
+    assert json.loads(seconds[0].decode().split("data: ", 1)[1])["state"]["entries"] == 8
+    assert len(lookers) == 1
+
+
+def test_after_an_event_the_watcher_waits_the_event_gap_and_a_bursts_last_entry_arrives(tmp_path, monkeypatch):
+    """A burst of entries: after each event the one watcher pauses EVENT_GAP_SECONDS (after a look
+    that found nothing new, POLL_SECONDS), and the client's last event holds the burst's last entry."""
+    from firmware.web import feed as feed_module
+
+    path = tmp_path / "ledger.sqlite3"
+    record = game_record(SIX, seed=4, entries=12)
+    steps = []
+    real_sleep = asyncio.sleep
+
+    class NoPause:  # the feed module's asyncio: each pause is noted and none is taken
+        def __getattr__(self, name):
+            return getattr(asyncio, name)
+
+        @staticmethod
+        async def sleep(seconds):
+            steps.append(("pause", seconds))
+            await real_sleep(0)
+
+    monkeypatch.setattr(feed_module, "asyncio", NoPause())
+
+    async def client(store):
+        follower = LedgerFollower(path)
+        feed = feed_module.LiveFeed(Site(follower))
+        update = feed.update
+        feed.update = lambda: steps.append(("look", changed := update())) or changed
+        stream = feed.stream()
+        try:
+            events = [await anext(stream)]
+            for line in record[6:]:
+                store.apply(parse_line(line))
+                events.append(await asyncio.wait_for(anext(stream), CEILING_S))
+        finally:
+            await stream.aclose()
+            follower.close()
+        return events
+
+    with LedgerWriter(path) as store:
+        write_games(store, [record[:6]])
+        events = asyncio.run(client(store))
+    entries = [json.loads(event.decode().split("data: ", 1)[1])["state"]["entries"] for event in events]
+    assert entries == list(range(5, 13))
+    pauses = [(steps[k - 1], step[1]) for k, step in enumerate(steps) if step[0] == "pause"]
+    assert pauses and all(look == ("look", True) and pause == feed_module.EVENT_GAP_SECONDS or
+                          look == ("look", False) and pause == feed_module.POLL_SECONDS for look, pause in pauses)
+    assert ("look", True) in [look for look, _ in pauses]

@@ -1,0 +1,220 @@
+"""The web view's pages as a player reads them: undone entries, long names, the QR code, the CSV, the charts."""
+
+import re
+
+from firmware.web import pages
+from firmware.web.follow import LedgerFollower
+from firmware.web.records import taken_back
+from firmware.web.site import Site
+from ledger.writer import LedgerWriter
+
+from web_games import game_record, write_games
+
+SIX = "game six-card seats=Alice,Bob dealer=Alice"
+
+
+def up_to_a_crib(seed: int = 7) -> list[str]:
+    """A six-card game's record up to and including its first crib count."""
+    record = game_record(SIX, seed=seed)
+    first = next(n for n, line in enumerate(record) if line.startswith("crib"))
+    return record[:first + 1]
+
+
+def test_taken_back_marks_what_each_undo_took_back():
+    """An undo takes back the last entry standing (a redo stands again, and can be taken back again)."""
+    assert taken_back(["entry", "undo"]) == {0}
+    assert taken_back(["entry", "entry", "undo", "undo", "redo"]) == {0, 1}
+    assert taken_back(["entry", "undo", "redo", "undo"]) == {0, 2}
+    assert taken_back(["entry", "entry", "undo", "entry"]) == {1}
+    assert taken_back(["undo"]) == set()
+
+
+def test_after_crib_then_undo_the_crib_is_struck_out_not_the_undo(tmp_path):
+    """"last entries" and the game's ledger after ``crib N`` then ``undo``: the crib entry is marked
+    undone (struck out), the undo line is not."""
+    state = tmp_path / "ledger.sqlite3"
+    record = up_to_a_crib() + ["undo"]
+    with LedgerWriter(state) as store:
+        write_games(store, [record])
+    follower = LedgerFollower(state)
+    try:
+        snap = follower.snapshot()
+        undo, crib = snap.recent[:2]
+        assert undo["action"] == "undo" and not undo["undone"]
+        assert crib["action"] == "entry" and crib["undone"] and "crib" in crib["text"]
+        html = pages.live_html(snap.state, None, list(snap.recent))
+        items = re.findall(r'<li class="([^"]*)">(.*?)</li>', html)
+        assert items[0][0] == "undo" and items[1][0] == "entry undone" and "crib" in items[1][1]
+        assert all("undone" not in cls for cls, _ in items[2:])
+        listed, played, times = Site(follower).game(1)
+        rows = re.findall(r'<tr class="([^"]*)">', pages.game_page(listed, played, times))
+        assert rows[-2:] == ["entry undone", "undo"] and "undone" not in "".join(rows[:-2])
+    finally:
+        follower.close()
+    style = pages.STYLE
+    assert re.search(r"\.entries li\.undone[^{]*\{[^}]*line-through", style)
+    assert not re.search(r"\.entries li\.undo \{[^}]*line-through", style)
+
+
+def test_a_side_card_gives_the_whole_name_in_its_title_beside_the_deals_badge(tmp_path):
+    """Each score card's name carries the whole name as its title (what an ellipsis cuts, a pointer
+    shows), in one head with the "deals" badge, which is no longer laid over the name."""
+    state = tmp_path / "ledger.sqlite3"
+    seats = "Maximilianus_Augustinus,Bartholomew_Fitzwilliam,Dé,Cat"
+    with LedgerWriter(state) as store:
+        write_games(store, [game_record(f"game four-hand seats={seats} dealer=Dé", seed=4, entries=5)])
+    follower = LedgerFollower(state)
+    try:
+        snap = follower.snapshot()
+    finally:
+        follower.close()
+    html = pages.live_html(snap.state, None, [])
+    assert ('<div class="name" title="\u2068Maximilianus_Augustinus+Dé\u2069"><bdi>Maximilianus_Augustinus+Dé</bdi></div>'
+            in html)  # the title isolated as every name in an attribute is
+    assert len(re.findall(r'<div class="head"><div class="name" title="[^"]+"><bdi>[^<]+</bdi></div>'
+                          r'<span class="badge" title="dealer">deals</span></div>', html)) == 1
+    assert "position:absolute" not in pages.STYLE.split(".side .badge")[1].split("}")[0]
+
+
+def test_the_qr_code_gives_the_pages_address_on_the_network():
+    """Reached by a network address the QR code gives that; reached as localhost, this machine's first
+    address on the network with the port the server listens on; with none, a note and no code."""
+    from firmware.web.qr import loopback, phone_url, qr_html
+
+    lan = lambda: ["192.168.1.23", "10.0.0.5"]  # noqa: E731
+    assert phone_url("http", "192.168.1.23", "192.168.1.23:8121", 8121, lan) == "http://192.168.1.23:8121/"
+    assert phone_url("http", "pi.local", "pi.local:9000", 9000, lan) == "http://pi.local:9000/"
+    for host in ("localhost", "127.0.0.1", "::1", "127.1.2.3", "board.localhost"):
+        assert loopback(host)
+        assert phone_url("http", host, f"{host}:9000", 9000, lan) == "http://192.168.1.23:9000/"
+    assert phone_url("http", "localhost", "localhost:9000", 9000, lambda: ["fe80::1"]) == "http://[fe80::1]:9000/"
+    assert phone_url("http", "localhost", "localhost:9000", 9000, lambda: []) is None
+    assert "no route" in qr_html(None) and "<svg" not in qr_html(None)
+    html = qr_html("http://192.168.1.23:9000/")
+    assert '<figure class="qr" data-url="http://192.168.1.23:9000/"><svg viewBox=' in html
+    assert 'href="http://192.168.1.23:9000/"' in html
+
+
+def test_lan_hosts_lists_each_address_once_and_falls_back_to_the_name():
+    """The route's address first, then the name's others, each once; HOST.local when only the name can be known."""
+    from firmware.lan import lan_hosts
+
+    assert lan_hosts(ip=lambda: "192.168.1.23", others=lambda: ["192.168.1.23", "10.0.0.5"]) == ["192.168.1.23", "10.0.0.5"]
+    assert lan_hosts(ip=lambda: None, up=lambda: True, hostname=lambda: "pi.lan") == ["pi.local"]
+    assert lan_hosts(ip=lambda: None, up=lambda: False, private=lambda: False) == []
+
+
+def test_web_says_its_network_addresses_and_a_port_the_board_does_not_show():
+    """``cribbage-board web`` names localhost and each network address; started on another port than the
+    config's [web] port, it says that the board's QR code gives the config's, and how to match them."""
+    from firmware.web.server import addresses
+
+    lines = addresses("0.0.0.0", 8121, 8121, lan=lambda: ["192.168.1.23", "fe80::1"])
+    assert lines == ["on http://localhost:8121/ (all addresses)",
+                     "on the network: http://192.168.1.23:8121/, http://[fe80::1]:8121/"]
+    assert "no network address" in addresses("::", 8121, 8121, lan=lambda: [])[1]
+    assert addresses("127.0.0.1", 8000, None) == ["on http://127.0.0.1:8000/"]
+    note = addresses("0.0.0.0", 9000, 8121, lan=lambda: ["192.168.1.23"])[-1]
+    assert "gives port 8121" in note and "port = 9000 under [web]" in note
+
+
+def test_the_web_command_prints_the_network_address_and_answers_favicon(tmp_path):
+    """The real command's first lines name the network address (when this machine has one) and the
+    note for --port; /favicon.ico is an icon (an ICO holding a 32x32 PNG)."""
+    import io
+    import subprocess
+    import sys
+
+    from PIL import Image
+
+    from firmware.lan import host_addresses, lan_hosts
+
+    from web_games import ROOT, free_port, get
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "firmware.cli", "web", "--state", str(tmp_path / "l.sqlite3"),
+                                "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=ROOT)
+    try:
+        said = [process.stdout.readline() for _ in range(3)]
+        status, headers, body = get(f"http://127.0.0.1:{port}/favicon.ico")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert said[0].startswith(f"cribbage-board web: serving {tmp_path / 'l.sqlite3'} read-only on http://localhost:{port}/")
+    hosts = lan_hosts(others=host_addresses)
+    if hosts:
+        assert f"on the network: http://{hosts[0]}:{port}/" in said[1]
+    assert "note: the board's phone view" in said[2] and "gives port 8121" in said[2]
+    assert status == 200 and headers["Content-Type"] == "image/x-icon"
+    image = Image.open(io.BytesIO(body))
+    assert image.format == "ICO" and image.size == (32, 32)
+
+
+def test_a_61_game_draws_no_double_skunk_line_at_the_start():
+    """In a game to 61 the double skunk is under 1 (a loser who never pegged): no line is drawn before the
+    first hole, on the board or the race chart; the skunk line (31) is."""
+    from firmware.web.board import board_svg, geometry_for
+    from firmware.web.charts import race_svg
+    from firmware.web.records import line_marks
+    from scorer.history import race_lines
+    from scorer.record import replay
+    from scorer.report import state_dict
+    from scorer.variants import SkunkLines
+
+    marks = line_marks(race_lines(61, SkunkLines.ACC))
+    assert marks == [(31, "skunk")]
+    state = state_dict(replay(["game five-card seats=Alice,Bob dealer=Alice"]).book)
+    for tall in (False, True):
+        svg = board_svg(state, geometry_for(2), marks, tall=tall)
+        assert "skunk 31" in svg and "double skunk" not in svg
+    race = race_svg([(0, 3)], ["Alice", "Bob"], 61, marks)
+    assert "skunk 31" in race and "double skunk" not in race
+
+
+def test_the_pegging_race_has_a_legend_of_each_sides_colour_and_name():
+    """The race chart names whose line is whose: a swatch of each side's colour and its name (a long
+    one cut with an ellipsis, whole in the title)."""
+    from firmware.web.board import COLOURS
+    from firmware.web.charts import race_svg
+
+    long = "Maximilianus_Augustinus+Desiderius_Dé"
+    svg = race_svg([(0, 0), (5, 2)], ["Alice", long], 121, [(91, "skunk")])
+    legend = re.search(r'<g class="legend">(.*?)</g></g>', svg).group(1)
+    items = re.findall(r'<g class="legend-item"><title>(.*?)</title>.*?stroke="(#\w+)".*?<text [^>]*>(.*?)</text>', legend + "</g>")
+    assert [(colour, title) for title, colour, _ in items] == [(COLOURS[0], "\u2068Alice\u2069"), (COLOURS[1], f"\u2068{long}\u2069")]
+    assert items[0][2] == "\u2068Alice\u2069" and items[1][2].endswith("…\u2069") and len(items[1][2]) == 28
+
+
+def test_games_csv_keeps_the_scores_of_an_abandoned_game_as_its_page_shows_them(tmp_path):
+    """/games.csv gives an abandoned game the scores its page (/games/ID) shows, where the ledger lists
+    none; finished games keep the ledger's."""
+    import csv
+    import io
+
+    from web_games import get, match_records, web_server
+
+    state = tmp_path / "ledger.sqlite3"
+    abandoned = game_record("game five-card seats=Cat,Dan dealer=Cat", seed=3, entries=6)
+    with LedgerWriter(state) as store:
+        write_games(store, match_records(2) + [abandoned, game_record("game six-card seats=Eve,Fay dealer=Fay",
+                                                                       seed=4, entries=5)])
+    follower = LedgerFollower(state)
+    try:
+        site = Site(follower)
+        rows = {row["id"]: row for row in csv.DictReader(io.StringIO(site.games_csv(), newline=""))}
+        listed, played, times = site.game(3)
+        page = pages.game_page(listed, played, times)
+        finished = {g.id: g for g in site.games()}[1]
+    finally:
+        follower.close()
+    assert rows["3"]["status"] == "abandoned" and listed.scores is None
+    shown = dict(zip([side.name for side in played.game.sides], played.game.state.scores))
+    assert rows["3"]["scores"] == f"Cat:{shown['Cat']} Dan:{shown['Dan']}" and sum(shown.values()) > 3
+    assert f"<bdi>Cat</bdi> {shown['Cat']}, <bdi>Dan</bdi> {shown['Dan']}" in page  # as the page shows them
+    assert rows["1"]["scores"] == " ".join(f"{side}:{score}" for side, score in finished.scores.items())
+    assert set(rows) == {"1", "2", "3"}  # the game in play is not listed
+    with web_server(state) as base:
+        status, _, body = get(base + "/games.csv")
+    served = {row["id"]: row for row in csv.DictReader(io.StringIO(body.decode(), newline=""))}
+    assert status == 200 and served == rows
