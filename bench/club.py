@@ -45,12 +45,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # before bench/: its ledger.py would hide the ledger package
 
-from table import print_table  # noqa: E402
-
 from firmware.club import schema  # noqa: E402
 from ledger.hub import HubReader  # noqa: E402
 
 from broker import Mosquitto, environment, free_port  # noqa: E402
+from table import print_table  # noqa: E402
 
 CLUB = "bench"
 TABLES = 40

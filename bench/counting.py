@@ -15,6 +15,7 @@ from scorer import distribution as whole_pack  # noqa: E402
 from scorer.cards import deck  # noqa: E402
 from scorer.counting import score_hand, score_play  # noqa: E402
 from scorer.distribution import distribution  # noqa: E402
+
 from table import print_table  # noqa: E402
 
 HANDS = 5000

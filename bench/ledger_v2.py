@@ -20,8 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]  # the project's ledger package before bench/ledger.py
 
 from ledger.reader import LedgerReader  # noqa: E402
 from ledger.schema import MIGRATE_1_TO_2  # noqa: E402

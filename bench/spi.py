@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT))
 from hardware.layout import load_layout  # noqa: E402
 from hardware.leds import FramePipeline  # noqa: E402
 from hardware.ws2812 import SPI_CLOCKS, spi_bytes  # noqa: E402
+
 from table import print_table  # noqa: E402
 
 

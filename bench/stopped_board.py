@@ -26,9 +26,7 @@ import timeit
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]  # the project's ledger package before bench/ledger.py
 
 from ledger.reader import LedgerReader  # noqa: E402
 from ledger.writer import LedgerWriter  # noqa: E402

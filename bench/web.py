@@ -35,8 +35,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]  # the project's ledger package before bench/ledger.py
 
 from ledger.writer import LedgerWriter  # noqa: E402
 from scorer.record import parse_line  # noqa: E402

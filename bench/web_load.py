@@ -41,10 +41,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the project's ledger package before bench/ledger.py
 
-from table import print_table  # noqa: E402
-
 from ledger.writer import LedgerWriter  # noqa: E402
 
+from table import print_table  # noqa: E402
 from web_games import free_port, game_record, match_records, write_games  # noqa: E402
 
 WRK_SECONDS = 5
