@@ -44,7 +44,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the project's ledger package 
 from ledger.writer import LedgerWriter  # noqa: E402
 
 from table import print_table  # noqa: E402
-from web_games import free_port, game_record, match_records, write_games  # noqa: E402
+from web_games import free_port, game_record, match_records, stop, write_games  # noqa: E402
 
 WRK_SECONDS = 5
 IDLE_SECONDS = 10
@@ -141,15 +141,6 @@ def wait_for(url: str, process: subprocess.Popen) -> None:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"no answer from {url}")
             time.sleep(0.02)
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def make_ledger(path: Path, games: int) -> None:

@@ -159,12 +159,17 @@ def web_server(state: Path, *extra: str, timeout: float = 30.0, wrap: tuple[str,
                 time.sleep(0.05)
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL if it has not ended within 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def get(url: str, method: str = "GET"):
