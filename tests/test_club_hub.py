@@ -9,6 +9,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -231,13 +232,22 @@ def test_the_pages_answer_with_security_headers_and_escape_names(tmp_path, broke
 
 
 def status_for_host(hub: HubProcess, path: str, host: str) -> tuple[int, bytes, bytes]:
-    """The status, head and body the hub answers to GET ``path`` with the Host header ``host``."""
+    """The status, head and body the hub answers to GET ``path`` with the Host header ``host`` (an
+    event stream's head only: it never ends)."""
+    deadline = time.monotonic() + CEILING_S
     with socket.create_connection(("127.0.0.1", hub.port), timeout=CEILING_S) as sock:
         request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
         sock.sendall(request.encode("latin-1"))
         answer = b""
-        while chunk := sock.recv(65536):
+        while (left := deadline - time.monotonic()) > 0:
+            sock.settimeout(left)
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                break
             answer += chunk
+            if not chunk or b"text/event-stream" in answer.partition(b"\r\n\r\n")[0]:
+                break
     head, _, body = answer.partition(b"\r\n\r\n")
     return int(head.split(b" ", 2)[1]), head, body
 
