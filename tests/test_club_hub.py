@@ -6,18 +6,20 @@ from __future__ import annotations
 import csv
 import io
 import json
+import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
 import pytest
-from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
 
 from firmware.club import schema
 from ledger.hub import HubLedger, HubReader
 
 from broker import Listener, Mosquitto, environment, free_port
+from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
 from waits import CEILING_S
 
 PLAYERS = "Ann,Bob,Cy,Di"
@@ -227,6 +229,44 @@ def test_the_pages_answer_with_security_headers_and_escape_names(tmp_path, broke
         with pytest.raises(urllib.error.HTTPError) as wrong:
             hub.get("/api/club/standings?scope=ever")
         assert wrong.value.code == 400
+
+
+def status_for_host(hub: HubProcess, path: str, host: str) -> tuple[int, bytes, bytes]:
+    """The status, head and body the hub answers to GET ``path`` with the Host header ``host`` (an
+    event stream's head only: it never ends)."""
+    deadline = time.monotonic() + CEILING_S
+    with socket.create_connection(("127.0.0.1", hub.port), timeout=CEILING_S) as sock:
+        request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        sock.sendall(request.encode("latin-1"))
+        answer = b""
+        while (left := deadline - time.monotonic()) > 0:
+            sock.settimeout(left)
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                break
+            answer += chunk
+            if not chunk or b"text/event-stream" in answer.partition(b"\r\n\r\n")[0]:
+                break
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), head, body
+
+
+def test_only_host_names_that_can_be_this_hub_are_answered(tmp_path, broker):
+    """localhost, IP literals, the machine's hostname and *.local names are answered; any other Host
+    (a page loaded from another name: DNS rebinding) gets 421, one line, with the security headers."""
+    ours = ["127.0.0.1", "localhost", "LocalHost:8120", "[::1]", "192.168.1.20:8120", "club.local",
+            socket.gethostname()]
+    theirs = ["evil.example", "evil.example:8120", "localhost.evil.example", "127.0.0.1.nip.io", "club.local.evil"]
+    with HubProcess(tmp_path / "hub", broker.url, "--players", "Ann,Bob", "--tables", "1") as hub:
+        answered = {host: status_for_host(hub, "/api/club/standings", host)[0] for host in ours}
+        refused = {(host, path): status_for_host(hub, path, host) for host in theirs
+                   for path in ("/club", "/api/club/standings", "/club/night.csv", "/club/events")}
+    assert answered == {host: 200 for host in ours}
+    for where, (status, head, body) in refused.items():
+        assert status == 421, where
+        assert body.count(b"\n") == 1 and body.startswith(b"misdirected request: this hub answers to localhost")
+        assert b"content-security-policy" in head.lower() and b"Ann" not in body
 
 
 def test_the_events_stream_sends_the_standings_when_a_result_comes(tmp_path, broker):

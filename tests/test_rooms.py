@@ -6,9 +6,9 @@ import cycle between project modules; no import against the room order:
 - ``scorer`` and ``tomlfile`` import no other room;
 - ``ledger`` imports ``scorer``; ``hardware`` imports ``scorer`` and ``tomlfile``;
 - ``firmware`` may import any room. Inside it, its base (the package itself,
-  ``config``, ``clubs``, ``errors``, ``listen``, ``palette``) imports no wing; the club link
-  no other wing and nothing of ``hardware``; the board wing the club link; the PC side the board and the
-  club link; the web view no other wing, and of ``hardware`` only
+  ``config``, ``clubs``, ``errors``, ``lan``, ``listen``, ``guard``, ``connections``, ``palette``)
+  imports no wing; the club link no other wing and nothing of ``hardware``; the board wing the club
+  link; the PC side the board and the club link; the web view no other wing, and of ``hardware`` only
   ``hardware.layout`` (the board's geometry: it never touches a device); the
   command line may import every wing.
 """

@@ -1,12 +1,13 @@
 """The hub's web server: /club for the room's TV, its events, the JSON API and the night's CSV.
 
-Read-only (GET and HEAD; 405 for anything else), with security headers and a
-Content-Security-Policy on every answer. Every route reads the hub's latest
-snapshot, an immutable value the writer thread puts in place: no request waits
-for the broker or the ledger's writer. Connections are bounded: a connection
-has ``REQUEST_S`` to send a whole request (then it is closed), an idle
-keep-alive ends after ``KEEP_ALIVE_S``, and at most ``MAX_CONNECTIONS`` are
-served at once (beyond that, 503).
+Read-only (GET and HEAD; 405 for anything else), only for a Host that can be this
+machine (421 for any other: DNS rebinding gets nothing), with security headers and a
+Content-Security-Policy on every answer (:mod:`firmware.guard`). Every route reads
+the hub's latest snapshot, an immutable value the writer thread puts in place: no
+request waits for the broker or the ledger's writer. Connections are bounded as the
+board's web view's are (:mod:`firmware.connections`): a whole request within a few
+seconds, open connections capped below RLIMIT_NOFILE (503 when all are busy), a log
+that says so in a line.
 """
 
 from __future__ import annotations
@@ -16,29 +17,19 @@ import json
 import socket
 from pathlib import Path
 
-import h11
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .. import HUB_PORT, listen
+from .. import HUB_PORT, connections, listen
+from ..guard import READ_METHODS, Guard, security_headers, served_names
 from . import hub_pages as pages
 
 HERE = Path(__file__).resolve().parent
-READ_METHODS = ("GET", "HEAD")
 KEEPALIVE_EVENT_S = 15.0  # a comment on /club/events this often keeps proxies from closing it
-REQUEST_S = 10.0
-KEEP_ALIVE_S = 5
-MAX_CONNECTIONS = 200
-SECURITY_HEADERS = (
-    (b"content-security-policy", pages.CONTENT_SECURITY_POLICY.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"x-frame-options", b"DENY"),
-    (b"cache-control", b"no-store"),
-)
+SECURITY_HEADERS = security_headers(pages.CONTENT_SECURITY_POLICY,
+                                    (b"x-frame-options", b"DENY"), (b"cache-control", b"no-store"))
 
 
 class HubServerError(Exception):
@@ -85,8 +76,9 @@ class Changes:
         old.set()
 
 
-def create_app(hub) -> Starlette:
-    """The hub's web app over ``hub`` (anything with a ``snapshot`` and ``listen``)."""
+def create_app(hub, host_names=()) -> Starlette:
+    """The hub's web app over ``hub`` (anything with a ``snapshot`` and ``listen``); it answers to
+    localhost, IP literals, this machine's hostname, ``*.local`` and ``host_names`` (--host)."""
     rendered = Rendered(hub)
     changes = Changes()
     hub.listen(changes.wake)
@@ -134,7 +126,7 @@ def create_app(hub) -> Starlette:
         Route("/api/club/standings", api_standings, methods=READ_METHODS),
         Route("/api/club/rounds", api_rounds, methods=READ_METHODS),
     ]
-    return Guard(Starlette(routes=routes))
+    return Guard(Starlette(routes=routes), served_names(host_names), SECURITY_HEADERS, "this hub")
 
 
 ASSETS = {name: (HERE / name).read_bytes() for name in ("club.css", "club.js")}
@@ -167,62 +159,6 @@ async def _events(rendered: Rendered, changes: Changes, request: Request):
             yield ": keep-alive\n\n"
 
 
-class Guard:
-    """ASGI middleware: 405 for any method but GET and HEAD; the security headers on every answer."""
-
-    def __init__(self, app):
-        self.app = app
-        self._read_only = PlainTextResponse("read-only: this server only answers GET and HEAD\n", status_code=405,
-                                            headers={"Allow": ", ".join(READ_METHODS)})
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message):
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", ()), *SECURITY_HEADERS]}
-            await send(message)
-
-        if scope["method"] not in READ_METHODS:
-            await self._read_only(scope, receive, send_with_headers)
-            return
-        await self.app(scope, receive, send_with_headers)
-
-
-class DeadlineH11(H11Protocol):
-    """uvicorn's h11 protocol, but a connection that has not sent a whole request within
-    REQUEST_S of opening (or of its last answer) is closed: a crowd of idle or half-sent
-    connections cannot hold the server (uvicorn's own keep-alive timer starts only after an answer)."""
-
-    def connection_made(self, transport) -> None:
-        super().connection_made(transport)
-        self._deadline = self.loop.call_later(REQUEST_S, self._too_slow)
-
-    def data_received(self, data: bytes) -> None:
-        super().data_received(data)
-        if self._deadline is not None and self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
-            self._deadline.cancel()
-            self._deadline = None
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if self._deadline is None and not self.transport.is_closing():
-            self._deadline = self.loop.call_later(REQUEST_S, self._too_slow)
-
-    def connection_lost(self, exc) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
-        super().connection_lost(exc)
-
-    def _too_slow(self) -> None:
-        self._deadline = None
-        if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing():
-            self.transport.close()
-
-
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host``:``port``; HubServerError, in one line, if it cannot be had."""
     try:
@@ -233,9 +169,4 @@ def bind(host: str, port: int) -> socket.socket:
 
 def server(app, log_level: str = "warning"):
     """The uvicorn server for ``app`` (run it with ``server.run(sockets=[sock])``)."""
-    import uvicorn
-
-    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="off", http=DeadlineH11,
-                            loop="asyncio", ws="none", timeout_graceful_shutdown=1, server_header=False,
-                            timeout_keep_alive=KEEP_ALIVE_S, limit_concurrency=MAX_CONNECTIONS)
-    return uvicorn.Server(config)
+    return connections.server(app, "cribbage-board hub", log_level)

@@ -137,7 +137,7 @@ def serve_hub(args, announce=print) -> int:
             hub = Hub(settings, ledger, journal)
         except DirectorError as error:
             raise HubError(str(error)) from None
-        web = server(create_app(hub))
+        web = server(create_app(hub, host_names=(args.host,)))
 
         def stop() -> None:
             web.should_exit = True

@@ -18,10 +18,10 @@ from starlette.routing import Route
 
 from scorer.distribution import distribution
 
+from ..guard import READ_METHODS, Guard, security_headers, served_names
 from . import pages
 from .feed import LiveFeed
 from .follow import LedgerFollower, LedgerUnavailable
-from .guard import READ_METHODS, Guard, board_names
 from .icon import favicon
 from .qr import phone_url, qr_html
 from .site import Site
@@ -33,6 +33,7 @@ EVENT_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 SCRIPT_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable"}  # its address names its hash
 ICON_HEADERS = {"Cache-Control": "public, max-age=86400"}
 QR_MARK = pages.QR_MARK.encode()
+SECURITY_HEADERS = security_headers(pages.CONTENT_SECURITY_POLICY)
 
 
 class GameId(Convertor):
@@ -178,7 +179,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         Route("/api/stats", api_stats, methods=READ_METHODS),
     ]
     app = Starlette(routes=routes)
-    app.add_middleware(Guard, names=board_names(host_names))
+    app.add_middleware(Guard, names=served_names(host_names), headers=SECURITY_HEADERS, who="this board")
     app.state.site = site
     app.state.feed = feed
     return app

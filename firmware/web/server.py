@@ -2,7 +2,7 @@
 
 The socket is bound here, before the server starts, so a port in use or a
 host that does not resolve is one line and exit 2, not a traceback. uvicorn
-speaks HTTP through :mod:`.connections` (a deadline for each request, a cap on
+speaks HTTP through :mod:`firmware.connections` (a deadline for each request, a cap on
 open connections below RLIMIT_NOFILE, a log that cannot flood).
 """
 
@@ -62,29 +62,22 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: L
     """Serve until stopped (SIGINT, SIGTERM); returns the exit status. ``board_port``: the config's
     ``[web] port``, the one the board's phone view shows (the board cannot learn another)."""
     sock = bind(host, port)
-    import uvicorn  # only once the socket is ours: a bad port answers at once
-
+    from ..connections import server  # uvicorn only once the socket is ours: a bad port answers at once
     from .app import create_app
-    from .connections import REQUEST_SECONDS, Server, limits_for, protocol, quiet_logs
     from .follow import LedgerFollower
     from .warm import warm_in_background
 
     follower = LedgerFollower(state)
     app = create_app(follower, layout, host_names=(host,))
-    limits = limits_for()
     warm_in_background(state)
     first, *more = addresses(host, port, board_port)
     announce(f"cribbage-board web: serving {state} read-only {first}")
     for line in more:
         announce(f"cribbage-board web: {line}")
     sys.stdout.flush()
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", http=protocol(limits),
-                            loop="asyncio", ws="none", timeout_graceful_shutdown=1, server_header=False,
-                            backlog=limits.backlog, timeout_keep_alive=REQUEST_SECONDS)
-    quiet_logs(limits)
-    server = Server(config)
+    web = server(app, "cribbage-board web")
     try:
-        server.run(sockets=[sock])
+        web.run(sockets=[sock])
     finally:
         follower.close()
         sock.close()

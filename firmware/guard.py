@@ -1,11 +1,11 @@
-"""What every request passes before a route: GET or HEAD, a Host that can be this board,
-and the security headers on every answer.
+"""What every request to the board's web view or the club hub passes before a route: GET or
+HEAD, a Host that can be this machine, and the security headers on every answer.
 
-Only names that can be this board are answered (localhost, an IP literal, the
+Only names that can be this machine are answered (localhost, an IP literal, the
 machine's hostname or the name given to ``--host``, any ``*.local`` name), with a
 port or not; any other Host gets 421 and one line. A page that a browser loaded
 from another name (DNS rebinding: evil.example resolved to the board's address)
-so gets nothing from the board.
+so gets nothing. Each server gives its own headers (its pages' Content-Security-Policy).
 """
 
 from __future__ import annotations
@@ -16,25 +16,27 @@ from functools import lru_cache
 
 from starlette.responses import PlainTextResponse
 
-from .pages import CONTENT_SECURITY_POLICY
-
 READ_METHODS = ("GET", "HEAD")
-SECURITY_HEADERS = (
-    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-)
 
 
-def board_names(extra=()) -> frozenset[str]:
-    """The names this board answers to besides localhost, IP literals and ``*.local``: the
+def security_headers(policy: str, *more: tuple[bytes, bytes]) -> tuple[tuple[bytes, bytes], ...]:
+    """The headers every answer carries: the Content-Security-Policy ``policy``, nosniff, no
+    referrer, and ``more``."""
+    return ((b"content-security-policy", policy.encode()),
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"no-referrer"),
+            *more)
+
+
+def served_names(extra=()) -> frozenset[str]:
+    """The names this machine answers to besides localhost, IP literals and ``*.local``: the
     machine's hostname and ``extra`` (the name given to --host), lower case."""
     names = {socket.gethostname(), *extra}
     return frozenset(name.lower().rstrip(".") for name in names if name)
 
 
 def known_host(value: str, names: frozenset[str]) -> bool:
-    """Whether a Host header's value names this board (see the module)."""
+    """Whether a Host header's value names this machine (see the module)."""
     host = value.lower()
     if host.startswith("["):  # an IPv6 literal, [::1] or [::1]:8121
         literal, bracket, port = host[1:].partition("]")
@@ -62,15 +64,17 @@ def _address(text: str, kind) -> bool:
 
 class Guard:
     """ASGI middleware: 405 for any method but GET and HEAD, 421 for a Host that is not this
-    board, and the security headers (CSP, nosniff, Referrer-Policy) on every answer."""
+    machine, and ``headers`` (see :func:`security_headers`) on every answer. ``who`` is what the
+    421 says answers ("this board", "this hub")."""
 
-    def __init__(self, app, names: frozenset[str]):
+    def __init__(self, app, names: frozenset[str], headers: tuple[tuple[bytes, bytes], ...], who: str):
         self.app = app
         self.names = names
+        self.headers = headers
         self._known = lru_cache(maxsize=64)(lambda value: known_host(value, names))
         shown = ", ".join(sorted(names))
         self._misdirected = PlainTextResponse(
-            f"misdirected request: this board answers to localhost, its IP addresses, {shown} and *.local names\n",
+            f"misdirected request: {who} answers to localhost, its IP addresses, {shown} and *.local names\n",
             status_code=421)
         self._read_only = PlainTextResponse("read-only: this server only answers GET and HEAD\n", status_code=405,
                                             headers={"Allow": ", ".join(READ_METHODS)})
@@ -79,10 +83,11 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        headers = self.headers
 
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", ()), *SECURITY_HEADERS]}
+                message = {**message, "headers": [*message.get("headers", ()), *headers]}
             await send(message)
 
         if scope["method"] not in READ_METHODS:

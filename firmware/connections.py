@@ -1,5 +1,5 @@
-"""The connections the web view keeps: a whole request within a few seconds, never more
-connections than file descriptors, and a log that says so in a line, not a flood.
+"""The connections the board's web view and the club hub keep: a whole request within a few
+seconds, never more connections than file descriptors, and a log that says so in a line, not a flood.
 
 uvicorn's h11 protocol keeps a connection that never sends a whole request open
 for ever: its keep-alive timer starts only after a response, and any byte stops
@@ -11,7 +11,7 @@ Open connections are capped below the process's RLIMIT_NOFILE (:func:`limits_for
 one over the cap closes the connection that has waited longest for a request,
 or, if every connection is busy, is refused with 503. So a crowd of idle or
 half-sent connections cannot stop a real request from being answered, and
-``accept()`` never runs out of descriptors.
+``accept()`` never runs out of descriptors. :func:`server` is uvicorn set up so.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class Summary:
         counts, self.counts = self.counts, {}
         line = "; ".join(_TEXTS[what].format(n=n, limits=self.limits) for what, n in counts.items())
         routine = set(counts) == {"slow"}  # phones leave unused connections: said only at --log-level info
-        log.log(logging.INFO if routine else logging.WARNING, "cribbage-board web: %s", line)
+        log.log(logging.INFO if routine else logging.WARNING, "%s: %s", self.limits.command, line)
 
 
 _TEXTS = {
@@ -78,6 +78,7 @@ _TEXTS = {
 class Limits:
     """What the connections of one server share: the cap, those waiting for a request (oldest first), the log."""
 
+    command: str  # who the log's lines are from: "cribbage-board web", "cribbage-board hub"
     nofile: int  # the process's soft RLIMIT_NOFILE
     cap: int  # open connections at most
     backlog: int  # connections accepted in one go
@@ -88,21 +89,32 @@ class Limits:
         self.summary = Summary(self)
 
 
-def limits_for(nofile: int | None = None) -> Limits:
-    """The limits for a process that may open ``nofile`` descriptors (its soft RLIMIT_NOFILE
-    by default): up to a sixteenth of them accepted in one go, and the cap low enough that
+def limits_for(command: str, nofile: int | None = None) -> Limits:
+    """The limits for ``command``'s server in a process that may open ``nofile`` descriptors (its
+    soft RLIMIT_NOFILE by default): up to a sixteenth of them accepted in one go, and the cap low enough that
     three such bursts still find descriptors before the oldest idle connections are closed."""
     if nofile is None:
         nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         if nofile == resource.RLIM_INFINITY:
             nofile = 65536
     backlog = max(4, min(128, nofile // 16))
-    return Limits(nofile, max(1, nofile - RESERVED_FDS - 3 * backlog), backlog)
+    return Limits(command, nofile, max(1, nofile - RESERVED_FDS - 3 * backlog), backlog)
 
 
 def protocol(limits: Limits):
     """The protocol factory for uvicorn's ``Config(http=...)``."""
     return functools.partial(GuardedH11, limits=limits)
+
+
+def server(app, command: str, log_level: str = "warning") -> Server:
+    """The uvicorn server for ``app`` of ``command`` (its log's name), its connections guarded as the
+    module says; run it with ``server.run(sockets=[sock])`` on a socket bound beforehand."""
+    limits = limits_for(command)
+    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="off", http=protocol(limits),
+                            loop="asyncio", ws="none", timeout_graceful_shutdown=1, server_header=False,
+                            backlog=limits.backlog, timeout_keep_alive=REQUEST_SECONDS)
+    quiet_logs(limits)
+    return Server(config)
 
 
 class Server(uvicorn.Server):
