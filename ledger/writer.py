@@ -125,6 +125,7 @@ class LedgerWriter:
         self.check_pending = check == "later"  # check() has yet to run
         self._checking: sqlite3.Connection | None = None
         self._checked = threading.Event()  # no check is running
+        self._stopping = False  # close() has begun: a check is interrupted, none is begun
         self._checked.set()
         self._current = CurrentMatch(Scorebook())
         self._outcome: str | None = None
@@ -447,6 +448,8 @@ class LedgerWriter:
             return str(error) if is_damage(error) else None
         self._checking = conn
         try:
+            if self._stopping:
+                return None  # closing: no check is begun
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             return schema.quick_check(conn)
         except sqlite3.Error as error:
@@ -485,13 +488,17 @@ class LedgerWriter:
         """Stop a running check and let its connection close, close the database (the last
         connection: SQLite then folds the -wal into the file and removes it), then let the
         writer's lock go."""
-        checking = self._checking
-        if checking is not None:
-            try:
-                checking.interrupt()
-            except sqlite3.Error:
-                pass
-        self._checked.wait(CHECK_STOP_SECONDS)
+        # An interrupt lands only on a statement that is running: one sent between two of
+        # the check's statements is lost, so it is sent again until the check has ended.
+        self._stopping = True
+        deadline = time.monotonic() + CHECK_STOP_SECONDS
+        while not self._checked.wait(0.01) and time.monotonic() < deadline:
+            checking = self._checking
+            if checking is not None:
+                try:
+                    checking.interrupt()
+                except sqlite3.Error:
+                    pass
         self._close_quietly()
         self._lock.release()
 

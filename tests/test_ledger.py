@@ -835,6 +835,45 @@ def test_the_running_board_checks_its_ledger_after_ready(tmp_path):
         assert reopened.export() == current and reopened.messages == []
 
 
+def test_closing_stops_a_check_that_is_between_two_statements(tmp_path, monkeypatch):
+    """An interrupt lands only on a running statement: close() while the check is between two
+    (found under qemu, where the first was lost and the check read on for ever) sends it again until
+    the check has ended, and a check that has not begun its reading by then begins none."""
+    from ledger import writer as writing
+
+    between = threading.Event()
+    go_on = threading.Event()
+
+    def slow_to_start(conn):  # pauses between its statements, then would read for a long while
+        conn.execute("SELECT 1").fetchone()
+        between.set()
+        go_on.wait(CEILING_S)  # close() sends its first interrupt now, with no statement running
+        conn.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 300000000) "
+                     "SELECT count(*) FROM n").fetchone()
+        return "it read to the end"
+
+    monkeypatch.setattr(writing.schema, "quick_check", slow_to_start)
+    store = LedgerWriter(tmp_path / "ledger.sqlite3", check="later")
+    store.apply(parse_line("game six-card seats=A,B"))
+    found = []
+    checking = threading.Thread(target=lambda: found.append(store.check()))
+    checking.start()
+    assert between.wait(CEILING_S)
+    closing = threading.Thread(target=store.close)
+    closing.start()
+    time.sleep(0.1)  # the first interrupts fall between the statements
+    go_on.set()
+    closing.join(CEILING_S)
+    checking.join(CEILING_S)
+    assert found == [None] and not checking.is_alive() and not closing.is_alive()
+    store2 = LedgerWriter(tmp_path / "l3.sqlite3", check="later")
+    store2._stopping = True
+    monkeypatch.setattr(writing.schema, "quick_check", lambda conn: "a check was begun")
+    assert store2.check() is None  # closing: none begun
+    store2._stopping = False
+    store2.close()
+
+
 def test_closing_stops_a_running_check_before_it_closes_the_file(tmp_path, monkeypatch):
     """close() while the later check still reads (a SIGTERM right after start): the check is
     interrupted and lets its connection go first, so the writer's is the last and the -wal is
