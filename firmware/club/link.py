@@ -167,6 +167,8 @@ class ClubLink:
         """Send what is left (waiting at most ``flush_s``), say "offline", stop, keep the watermark.
         What is not acknowledged by then stays in the ledger and goes at the next start."""
         deadline = time.monotonic() + flush_s
+        while self.state == "connecting" and time.monotonic() < deadline:
+            time.sleep(0.02)  # a console's few lines are written before the broker has answered
         if self.state == "connected":
             self._caught_up.clear()
             self._wake.set()
