@@ -1,8 +1,11 @@
-"""The ledger as a feed, in the order it was written: for the club link (firmware.club.link).
+"""The games a board played for a club, as a feed in the order they were written: for the club link
+(firmware.club.link).
 
 A place in the feed is ``(game id, action id)``: a game's line is ``(game, 0)``,
 each entry ``(its game, its action id)``. Action ids grow, and each belongs to
 the newest game when it was written, so these places sort as they were written.
+Every function reads only the games played for one ``club`` ((club, table): the
+ledger's ``club_games``); a ledger from before those were marked has none.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from .schema import has_times
+from .schema import has_club_games, has_times
+
+Club = tuple[str, str]  # (club, table)
 
 
 @dataclass(frozen=True)
@@ -31,7 +36,7 @@ class FeedItem:
 class GameStatus:
     """What a game's row says of its end: ``status`` (None while live, "finished",
     "abandoned", "empty"), the stored ``outcome`` (JSON text or None), its ``entries``
-    (actions so far) and its line."""
+    (actions so far), its line, when it ``finished`` and its ``last_action`` (0: none)."""
 
     game: int
     header: str
@@ -39,18 +44,28 @@ class GameStatus:
     outcome: str | None
     entries: int
     finished: str | None
+    last_action: int = 0
+
+    @property
+    def end(self) -> tuple[int, int]:
+        """The place of the game's last item (its line, or its last entry)."""
+        return self.game, self.last_action
 
 
-def items_after(conn: sqlite3.Connection, place: tuple[int, int], limit: int) -> list[FeedItem]:
-    """Up to ``limit`` feed items after ``place``, in order."""
+def items_after(conn: sqlite3.Connection, place: tuple[int, int], limit: int, club: Club) -> list[FeedItem]:
+    """Up to ``limit`` of the club's feed items after ``place``, in order."""
+    if not has_club_games(conn):
+        return []
     game, action = place
     timed = has_times(conn)
     games = conn.execute(
-        f"SELECT id, header, {'started' if timed else 'NULL'} FROM games WHERE id > ? ORDER BY id LIMIT ?",
-        (game, limit)).fetchall()
+        f"SELECT g.id, g.header, {'g.started' if timed else 'NULL'} FROM club_games c JOIN games g ON g.id = c.game_id "
+        "WHERE c.club=? AND c.tbl=? AND c.game_id > ? ORDER BY c.game_id LIMIT ?", (*club, game, limit)).fetchall()
     actions = conn.execute(
-        f"SELECT game_id, id, line, {'at' if timed else 'NULL'} FROM actions WHERE id > ? ORDER BY id LIMIT ?",
-        (action, limit)).fetchall()
+        f"SELECT a.game_id, a.id, a.line, {'a.at' if timed else 'NULL'} FROM actions a "
+        "JOIN club_games c ON c.game_id = a.game_id "
+        "WHERE c.club=? AND c.tbl=? AND a.game_id >= ? AND a.id > ? ORDER BY a.id LIMIT ?",
+        (*club, game, action, limit)).fetchall()
     items = [FeedItem(g, 0, header, at) for g, header, at in games]
     items += [FeedItem(g, a, line, at) for g, a, line, at in actions if (g, a) > place]
     items.sort(key=lambda item: item.place)
@@ -64,14 +79,34 @@ def entry_number(conn: sqlite3.Connection, game: int, action: int) -> int:
     return conn.execute("SELECT count(*) FROM actions WHERE game_id=? AND id<=?", (game, action)).fetchone()[0]
 
 
-def statuses_from(conn: sqlite3.Connection, first_game: int) -> list[GameStatus]:
-    """Every game from ``first_game`` on, with what its row says of its end."""
+def place_of(conn: sqlite3.Connection, game: int, seq: int) -> tuple[int, int]:
+    """The place of a game's ``seq``-th item (0: its line, 1: its first entry); ``seq`` must be
+    at most its entries."""
+    if seq <= 0:
+        return game, 0
+    row = conn.execute("SELECT id FROM actions WHERE game_id=? ORDER BY id LIMIT 1 OFFSET ?",
+                       (game, seq - 1)).fetchone()
+    return game, row[0]
+
+
+def before(conn: sqlite3.Connection, game: int) -> tuple[int, int]:
+    """The place just before ``game``'s line: after every item of the games before it."""
+    action = conn.execute("SELECT coalesce(max(id), 0) FROM actions WHERE game_id < ?", (game,)).fetchone()[0]
+    return game - 1, action
+
+
+def statuses_from(conn: sqlite3.Connection, first_game: int, club: Club) -> list[GameStatus]:
+    """Every game of the club's from ``first_game`` on, with what its row says of its end."""
+    if not has_club_games(conn):
+        return []
     timed = has_times(conn)
     rows = conn.execute(
         f"SELECT g.id, g.header, {'g.status' if timed else 'NULL'}, g.outcome, "
         "(SELECT count(*) FROM actions a WHERE a.game_id = g.id), "
-        f"{'g.finished' if timed else 'NULL'} FROM games g WHERE g.id >= ? ORDER BY g.id",
-        (first_game,)).fetchall()
+        f"{'g.finished' if timed else 'NULL'}, "
+        "(SELECT coalesce(max(a.id), 0) FROM actions a WHERE a.game_id = g.id) "
+        "FROM club_games c JOIN games g ON g.id = c.game_id WHERE c.club=? AND c.tbl=? AND c.game_id >= ? "
+        "ORDER BY c.game_id", (*club, first_game)).fetchall()
     return [GameStatus(*row) for row in rows]
 
 
@@ -81,7 +116,7 @@ def game_lines(conn: sqlite3.Connection, game: int) -> list[str]:
 
 
 def last_place(conn: sqlite3.Connection) -> tuple[int | None, int]:
-    """The newest game's id (None if none) and the newest action's id (0 if none)."""
+    """The newest game's id (None if none) and the newest action's id (0 if none), club's or not."""
     game = conn.execute("SELECT max(id) FROM games").fetchone()[0]
     action = conn.execute("SELECT max(id) FROM actions").fetchone()[0]
     return game, action or 0

@@ -73,6 +73,18 @@ WHEN OLD.id <= (SELECT through FROM tallies WHERE match_id = OLD.match_id)
 BEGIN DELETE FROM tallies WHERE match_id = OLD.match_id; END""",
 )
 _TALLY_OBJECTS = {"tallies", "tallies_stale_on_insert", "tallies_stale_on_update", "tallies_stale_on_delete"}
+# Which games were played for a club (firmware.club): a game begun while the board's
+# [club] names a club and table is that table's, whether the broker could be reached
+# or not, and the club link sends exactly these. Added to a ledger from before it,
+# once; a writer that does not know it leaves it alone (its new games are nobody's).
+_CLUB_GAMES = (
+    """CREATE TABLE IF NOT EXISTS club_games (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    club TEXT NOT NULL,
+    tbl TEXT NOT NULL
+)""",
+    "CREATE INDEX IF NOT EXISTS club_games_by_table ON club_games (club, tbl, game_id)",
+)
 _COLUMNS = {
     "meta": {"key", "value"},
     "matches": {"id", "started"},
@@ -196,6 +208,9 @@ def prepare(conn: sqlite3.Connection, kind: str, version: int) -> None:
     if have != len(_TALLY_OBJECTS):  # a ledger from before the tally: add it
         for statement in _TALLIES:
             conn.execute(statement)
+    if not has_club_games(conn):  # a ledger from before the club's games were marked
+        for statement in _CLUB_GAMES:
+            conn.execute(statement)
 
 
 def ledger_id(conn: sqlite3.Connection) -> str | None:
@@ -211,6 +226,11 @@ def has_times(conn: sqlite3.Connection) -> bool:
     """Whether the ledger is of schema 2 or later (it keeps times and status)."""
     version = schema_row(conn)
     return version is not None and version.isdigit() and int(version) >= 2
+
+
+def has_club_games(conn: sqlite3.Connection) -> bool:
+    """Whether the ledger marks the games played for a club (its ``club_games`` table)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='club_games'").fetchone() is not None
 
 
 def close_connection(conn: sqlite3.Connection | None) -> None:

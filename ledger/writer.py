@@ -130,6 +130,7 @@ class LedgerWriter:
         self._current = CurrentMatch(Scorebook())
         self._outcome: str | None = None
         self._replaced_played = False  # whether the game a game line replaces had entries
+        self._club: tuple[str, str] | None = None  # (club, table) new games are played for (join_club)
         # Called, with nothing, after every entry is durable and after a damaged file was
         # replaced: the club link's wake-up (firmware.club.link). It must only signal.
         self.on_commit: Callable[[], None] | None = None
@@ -213,7 +214,7 @@ class LedgerWriter:
         self._hold()  # the new file is the ledger now
         kept = "nothing of it could be carried over"
         if salvage and self._restore(salvage):
-            _, games, actions, _ = salvage
+            _, games, actions, _, _ = salvage
             kept = (f"the current match was carried over ({len(games)} games, "
                     f"{len(actions)} entries of the current one)")
         self._resume(read_current_match(self._conn, self.path, self.messages))
@@ -257,16 +258,21 @@ class LedgerWriter:
                 actions = [(*row, None) for row in conn.execute(
                     "SELECT id, game_id, line FROM actions WHERE game_id=? ORDER BY id", (games[-1][0],))]
             old_id = schema.ledger_id(conn)
+            clubs = []
+            if schema.has_club_games(conn):
+                clubs = conn.execute(
+                    "SELECT c.game_id, c.club, c.tbl FROM club_games c JOIN games g ON g.id = c.game_id "
+                    "WHERE g.match_id=? ORDER BY c.game_id", (match[0],)).fetchall()
         except sqlite3.Error:
             return None
         finally:
             conn.close()
-        return [tuple(match)], games, actions, old_id
+        return [tuple(match)], games, actions, old_id, clubs
 
     def _restore(self, salvage: tuple) -> bool:
         """The salvage in the new file, with the old ledger's id: the club link's names
         for its games (ledger, game, entry) stay what they were."""
-        matches, games, actions, old_id = salvage
+        matches, games, actions, old_id, clubs = salvage
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -277,6 +283,7 @@ class LedgerWriter:
                 "INSERT INTO games (id, match_id, header, outcome, started, finished, status) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)", games)
             conn.executemany("INSERT INTO actions (id, game_id, line, at) VALUES (?, ?, ?, ?)", actions)
+            conn.executemany("INSERT INTO club_games (game_id, club, tbl) VALUES (?, ?, ?)", clubs)
             conn.execute("COMMIT")
         except sqlite3.Error:
             if conn.in_transaction:
@@ -403,6 +410,8 @@ class LedgerWriter:
             game_id = conn.execute(
                 "INSERT INTO games (match_id, header, started) VALUES (?, ?, ?)", (match_id, header, now)
             ).lastrowid
+            if self._club is not None:
+                conn.execute("INSERT INTO club_games (game_id, club, tbl) VALUES (?, ?, ?)", (game_id, *self._club))
             if standing is not None:
                 standing.save(conn)
             self._require_in_place()
@@ -414,6 +423,34 @@ class LedgerWriter:
         self._game_id = game_id
         self._outcome = None
         self._committed()
+
+    def join_club(self, club: str, table: str) -> None:
+        """Every game begun from now on is played for ``club``'s ``table`` (the club link sends those
+        games, and only those), whether its broker can be reached or not; so is the game on the board
+        if it is still being played and belongs to no club yet. LedgerError if that cannot be written."""
+        conn = self._require()
+        self._club = (club, table)
+        if self._game_id is None or self._outcome is not None:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "INSERT OR IGNORE INTO club_games (game_id, club, tbl) SELECT id, ?, ? FROM games "
+                "WHERE id=? AND status IS NULL AND outcome IS NULL", (club, table, self._game_id))
+            self._require_in_place()
+            conn.execute("COMMIT")
+        except sqlite3.Error as error:
+            roll_back(conn)
+            raise self._write_failure(error) from error
+        except BaseException:
+            roll_back(conn)
+            raise
+        self._committed()
+
+    def _require(self) -> sqlite3.Connection:
+        if self._conn is None or self._broken:
+            raise LedgerError(self._broken or f"ledger {self.path} is closed")
+        return self._conn
 
     def _committed(self) -> None:
         if self.on_commit is not None:
