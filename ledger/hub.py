@@ -21,7 +21,12 @@ append-only (triggers refuse an UPDATE or a DELETE):
   (club, tbl, ledger, game, rev), with the night and round it arrived in;
 - ``rounds`` and ``pairings``: each round made, its tables' players and its bye;
 - ``corrections``: a director's word on a game ("correct" with new scores,
-  "void", or "restore", which drops the word before it), always with a reason.
+  "void", or "restore", which drops the word before it), always with a reason;
+- ``conflicts`` (schema 2): what a table sent that was not kept: an entry or a
+  result sent again under a key already kept but with other content (the
+  first copy stands), or a result refused as impossible, with the reason; each once.
+
+A schema 1 file (the first release) gains ``conflicts`` when a writer opens it.
 
 Nothing here adds anything up: the standings are derived from these rows
 (:mod:`scorer.standings`), never kept as running totals.
@@ -45,9 +50,10 @@ from .schema import BUSY_TIMEOUT_MS, close_connection, quick_check, roll_back, u
 
 APPLICATION_ID = 0x434C5542  # "CLUB"
 BOARD_APPLICATION_ID = 0x43524942  # "CRIB": a board's ledger, not ours
-SCHEMA_VERSION = "1"
-TABLES = ("nights", "players", "entries", "results", "rounds", "pairings", "corrections")
+SCHEMA_VERSION = "2"  # 1: the first release; 2: conflicts
+TABLES = ("nights", "players", "entries", "results", "rounds", "pairings", "corrections", "conflicts")
 CORRECTION_ACTIONS = ("correct", "void", "restore")
+CONFLICT_KINDS = ("entry", "result", "refused")
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE nights (
@@ -86,11 +92,16 @@ CREATE INDEX results_by_night ON results (night_id, id);
 CREATE INDEX entries_by_night ON entries (night_id, tbl);
 CREATE INDEX corrections_by_night ON corrections (night_id, id);
 """
-_APPEND_ONLY = [
-    f"CREATE TRIGGER {table}_kept_{what} BEFORE {what.upper()} ON {table} "
-    f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: add a row instead'); END"
-    for table in TABLES for what in ("update", "delete")
-]
+_CONFLICTS = """
+CREATE TABLE conflicts (
+    id INTEGER PRIMARY KEY, night_id INTEGER NOT NULL REFERENCES nights(id), club TEXT NOT NULL,
+    tbl TEXT NOT NULL, ledger TEXT NOT NULL, game INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('entry', 'result', 'refused')), number INTEGER NOT NULL,
+    kept TEXT, sent TEXT NOT NULL, reason TEXT NOT NULL, received TEXT NOT NULL,
+    UNIQUE (club, tbl, ledger, game, kind, number, sent)
+);
+CREATE INDEX conflicts_by_night ON conflicts (night_id, id);
+"""
 _COLUMNS = {
     "meta": {"key", "value"},
     "nights": {"id", "club", "name", "points", "skunk", "rounds", "started"},
@@ -101,7 +112,16 @@ _COLUMNS = {
     "pairings": {"id", "round_id", "tbl", "players", "bye"},
     "corrections": {"id", "night_id", "club", "tbl", "ledger", "game", "action", "seats", "scores", "winner",
                     "reason", "at"},
+    "conflicts": {"id", "night_id", "club", "tbl", "ledger", "game", "kind", "number", "kept", "sent", "reason",
+                  "received"},
 }
+_SINCE = {"conflicts": 2}  # the schema a table came with (the others: 1)
+
+
+def _append_only(tables) -> list[str]:
+    return [f"CREATE TRIGGER {table}_kept_{what} BEFORE {what.upper()} ON {table} "
+            f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: add a row instead'); END"
+            for table in tables for what in ("update", "delete")]
 
 
 # ---- rows ----------------------------------------------------------------------
@@ -125,6 +145,15 @@ class ResultRow(namedtuple("ResultRow", "id night_id round club table ledger gam
     @property
     def game_key(self) -> tuple[str, str, str, int]:
         return (self.club, self.table, self.ledger, self.game)
+
+
+class ConflictRow(namedtuple("ConflictRow", "id night_id club table ledger game kind number kept sent reason "
+                                            "received")):
+    """What a table sent that was not kept: ``kind`` "entry" or "result" (sent again as ``sent`` under
+    a key already ``kept`` otherwise; ``number`` its seq or rev) or "refused" (an impossible result,
+    ``reason`` why). Immutable."""
+
+    __slots__ = ()
 
 
 class RoundRow(namedtuple("RoundRow", "id night_id number made how pairings")):
@@ -221,7 +250,7 @@ class HubLedger:
         try:
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("BEGIN")  # reading what the file is changes nothing
-            new = _inspect(conn, self.path)
+            new, version = _inspect(conn, self.path)
             conn.execute("COMMIT")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
@@ -232,11 +261,16 @@ class HubLedger:
                     raise Damaged(problem)
             conn.execute("BEGIN IMMEDIATE")  # can we write? (read-only file, another program's lock)
             if new:
-                for statement in [*_SCHEMA.split(";"), *_APPEND_ONLY]:
+                for statement in [*_SCHEMA.split(";"), *_CONFLICTS.split(";"), *_append_only(TABLES)]:
                     if statement.strip():
                         conn.execute(statement)
                 conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            elif version < 2:  # schema 1 -> 2, in this transaction: all of it or nothing
+                for statement in [*_CONFLICTS.split(";"), *_append_only(["conflicts"])]:
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
             conn.execute("COMMIT")
         except BaseException:
             conn.close()
@@ -321,6 +355,30 @@ class HubLedger:
              payload["status"], json.dumps(payload, ensure_ascii=False, separators=(",", ":")), self.now()))
         return cursor.rowcount == 1
 
+    def entry_line(self, club: str, table: str, ledger: str, game: int, seq: int) -> str | None:
+        """Inside :meth:`write`: the line kept under this key (None: none)."""
+        row = self._conn.execute("SELECT line FROM entries WHERE club=? AND tbl=? AND ledger=? AND game=? AND seq=?",
+                                 (club, table, ledger, game, seq)).fetchone()
+        return row[0] if row else None
+
+    def result_payload(self, club: str, table: str, ledger: str, game: int, rev: int) -> dict | None:
+        """Inside :meth:`write`: the result kept under this key (None: none)."""
+        row = self._conn.execute("SELECT payload FROM results WHERE club=? AND tbl=? AND ledger=? AND game=? AND rev=?",
+                                 (club, table, ledger, game, rev)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def add_conflict(self, night_id: int, club: str, table: str, ledger: str, game: int, kind: str, number: int,
+                     kept: str | None, sent: str, reason: str) -> bool:
+        """Inside :meth:`write`: something a table sent that was not kept (see ConflictRow); False if
+        the same was noted before."""
+        if kind not in CONFLICT_KINDS:
+            raise ValueError(f"conflict {kind!r}: use one of {', '.join(CONFLICT_KINDS)}")
+        cursor = self._conn.execute(
+            "INSERT OR IGNORE INTO conflicts (night_id, club, tbl, ledger, game, kind, number, kept, sent, reason, "
+            "received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (night_id, club, table, ledger, game, kind, number, kept, sent, reason, self.now()))
+        return cursor.rowcount == 1
+
     def add_player(self, night_id: int, name: str, action: str = "add") -> None:
         """Inside :meth:`write`: a player added to the night, or removed from it."""
         self._conn.execute("INSERT INTO players (night_id, action, name, at) VALUES (?, ?, ?, ?)",
@@ -365,13 +423,13 @@ class HubLedger:
         self.close()
 
 
-def _inspect(conn: sqlite3.Connection, path: Path) -> bool:
-    """Whether the open database is new (empty); LedgerError for another program's database,
+def _inspect(conn: sqlite3.Connection, path: Path) -> tuple[bool, int]:
+    """Whether the open database is new (empty), and its schema version; LedgerError for another program's database,
     a board's ledger or a newer schema; Damaged for our marker on a schema that is not ours."""
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if not tables and app_id in (0, APPLICATION_ID):
-        return True
+        return True, int(SCHEMA_VERSION)
     if app_id == BOARD_APPLICATION_ID:
         raise LedgerError(f"ledger {path} is a board's ledger, not a club hub's: give the hub a file of its own "
                           "(--state hub.sqlite3)")
@@ -391,10 +449,12 @@ def _inspect(conn: sqlite3.Connection, path: Path) -> bool:
         raise LedgerError(f"ledger {path} has hub schema {version}, newer than this cribbage-board reads "
                           f"({SCHEMA_VERSION}): upgrade cribbage-board or give another path (--state FILE)")
     for table, columns in _COLUMNS.items():
+        if _SINCE.get(table, 1) > int(version):
+            continue
         have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
         if not columns <= have:
             raise Damaged(f"its table {table} is missing or lacks columns")
-    return False
+    return False, int(version)
 
 
 # ---- reading ---------------------------------------------------------------------
@@ -441,6 +501,35 @@ class HubRows:
             scores = tuple((side, score) for side, score in json.loads(row[8])) if row[8] is not None else None
             out.append(CorrectionRow(*row[:7], seats, scores, *row[9:]))
         return out
+
+    def conflicts(self, night_id: int | None = None) -> list[ConflictRow]:
+        """What tables sent that was not kept (of one night, or all), in the order noted."""
+        where, args = ("WHERE night_id=?", (night_id,)) if night_id is not None else ("", ())
+        return [ConflictRow(*row) for row in self._conn.execute(
+            "SELECT id, night_id, club, tbl, ledger, game, kind, number, kept, sent, reason, received "
+            f"FROM conflicts {where} ORDER BY id", args)]
+
+    def kept(self, club: str, table: str, ledger: str, first: int | None, most: int) -> tuple[int, list[list]]:
+        """What is kept of a board's ledger, as the hub's word says it (firmware.club.schema.kept_payload):
+        (from, [[game, seq, rev, status], ...]) for at most ``most`` games from ``first`` on (None:
+        the newest ``most``): ``seq`` the last of its line and entries kept without a gap (-1: its line is
+        not), ``rev`` and ``status`` its result's highest revision kept (None: none)."""
+        key = (club, table, ledger, first or 0)
+        seqs: dict[int, int] = {}
+        for game, seq in self._conn.execute(
+                "SELECT game, seq FROM entries WHERE club=? AND tbl=? AND ledger=? AND game>=? ORDER BY game, seq", key):
+            through = seqs.setdefault(game, -1)
+            if seq == through + 1:
+                seqs[game] = seq
+        results: dict[int, tuple[int, str]] = {}
+        for game, rev, status in self._conn.execute(
+                "SELECT game, rev, status FROM results WHERE club=? AND tbl=? AND ledger=? AND game>=? "
+                "ORDER BY game, rev", key):
+            results[game] = (rev, status)
+        games = sorted(set(seqs) | set(results))
+        games = games[:most] if first is not None else games[-most:]
+        start = first if first is not None else (games[0] if games else 1)
+        return start, [[game, seqs.get(game, -1), *results.get(game, (None, None))] for game in games]
 
     def entry_counts(self, night_id: int) -> dict[str, int]:
         """Entries kept for each table this night."""

@@ -84,6 +84,7 @@ def test_the_club_link_works_under_the_acl_and_the_hubs_pairing_reaches_only_its
         config = load_config(None, [f"club.broker={broker.url}", "club.name=thursday", "club.table=3",
                                     "club.username=3", "club.password=three"])
         writer = LedgerWriter(tmp_path / "l.sqlite3")
+        writer.join_club("thursday", "3")
         link = ClubLink(config.club, writer.path, log=lambda line: None).start()
         writer.on_commit = link.wake
         try:

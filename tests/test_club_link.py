@@ -14,12 +14,14 @@ import pytest
 from firmware.club import schema
 from firmware.club.link import ClubLink, Watermark
 from firmware.config import ConfigError, load_config
+from ledger.hub import HubReader
 from ledger.reader import LedgerReader
 from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
 from scorer.record import GameHeader, Scorebook, parse_line
 
 from broker import Listener, Mosquitto, environment
+from club_hub import HubProcess
 from waits import CEILING_S, eventually
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,19 +148,33 @@ def test_the_broker_restarted_mid_game_loses_nothing(tmp_path, broker):
     heard.close()
 
 
-def test_a_board_started_again_sends_only_what_was_not_acknowledged(tmp_path, broker, listener):
-    """The watermark beside the ledger: a second run sends its new entries, not the first run's again."""
+def test_a_board_started_again_sends_only_what_the_hub_has_not_kept(tmp_path, broker, listener):
+    """The watermark moves on the hub's word alone: a second run sends its new entries, not the first
+    run's again; without a hub, nothing moves it."""
     state = tmp_path / "l.sqlite3"
-    assert console(state, EXAMPLE[:20], *club_args(broker)).returncode == 0
-    assert eventually(lambda: keys(listener))
-    first = len(keys(listener))
-    mark = json.loads((tmp_path / "l.sqlite3.club").read_text())
-    assert mark["key"]["club"] == "thursday" and mark["place"][1] > 0
-    assert console(state, EXAMPLE[20:], *club_args(broker)).returncode == 0
-    kept = accepted_lines(EXAMPLE)
-    assert eventually(lambda: len(keys(listener)) >= len(kept))
-    time.sleep(0.3)  # a repeat, if any were sent, would be here by now
-    assert len(keys(listener)) == len(kept) > first  # each once
+    hub = HubProcess(tmp_path / "hub", broker.url, club="thursday").start()
+    try:
+        assert console(state, EXAMPLE[:20], *club_args(broker)).returncode == 0
+        first = keys(listener)
+        mark = json.loads((tmp_path / "l.sqlite3.club").read_text())
+        with LedgerReader(state) as reader:
+            last = reader.feed(lambda conn: conn.execute("SELECT max(id) FROM actions").fetchone()[0])
+        assert mark["key"] == {"ledger": first[0][0], "club": "thursday", "table": "3"} and mark["place"] == [1, last]
+        assert console(state, EXAMPLE[20:], *club_args(broker)).returncode == 0
+        kept = accepted_lines(EXAMPLE)
+        assert eventually(lambda: len(keys(listener)) >= len(kept))
+        time.sleep(0.3)  # a repeat, if any were sent, would be here by now
+        assert len(keys(listener)) == len(set(keys(listener))) == len(kept) > len(first)  # each once
+        with HubReader(hub.state) as rows:
+            assert rows.counts()["entries"] == len(kept)
+        with LedgerReader(state) as reader:
+            last = reader.feed(lambda conn: conn.execute("SELECT max(id) FROM actions").fetchone()[0])
+        assert eventually(lambda: json.loads((tmp_path / "l.sqlite3.club").read_text())["place"] == [1, last])
+    finally:
+        hub.stop()
+    assert console(state, ["game six-card seats=Cy,Di", "peg Di 2"], *club_args(broker)).returncode == 0  # no hub
+    assert eventually(lambda: (2, 1) in {key[1:] for key in keys(listener)})  # sent to the broker, for the hub
+    assert json.loads((tmp_path / "l.sqlite3.club").read_text())["place"] == [1, last]  # but not forgotten
 
 
 def test_a_board_joining_a_club_sends_the_game_on_the_board_not_the_games_before(tmp_path, broker, listener):
@@ -179,6 +195,7 @@ def _writer_and_link(tmp_path, broker, **club) -> tuple[LedgerWriter, ClubLink, 
     config = load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3",
                                 *(f"club.{key}={value}" for key, value in club.items())])
     writer = LedgerWriter(tmp_path / "l.sqlite3")
+    writer.join_club("thursday", "3")
     said: list[str] = []
     link = ClubLink(config.club, writer.path, log=said.append).start()
     writer.on_commit = link.wake
@@ -326,14 +343,21 @@ def test_a_damaged_ledger_set_aside_keeps_its_id_for_the_club(tmp_path):
 
 
 def test_watermark_for_another_club_or_ledger_is_not_taken(tmp_path):
-    """A watermark counts only for its own ledger, club, table and broker; one that does not read is none."""
+    """A watermark counts only for its own ledger, club and table (not the broker's address, however it is
+    written); an older one, or one that does not read, is none, and says why."""
     path = tmp_path / "l.sqlite3.club"
-    key = {"ledger": "0123456789abcdef", "club": "thursday", "table": "3", "broker": "mqtt://h:1883"}
+    key = {"ledger": "0123456789abcdef", "club": "thursday", "table": "3"}
     Watermark(key, (4, 17), 4, {4: ["finished", 9]}).save(path)
-    assert Watermark.load(path, key).place == (4, 17)
-    assert Watermark.load(path, {**key, "club": "friday"}) is None
+    mark, why = Watermark.load(path, key)
+    assert (mark.place, mark.floor, mark.results, why) == ((4, 17), 4, {4: ["finished", 9]}, None)
+    assert Watermark.load(path, {**key, "club": "friday"}) == (None, f"{path} is for another ledger, club or table")
+    assert Watermark.load(tmp_path / "none.club", key) == (None, None)
+    path.write_text(json.dumps({"key": {**key, "broker": "mqtt://h:1883"}, "place": [4, 17], "floor": 4,
+                                "results": {}}))
+    assert Watermark.load(path, key) == (None, f"{path} is from an older cribbage-board")
     path.write_text("{not json")
-    assert Watermark.load(path, key) is None
+    assert Watermark.load(path, key)[0] is None and "cannot be read" in Watermark.load(path, key)[1]
+    assert not path.with_name(path.name + ".new").exists()
 
 
 @pytest.mark.parametrize("settings, said", [

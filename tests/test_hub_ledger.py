@@ -94,7 +94,7 @@ def test_the_file_is_marked_wal_full_and_versioned(tmp_path):
     try:
         assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == "1"
+        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == "2"
     finally:
         conn.close()
     with HubReader(path) as reader:

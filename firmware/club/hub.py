@@ -18,8 +18,20 @@ Threads, each with one job:
 - the web server (:mod:`firmware.club.hub_site`) only reads the latest
   snapshot: no page waits for the broker or the writer.
 
+After each commit the writer also publishes, retained, each table's
+``kept``: the hub's word on what it has durably kept of that board's ledger,
+which alone lets a board forget (the board resends from it). An entry or a
+result sent retained is ignored (boards never retain them: it was planted); one
+sent again under a key already kept but with other content is kept once and
+noted in ``conflicts``, as is a result refused as impossible
+(:class:`~firmware.club.schema.ImpossibleResult`).
+
 The hub's presence is on ``cribbage/<club>/hub``, retained, with a last will
-(online false). The broker's address is checked at start; a broker that is away
+(online false), naming this run (``instance``) and when it began. On its first
+connection the hub reads that presence before anything else, holding what the
+broker delivers unacknowledged: another hub of the club online there is one
+line and exit 2 (the broker's ``use_username_as_clientid`` gives every login of
+the hub's user one session, so the first hub gets it back at its next attempt). The broker's address is checked at start; a broker that is away
 is retried with paho's back-off while the page and the ledger go on. A login the
 broker refuses for good (user name or password) is one line and exit 2 when it
 happens on the first connection, since the command line must change; later
@@ -29,6 +41,8 @@ hub keeps retrying slowly, serving the night it has.
 
 from __future__ import annotations
 
+import json
+import os
 import queue
 import sys
 import threading
@@ -38,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ledger.errors import LedgerError
-from ledger.hub import HubLedger, Night
+from ledger.hub import HubLedger, Night, stamp
 from scorer.names import name_problem, normal
 from scorer.standings import ResultError, credits, merge, name_key, ranked, tally
 
@@ -50,6 +64,7 @@ BATCH = 500  # messages in one transaction at most
 RETRY_S = (1, 2, 5, 10)  # waits before writing again after a failed write (then every 10 s)
 TICK_S = 1.0  # the writer looks up at least this often (the journal's summary, a pending retry)
 JOB_WAIT_S = 30.0  # how long the console waits for the writer
+PROBE_S = 5.0  # at the first connection: the longest wait for the club's retained presence
 
 
 # ---- the log ---------------------------------------------------------------------
@@ -102,11 +117,11 @@ def _to_stderr(line: str) -> None:
 # ---- what the page shows of each table -------------------------------------------
 
 
-class TableLive(namedtuple("TableLive", "table online problem sides next winner seen",
-                           defaults=(None, False, None, (), None, None, False))):
+class TableLive(namedtuple("TableLive", "table online problem sides next winner seen game",
+                           defaults=(None, False, None, (), None, None, False, None))):
     """A table as its last ``status`` and ``state`` say: ``online``, its ``problem``, its live
     game's ``sides`` ((name, score) pairs), whose count is ``next`` ("Bob hand"), the
-    ``winner``, and whether it was ever ``seen``. Immutable."""
+    ``winner``, whether it was ever ``seen``, and which ``game`` is live ((ledger, game), or None). Immutable."""
 
     __slots__ = ()
 
@@ -209,6 +224,14 @@ class Hub:
         self._refused: str | None = None
         self._problem: str | None = None
         self._published: dict[str, bytes] = {}  # topic -> payload last published (retained)
+        self.instance = os.urandom(8).hex()  # this run of the hub, in its presence
+        self.since = stamp(time.time())
+        self._probing = False  # the first connection: reading the club's presence before anything else
+        self._announced = False  # this hub has said it is the club's (its presence published)
+        self._probe_mid: int | None = None
+        self._held: list = []  # what the broker delivered while probing, unacknowledged
+        self._probe_lock = threading.Lock()
+        self._floors: dict[tuple[str, str], int] = {}  # (table, ledger) -> the board's floor, from its status
         self._auto_start = bool(settings.players)
         # the night's rows, read from the ledger (results only grow: read the new ones)
         self._rows = {"results": [], "last_result": 0}
@@ -349,13 +372,14 @@ class Hub:
         client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        client.on_subscribe = self._on_subscribe
         client.connect_async(self.settings.broker.host, self.settings.broker.port,
                              keepalive=KEEPALIVE_S)
         self._client = client
         client.loop_start()
 
     def _presence(self, online: bool) -> dict:
-        return {"v": schema.VERSION, "online": online, "version": self.settings.version}
+        return schema.hub_payload(online, self.settings.version, self.instance, self.since)
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
@@ -375,11 +399,76 @@ class Hub:
             self._inbox.put(("broker",))
             return
         self._generation += 1
+        first = not self._ever_connected
         self._connected, self._ever_connected, self._refused = True, True, None
         self._broker_state = f"connected to {self.settings.broker}"
+        if first:  # is another hub of the club online? Its retained presence comes with the subscription
+            self._probing = True
+            timer = threading.Timer(PROBE_S, self._probed, args=(None,))
+            timer.daemon = True
+            timer.start()
+        # In order: the SUBACK of the second comes after the first's retained presence, if any (_on_subscribe)
+        client.subscribe(self.topics.hub, qos=1)
+        _, self._probe_mid = client.subscribe(self.topics.every_table, qos=1)  # while probing, held unacknowledged
+        if not first:
+            self.journal.say(self._broker_state)
+            self._inbox.put(("connected",))  # the writer publishes what is retained again
+
+    def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
+        if mid == self._probe_mid:  # no other hub's presence came before it
+            self._probed(None)
+
+    def _probed(self, presence: dict | None) -> None:
+        """The first connection's look at the club's presence (``presence``: another hub's, or None
+        when none came in PROBE_S): stop, one line, if another hub is online; else begin."""
+        with self._probe_lock:
+            if not self._probing:
+                return
+            self._probing = False
+            held, self._held = self._held, []
+        if presence is not None:
+            self._refuse_second(presence)
+            return
         self.journal.say(self._broker_state)
-        client.subscribe(self.topics.every_table, qos=1)
-        self._inbox.put(("connected",))  # the writer publishes what is retained again
+        self._inbox.put(("connected",))
+        for message in held:
+            self._on_message(self._client, None, message)
+
+    def _refuse_second(self, presence: dict) -> None:
+        self.fatal = (f"another hub for club {self.settings.club} is online on {self.settings.broker} (since "
+                      f"{presence.get('since') or 'earlier'}, version {presence.get('version')}): one hub keeps a "
+                      "club's night; stop that one first (if it has just lost its power, start this one again in "
+                      "a minute, once the broker has noticed)")
+        self._stop.set()
+        self._inbox.put(None)
+        if self._client is not None:
+            self._client.disconnect()  # a clean disconnect: no last will, the other hub's presence stands
+        if self.on_fatal is not None:
+            self.on_fatal()
+
+    def _other_hub(self, message) -> None:
+        """The club's presence. Only a retained copy is taken as the truth (one delivered as the
+        subscription's answer: what the broker holds now); a live one, or one queued in this hub's
+        session since an earlier run, only makes it ask again. Another hub's, online, stops this one
+        at start (see _probed); later, one that began before this one stops it, and one that began
+        after it is answered with this hub's presence again (it stops when it sees it)."""
+        self._ack(message.mid, message.qos)
+        try:
+            presence = schema.decode("hub", "", message.payload) if message.payload else None
+        except schema.PayloadError as error:
+            self.journal.ignored(f"the club's hub presence: {error}")
+            return
+        other = bool(presence and presence["online"] and presence.get("instance") != self.instance)
+        if not message.retain:
+            if other and not self._probing and self._client is not None:
+                self._client.subscribe(self.topics.hub, qos=1)  # the broker answers with what it holds
+            return
+        if self._probing:
+            self._probed(presence if other else None)
+        elif other and (presence.get("since") or "", presence.get("instance") or "") < (self.since, self.instance):
+            self._refuse_second(presence)
+        elif other:
+            self._inbox.put(("presence",))
 
     def _on_connect_fail(self, client, userdata) -> None:
         state = f"broker {self.settings.broker} cannot be reached; retrying"
@@ -389,6 +478,11 @@ class Hub:
             self._inbox.put(("broker",))
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
+        with self._probe_lock:
+            if self._probing:  # cut off while looking: look again on the next connection (what was held
+                self._probing = False  # comes again on it, unacknowledged as it is)
+                self._held = []
+                self._ever_connected = False
         if self._connected:
             self._connected = False
             if self._stop.is_set():  # our own disconnect, stopping
@@ -405,13 +499,25 @@ class Hub:
         """paho's thread: check the message; keep a table's status or state in memory, queue an
         entry or result for the writer, drop anything else with one line. Never raises."""
         try:
+            if message.topic == self.topics.hub:
+                self._other_hub(message)
+                return
+            with self._probe_lock:
+                if self._probing:  # held, unacknowledged, until it is known this hub is the club's
+                    self._held.append(message)
+                    return
             parsed = self.topics.parse(message.topic)
             if parsed is None:
                 self.journal.ignored(f"topic {message.topic[:120]!r}: not one of this club's table topics")
                 self._ack(message.mid, message.qos)
                 return
             table, kind = parsed
-            if kind == "pairing":  # our own, retained
+            if kind in schema.HUB_KINDS:  # our own, retained
+                self._ack(message.mid, message.qos)
+                return
+            if kind in ("entry", "result") and message.retain:
+                self.journal.ignored(f"table {table}: a retained {kind}: boards never send one retained, so it "
+                                     f"was planted (clear it: mosquitto_pub -r -n -t {message.topic})")
                 self._ack(message.mid, message.qos)
                 return
             if kind in ("status", "state") and not message.payload:  # a retained message cleared
@@ -422,6 +528,11 @@ class Hub:
                 payload = schema.decode(kind, table, message.payload)
                 if kind == "result":
                     nights.result_of(payload)
+            except schema.ImpossibleResult as error:  # dropped, and noted for the director
+                self.journal.ignored(f"table {table}: dropped: {error}")
+                self._inbox.put(Incoming("refused", table, {**error.payload, "reason": str(error)}, message.mid,
+                                         message.qos, self._generation))
+                return
             except (schema.PayloadError, ResultError) as error:
                 self.journal.ignored(f"table {table}: {error}")
                 self._ack(message.mid, message.qos)
@@ -429,6 +540,11 @@ class Hub:
             if kind in ("status", "state"):
                 self._live_change(table, kind, payload)
                 self._ack(message.mid, message.qos)
+                if kind == "status" and payload.get("ledger") is not None:
+                    key = (table, payload["ledger"])
+                    if self._floors.get(key) != payload["floor"]:
+                        self._floors[key] = payload["floor"]
+                        self._inbox.put(("kept", table, payload["ledger"]))  # the hub's word from that floor on
                 return
             self._inbox.put(Incoming(kind, table, payload, message.mid, message.qos, self._generation))
         except Exception as error:  # a bug here must not stop paho's thread: say it, drop the message
@@ -444,7 +560,8 @@ class Hub:
                                      problem=payload.get("problem") if payload else None, seen=True)
             else:
                 sides, after, winner = live_game(payload.get("state") if payload else None)
-                live = live._replace(sides=sides, next=after, winner=winner, seen=True)
+                game = (payload["ledger"], payload["game"]) if payload and payload.get("game") else None
+                live = live._replace(sides=sides, next=after, winner=winner, seen=True, game=game)
             new_table = table not in self._live or live.online != self._live[table].online
             self._live[table] = live
         if new_table:
@@ -485,12 +602,14 @@ class Hub:
                 pass
             self.journal.tick()
             stopping = self._stop.is_set()
-            jobs, signals = [], set()
+            jobs, signals, words = [], set(), set()
             for item in items:
                 if isinstance(item, Incoming):
                     pending.append(item)
                 elif isinstance(item, _Job):
                     jobs.append(item)
+                elif isinstance(item, tuple) and item[0] == "kept":
+                    words.add(item[1:])
                 elif isinstance(item, tuple):
                     signals.add(item[0])
             if pending and time.monotonic() >= retry_at:
@@ -505,6 +624,7 @@ class Hub:
                     self._put_snapshot(season=False)
                 else:
                     self._acknowledge(pending)
+                    words.update((item.table, item.payload["ledger"]) for item in pending)
                     pending, failures, self._problem = [], 0, None
                     if changed:
                         self._refresh()
@@ -518,8 +638,12 @@ class Hub:
                 except BaseException as error:  # handed to the waiting console
                     job.error = error
                 job.done.set()
+            for table, ledger in sorted(words):
+                self._publish_kept(table, ledger)
             if "connected" in signals:
                 self._publish_all()
+            elif "presence" in signals:
+                self._publish(self.topics.hub, self._presence(True), force=True)
             if "tables" in signals and not self._view.rounds:
                 self._advance()
             if signals - {"connected"}:
@@ -528,21 +652,41 @@ class Hub:
                 return
 
     def _store(self, batch: list[Incoming]) -> bool:
-        """One transaction for the batch; whether a result was new (the standings may change)."""
+        """One transaction for the batch; whether a result was new (the standings may change). A key
+        already kept with other content, and a result refused, are noted (conflicts), each once."""
         changed = False
         current = self._view.round
         kept: list[str] = []
+        noted: list[str] = []
+        club, night = self.settings.club, self.night.id
         with self.ledger.write() as w:
             for item in batch:
                 payload = item.payload
+                key = (club, item.table, payload["ledger"], payload["game"])
                 if item.kind == "entry":
-                    if w.add_entry(self.night.id, self.settings.club, item.table, payload["ledger"],
-                                   payload["game"], payload["seq"], payload["line"], payload.get("at")):
+                    if w.add_entry(night, *key, payload["seq"], payload["line"], payload.get("at")):
                         kept.append(item.table)
+                    elif (first := w.entry_line(*key, payload["seq"])) != payload["line"] and w.add_conflict(
+                            night, *key, "entry", payload["seq"], first, payload["line"], "sent again otherwise"):
+                        noted.append(f"table {item.table} game {payload['game']} entry {payload['seq']}: sent again "
+                                     f"as {payload['line']!r}; kept as {first!r}, the first copy")
                 elif item.kind == "result":
-                    changed |= w.add_result(self.night.id, current, self.settings.club, payload)
+                    if w.add_result(night, current, club, payload):
+                        changed = True
+                    elif (first := w.result_payload(*key, payload["rev"])) != payload and w.add_conflict(
+                            night, *key, "result", payload["rev"], _json(first), _json(payload),
+                            "sent again otherwise"):
+                        noted.append(f"table {item.table} game {payload['game']} result {payload['rev']}: sent again "
+                                     f"as {_scores(payload)}; kept as {_scores(first)}, the first copy")
+                elif item.kind == "refused":
+                    reason, sent = payload["reason"], {k: v for k, v in payload.items() if k != "reason"}
+                    if w.add_conflict(night, *key, "refused", payload["rev"], None, _json(sent), reason):
+                        noted.append(f"table {item.table} game {payload['game']} result {payload['rev']} "
+                                     f"refused: {reason}")
         for table in kept:  # counted once durable
             self._entries[table] = self._entries.get(table, 0) + 1
+        for line in noted:
+            self.journal.say(f"conflict: {line} (the console's conflicts lists it)")
         return changed
 
     def _acknowledge(self, batch: list[Incoming]) -> None:
@@ -594,11 +738,25 @@ class Hub:
                                               "standings": [line.to_dict() for line in self._view.standings]},
                       force)
 
+    def _publish_kept(self, table: str, ledger: str) -> None:
+        """The hub's word to ``table`` on ``ledger``, retained: what is durably kept of its games from
+        the board's floor on. Sent after every commit that had anything of it, new or not: a board that
+        sent again learns the hub has it."""
+        first, games = self.ledger.reader().kept(self.settings.club, table, ledger, self._floors.get((table, ledger)),
+                                                 schema.KEPT_GAMES)
+        self._publish(self.topics.of_table("kept", table), schema.kept_payload(table, ledger, first, games),
+                      force=True)
+
     def _publish_all(self) -> None:
+        """Everything retained again (a new connection: the broker may have lost it)."""
+        self._announced = True
         self._publish(self.topics.hub, self._presence(True), force=True)
         if self._view.rounds:
             self._publish_pairings(force=True)
         self._publish_standings(force=True)
+        for topic, data in list(self._published.items()):
+            if topic.endswith("/kept") and self._client is not None:
+                self._client.publish(topic, data, qos=1, retain=True)
 
     # ---- the director's commands (run through :meth:`run`) ----------------
 
@@ -702,7 +860,7 @@ class Hub:
             self._writer.join(10)
         client = self._client
         if client is not None:
-            if self._connected:
+            if self._connected and self._announced:  # a hub refused as the second says nothing of the first
                 info = client.publish(self.topics.hub, schema.encode(self._presence(False)), qos=1, retain=True)
                 try:
                     info.wait_for_publish(2)
@@ -710,6 +868,16 @@ class Hub:
                     pass
             client.disconnect()
             client.loop_stop()
+
+
+def _json(payload: dict | None) -> str:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def _scores(payload: dict | None) -> str:
+    if not payload:
+        return "nothing"
+    return f"{payload.get('status')} " + ", ".join(f"{side} {score}" for side, score in payload.get("scores", {}).items())
 
 
 def _credits(game, rules):

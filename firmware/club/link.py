@@ -3,25 +3,39 @@
 The ledger is the outbox. The board's writer only wakes the link after an entry
 is durable (:attr:`ledger.writer.LedgerWriter.on_commit`: it sets an event, so
 a press or a ledger write never waits on the network); the link's thread reads
-what is new from the ledger (read-only, :mod:`ledger.feed`) and publishes it:
+what is new of the club's games from the ledger (read-only, :mod:`ledger.feed`)
+and publishes it:
 
 - every game line and entry, QoS 1, on ``.../entry``, named for good by
   (ledger, game, seq);
 - each game's result when it changes (finished, abandoned, or its end undone),
   QoS 1, on ``.../result``, the highest ``rev`` standing;
 - the live board (``/api/state``'s JSON), retained, on ``.../state``;
-- its presence, retained, on ``.../status`` (and a last will saying offline).
+- its presence, retained, on ``.../status`` (and a last will saying offline),
+  with its ledger's id and its floor: the first game it still needs the hub's word on.
 
-What the broker has acknowledged (PUBACK) is kept beside the ledger in
-``LEDGER.club`` (the watermark), so a board that was off the network, or
-restarted, or lost its power, sends everything after it when it is back: the
-broker's persistent session covers what was in flight, the ledger everything
-else. A message may be sent twice (QoS 1 is at least once); the hub keeps each
-once. It also listens on ``.../pairing`` for the table's next game, which the
-OLED shows (:meth:`ClubLink.next_game`).
+The club's games are those the ledger marks as played for this club and table
+(:meth:`ledger.writer.LedgerWriter.join_club`, called by :func:`open_link` before
+anything else): every game begun while ``[club]`` names them, whether the broker
+could be reached or not, and the game on the board when the board joined, if it
+was still being played.
 
-A club joined mid-way starts with the game on the board if it is still being
-played; games finished before the board joined are not the club's.
+**End to end.** The broker's PUBACK only paces the sending. What the board may
+forget is what the hub says it has durably kept: its ``.../kept`` (retained,
+after each commit). That word alone moves the watermark kept beside the ledger
+(``LEDGER.club``, written durably), and it never moves back. The board sends
+again from the hub's word after each (re)connection while the hub is online,
+and whenever the hub, online, has confirmed nothing new of what was sent for
+:data:`RESEND_S` (then 2x, up to :data:`RESEND_MAX_S`): a broker that crashed,
+lost its power or was replaced by an empty one costs a resend, never a game.
+While no hub is online the board sends everything once and waits; the broker
+queues it for the hub's persistent session. A board without its watermark asks
+the hub (its retained word comes with the subscription) before it sends; without
+an answer, it sends every game of the club's. A message may reach the hub more
+than once; the hub keeps each once.
+
+It also listens on ``.../pairing`` for the table's next game, which the OLED
+shows (:meth:`ClubLink.next_game`), and on ``cribbage/<club>/hub`` for the hub's presence.
 """
 
 from __future__ import annotations
@@ -37,6 +51,7 @@ from typing import Callable
 
 from ledger import feed
 from ledger.errors import LedgerError
+from ledger.files import replace_durably
 from ledger.reader import LedgerReader
 
 from .. import __version__
@@ -45,11 +60,15 @@ from . import schema
 from .broker import KEEPALIVE_S, BrokerError, make_client, refusal
 
 WATERMARK_SUFFIX = ".club"
-IN_FLIGHT = 20  # QoS 1 messages sent and not yet acknowledged, at most
+WATERMARK_VERSION = 2  # 1 moved on the broker's PUBACK (and named the broker): not taken up
+IN_FLIGHT = 20  # QoS 1 messages sent and not yet acknowledged by the broker, at most
 STATE_EVERY_S = 0.5  # the retained live board is sent at most this often
 SAVE_EVERY_S = 1.0  # the watermark is written at most this often (and at close)
 CLOSE_WAIT_S = 1.0  # at close: how long to wait for the broker to take "offline"
 RETRY_LEDGER_S = 2.0  # a ledger that cannot be read is tried again this often
+HUB_WAIT_S = 2.0  # after connecting: the longest wait for the hub's presence (and, asking, its word)
+RESEND_S = 5.0  # the hub online and its word behind what was sent this long: send again from it
+RESEND_MAX_S = 60.0  # ... doubling each time nothing came of it, up to this
 STATES = ("connecting", "connected", "offline", "refused")
 
 
@@ -58,36 +77,41 @@ def journal(line: str) -> None:
 
 
 class Watermark:
-    """What the broker has acknowledged of one ledger, for one club, table and broker:
-    the feed up to ``place`` ((game, action): nothing after it is acknowledged) and each
-    recent game's last ``results`` ([status, rev]); games before ``floor`` are settled."""
+    """The hub's word on one ledger for one club and table (``key``), as the board keeps it: every
+    item of the club's games up to ``place`` ((game, action)) is in the hub's ledger; games before
+    ``floor`` are settled; ``results`` is each later game's result as the hub keeps it ([status, rev])."""
 
-    def __init__(self, key: dict, place: tuple[int, int], floor: int, results: dict[int, list] | None = None):
-        self.key, self.place, self.floor = key, place, floor
+    def __init__(self, key: dict, place: tuple[int, int] = (0, 0), floor: int = 1,
+                 results: dict[int, list] | None = None):
+        self.key, self.place, self.floor = key, tuple(place), floor
         self.results: dict[int, list] = dict(results or {})
 
     @classmethod
-    def load(cls, path: Path, key: dict) -> "Watermark | None":
-        """The watermark in ``path`` if it is for ``key`` (ledger, club, table, broker); None if
-        there is none, it is for another, or it does not read (the club is then joined anew)."""
+    def load(cls, path: Path, key: dict) -> "tuple[Watermark | None, str | None]":
+        """(the watermark in ``path``, None) if it is for ``key`` (ledger, club, table); else (None,
+        why not), the why None when there is no file yet."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None, None
+        except (OSError, ValueError) as error:
+            return None, f"{path} cannot be read ({getattr(error, 'strerror', None) or error})"
+        try:
+            if data.get("v") != WATERMARK_VERSION:
+                return None, f"{path} is from an older cribbage-board"
             if data.get("key") != key:
-                return None
+                return None, f"{path} is for another ledger, club or table"
             place = tuple(int(n) for n in data["place"])
             results = {int(game): [str(s), int(rev)] for game, (s, rev) in data["results"].items()}
-            return cls(key, (place[0], place[1]), int(data["floor"]), results)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return None
+            return cls(key, (place[0], place[1]), int(data["floor"]), results), None
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+            return None, f"{path} does not read as a watermark"
 
     def save(self, path: Path) -> None:
-        """Write it whole (a new file renamed over the old: a power cut leaves one or the other)."""
-        text = json.dumps({"key": self.key, "place": list(self.place), "floor": self.floor,
+        """Write it whole and durably (ledger.files: a power cut leaves the old one or this one)."""
+        text = json.dumps({"v": WATERMARK_VERSION, "key": self.key, "place": list(self.place), "floor": self.floor,
                            "results": {str(game): value for game, value in self.results.items()}})
-        spare = path.with_name(path.name + ".new")
-        with open(spare, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(spare, path)
+        replace_durably(path, text.encode("utf-8"))
 
 
 class ClubLink:
@@ -104,6 +128,7 @@ class ClubLink:
         self.broker = club.address()
         self.topics = schema.Topics(club.name, club.table)
         self.table = club.table
+        self.games_of = (club.name, club.table)  # the ledger's mark of the club's games (ledger.feed)
         self.client_id = f"cribbage-{club.name}-table-{club.table}"
         self.ledger_path = Path(ledger_path)
         self.watermark_path = self.ledger_path.with_name(self.ledger_path.name + WATERMARK_SUFFIX)
@@ -112,23 +137,34 @@ class ClubLink:
         self.state = "connecting"
         self.problem: str | None = None  # why the club is off (refused), for the OLED
         self.pairing: dict | None = None  # the hub's last word on this table's next game
-        self.sent = 0  # QoS 1 messages acknowledged since start (entries and results)
+        self.sent = 0  # QoS 1 messages the broker acknowledged since start (entries and results)
+        self.resends = 0  # times the board sent again from the hub's word
         self._client = None
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._acks: deque[int] = deque()  # acknowledged message ids, from paho's thread
+        self._acks: deque[int] = deque()  # message ids the broker acknowledged, from paho's thread
+        self._words: deque[dict] = deque()  # the hub's "kept" payloads, from paho's thread
+        self._hub_online: bool | None = None  # the hub's presence (None: not heard since connecting)
+        self._connections = 0  # connections made (paho's thread); _handled: the last our thread took up
+        self._handled = 0
+        self._connected_at = 0.0
+        self._last_subscription: int | None = None  # its SUBACK: every retained message before it is here
+        self._heard = False  # that SUBACK came: the hub's retained presence and word, if any, are in
         self._thread: threading.Thread | None = None
         self._reader: LedgerReader | None = None
         self._inode: int | None = None
         self._ledger_failed_at = -RETRY_LEDGER_S
         self._ledger_problem: str | None = None
         self._mark: Watermark | None = None
-        self._next: tuple[int, int] | None = None  # the next feed item goes after this place
-        self._in_flight: dict[int, tuple] = {}  # mid -> ("item", place) | ("result", game, [status, rev])
-        self._unacked: deque[tuple[int, int]] = deque()  # places sent, oldest first
-        self._acked_places: set[tuple[int, int]] = set()
-        self._pending_results: dict[int, list] = {}  # game -> [status, rev] sent, not yet acknowledged
+        self._asking = False  # no watermark: the hub's word is asked for before sending
+        self._resend_due = False  # a new connection: send again from the hub's word, if a hub is online
+        self._status_due = False  # the table's status (ledger, floor) is to be said
+        self._next: tuple[int, int] = (0, 0)  # the next feed item goes after this place
+        self._in_flight: set[int] = set()  # message ids sent, not yet acknowledged by the broker
+        self._pending_results: dict[int, list] = {}  # game -> [status, rev] sent, not yet in the hub's word
         self._seq: dict[int, tuple[int, int]] = {}  # game -> (action, its entry number), the last sent
+        self._progress_at = 0.0  # when the hub's word last moved (or nothing was owed)
+        self._resend_after = RESEND_S
         self._state_version: object = None  # the ledger's data_version when the state was last sent
         self._state_due = False  # the ledger changed since, and the state waits its turn
         self._discovered: int | None = None  # sides of the Home Assistant entities published
@@ -137,7 +173,7 @@ class ClubLink:
         self._dirty = False
         self._was_connected = False
         self._said_offline = False
-        self._caught_up = threading.Event()  # everything in the ledger is acknowledged
+        self._caught_up = threading.Event()  # everything in the ledger sent (and kept, if a hub is online)
 
     # ---- starting and stopping --------------------------------------------
 
@@ -152,6 +188,7 @@ class ClubLink:
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
+        client.on_subscribe = self._on_subscribe
         self._client = client
         client.connect_async(self.broker.host, self.broker.port, keepalive=KEEPALIVE_S)
         client.loop_start()
@@ -164,8 +201,9 @@ class ClubLink:
         self._wake.set()
 
     def close(self, flush_s: float = CLOSE_WAIT_S) -> None:
-        """Send what is left (waiting at most ``flush_s``), say "offline", stop, keep the watermark.
-        What is not acknowledged by then stays in the ledger and goes at the next start."""
+        """Send what is left (waiting at most ``flush_s`` for the broker, and for the hub's word if a
+        hub is online), say "offline", stop, keep the watermark. What the hub has not confirmed by
+        then stays in the ledger and goes again at the next start."""
         deadline = time.monotonic() + flush_s
         while self.state == "connecting" and time.monotonic() < deadline:
             time.sleep(0.02)  # a console's few lines are written before the broker has answered
@@ -188,7 +226,6 @@ class ClubLink:
                     pass
             client.disconnect()
             client.loop_stop()
-        self._take_acks()
         self._save(force=True)
         if self._reader is not None:
             self._reader.close()
@@ -221,6 +258,11 @@ class ClubLink:
         players = pairing["players"]
         return f"R{pairing['round']}: " + (" v ".join(players) if players else "table free")
 
+    @property
+    def watermark(self) -> Watermark | None:
+        """The hub's word as the board keeps it (None before the ledger is read)."""
+        return self._mark
+
     # ---- paho's thread: note what happened, wake ours -----------------------
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
@@ -235,10 +277,16 @@ class ClubLink:
                 self._offline(said)
             self.changed()
             return
+        self._hub_online = None
+        self._heard = False
+        self._connected_at = time.monotonic()
+        self._connections += 1
         self.state, self.problem = "connected", None
         self._said_offline = False
-        self._say_status(self._ledger_problem)
-        client.subscribe(self.topics.of_table("pairing"), qos=1)
+        # The broker answers subscriptions in order, each SUBACK followed by its retained messages:
+        # by the last SUBACK, the hub's presence and word (retained) have come, if there are any.
+        for topic in (self.topics.hub, self.topics.of_table("kept"), self.topics.of_table("pairing")):
+            _, self._last_subscription = client.subscribe(topic, qos=1)
         self.log(f"club: {'reconnected to' if self._was_connected else 'connected to'} {self.broker} "
                  f"as table {self.table} of {self.club.name}")
         self._was_connected = True
@@ -263,20 +311,37 @@ class ClubLink:
         self.state = "offline"
         self.changed()
 
+    def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
+        if mid == self._last_subscription:
+            self._heard = True
+            self._wake.set()
+
     def _on_publish(self, client, userdata, mid, reason_code, properties) -> None:
         self._acks.append(mid)  # paho holds its own lock here: take ours only in our thread
         self._wake.set()
 
     def _on_message(self, client, userdata, message) -> None:
+        if message.topic == self.topics.hub:
+            try:
+                self._hub_online = bool(message.payload) and schema.decode("hub", "", message.payload)["online"]
+            except schema.PayloadError as error:
+                self.log(f"club: the hub's presence was ignored: {error}")
+                return
+            self._wake.set()
+            return
         where = self.topics.parse(message.topic)
-        if where != (self.table, "pairing"):
+        if where is None or where[0] != self.table or where[1] not in ("pairing", "kept") or not message.payload:
             return
         try:
-            pairing = schema.decode("pairing", self.table, message.payload)
+            payload = schema.decode(where[1], self.table, message.payload)
         except schema.PayloadError as error:
-            self.log(f"club: a pairing for table {self.table} was ignored: {error}")
+            self.log(f"club: a {where[1]} for table {self.table} was ignored: {error}")
             return
-        self.pairing = pairing
+        if where[1] == "kept":
+            self._words.append(payload)
+            self._wake.set()
+            return
+        self.pairing = payload
         self.changed()
 
     # ---- our thread: read the ledger, publish, keep the watermark ------------
@@ -290,23 +355,70 @@ class ClubLink:
             self._take_acks()
             if self.state == "connected":
                 try:
-                    if (not self._publish_new() and not self._unacked and not self._pending_results
-                            and not self._state_due):
-                        self._caught_up.set()
+                    self._step()
                 except LedgerError as error:
                     self._ledger_failed(str(error))
                 except (OSError, ValueError, RuntimeError) as error:  # paho's own refusals
                     self.log(f"club: publishing stopped for a moment: {error}")
             self._save()
 
+    def _step(self) -> None:
+        """One look: take up a new connection and the hub's word, then send what is due."""
+        reader = self._ledger()
+        if self._mark is None or self._mark.key["ledger"] != reader.ledger_id():
+            self._join(reader)
+        if self._handled != self._connections:  # a new connection: paho sends again what it had in flight
+            self._handled = self._connections
+            self._in_flight.clear()
+            self._resend_due = self._status_due = True
+        if self._ledger_problem is not None:
+            self._ledger_problem = None
+            self._status_due = True
+        while self._words:
+            self._take_word(reader, self._words.popleft())
+        if self._waiting():
+            return
+        if self._status_due:
+            self._say_status(None)
+        self._resend_if_lagging()
+        sent = self._publish_items(reader)
+        sent = self._publish_results(reader) or sent
+        self._publish_state(reader)
+        if not sent and not self._in_flight and not self._state_due and not (self._hub_online and self._lagging()):
+            self._caught_up.set()
+
+    def _waiting(self) -> bool:
+        """Whether sending waits, just after connecting, for the hub's presence (and, with no
+        watermark, its word); at most HUB_WAIT_S. Then a resend, if one is due and a hub is online."""
+        early = not self._heard and time.monotonic() < self._connected_at + HUB_WAIT_S
+        if self._hub_online is None:
+            if early:
+                return True
+            self._hub_online = False  # no hub has been on this broker
+        if self._asking:
+            if self._hub_online and early:
+                return True
+            self._asking = False
+            self.log("club: the hub has not said what it has of this board's games: sending every game "
+                     "of the club's (the hub keeps each once)")
+        if self._resend_due:
+            self._resend_due = False
+            if self._hub_online and self._lagging():
+                self._resend("connected again")
+        return False
+
     def _wait_s(self) -> float:
-        """How long to sleep when nothing wakes us: a state or watermark that is due, else a while."""
+        """How long to sleep when nothing wakes us: a state, watermark, wait or resend that is due, else a while."""
         now = time.monotonic()
         due = [now + 1.0]
         if self._state_due:
             due.append(self._state_at + STATE_EVERY_S)
         if self._dirty:
             due.append(self._saved_at + SAVE_EVERY_S)
+        if self.state == "connected" and not self._heard and now < self._connected_at + HUB_WAIT_S:
+            due.append(self._connected_at + HUB_WAIT_S)
+        if self._hub_online and self._mark is not None and self._lagging():
+            due.append(self._progress_at + self._resend_after)
         return max(0.01, min(due) - now)
 
     def _ledger(self) -> LedgerReader:
@@ -335,53 +447,140 @@ class ClubLink:
         self._ledger_failed_at = time.monotonic()
 
     def _say_status(self, problem: str | None) -> None:
-        """The table's presence, retained, with what stops it sending if anything does."""
-        payload = schema.status_payload(self.table, True, __version__, problem)
+        """The table's presence, retained, with its ledger and floor, and what stops it sending if anything does."""
+        mark = self._mark if problem is None else None
+        payload = schema.status_payload(self.table, True, __version__, problem,
+                                        mark.key["ledger"] if mark else None, mark.floor if mark else None)
         self._client.publish(self.topics.of_table("status"), schema.encode(payload), qos=1, retain=True)
-
-    def _publish_new(self) -> bool:
-        """Publish what is new; whether anything was."""
-        reader = self._ledger()
-        if self._mark is None or self._mark.key["ledger"] != reader.ledger_id():
-            self._join(reader)
-        if self._ledger_problem is not None:
-            self._ledger_problem = None
-            self._say_status(None)
-        sent = self._publish_items(reader)
-        sent = self._publish_results(reader) or sent
-        self._publish_state(reader)
-        return sent
+        self._status_due = False
 
     def _join(self, reader: LedgerReader) -> None:
-        """Take up the watermark of this ledger, or join the club at the game on the board."""
+        """Take up the watermark of this ledger, or (none, or it does not read) ask the hub."""
         ledger_id = reader.ledger_id()
         if ledger_id is None:
             raise LedgerError(f"ledger {self.ledger_path} has no id yet (an older board wrote it?)")
-        key = {"ledger": ledger_id, "club": self.club.name, "table": self.table, "broker": str(self.broker)}
-        mark = Watermark.load(self.watermark_path, key)
+        key = {"ledger": ledger_id, "club": self.club.name, "table": self.table}
+        mark, why = Watermark.load(self.watermark_path, key)
+        self._asking = mark is None
         if mark is None:
-            mark = Watermark(key, *reader.feed(_joining_place))
+            mark = Watermark(key)  # every game of the club's, until the hub says what it has
             self._dirty = True
+            if why:
+                self.log(f"club: {why}: asking the hub what it has of this board's games")
         self._mark = mark
         self._next = mark.place
-        self._in_flight.clear()
-        self._unacked.clear()
-        self._acked_places.clear()
         self._pending_results.clear()
         self._seq.clear()
+        self._status_due = True
+        self._progress_at = time.monotonic()
+
+    # ---- the hub's word ----------------------------------------------------
+
+    def _take_word(self, reader: LedgerReader, word: dict) -> None:
+        """Move the watermark over what the hub says it has kept of this ledger (never back)."""
+        mark = self._mark
+        if word["ledger"] != mark.key["ledger"]:
+            return  # another board's at this table
+        games = {game: (seq, rev, status) for game, seq, rev, status in word["games"]}
+        moved = False
+        if self._asking:  # games before its "from" were settled by this board before it lost its watermark
+            self._asking = False
+            if word["from"] > mark.floor:
+                mark.floor = word["from"]
+                mark.place = max(mark.place, reader.feed(lambda conn: feed.before(conn, mark.floor)))
+                self._next = max(self._next, mark.place)
+            moved = True
+        for game, (seq, rev, status) in games.items():
+            if rev is None or game < mark.floor:
+                continue
+            known = mark.results.get(game)
+            if known is None or rev > known[1]:
+                mark.results[game] = [status, rev]
+                moved = True
+            if self._pending_results.get(game) == mark.results[game]:
+                del self._pending_results[game]
+
+        def kept_through(conn) -> tuple[int, int]:
+            place = mark.place
+            for status in feed.statuses_from(conn, mark.floor, self.games_of):
+                seq = games.get(status.game, (-1,))[0]
+                if seq >= status.entries:  # its line and every entry
+                    place = max(place, status.end)
+                    continue
+                if seq >= 0:
+                    place = max(place, feed.place_of(conn, status.game, seq))
+                break
+            return place
+
+        place = reader.feed(kept_through)
+        if place > mark.place:
+            mark.place = place
+            moved = True
+        if moved:
+            self._dirty = True
+            self._progress_at = time.monotonic()
+            self._resend_after = RESEND_S
+            self._settle(reader)
+
+    def _settle(self, reader: LedgerReader) -> None:
+        """Move the floor past games the hub has whole, whose result it has as it stands, and which
+        can no longer change (all but the two newest)."""
+        mark = self._mark
+
+        def settled(conn) -> int:
+            newest, _ = feed.last_place(conn)
+            floor = mark.floor
+            for status in feed.statuses_from(conn, mark.floor, self.games_of):
+                known = mark.results.get(status.game)
+                wanted = _result_rev(status, known)
+                if status.game >= newest - 1 or mark.place < status.end or (wanted is not None and wanted != known):
+                    break
+                floor = status.game + 1
+            return floor
+
+        floor = reader.feed(settled)
+        if floor != mark.floor:
+            mark.floor = floor
+            mark.results = {game: value for game, value in mark.results.items() if game >= floor}
+            self._dirty = self._status_due = True  # the hub lists games from the new floor on
+
+    def _lagging(self) -> bool:
+        """Whether something sent is not yet in the hub's word."""
+        return self._next > self._mark.place or bool(self._pending_results)
+
+    def _resend_if_lagging(self) -> None:
+        now = time.monotonic()
+        if not self._hub_online or not self._lagging():
+            self._progress_at = now  # nothing owed, or nobody to owe it: the wait begins when there is
+            return
+        if now - self._progress_at >= self._resend_after:
+            self._resend(f"the hub has confirmed nothing more for {self._resend_after:g} s")
+            self._resend_after = min(self._resend_after * 2, RESEND_MAX_S)
+
+    def _resend(self, why: str) -> None:
+        """Send again everything after the hub's word."""
+        self.resends += 1
+        self.log(f"club: sending again from what the hub has kept ({why})")
+        self._next = self._mark.place
+        self._pending_results.clear()
+        self._seq.clear()
+        self._progress_at = time.monotonic()
+
+    # ---- sending -------------------------------------------------------------
 
     def _publish_items(self, reader: LedgerReader) -> bool:
-        """Game lines and entries after the last sent, while fewer than IN_FLIGHT await their ack."""
-        room = IN_FLIGHT - len(self._unacked)
+        """The club's game lines and entries after the last sent, while fewer than IN_FLIGHT await
+        the broker's acknowledgement; whether any was sent."""
+        room = IN_FLIGHT - len(self._in_flight)
         if room <= 0:
             return True
-        items = reader.feed(lambda conn: self._numbered(conn, feed.items_after(conn, self._next, room)))
+        items = reader.feed(lambda conn: self._numbered(
+            conn, feed.items_after(conn, self._next, room, self.games_of)))
         ledger = self._mark.key["ledger"]
         for item, seq in items:
             payload = schema.entry_payload(self.table, ledger, item.game, seq, item.line, item.at)
             info = self._client.publish(self.topics.of_table("entry"), schema.encode(payload), qos=1)
-            self._in_flight[info.mid] = ("item", item.place)
-            self._unacked.append(item.place)
+            self._in_flight.add(info.mid)
             self._next = item.place
         return bool(items)
 
@@ -401,21 +600,20 @@ class ClubLink:
         return numbered
 
     def _publish_results(self, reader: LedgerReader) -> bool:
-        """Each game whose end changed since its last acknowledged result: its result now."""
+        """Each game whose end changed since the result the hub has (or was last sent): its result now."""
         mark = self._mark
 
         def changed_games(conn):  # in one snapshot: each game's row and its lines agree
-            statuses, changed = feed.statuses_from(conn, mark.floor), []
-            for status in statuses:
+            changed = []
+            for status in feed.statuses_from(conn, mark.floor, self.games_of):
                 known = self._pending_results.get(status.game) or mark.results.get(status.game)
                 wanted = _result_rev(status, known)
                 if wanted is not None and wanted != known:
                     changed.append((status, wanted, feed.game_lines(conn, status.game)))
-            return statuses, changed
+            return changed
 
-        statuses, changed = reader.feed(changed_games)
         sent = False
-        for status, wanted, lines in changed:
+        for status, wanted, lines in reader.feed(changed_games):
             payload = _result(self.table, mark.key["ledger"], status, wanted, lines)
             if payload is None:  # its stored lines no longer replay: nothing can be said of it
                 self.log(f"club: game {status.game}'s record no longer replays; its result is not sent")
@@ -423,29 +621,10 @@ class ClubLink:
                 self._dirty = True
                 continue
             info = self._client.publish(self.topics.of_table("result"), schema.encode(payload), qos=1)
-            self._in_flight[info.mid] = ("result", status.game, wanted)
+            self._in_flight.add(info.mid)
             self._pending_results[status.game] = wanted
             sent = True
-        self._settle(statuses)
         return sent
-
-    def _settle(self, statuses: list[feed.GameStatus]) -> None:
-        """Move the floor past games whose results can no longer change and were acknowledged."""
-        mark = self._mark
-        if not statuses:
-            return
-        newest = statuses[-1].game
-        floor = mark.floor
-        for status in statuses:
-            if status.game >= newest - 1 or status.game in self._pending_results:
-                break
-            if status.game in mark.results and _result_rev(status, mark.results[status.game]) != mark.results[status.game]:
-                break
-            floor = status.game + 1
-        if floor != mark.floor:
-            mark.floor = floor
-            mark.results = {game: value for game, value in mark.results.items() if game >= floor}
-            self._dirty = True
 
     def _publish_state(self, reader: LedgerReader) -> None:
         """The live board, retained, when the ledger changed (at most every STATE_EVERY_S)."""
@@ -473,28 +652,12 @@ class ClubLink:
         self._state_version, self._state_at, self._state_due = version, time.monotonic(), False
 
     def _take_acks(self) -> None:
-        """Mark what the broker acknowledged and move the watermark over it."""
-        mark = self._mark
+        """The broker's acknowledgements: room to send more (they move no watermark)."""
         while self._acks:
             mid = self._acks.popleft()
-            sent = self._in_flight.pop(mid, None)
-            if sent is None or mark is None:
-                continue
-            self.sent += 1
-            if sent[0] == "item":
-                self._acked_places.add(sent[1])
-            else:
-                _, game, value = sent
-                if self._pending_results.get(game) == value:
-                    del self._pending_results[game]
-                if game >= mark.floor and (game not in mark.results or value[1] >= mark.results[game][1]):
-                    mark.results[game] = value
-                self._dirty = True
-        while self._unacked and self._unacked[0] in self._acked_places:
-            place = self._unacked.popleft()
-            self._acked_places.discard(place)
-            mark.place = place
-            self._dirty = True
+            if mid in self._in_flight:
+                self._in_flight.discard(mid)
+                self.sent += 1
 
     def _save(self, force: bool = False) -> None:
         if not self._dirty or self._mark is None:
@@ -505,23 +668,9 @@ class ClubLink:
             self._mark.save(self.watermark_path)
         except OSError as error:
             self.log(f"club: {self.watermark_path} cannot be written ({error.strerror}): after a restart "
-                     "the board sends again what the broker already has (the hub keeps it once)")
+                     "the board asks the hub what it has")
         self._dirty = False
         self._saved_at = time.monotonic()
-
-
-def _joining_place(conn) -> tuple[tuple[int, int], int]:
-    """Where a board joining the club starts: before the game on the board if it is still
-    being played, else after everything (games finished before joining are not the club's).
-    (place, floor)."""
-    game, action = feed.last_place(conn)
-    if game is None:
-        return (0, 0), 1
-    status = feed.statuses_from(conn, game)[0]
-    if status.status is None and status.outcome is None:  # live: the club gets it from its game line
-        before = conn.execute("SELECT max(id) FROM actions WHERE game_id < ?", (game,)).fetchone()[0]
-        return (game - 1, before or 0), game
-    return (game, action), game + 1
 
 
 def _result_rev(status: feed.GameStatus, known: list | None) -> list | None:
@@ -551,8 +700,10 @@ def _result(table: str, ledger: str, status: feed.GameStatus, wanted: list, line
     outcome = game.outcome.to_dict() if wanted[0] == "finished" and game.outcome is not None else None
     if wanted[0] == "finished" and outcome is None:
         return None
+    rule = {"target": game.variant.target, "skunk_lines": game.options.skunk.value,
+            "points": game.options.points.spec()}
     return schema.result_payload(table, ledger, status.game, wanted[1], wanted[0], game.variant.name,
-                                 list(game.seats), scores, outcome, status.finished)
+                                 list(game.seats), scores, outcome, status.finished, rule)
 
 
 def open_link(club: ClubConfig, writer, log: Callable[[str], None] = journal,
@@ -560,6 +711,11 @@ def open_link(club: ClubConfig, writer, log: Callable[[str], None] = journal,
     """The club link of a board, console or simulation whose ledger ``writer`` keeps, started and
     woken by the writer; None when the config has no club, or (said in one line) the link cannot start."""
     if not club.enabled:
+        return None
+    try:
+        writer.join_club(club.name, club.table)  # the club's games, whether the broker answers or not
+    except LedgerError as error:
+        log(f"club: {error}; playing on without the club")
         return None
     try:
         link = ClubLink(club, writer.path, log=log, changed=changed).start()

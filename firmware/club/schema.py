@@ -18,24 +18,38 @@ from __future__ import annotations
 import json
 import re
 
+from scorer.variants import SkunkLines
+
 from ..clubs import name_problem
 
 VERSION = 1
 ROOT = "cribbage"
 BOARD_KINDS = ("status", "state", "entry", "result")  # a board publishes these for its table
-HUB_KINDS = ("pairing",)  # the hub publishes these for each table
+HUB_KINDS = ("pairing", "kept")  # the hub publishes these for each table
 TABLE_KINDS = BOARD_KINDS + HUB_KINDS
 MAX_BYTES = {"status": 1024, "entry": 2048, "result": 8192, "state": 32768, "pairing": 1024,
-             "standings": 262144, "hub": 1024}
+             "kept": 4096, "standings": 262144, "hub": 1024}
+LARGEST = max(MAX_BYTES.values())  # the broker's message_size_limit (systemd/mosquitto-cribbage.conf)
+KEPT_GAMES = 64  # games a "kept" lists at most, from the board's floor on
 RESULT_STATUSES = ("finished", "abandoned", "open")  # open: the game's end was undone
 MAX_SEQ = 10**9  # entries of one game, revisions of one result: far more than any game has
 MAX_LINE = 200  # a record line (scorer.record: 160)
+SKUNK_LINES = tuple(lines.value for lines in SkunkLines)
 LEDGER_ID = re.compile(r"[0-9a-f]{16}")
 STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z")
 
 
 class PayloadError(ValueError):
     """A received message that breaks the schema; the message says what, in one line."""
+
+
+class ImpossibleResult(PayloadError):
+    """A result of the right shape that cannot be (scores past the target, a winner short of it,
+    a margin the scores do not give...); ``payload`` is what was sent."""
+
+    def __init__(self, message: str, payload: dict):
+        super().__init__(message)
+        self.payload = payload
 
 
 # ---- names and topics ----------------------------------------------------------
@@ -83,9 +97,14 @@ class Topics:
 # ---- what a board sends ----------------------------------------------------------
 
 
-def status_payload(table: str, online: bool, version: str, problem: str | None = None) -> dict:
-    """A board's presence, retained (and its last will, ``online`` false)."""
-    return {"v": VERSION, "table": table, "online": online, "version": version, "problem": problem}
+def status_payload(table: str, online: bool, version: str, problem: str | None = None,
+                   ledger: str | None = None, floor: int | None = None) -> dict:
+    """A board's presence, retained (and its last will, ``online`` false); with its ``ledger``
+    and ``floor``, the first game of it the board still needs the hub's word on."""
+    payload = {"v": VERSION, "table": table, "online": online, "version": version, "problem": problem}
+    if ledger is not None:
+        payload.update(ledger=ledger, floor=floor)
+    return payload
 
 
 def entry_payload(table: str, ledger: str, game: int, seq: int, line: str, at: str | None) -> dict:
@@ -95,12 +114,14 @@ def entry_payload(table: str, ledger: str, game: int, seq: int, line: str, at: s
 
 
 def result_payload(table: str, ledger: str, game: int, rev: int, status: str, variant: str,
-                   seats: list[str], scores: dict[str, int], outcome: dict | None, at: str | None) -> dict:
+                   seats: list[str], scores: dict[str, int], outcome: dict | None, at: str | None,
+                   rule: dict | None = None) -> dict:
     """A game's result as it stands after its first ``rev`` entries: "finished" (with
     the winner, the losers, the margin, the game points and the skunk), "abandoned"
     (a new game replaced it before its end: it counts for nobody) or "open" (the
     winning entry was undone: a result sent before no longer stands). The one with
-    the highest ``rev`` is the game's result."""
+    the highest ``rev`` is the game's result. ``rule``: the board's ``target``,
+    ``skunk_lines`` and ``points`` for the game, by which the hub checks it."""
     outcome = outcome or {}
     losers = outcome.get("losers", [])
     return {
@@ -109,7 +130,7 @@ def result_payload(table: str, ledger: str, game: int, rev: int, status: str, va
         "winner": outcome.get("winner"), "losers": losers, "margin": outcome.get("margin"),
         "result": outcome.get("result"), "game_points": outcome.get("game_points"),
         "skunk": any(loser.get("result", "win") != "win" for loser in losers) if outcome else None,
-        "at": at,
+        "at": at, **(rule or {}),
     }
 
 
@@ -123,6 +144,20 @@ def pairing_payload(table: str, night: str, round_number: int, players: list[str
     """The hub's word to a table, retained: who plays there in ``round`` (no players: the
     table is free this round)."""
     return {"v": VERSION, "table": table, "night": night, "round": round_number, "players": list(players)}
+
+
+def kept_payload(table: str, ledger: str, first: int, games: list[list]) -> dict:
+    """The hub's word to a table, retained, after each commit: what it has durably kept of
+    ``ledger``'s games from ``first`` on, each ``[game, seq, rev, status]``: its line and entries
+    0 to ``seq`` (-1: not even its line), and the highest ``rev`` of its result with that
+    revision's ``status`` (both None: no result)."""
+    return {"v": VERSION, "table": table, "ledger": ledger, "from": first, "games": [list(g) for g in games]}
+
+
+def hub_payload(online: bool, version: str, instance: str, since: str) -> dict:
+    """The hub's presence, retained (and its last will): ``instance`` names this run of it and
+    ``since`` says when it began, so a second hub for the club can tell it is the second."""
+    return {"v": VERSION, "online": online, "version": version, "instance": instance, "since": since}
 
 
 def encode(payload: dict) -> bytes:
@@ -159,7 +194,10 @@ def decode(kind: str, table: str, data: bytes) -> dict:
         if problem:
             raise PayloadError(f"{kind}: {field} {problem}")
     if kind == "result":
-        _check_result(payload)
+        try:
+            _check_result(payload)
+        except PayloadError as error:
+            raise ImpossibleResult(str(error), payload) from None
     return payload
 
 
@@ -173,10 +211,10 @@ def _short(value: object) -> str:
 
 def _is(kinds: tuple, optional: bool = False):
     def check(value):
-        if value is _MISSING or (value is None and not optional):
-            return "is missing"
-        if value is None:
+        if optional and value in (None, _MISSING):
             return None
+        if value is _MISSING or value is None:
+            return "is missing"
         if isinstance(value, bool) != (bool in kinds) or not isinstance(value, kinds):
             return f"is {_short(value)}: the wrong type"
         return None
@@ -185,7 +223,7 @@ def _is(kinds: tuple, optional: bool = False):
 
 def _count(low: int, high: int = MAX_SEQ, optional: bool = False):
     def check(value):
-        if optional and value is None:
+        if optional and (value is None or value is _MISSING):
             return None
         if value is _MISSING:
             return "is missing"
@@ -197,7 +235,7 @@ def _count(low: int, high: int = MAX_SEQ, optional: bool = False):
 
 def _text(limit: int, pattern: re.Pattern | None = None, optional: bool = False):
     def check(value):
-        if optional and value is None:
+        if optional and (value is None or value is _MISSING):
             return None
         if not isinstance(value, str) or value is _MISSING:
             return "is missing" if value is _MISSING else f"is {_short(value)}: text is needed"
@@ -252,19 +290,94 @@ def _losers(value) -> str | None:
 
 
 def _check_result(payload: dict) -> None:
-    """A finished result names a winner among its scores; the others name none."""
-    if payload["status"] == "finished":
-        if payload["winner"] not in payload["scores"]:
-            raise PayloadError(f"result: winner {_short(payload['winner'])} is not one of its sides")
-        if not payload["losers"]:
-            raise PayloadError("result: a finished game has losers")
-    elif payload["winner"] is not None or payload["losers"]:
-        raise PayloadError(f"result: a game {payload['status']} has no winner")
+    """A result that agrees with its variant and with itself: every score within the target
+    (the variant's, or the board's ``target``); a finished game's winner one of its sides, at
+    the target (in low-ball, below it, and a loser at it), every other side a loser with its own
+    score, its margin and (by the board's skunk lines and game points, where it gives them) its
+    reading and game points; a game not finished has no winner and nobody at the target."""
+    from scorer.errors import CribbageError
+    from scorer.game import loser_results
+    from scorer.standings import GameResult, ResultError
+    from scorer.variants import Options, find_variant, parse_game_points, result_kind
+
+    try:
+        variant = find_variant(payload["variant"], payload.get("target"))
+        points = parse_game_points(payload["points"]) if payload.get("points") is not None else None
+    except CribbageError as error:
+        raise PayloadError(f"result: {error}") from None
+    target, lowball, scores = variant.target, variant.lowball, payload["scores"]
+    for side, score in scores.items():
+        if score > target:
+            raise PayloadError(f"result: {_short(side)} on {score} is past the target {target}")
+    if payload["status"] != "finished":
+        if payload["winner"] is not None or payload["losers"]:
+            raise PayloadError(f"result: a game {payload['status']} has no winner")
+        if any(score >= target for score in scores.values()):
+            raise PayloadError(f"result: a game {payload['status']} has nobody at the target {target}")
+        return
+    winner = payload["winner"]
+    if winner not in scores:
+        raise PayloadError(f"result: winner {_short(winner)} is not one of its sides")
+    try:
+        GameResult.of(payload["seats"], scores, winner, lowball)
+    except ResultError as error:
+        raise PayloadError(f"result: {error}") from None
+    won = scores[winner]
+    if lowball and (won >= target or target not in scores.values()):
+        raise PayloadError(f"result: in {variant.name} the loser reaches the target {target} and the winner does not")
+    if not lowball and won != target:
+        raise PayloadError(f"result: winner {_short(winner)} on {won}, not at the target {target}")
+    losers = payload["losers"]
+    if sorted(loser["side"] for loser in losers) != sorted(side for side in scores if side != winner):
+        raise PayloadError("result: its losers are not the sides other than the winner")
+    lines = SkunkLines(payload["skunk_lines"]) if payload.get("skunk_lines") is not None else None
+    expected = {each.side: each for each in loser_results(
+        tuple(scores.items()), winner, target, Options(skunk=lines or SkunkLines.ACC), lowball)}
+    for loser in losers:
+        side, right = loser["side"], expected[loser["side"]]
+        if loser["score"] != scores[side] or loser["margin"] != right.margin:
+            raise PayloadError(f"result: {_short(side)}'s score or margin ({loser['score']}, {loser['margin']}) "
+                               f"does not follow from the scores ({scores[side]}, {right.margin})")
+        readings = ({right.kind.value} if lines is not None or lowball else
+                    {result_kind(loser["score"], target, each).value for each in SkunkLines})
+        if loser["result"] not in readings:
+            raise PayloadError(f"result: {_short(side)} on {loser['score']} of {target} is not "
+                               f"{_short(loser['result'])} ({' or '.join(sorted(readings))})")
+        if points is not None and lines is not None and loser["game_points"] != points.for_kind(right.kind):
+            raise PayloadError(f"result: {_short(side)}'s {loser['game_points']} game points are not the "
+                               f"{points.for_kind(right.kind)} of {loser['result']} by points {payload['points']}")
+    if payload["margin"] not in {loser["margin"] for loser in losers}:
+        raise PayloadError(f"result: margin {payload['margin']} is no loser's")
+    if payload["game_points"] is not None and payload["game_points"] != sum(l["game_points"] for l in losers):
+        raise PayloadError(f"result: game points {payload['game_points']} are not its losers' "
+                           f"{sum(l['game_points'] for l in losers)}")
+
+
+def _kept_games(value) -> str | None:
+    if not isinstance(value, list) or len(value) > KEPT_GAMES:
+        return f"must be a list of at most {KEPT_GAMES} games"
+    for item in value:
+        if not isinstance(item, list) or len(item) != 4:
+            return "each game is [game, seq, rev, status]"
+        game, seq, rev, status = item
+        problem = (_count(1)(game) or _count(-1)(seq) or _count(0, optional=True)(rev)
+                   or (None if status in (None, *RESULT_STATUSES) else f"status {_short(status)} is not one"))
+        if problem or (rev is None) != (status is None):
+            return f"{_short(item)}: {problem or 'a rev needs its status'}"
+    return None
+
+
+def _one_of(choices: tuple[str, ...]):
+    def check(value):
+        return None if value is None or value is _MISSING or value in choices else \
+            f"is {_short(value)}: use one of {', '.join(choices)}"
+    return check
 
 
 _LEDGER = {"ledger": _text(16, LEDGER_ID), "game": _count(1)}
 _FIELDS: dict[str, dict] = {
-    "status": {"online": _is((bool,)), "version": _text(40), "problem": _text(300, optional=True)},
+    "status": {"online": _is((bool,)), "version": _text(40), "problem": _text(300, optional=True),
+               "ledger": _text(16, LEDGER_ID, optional=True), "floor": _count(1, optional=True)},
     "entry": {**_LEDGER, "seq": _count(0), "line": _text(MAX_LINE), "at": _text(30, STAMP, optional=True)},
     "result": {
         **_LEDGER, "rev": _count(0), "status": lambda v: None if v in RESULT_STATUSES else
@@ -273,10 +386,14 @@ _FIELDS: dict[str, dict] = {
         "winner": _text(90, optional=True), "losers": _losers, "margin": _count(-1000, 1000, optional=True),
         "result": _text(20, optional=True), "game_points": _count(0, 100, optional=True),
         "skunk": _is((bool,), optional=True), "at": _text(30, STAMP, optional=True),
+        "target": _count(31, 1000, optional=True), "skunk_lines": _one_of(SKUNK_LINES),
+        "points": _text(40, optional=True),
     },
+    "kept": {"ledger": _text(16, LEDGER_ID), "from": _count(1), "games": _kept_games},
     "state": {"ledger": _text(16, LEDGER_ID), "game": _count(1, optional=True), "seq": _count(0),
               "state": _is((dict,), optional=True)},
     "pairing": {"night": _text(40), "round": _count(1, 1000), "players": _players(0, 4)},
     "standings": {"night": _text(40), "standings": _is((list,))},
-    "hub": {"online": _is((bool,)), "version": _text(40)},
+    "hub": {"online": _is((bool,)), "version": _text(40), "instance": _text(32, optional=True),
+            "since": _text(30, STAMP, optional=True)},
 }
