@@ -95,10 +95,13 @@ def _round_html(snap) -> str:
     live = {table.table: table for table in snap.tables}
     items = []
     current = view.rounds[-1] if view.rounds else None
+    earlier = {(p.game.ledger, p.game.game) for each in view.rounds[:-1] for p in each.pairings if p.game}
     paired = set()
     for pairing in (current.pairings if current else ()):
         paired.add(pairing.table)
-        items.append(_table_html(pairing.table, pairing.players, live.get(pairing.table), pairing.game))
+        board = live.get(pairing.table)
+        items.append(_table_html(pairing.table, pairing.players, board, pairing.game,
+                                 begun=_plays(board, pairing.players, earlier)))
     for table in snap.tables:  # tables without a game this round
         if table.table not in paired and (table.seen or table.online):
             items.append(_table_html(table.table, (), table, None))
@@ -108,11 +111,22 @@ def _round_html(snap) -> str:
     return heading + body + bye
 
 
-def _table_html(table: str | None, players, live, game: GameView | None) -> str:
+def _plays(live, players, earlier: set) -> bool:
+    """Whether a table's live game is its pairing's: the pairing's players, and not a game an
+    earlier round already counted (the board still shows the game before until the next begins)."""
+    if live is None or not live.sides or live.game in earlier:
+        return False
+    seats = {name_key(seat) for side, _ in live.sides for seat in side.split("+")}
+    return seats == {name_key(player) for player in players}
+
+
+def _table_html(table: str | None, players, live, game: GameView | None, begun: bool = True) -> str:
     online = bool(live and live.online)
     dot = (f'<span class="dot {"on" if online else "off"}" title="{"online" if online else "offline"}">'
            f'{"online" if online else "offline"}</span>')
     name = f"Table {escape(table)}" if table else "No table"
+    if players and not begun:
+        live = live._replace(sides=(), next=None, winner=None) if live else None  # another game's, not this one's
     scores = dict((name_key(side), score) for side, score in live.sides) if live else {}
     if game is not None and game.result is not None:
         scores = {name_key(seat): score for side, seats, score in game.result.sides() for seat in seats}
@@ -132,7 +146,7 @@ def _table_html(table: str | None, players, live, game: GameView | None) -> str:
     elif live and live.next:
         sub = f"{escape(live.next)} next"
     else:
-        sub = "" if players else "free this round"
+        sub = ("" if live and live.sides else "not begun") if players else "free this round"
     vs = '<span class="vs">v</span>'.join(who)
     key = escape(table) if table else ""
     return (f'<li class="table{" online" if online else ""}" data-table="{key}"><div class="tname">{name} {dot}'
