@@ -4,7 +4,10 @@
 the folder, optionally a password file and an ACL) and :meth:`start` runs
 Debian's ``mosquitto`` with it; :meth:`restart` stops it (SIGTERM: it saves its
 sessions and queued messages, as ``systemctl restart`` does) and starts it again
-on the same port. Tests skip, saying why, where Mosquitto is not installed
+on the same port; ``stop(signal.SIGKILL)`` is a crash. With ``shipped`` the
+broker runs the settings of systemd/mosquitto-cribbage.conf as shipped (one
+identity per login, the message size limit, queues saved only every 60 s), so
+a crash loses what the broker held, as it would at the club. Tests skip, saying why, where Mosquitto is not installed
 (``.ci/run`` installs it).
 """
 
@@ -54,7 +57,7 @@ class Mosquitto:
     access off; ``acl`` is the text of an ACL file; ``more``, more lines of config."""
 
     def __init__(self, folder: Path, users: dict[str, str] | None = None, acl: str | None = None,
-                 port: int | None = None, more: str = ""):
+                 port: int | None = None, more: str = "", shipped: bool = False):
         self.program = need_mosquitto()
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -65,15 +68,14 @@ class Mosquitto:
             f"listener {self.port} 127.0.0.1",
             "persistence true",
             f"persistence_location {self.folder}/",
-            "autosave_interval 1",
             f"log_dest file {self.log}",
             "log_type error",
             "log_type warning",
             "log_type notice",
             "log_type information",
             "connection_messages true",
-            "max_queued_messages 100000",
         ]
+        lines += shipped_settings() if shipped else ["autosave_interval 1", "max_queued_messages 100000"]
         if os.geteuid() == 0:  # as root it would run as the user "mosquitto", who cannot write here
             lines.append("user root")
         if users:
@@ -134,6 +136,16 @@ class Mosquitto:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+SHIPPED = Path(__file__).resolve().parent.parent / "systemd" / "mosquitto-cribbage.conf"
+OWN = ("listener", "allow_anonymous", "password_file", "acl_file")
+
+
+def shipped_settings() -> list[str]:
+    """The shipped config's settings, but for the listener, the logins and the ACL (a test's own)."""
+    return [line.strip() for line in SHIPPED.read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith("#") and line.split()[0] not in OWN]
 
 
 @pytest.fixture

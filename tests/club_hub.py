@@ -239,13 +239,14 @@ class ConsoleTable:
     """One table as its own process: ``cribbage-board console`` in the club, its ledger in ``folder``,
     fed record lines on its standard input."""
 
-    def __init__(self, folder: Path, broker_url: str, table: str, club: str = CLUB):
+    def __init__(self, folder: Path, broker_url: str, table: str, club: str = CLUB, settings: list[str] = ()):
         self.table = table
         self.state = Path(folder) / f"table-{table}.sqlite3"
         self.err = open(Path(folder) / f"table-{table}.err", "w")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "firmware.cli", "console", "--state", str(self.state),
-             "--set", f"club.broker={broker_url}", "--set", f"club.name={club}", "--set", f"club.table={table}"],
+             "--set", f"club.broker={broker_url}", "--set", f"club.name={club}", "--set", f"club.table={table}",
+             *[arg for setting in settings for arg in ("--set", setting)]],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.err, text=True, env=environment(), cwd=ROOT)
 
     def feed(self, lines: list[str]) -> None:

@@ -32,6 +32,9 @@ HELP = """\
                           higher score; partners as A+C:121)
   void TABLE GAME reason="..."      the game counts for nobody
   restore TABLE GAME reason="..."   drop the correction: the table's result counts
+  conflicts               what a table sent that was not kept: an entry or result sent
+                          again with other content (the first copy stands), or a
+                          result refused as impossible
   help  quit"""
 
 
@@ -133,6 +136,8 @@ def command(hub: Hub, line: str):
                               "season" if season else f"night {snap.view.night.name}")
     if verb == "rounds":
         return rounds_text(hub.snapshot.view)
+    if verb == "conflicts":
+        return conflicts_text(hub.run(hub.conflicts))
     if verb == "players":
         players = hub.snapshot.view.players
         return f"{len(players)} players: " + ", ".join(players) if players else "no players yet"
@@ -198,6 +203,33 @@ def standings_text(lines, heading: str) -> str:
         rows.append(f"  {place:>3}  {line.player:<{width}}  {line.game_points:>4}  "
                     f"{f'{line.wins}-{line.losses}':>7}  {line.spread:>+6}  {line.games:>5}")
     return "\n".join(rows)
+
+
+def conflicts_text(rows) -> str:
+    """The night's conflicts, one line each."""
+    if not rows:
+        return "no conflicts: every table's entries and results were kept as sent"
+    lines = [f"{len(rows)} conflict{'s' if len(rows) > 1 else ''} (nothing of these was counted):"]
+    for row in rows:
+        where = f"table {row.table} game {row.game}"
+        if row.kind == "entry":
+            what = f"entry {row.number} sent again as {row.sent!r}; {row.kept!r} stands"
+        elif row.kind == "result":
+            what = f"result {row.number} sent again otherwise: {_result_text(row.sent)}; {_result_text(row.kept)} stands"
+        else:
+            what = f"result {row.number} refused: {row.reason}"
+        lines.append(f"  {where} (ledger {row.ledger[:6]}, {row.received}): {what}")
+    return "\n".join(lines)
+
+
+def _result_text(payload: str | None) -> str:
+    import json
+
+    try:
+        data = json.loads(payload or "null") or {}
+        return f"{data.get('status')} " + ", ".join(f"{side} {score}" for side, score in data["scores"].items())
+    except (ValueError, KeyError, AttributeError, TypeError):
+        return "?"
 
 
 def _game_text(game) -> str:

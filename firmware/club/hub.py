@@ -786,6 +786,10 @@ class Hub:
             raise DirectorError("the night has not begun: use start")
         return self._make_round("next")
 
+    def conflicts(self) -> list:
+        """What tables sent tonight that was not kept (ledger.hub.ConflictRow), in the order noted."""
+        return self.ledger.reader().conflicts(self.night.id)
+
     def find_game(self, table: str, ref: str):
         """The game ``ref`` (its number, or NUMBER@LEDGER for one of several) at ``table`` tonight."""
         number, _, ledger = ref.partition("@")
