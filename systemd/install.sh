@@ -246,6 +246,10 @@ main() {
     fi
 
     install -m 0644 "$src/systemd/cribbage-board.service" /etc/systemd/system/cribbage-board.service
+    # The unit has no network; with [club] broker set, a drop-in lets it reach that broker only.
+    "$prefix/venv/bin/cribbage-board" club-network --config "$system_config" \
+        || echo "install.sh: the board plays on without the club until the line above is mended;" \
+                "then: sudo $prefix/venv/bin/cribbage-board club-network" >&2
     # The web view: the board, history and stats on phones at the table (read-only, on web.port).
     install -m 0644 "$src/systemd/cribbage-board-web.service" /etc/systemd/system/cribbage-board-web.service
     if [ "$target" != chroot ]; then

@@ -152,7 +152,7 @@ def _runner(command: str | None):
 
         return {"board-template": drawings.board_template, "controls-card": drawings.controls_card,
                 "wiring": drawings.wiring}[command]
-    return {"console": _console, "web": _web, "hub": _hub}.get(command, _board)
+    return {"console": _console, "web": _web, "hub": _hub, "club-network": _club_network}.get(command, _board)
 
 
 def _reported_errors() -> tuple[type[Exception], ...]:
@@ -186,6 +186,22 @@ def _web(args) -> int:
         return serve(state, args.host, port if args.port is None else args.port, layout, board_port=port)
     except WebError as error:
         return fail(f"{PROG} web: {error}")
+
+
+def _club_network(args) -> int:
+    """``cribbage-board club-network``: the board's unit may reach its broker (or, club off, nothing)."""
+    from pathlib import Path
+
+    from ..club.network import DROP_IN, NetworkError, club_network
+    from ..config import SYSTEM_CONFIG, load_config
+
+    config = load_config(args.config, args.set)
+    source = args.config or (str(SYSTEM_CONFIG) if SYSTEM_CONFIG.exists() else "the default config")
+    try:
+        print(club_network(config.club, source, Path(args.drop_in) if args.drop_in else DROP_IN))
+    except NetworkError as error:
+        return fail(f"{PROG} club-network: {error}")
+    return 0
 
 
 def _hub(args) -> int:

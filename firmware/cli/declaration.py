@@ -106,8 +106,8 @@ BOARD = (
 # Where each board option works, as the top-level --help and a refusal say it.
 WHERE = {
     "backend": "the board and simulate (mock only)",
-    "config": "the board, console, simulate, controls-card, wiring and web",
-    "set": "the board, console, simulate, controls-card and wiring",
+    "config": "the board, console, simulate, controls-card, wiring, web and club-network",
+    "set": "the board, console, simulate, controls-card, wiring and club-network",
     "state": "the board, console, simulate, web and hub (the hub's own ledger)",
     "headless": "the board with --backend mock, and simulate",
 }
@@ -176,6 +176,16 @@ COMMANDS = (
             Option("--port", type=int, help=f"the port (default: the config's web.port, {WEB_PORT})"),
         ),
         board=("config", "state"),
+    ),
+    Subcommand(
+        "club-network", "let the installed board's service reach its club's broker, and nothing else",
+        description="Write /etc/systemd/system/cribbage-board.service.d/club.conf from the config's [club] broker: "
+                    "the board's unit may then reach that broker's address and no other (IPAddressDeny=any, "
+                    "IPAddressAllow=); with the club off, remove it, and the unit has no network, as shipped. "
+                    "systemd/install.sh runs it; run it again after changing [club] broker.",
+        options=(Option("--drop-in", metavar="FILE",
+                        help="the drop-in to write (default /etc/systemd/system/cribbage-board.service.d/club.conf)"),),
+        board=("config", "set"),
     ),
     Subcommand(
         "hub", "run a club night's hub: standings, pairings and the /club page from the tables over MQTT",
