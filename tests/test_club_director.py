@@ -21,6 +21,8 @@ def make_hub(path, night: str = "n1", players=("Ann", "Bob", "Cy", "Di")) -> Hub
     hub = Hub(Settings("thu", parse_broker("mqtt://127.0.0.1:1"), night, players=tuple(players), tables=("1", "2")),
               ledger, Journal(write=lambda line: None))
     hub.start()
+    hub._inbox.put(("connected",))  # as when the broker has answered and no other hub is online
+    hub.run(lambda: None)
     hub.run(lambda: None)  # the writer has begun: round 1 is made (--players and --tables given)
     return hub
 

@@ -418,3 +418,31 @@ def test_a_ledger_the_link_cannot_read_is_said_in_the_tables_status(tmp_path, br
         assert len([line for line in said if "cannot be read" in line]) == 1
     finally:
         link.close()
+
+
+def test_a_console_table_shows_its_pairing_when_the_hub_makes_it(tmp_path, broker):
+    """As the board's OLED does: the console says the hub's pairing for its table in one line
+    ("club: R1: Ann v Bob"), and again when the next round changes it."""
+    process = subprocess.Popen([sys.executable, "-m", "firmware.cli", "console", "--state", str(tmp_path / "t.sqlite3"),
+                                *club_args(broker)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=environment(), cwd=ROOT)
+    lines: list[str] = []
+    import threading
+
+    threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True).start()
+    hub = Listener(broker, "cribbage/thursday/table/3/status", client_id="hub-side")
+    try:
+        assert eventually(lambda: hub.payloads("status")), "the console did not come online"
+        for number, players in ((1, ["Ann", "Bob"]), (2, ["Cy", "Ann"])):
+            pairing = schema.pairing_payload("3", "night", number, players)
+            hub.client.publish("cribbage/thursday/table/3/pairing", schema.encode(pairing), qos=1, retain=True)
+            said = f"club: R{number}: {' v '.join(players)}\n"
+            assert eventually(lambda: said in lines), lines
+        process.stdin.write("quit\n")
+        process.stdin.close()
+        assert process.wait(CEILING_S) == 0
+        assert sum(line.startswith("club: ") for line in lines) == 2
+    finally:
+        if process.poll() is None:
+            process.kill()
+        hub.close()

@@ -590,7 +590,7 @@ class Hub:
         pending: list[Incoming] = []
         failures = 0
         retry_at = 0.0
-        self._advance()
+        begun = False  # nothing is made or published before the broker says this is the club's one hub
         while True:
             wait = max(0.0, retry_at - time.monotonic()) if pending else TICK_S
             items = []
@@ -641,10 +641,13 @@ class Hub:
             for table, ledger in sorted(words):
                 self._publish_kept(table, ledger)
             if "connected" in signals:
+                if not begun:
+                    begun = True
+                    self._advance()
                 self._publish_all()
             elif "presence" in signals:
                 self._publish(self.topics.hub, self._presence(True), force=True)
-            if "tables" in signals and not self._view.rounds:
+            if "tables" in signals and begun and not self._view.rounds:
                 self._advance()
             if signals - {"connected"}:
                 self._put_snapshot(season=False)
@@ -713,8 +716,8 @@ class Hub:
         if not force and self._published.get(topic) == data:
             return
         self._published[topic] = data
-        if self._client is not None:
-            self._client.publish(topic, data, qos=1, retain=True)
+        if self._client is not None and self._announced:  # before, paho would send it on connecting,
+            self._client.publish(topic, data, qos=1, retain=True)  # over the pairings of a hub online
 
     def _publish_pairings(self, force: bool = False) -> None:
         view = self._view

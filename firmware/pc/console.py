@@ -7,6 +7,7 @@ quitting (or a power cut) loses nothing: the next start resumes the game.
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 from typing import TextIO
 
@@ -63,13 +64,28 @@ def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO |
     stdout = sys.stdout if stdout is None else stdout
     path = Path(state)
     store = LedgerWriter(path, holder="cribbage-board console")
-    out = stdout.write
+    written = threading.Lock()  # the club link's thread says the pairing between the console's lines
+
+    def out(text: str) -> None:
+        with written:
+            stdout.write(text)
+
     link = None
+    shown = [""]
+
+    def pairing_changed() -> None:
+        """The hub's pairing for this table, as the board's OLED shows it: one line when it changes."""
+        now = link.next_game() if link is not None else ""
+        if now and now != shown[0]:
+            shown[0] = now
+            out(f"club: {now}\n")
+            stdout.flush()
+
     try:
         if club is not None and club.enabled:
             from ..club.link import open_link
 
-            link = open_link(club, store)
+            link = open_link(club, store, changed=pairing_changed)
         for message in store.messages:
             out(f"! {message}\n")
         out(f"cribbage-board: ledger {path}\n")

@@ -1,0 +1,328 @@
+"""A club night under the faults of the real world (issue 28), each run ending with the hub's standings
+equal to those worked out from the tables' own ledgers (``games_in``, ``acc_standings``).
+
+Every run uses the shipped broker set-up: the settings of systemd/mosquitto-cribbage.conf (one identity
+per login, the message size limit, queues saved to disk only every 60 s, so a SIGKILL loses what the
+broker held) and its ACL, a login for the hub and one for each table. Tables are real
+``cribbage-board console`` processes; the hub is the real ``cribbage-board hub``.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from firmware.club import schema
+from ledger.errors import LedgerError
+from ledger.reader import LedgerReader
+
+from broker import Listener, Mosquitto, free_port
+from club_hub import ConsoleTable, HubProcess, acc_standings, game_lines, wait_for
+from test_club_night import games_in
+from waits import eventually
+
+ROOT = Path(__file__).resolve().parent.parent
+CLUB = "thu"
+TABLES = ["1", "2", "3", "4"]
+USERS = {"hub": "hub-secret", "homeassistant": "ha-secret", **{t: f"table-{t}-secret" for t in TABLES}}
+PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
+
+
+def club_broker(folder: Path, port: int | None = None) -> Mosquitto:
+    acl = (ROOT / "systemd" / "mosquitto-cribbage.acl").read_text().replace("@CLUB@", CLUB)
+    return Mosquitto(folder, users=USERS, acl=acl, shipped=True, port=port)
+
+
+class Night:
+    """One broker (shipped set-up), one hub (its login), console tables (theirs), all in ``folder``."""
+
+    def __init__(self, folder: Path, *hub_args: str, port: int | None = None):
+        self.folder = folder
+        self.broker = club_broker(folder / "broker", port).start()
+        password = folder / "hub.password"
+        password.write_text(USERS["hub"] + "\n")
+        self.hub_args = ("--username", "hub", "--password-file", str(password), *hub_args)
+        self.hub = HubProcess(folder / "hub", self.url, *self.hub_args, club=CLUB)
+        self.boards: dict[str, ConsoleTable] = {}
+        self.finished: list[ConsoleTable] = []
+
+    @property
+    def url(self) -> str:
+        return self.broker.url
+
+    def board(self, table: str, url: str | None = None) -> ConsoleTable:
+        """Table ``table``'s console (started again if it had stopped), logged in as its table."""
+        if table in self.boards:
+            self.finished.append(self.boards.pop(table))
+        board = ConsoleTable(self.folder, url or self.url, table, club=CLUB,
+                             settings=[f"club.username={table}", f"club.password={USERS[table]}"])
+        self.boards[table] = board
+        return board
+
+    def stop_board(self, table: str) -> None:
+        board = self.boards.pop(table)
+        assert board.close() == 0, board.log()
+        self.finished.append(board)
+
+    def pairings(self, number: int) -> dict[str, list[str]]:
+        wait_for(lambda: self.hub.rounds()["round"] >= number, f"round {number} was not made: {self.hub.log()}")
+        return {p["table"]: p["players"] for p in self.hub.rounds()["list"][number - 1]["pairings"]}
+
+    def played(self) -> list[tuple[str, int, str, int]]:
+        ledgers = {board.state for board in [*self.finished, *self.boards.values()]}
+        found = []
+        for ledger in sorted(ledgers):
+            try:
+                found += games_in(ledger)
+            except LedgerError:  # not made yet: its console has just started
+                pass
+        return found
+
+    def agree(self, games: int) -> None:
+        """The tables' ledgers hold ``games`` finished games, and the hub's standings are theirs."""
+        assert eventually(lambda: len(self.played()) == games), self.played()
+        played = self.played()
+        expected = acc_standings(played)
+        assert eventually(lambda: self.hub.standings() == expected), (
+            f"the hub's standings {self.hub.standings()} are not the tables' {expected}: {self.hub.log()}")
+
+    def close(self) -> None:
+        for board in list(self.boards.values()):
+            if board.process.poll() is None:
+                board.close()
+        self.hub.stop()
+        self.broker.stop()
+
+
+@pytest.fixture
+def night(tmp_path):
+    made: list[Night] = []
+
+    def make(*hub_args: str, port: int | None = None) -> Night:
+        made.append(Night(tmp_path, *hub_args, port=port))
+        return made[-1]
+
+    yield make
+    for each in made:
+        each.close()
+
+
+def client(night: Night, user: str, client_id: str) -> mqtt.Client:
+    one = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True)
+    one.username_pw_set(user, USERS[user])
+    one.connect("127.0.0.1", night.broker.port)
+    one.loop_start()
+    assert eventually(one.is_connected), f"{user} could not log in"
+    return one
+
+
+def ledger_of(board: ConsoleTable) -> str:
+    with LedgerReader(board.state) as reader:
+        return reader.ledger_id()
+
+
+def test_the_broker_killed_three_times_mid_night_with_the_hub_away_loses_nothing(night):
+    """Four tables, two rounds. Round 1 is played with the hub stopped, every entry acknowledged by the
+    broker and queued for the hub; the broker is killed (SIGKILL: its queue was never saved) and
+    started again, then the hub. Round 2, the broker is killed twice more as the games go in."""
+    one = night("--players", ",".join(PLAYERS), "--tables", ",".join(TABLES), "--rounds", "2")
+    one.hub.start()
+    pairings = one.pairings(1)
+    one.hub.stop()
+    for table, players in pairings.items():
+        one.board(table).feed(game_lines(players, f"kill round 1 table {table}"))
+    time.sleep(3)  # every entry reaches the broker and is acknowledged (it holds them for the hub)
+    one.broker.stop(signal.SIGKILL)
+    one.broker.start()
+    one.hub.start()
+    for table, players in one.pairings(2).items():
+        one.boards[table].feed(game_lines(players, f"kill round 2 table {table}"))
+        if table in ("1", "3"):
+            one.broker.stop(signal.SIGKILL)
+            one.broker.start()
+    wait_for(lambda: one.hub.rounds()["over"], f"the night did not end: {one.hub.rounds()} {one.hub.log()}")
+    one.agree(8)
+
+
+def test_the_hub_killed_mid_night_and_then_the_directors_machine_losing_its_power_loses_nothing(night):
+    """Round 1: the hub is killed (SIGKILL) as the games go in, and started again. Round 2: the hub is
+    killed again and, while it is away, the broker too, as a power cut of the director's machine
+    that runs both would; both started again, the night ends with the tables' standings."""
+    one = night("--players", ",".join(PLAYERS[:4]), "--tables", "1,2", "--rounds", "2")
+    one.hub.start()
+    for table, players in one.pairings(1).items():
+        one.board(table).feed(game_lines(players, f"hub kill round 1 table {table}"))
+        if table == "1":
+            one.hub.kill()
+    time.sleep(2)
+    one.hub.start()
+    pairings = one.pairings(2)
+    one.hub.kill()
+    for table, players in pairings.items():
+        one.boards[table].feed(game_lines(players, f"hub kill round 2 table {table}"))
+    time.sleep(3)  # the broker acknowledges every entry, and holds them for the hub
+    one.broker.stop(signal.SIGKILL)
+    one.broker.start()
+    one.hub.start()
+    wait_for(lambda: one.hub.rounds()["over"], f"the night did not end: {one.hub.rounds()} {one.hub.log()}")
+    one.agree(4)
+
+
+def test_a_game_finished_before_the_broker_existed_reaches_the_hub(night, tmp_path):
+    """Table 1's console plays a whole game with no broker anywhere, and quits; then the broker and the
+    hub start, and the console runs again and plays another: the hub counts both."""
+    port = free_port()
+    early = ConsoleTable(tmp_path, f"mqtt://127.0.0.1:{port}", "1", club=CLUB,
+                         settings=["club.username=1", f"club.password={USERS['1']}"])
+    early.feed(game_lines(["Ann", "Bob"], "before the broker"))
+    assert early.close() == 0, early.log()
+    assert "keeps every entry" in early.log()
+    one = night("--rounds", "1", port=port)
+    one.finished.append(early)
+    one.hub.start()
+    one.board("1").feed(game_lines(["Cy", "Di"], "after the broker"))
+    one.agree(2)
+
+
+def test_the_brokers_address_written_otherwise_after_a_restart_loses_nothing(night, tmp_path):
+    """A game played while the broker, given as 127.0.0.1, is down; the board started again with it
+    given as localhost, the broker up: that game is sent, and the next, once each."""
+    one = night("--rounds", "1")
+    port = one.broker.port
+    one.broker.stop()
+    board = one.board("1", f"mqtt://127.0.0.1:{port}")
+    board.feed(game_lines(["Ann", "Bob"], "by address"))
+    one.stop_board("1")
+    one.broker.start()
+    one.hub.start()
+    one.board("1", f"mqtt://localhost:{port}").feed(game_lines(["Cy", "Di"], "by name"))
+    one.agree(2)
+    one.stop_board("1")
+    one.board("1", f"mqtt://127.0.0.1:{port}").feed(game_lines(["Ann", "Cy"], "by address again"))
+    one.agree(3)
+
+
+def test_a_tables_login_asking_for_the_hubs_client_id_in_a_loop_takes_nothing(night):
+    """While table 2 plays, table 1's login connects again and again asking for the hub's client id (and
+    table 2's): the broker makes it client 1 each time; the hub keeps every entry of table 2's game."""
+    one = night("--players", "Ann,Bob", "--tables", "2", "--rounds", "1")
+    one.hub.start()
+    one.pairings(1)
+    board = one.board("2")
+    lines = game_lines(["Ann", "Bob"], "identity")
+    for k in range(0, len(lines), 6):
+        board.feed(lines[k:k + 6])
+        for wanted in (f"cribbage-{CLUB}-hub", "hub", f"cribbage-{CLUB}-table-2", "2"):
+            thief = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=wanted, clean_session=k % 12 == 0)
+            thief.username_pw_set("1", USERS["1"])
+            thief.connect("127.0.0.1", one.broker.port)
+            thief.loop_start()
+            eventually(thief.is_connected)
+            thief.disconnect()
+            thief.loop_stop()
+    wait_for(lambda: one.hub.rounds()["over"], f"the game did not end at the hub: {one.hub.log()}")
+    one.agree(1)
+    assert "went away" not in one.hub.log()  # the hub was never knocked off
+
+
+def test_a_retained_result_planted_before_the_night_is_not_counted(night):
+    """Table 2's login leaves a retained result (Ann 121, Bob 0) before the hub starts; the hub ignores it
+    with one line, and counts the games the tables play."""
+    one = night("--players", "Ann,Bob,Cy,Di", "--tables", "1,2", "--rounds", "1")
+    planter = client(one, "2", "2")  # as its board would log in
+    scores = {"Ann": 121, "Bob": 0}
+    losers = [{"side": "Bob", "score": 0, "result": "win", "margin": 121, "game_points": 2}]
+    planted = {"v": 1, "table": "2", "ledger": "ab" * 8, "game": 1, "rev": 40, "status": "finished",
+               "variant": "six-card", "seats": ["Ann", "Bob"], "scores": scores, "winner": "Ann",
+               "losers": losers, "margin": 121, "result": "win", "game_points": 2, "at": None}
+    planter.publish(f"cribbage/{CLUB}/table/2/result", schema.encode(planted), qos=1, retain=True).wait_for_publish(5)
+    planter.disconnect()
+    planter.loop_stop()
+    one.hub.start()
+    for table, players in one.pairings(1).items():
+        one.board(table).feed(game_lines(players, f"planted table {table}"))
+    wait_for(lambda: one.hub.rounds()["over"], f"the round did not end: {one.hub.log()}")
+    one.agree(2)
+    assert "a retained result" in one.hub.log()
+
+
+def test_a_conflicting_redelivery_is_kept_once_and_said(night):
+    """Table 1 plays its game; then its login sends one of its entries and its result again, each with
+    other content, under the same keys: the first copies stand, the standings are the ledger's, and
+    the hub says each in one line and lists both on the director's console."""
+    one = night("--players", "Ann,Bob", "--tables", "1", "--rounds", "1")
+    one.hub.console = True
+    seen = Listener(one.broker, f"cribbage/{CLUB}/table/+/result", client_id="ha", user=("homeassistant",
+                                                                                           USERS["homeassistant"]))
+    try:
+        one.hub.start()
+        one.pairings(1)
+        board = one.board("1")
+        board.feed(game_lines(["Ann", "Bob"], "conflict"))
+        wait_for(lambda: one.hub.rounds()["over"], f"the game did not end: {one.hub.log()}")
+        one.agree(1)
+        real = next(p for p in reversed(seen.payloads("result")) if p["status"] == "finished")
+        forged_result = dict(real)
+        loser = dict(real["losers"][0])
+        loser["score"] += 1 if loser["score"] in (31, 61, 91) else -1  # a score in the same band
+        loser["margin"] = real["scores"][real["winner"]] - loser["score"]
+        forged_result.update(scores={**real["scores"], loser["side"]: loser["score"]}, losers=[loser],
+                             margin=loser["margin"])
+        forged_entry = schema.entry_payload("1", ledger_of(board), 1, 1, "hand Bob 29", None)
+        forger = client(one, "1", "1")
+        for kind, payload in (("entry", forged_entry), ("result", forged_result)):
+            forger.publish(f"cribbage/{CLUB}/table/1/{kind}", schema.encode(payload), qos=1).wait_for_publish(5)
+        forger.disconnect()
+        forger.loop_stop()
+        wait_for(lambda: one.hub.log().count("conflict: ") == 2, f"the conflicts were not said: {one.hub.log()}")
+        one.agree(1)
+        one.hub.say("conflicts")
+        wait_for(lambda: "2 conflicts" in one.hub.output(), f"the console did not list them: {one.hub.output()}")
+        assert "'hand Bob 29'" in one.hub.output()
+    finally:
+        seen.close()
+
+
+def test_two_hubs_started_for_one_club_the_second_is_refused_in_one_line(night, tmp_path):
+    """A second hub for the club, with a ledger of its own, started mid-night: it stops at once, exit 2,
+    one line; the first keeps the whole night."""
+    one = night("--players", "Ann,Bob,Cy,Di", "--tables", "1,2", "--rounds", "2")
+    one.hub.start()
+    pairings = one.pairings(1)
+    one.board("1").feed(game_lines(pairings["1"], "two hubs 1"))
+    second = HubProcess(tmp_path / "second", one.url, *one.hub_args, club=CLUB).start(wait=False)
+    assert second.process.wait(30) == 2, second.log()
+    said = second.log().strip().splitlines()
+    assert len(said) == 1 and "another hub for club thu is online" in said[0], said
+    one.board("2").feed(game_lines(pairings["2"], "two hubs 2"))
+    for table, players in one.pairings(2).items():
+        one.boards[table].feed(game_lines(players, f"two hubs round 2 table {table}"))
+    wait_for(lambda: one.hub.rounds()["over"], f"the night did not end: {one.hub.rounds()} {one.hub.log()}")
+    one.agree(4)
+
+
+def test_an_impossible_result_is_dropped_and_said(night):
+    """A result of 1000 to 0 (past the target) from table 1's login: dropped, one line, listed as refused;
+    nobody's standings change."""
+    one = night("--players", "Ann,Bob", "--tables", "1", "--rounds", "1", "--points", "acc")
+    one.hub.console = True
+    one.hub.start()
+    one.pairings(1)
+    forger = client(one, "1", "1")
+    losers = [{"side": "Bob", "score": 0, "result": "win", "margin": 1000, "game_points": 2}]
+    impossible = {"v": 1, "table": "1", "ledger": "cd" * 8, "game": 1, "rev": 30, "status": "finished",
+                  "variant": "six-card", "seats": ["Ann", "Bob"], "scores": {"Ann": 1000, "Bob": 0},
+                  "winner": "Ann", "losers": losers, "margin": 1000, "result": "win", "game_points": 2, "at": None}
+    forger.publish(f"cribbage/{CLUB}/table/1/result", schema.encode(impossible), qos=1).wait_for_publish(5)
+    forger.disconnect()
+    forger.loop_stop()
+    wait_for(lambda: "past the target 121" in one.hub.log(), f"not said: {one.hub.log()}")
+    one.hub.say("conflicts")
+    wait_for(lambda: "refused" in one.hub.output(), f"not listed: {one.hub.output()}")
+    assert all(line["games"] == 0 for line in one.hub.standings())
+    one.board("1").feed(game_lines(["Ann", "Bob"], "after the forgery"))
+    one.agree(1)
