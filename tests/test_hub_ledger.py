@@ -208,3 +208,28 @@ def test_a_disk_full_write_is_refused_and_nothing_is_kept(tmp_path):
                     w.add_entry(night.id, "thu", "3", KEY[2], 7, seq, "peg Bob 2" * 10, None)
         ledger._conn.execute("PRAGMA max_page_count=1073741823")
         assert ledger.reader().counts()["entries"] == 0
+
+
+def test_a_schema_1_ledger_is_taken_up_whole_and_gains_its_conflicts(tmp_path):
+    """tests/data/hub-schema-1.sqlite3 was written by the hub before schema 2 (a night, a round, two
+    entries, a result): opened now, it is schema 2 with everything in it, and a conflict can be noted."""
+
+    path = tmp_path / "hub.sqlite3"
+    shutil.copy(os.path.join(os.path.dirname(__file__), "data", "hub-schema-1.sqlite3"), path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == "1"
+    with HubLedger(path, holder="test") as ledger:
+        night = ledger.night("thu", "n1", "acc", "acc", 9)
+        rows = ledger.reader()
+        assert rows.entry_counts(night.id) == {"3": 2}
+        assert [(r.rev, r.status) for r in rows.results(night.id)] == [(5, "finished")]
+        assert [r.number for r in rows.rounds(night.id)] == [1]
+        assert rows.conflicts(night.id) == []
+        with ledger.write() as w:
+            assert w.entry_line(*KEY, 1) == "peg Bob 2"
+            assert w.add_conflict(night.id, *KEY, "entry", 1, "peg Bob 2", "peg Bob 3", "sent again otherwise")
+        assert [(c.kind, c.kept, c.sent) for c in ledger.reader().conflicts(night.id)] == [
+            ("entry", "peg Bob 2", "peg Bob 3")]
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == "2"
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
