@@ -238,7 +238,7 @@ def test_a_retained_result_planted_before_the_night_is_not_counted(night):
     losers = [{"side": "Bob", "score": 0, "result": "win", "margin": 121, "game_points": 2}]
     planted = {"v": 1, "table": "2", "ledger": "ab" * 8, "game": 1, "rev": 40, "status": "finished",
                "variant": "six-card", "seats": ["Ann", "Bob"], "scores": scores, "winner": "Ann",
-               "losers": losers, "margin": 121, "result": "win", "game_points": 2, "at": None}
+               "losers": losers, "margin": 121, "result": "win", "game_points": 2, "skunk": False, "at": None}
     planter.publish(f"cribbage/{CLUB}/table/2/result", schema.encode(planted), qos=1, retain=True).wait_for_publish(5)
     planter.disconnect()
     planter.loop_stop()
@@ -316,7 +316,8 @@ def test_an_impossible_result_is_dropped_and_said(night):
     losers = [{"side": "Bob", "score": 0, "result": "win", "margin": 1000, "game_points": 2}]
     impossible = {"v": 1, "table": "1", "ledger": "cd" * 8, "game": 1, "rev": 30, "status": "finished",
                   "variant": "six-card", "seats": ["Ann", "Bob"], "scores": {"Ann": 1000, "Bob": 0},
-                  "winner": "Ann", "losers": losers, "margin": 1000, "result": "win", "game_points": 2, "at": None}
+                  "winner": "Ann", "losers": losers, "margin": 1000, "result": "win", "game_points": 2, "skunk": False,
+                  "at": None}
     forger.publish(f"cribbage/{CLUB}/table/1/result", schema.encode(impossible), qos=1).wait_for_publish(5)
     forger.disconnect()
     forger.loop_stop()

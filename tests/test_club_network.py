@@ -46,7 +46,7 @@ def test_a_broker_by_address_opens_the_network_to_that_address_only(tmp_path):
     assert done.stdout.count("\n") == 1 and "may reach mqtt://192.168.1.20:1883 (192.168.1.20)" in done.stdout
     lines = settings(drop_in.read_text())
     assert lines == {"PrivateNetwork": ["no"], "RestrictAddressFamilies": ["AF_UNIX AF_INET AF_INET6"],
-                     "IPAddressDeny": ["any"], "IPAddressAllow": ["192.168.1.20"]}
+                     "IPAddressDeny": ["any"], "IPAddressAllow": ["localhost 192.168.1.20"]}
     again = run("--drop-in", str(drop_in), "--set", "club.broker=mqtt://192.168.1.20:1883", "--set",
                 "club.name=thursday", "--set", "club.table=3")
     assert again.returncode == 0 and "already" in again.stdout
@@ -71,7 +71,7 @@ def test_a_broker_by_name_allows_its_addresses_and_the_name_servers_that_find_it
                                  resolv)
     assert addresses == ["192.168.1.20", "fd00::20"] and servers == ["192.168.1.1", "fe80::1"]
     text = drop_in_text(club("mqtt://director.lan"), "config.toml", addresses, servers)
-    assert settings(text)["IPAddressAllow"] == ["192.168.1.20 fd00::20", "192.168.1.1 fe80::1"]
+    assert settings(text)["IPAddressAllow"] == ["localhost 192.168.1.20 fd00::20", "192.168.1.1 fe80::1"]
     assert allowed(club("mqtt://localhost:1883"), lambda *a: pytest.fail("no lookup"), resolv) == (["localhost"], [])
     assert allowed(club("mqtts://[fd00::20]:8883"), lambda *a: pytest.fail("no lookup"), resolv) == (["fd00::20"], [])
 

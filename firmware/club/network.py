@@ -5,7 +5,9 @@ The installed board (systemd/cribbage-board.service) has no network at all:
 club needs exactly one peer, its broker. This writes a drop-in beside the unit
 that opens the IP families and allows, by address, the broker and nothing
 else (``IPAddressDeny=any``, ``IPAddressAllow=`` the broker's addresses, and
-the name servers when the broker is given by name); with the club off, it
+the name servers when the broker is given by name), but for localhost: paho's
+network loop wakes itself through a TCP socket pair on 127.0.0.1, and without
+it the club link cannot even start; with the club off, it
 removes the drop-in and the unit is as private as shipped. systemd/install.sh
 runs it; run it again after changing ``[club] broker``.
 """
@@ -82,7 +84,8 @@ def drop_in_text(club: ClubConfig, source: str, addresses: Iterable[str], server
         "PrivateNetwork=no",
         "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
         "IPAddressDeny=any",
-        f"IPAddressAllow={' '.join(addresses)}",
+        "# localhost: paho's loop wakes itself through a socket pair on 127.0.0.1",
+        f"IPAddressAllow={' '.join(dict.fromkeys(['localhost', *addresses]))}",
     ]
     if servers:
         lines.insert(-1, "# the broker is given by name: the name servers too, to find it")
@@ -109,7 +112,7 @@ def club_network(club: ClubConfig, source: str, drop_in: Path = DROP_IN,
     text = drop_in_text(club, source, addresses, servers)
     try:
         if drop_in.is_file() and drop_in.read_text(errors="replace") == text:
-            return f"{drop_in} already lets the board reach {club.broker} ({', '.join(addresses)}) only"
+            return f"{drop_in} already lets the board reach {club.broker} ({', '.join(addresses)}) and localhost only"
         drop_in.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
         partial = drop_in.with_name(drop_in.name + ".new")
         partial.write_text(text)
@@ -118,7 +121,7 @@ def club_network(club: ClubConfig, source: str, drop_in: Path = DROP_IN,
     except OSError as error:
         raise NetworkError(f"{drop_in}: {error.strerror or error}: {_remedy(error)}") from None
     also = f", and the name servers {', '.join(servers)}" if servers else ""
-    return f"wrote {drop_in}: the board may reach {club.broker} ({', '.join(addresses)}){also} only; now: {APPLY}"
+    return f"wrote {drop_in}: the board may reach {club.broker} ({', '.join(addresses)}){also} and localhost only; now: {APPLY}"
 
 
 def _remedy(error: OSError) -> str:
