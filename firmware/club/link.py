@@ -720,7 +720,11 @@ def open_link(club: ClubConfig, writer, log: Callable[[str], None] = journal,
     try:
         link = ClubLink(club, writer.path, log=log, changed=changed).start()
     except (BrokerError, OSError) as error:
-        log(f"club: {error}; playing on without the club")
+        hint = ""
+        if isinstance(error, OSError) and os.environ.get("INVOCATION_ID"):  # under systemd: its unit's network
+            hint = (" (the service may reach no network: sudo /opt/cribbage-board/venv/bin/cribbage-board "
+                    "club-network, then sudo systemctl daemon-reload && sudo systemctl restart cribbage-board)")
+        log(f"club: {error}; playing on without the club{hint}")
         return None
     writer.on_commit = link.wake
     return link
