@@ -103,3 +103,37 @@ def test_a_board_off_the_broker_for_a_whole_round_delivers_on_return(tmp_path, b
             if board.process.poll() is None:
                 board.close()
         hub.stop()
+
+
+def test_between_rounds_each_card_shows_its_own_pairing_not_the_round_befores_game(tmp_path, broker):
+    """Round 1 played on two console tables; round 2 made: until a round-2 game begins, each table's card
+    on /club names its new pairing with 'not begun', never the game before (its scores, its winner
+    'waiting for the result'); once table 1's begins, its card shows that game's scores."""
+    import re
+
+    hub = HubProcess(tmp_path / "hub", broker.url, "--players", "Ann,Bob,Cy,Di", "--tables", "1,2",
+                     "--rounds", "2").start()
+    boards = {table: ConsoleTable(tmp_path, broker.url, table) for table in ("1", "2")}
+
+    def cards() -> dict[str, str]:
+        page = hub.get("/club")
+        return dict(re.findall(r'<li class="table[^"]*" data-table="(\w+)">(.*?)</li>', page))
+
+    try:
+        wait_for(lambda: hub.rounds()["round"] == 1, f"round 1 was not made: {hub.log()}")
+        for pairing in hub.rounds()["list"][0]["pairings"]:
+            boards[pairing["table"]].feed(game_lines(pairing["players"], f"cards {pairing['table']}"))
+        wait_for(lambda: hub.rounds()["round"] == 2, f"round 2 was not made: {hub.log()}")
+        second = {p["table"]: p["players"] for p in hub.rounds()["list"][1]["pairings"]}
+        wait_for(lambda: all("score" not in card for card in cards().values()), f"a card shows scores: {cards()}")
+        for table, card in cards().items():
+            assert '<div class="sub">not begun</div>' in card, card
+            assert "waiting for the result" not in card and all(name in card for name in second[table]), card
+        first, other = second["1"]
+        boards["1"].feed([f"game six-card seats={first},{other} dealer={first}", f"hand {other} 8"])
+        wait_for(lambda: '<b class="score">8</b>' in cards()["1"], f"table 1's new game is not shown: {cards()}")
+        assert "not begun" in cards()["2"]
+    finally:
+        for board in boards.values():
+            board.close()
+        hub.stop()
