@@ -11,6 +11,10 @@
 # or buttons), then checks the units, the one writer, kill -9, the watchdog,
 # polkit, the web view, the hardening scores, a second install, the stop, the
 # real GPIO and I2C stacks where the guest kernel has gpio-sim and i2c-stub,
+# the club (the board's unit, with [club] set and the drop-in of
+# `cribbage-board club-network`, sends a game to a Mosquitto on this host,
+# reached through qemu's guestfwd, and a club hub here counts it; the unit
+# reaches no other address, and with the club off it has no network again),
 # and last the menu's shut-down, which must power the VM off. Each check is
 # one line, "ok: ...", "FAILED: ..." or "skipped: <reason>"; the last line
 # is one summary such as
@@ -21,8 +25,11 @@
 # (CRIBBAGE_VM_CACHE names another folder; delete RELEASE-ARCH/ there to
 # rebuild it); a run boots a copy-on-write overlay of it, so nothing of a run
 # is kept in the image. The guest's serial console, with the install's output
-# and the journal of what failed, is kept in RELEASE-ARCH/console.log. Not part
-# of the default test run.
+# and the journal of what failed, is kept in RELEASE-ARCH/console.log, the
+# club's Mosquitto and hub logs in RELEASE-ARCH/club-*.log. The club's hub
+# runs with this tree's venv (.venv/bin/python, or CRIBBAGE_VM_PYTHON); the
+# club check says "skipped" without it, Mosquitto or socat. Not part of the
+# default test run.
 set -euo pipefail
 
 usage() {
@@ -89,6 +96,7 @@ case $arch in
         host_packages debootstrap qemu-system-arm qemu-utils e2fsprogs qemu-user-static binfmt-support
         ;;
 esac
+host_packages mosquitto socat  # the club check: a broker on this host, and qemu's guestfwd runs socat for each connection
 # KVM where it works: /dev/kvm alone is not enough (a sandbox can offer one whose
 # guests never start), the processor must show vmx or svm too. CRIBBAGE_VM_ACCEL=kvm
 # or tcg decides instead.
@@ -193,33 +201,156 @@ cleanup_mounts() {  # The mounts alone (the root stays).
 
 qemu_pid=""
 run_dir=""
+club_pids=()  # the club's Mosquitto and hub on this host
 # shellcheck disable=SC2317  # run by the EXIT trap
 finish() {
+    local pid
     if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
         kill "$qemu_pid" 2>/dev/null || true
         wait "$qemu_pid" 2>/dev/null || true
     fi
-    [ -z "$run_dir" ] || rm -rf "$run_dir"
+    for pid in "${club_pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    if [ -n "$run_dir" ]; then
+        [ ! -e "$run_dir/mosquitto.log" ] || cp "$run_dir/mosquitto.log" "$cache/club-mosquitto.log"
+        [ ! -e "$run_dir/hub.err" ] || cat "$run_dir/hub.out" "$run_dir/hub.err" >"$cache/club-hub.log" 2>/dev/null || true
+        rm -rf "$run_dir"
+    fi
     cleanup
 }
 trap finish EXIT
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# The club, on this host: a Mosquitto on 127.0.0.1 (anonymous: only the guest reaches it, through
+# qemu's guestfwd) and a club hub for one round, Ann v Bob at table 1, which the guest's board plays.
+club_address=10.0.2.100  # in the guest, qemu's guestfwd to that Mosquitto (restrict=on: the guest reaches nothing else)
+club_name=vmclub
+club_table=1
+club_port=""
+hub_port=""
+start_club() {  # On the data disk: club.env, club-game.txt; or club-none.txt, the guest's line saying why there is no club.
+    local data=$run_dir/data py=${CRIBBAGE_VM_PYTHON:-$src/.venv/bin/python} mosquitto why="" hub_said
+    mosquitto=$(command -v mosquitto || command -v /usr/sbin/mosquitto || true)
+    if [ -z "$mosquitto" ]; then
+        why="skipped: club: Mosquitto is not installed on the host (apt-get install mosquitto)"
+    elif ! command -v socat >/dev/null; then
+        why="skipped: club: socat is not installed on the host (qemu's guestfwd runs it; apt-get install socat)"
+    elif ! "$py" -c 'import firmware.club.service, paho.mqtt.client, pytest' 2>/dev/null; then
+        why="skipped: club: $py cannot run the club's hub (make the README's venv with .[test], or set CRIBBAGE_VM_PYTHON)"
+    elif ! (cd "$src/tests" && "$py" - "vm $release $arch" >"$data/club-game.txt" 2>"$run_dir/club-game.err") <<'EOF'
+import sys
+from club_hub import game_lines  # a whole six-card game in the record format, as the club tests play it
+print("\n".join(game_lines(["Ann", "Bob"], sys.argv[1])))
+EOF
+    then
+        why="FAILED: club: the game's lines could not be made on the host: $(tail -n 1 "$run_dir/club-game.err")"
+    elif ! (cd "$src" && "$py" - "$data/club-game.txt" >"$run_dir/club-expected.txt" 2>"$run_dir/club-game.err") <<'EOF'
+import sys
+from scorer.record import replay  # the scorer's own reading of the game, to check the hub's against
+game = replay(open(sys.argv[1]).read().splitlines()).book.game
+print(" ".join(f"{side.name}={game.state.scores[k]}" for k, side in enumerate(game.sides)))
+EOF
+    then
+        why="FAILED: club: the game's lines do not replay on the host: $(tail -n 1 "$run_dir/club-game.err")"
+    fi
+    if [ -n "$why" ]; then
+        echo "$why" >"$data/club-none.txt"
+        return 0
+    fi
+    club_port=$(free_port)
+    hub_port=$(free_port)
+    printf '# test-boot-vm.sh: the club check'"'"'s broker\nlistener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' \
+        "$club_port" >"$run_dir/mosquitto.conf"
+    "$mosquitto" -c "$run_dir/mosquitto.conf" >"$run_dir/mosquitto.log" 2>&1 &
+    club_pids+=($!)
+    (cd "$src" && exec "$py" -m firmware.cli hub --broker "mqtt://127.0.0.1:$club_port" --club "$club_name" \
+        --state "$run_dir/hub.sqlite3" --host 127.0.0.1 --port "$hub_port" --night vm --players Ann,Bob \
+        --tables "$club_table" --rounds 1 </dev/null >"$run_dir/hub.out" 2>"$run_dir/hub.err") &
+    club_pids+=($!)
+    if ! hub_said=$(hub_api 60 made); then
+        echo "FAILED: club: the hub on the host did not make its round: $hub_said $(tail -n 2 "$run_dir/hub.err" | tr '\n' ' ')" >"$data/club-none.txt"
+        club_port=""
+        return 0
+    fi
+    printf 'club_broker=mqtt://%s:1883\nclub_name=%s\nclub_table=%s\n' "$club_address" "$club_name" "$club_table" >"$data/club.env"
+    say "the club: Mosquitto on 127.0.0.1:$club_port, the hub on 127.0.0.1:$hub_port ($hub_said); $(wc -l <"$data/club-game.txt") record lines of it for the guest's board"
+}
+
+hub_api() {  # SECONDS made|counted: until the hub's round is made, or its game counted; one line saying what the hub has.
+    python3 - "$hub_port" "$1" "$2" "$run_dir/club-expected.txt" <<'EOF'
+import json, sys, time, urllib.request
+port, wait, wanted, expected = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+
+def get(path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as reply:
+        return json.load(reply)
+
+deadline, rounds, problem = time.monotonic() + wait, None, "no answer"
+while True:
+    try:
+        rounds = get("/api/club/rounds")
+        if rounds["over"] if wanted == "counted" else rounds["round"] >= 1:
+            break
+    except (OSError, ValueError) as error:
+        problem = f"no answer ({error})"
+    if time.monotonic() > deadline:
+        print(f"not {wanted} in {wait:.0f} s: " + (json.dumps(rounds)[:400] if rounds else problem))
+        sys.exit(1)
+    time.sleep(1)
+pairings = [p for each in rounds["list"] for p in each["pairings"]]
+if wanted == "made":
+    print("; ".join(f"round 1 made, table {p['table']}: {' v '.join(p['players'])}" for p in pairings))
+    sys.exit(0)
+result = next((p["result"] for p in pairings if p["result"]), None)
+if result is None:
+    print(f"the night is over, but no pairing has a result: {json.dumps(rounds)[:400]}")
+    sys.exit(1)
+scores = sorted(result["scores"].items(), key=lambda item: -item[1])
+standings = get("/api/club/standings")
+said = (f"{' v '.join(f'{name} {score}' for name, score in scores)}, {result['status']}, table {result['table']}, "
+        f"game {result['game']} of ledger {result['ledger']}; standings "
+        + ", ".join(f"{s['player']} {s['game_points']} pts {s['wins']}-{s['losses']} {s['spread']:+d}" for s in standings))
+want = dict(item.split("=") for item in open(expected).read().split())
+if {name: str(score) for name, score in result["scores"].items()} != want:
+    print(f"the hub counted {said}, but the game's record says {want}")
+    sys.exit(1)
+print(f"counted: {said}" + (f"; unpaired games: {rounds['unpaired']}" if rounds["unpaired"] else ""))
+EOF
+}
+
+host_club() {  # The guest's board has played its game: the hub's word, one line ("counted: ..." or why not).
+    local said seen
+    if [ -z "$hub_port" ]; then
+        echo "the host has no hub for this run"
+        return
+    fi
+    said=$(hub_api "${CRIBBAGE_VM_CLUB_WAIT:-300}" counted) || said="$said; the hub's log: $(tail -n 3 "$run_dir/hub.err" | tr '\n' ' ')"
+    seen=$(grep -o "New client connected from [^ ]* as cribbage-$club_name-table-$club_table" "$run_dir/mosquitto.log" | head -n 1)
+    echo "$said; Mosquitto's log: ${seen:-no connection from the client cribbage-$club_name-table-$club_table}"
+}
 
 start_vm() {  # Boot a copy-on-write overlay of the image, with a second disk holding the working tree and the check.
     run_dir=$(mktemp -d "/var/tmp/cribbage-vm-run.XXXXXX")
     qemu-img create -q -f qcow2 -F raw -b "$cache/base.img" "$run_dir/disk.qcow2"
     copy_tree "$src" "$run_dir/data/src"
     cp "$src/systemd/vm/agent.sh" "$src/systemd/vm/driver.py" "$run_dir/data/"
+    port=$(free_port)
+    start_club
+    local net="user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:$port-10.0.2.15:8121"
+    [ -z "$club_port" ] || net+=",guestfwd=tcp:$club_address:1883-cmd:socat STDIO TCP:127.0.0.1:$club_port"
     mkfs.ext4 -q -F -d "$run_dir/data" "$run_dir/data.img" 256M >/dev/null
     mkfifo "$run_dir/ctl.in" "$run_dir/ctl.out"
-    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    say "booting $release $arch under qemu, $accel; the web view forwarded to 127.0.0.1:$port"
+    say "booting $release $arch under qemu, $accel; the web view forwarded to 127.0.0.1:$port${club_port:+; the guest reaches the club broker at $club_address:1883}"
     booted_at=$(date +%s)
     "${qemu[@]}" -display none -no-reboot \
         -kernel "$cache/vmlinuz" -initrd "$cache/initrd.img" \
         -append "root=/dev/vda rw console=$console net.ifnames=0 systemd.show_status=0" \
         -drive "file=$run_dir/disk.qcow2,if=virtio,format=qcow2" \
         -drive "file=$run_dir/data.img,if=virtio,format=raw,readonly=on" \
-        -netdev "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:$port-10.0.2.15:8121" \
+        -netdev "$net" \
         -device virtio-net-pci,netdev=net0 \
         -device virtio-serial-pci -chardev "pipe,id=ctl,path=$run_dir/ctl" \
         -device virtserialport,chardev=ctl,name=cribbage.ctl \
@@ -280,6 +411,9 @@ listen() {  # The guest's lines, and what only the host can check: the web view 
             "host: web "*)
                 host_web "${line#host: web }"
                 echo "done" >&4
+                ;;
+            "host: club"*)
+                echo "done $(host_club)" >&4
                 ;;
             "host: poweroff "*)
                 powered_off=${line#host: poweroff }

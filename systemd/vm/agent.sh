@@ -31,6 +31,14 @@ ask_host() {  # REQUEST: the host does it and answers "done".
     send "host: $*"
     IFS= read -r -t 120 -u 3 _ || true
 }
+ask_host_for() {  # SECONDS REQUEST: as ask_host, and print the host's answer (after its "done").
+    local answer=""
+    echo "host: $2" >&3
+    echo "host: $2" >&2
+    IFS= read -r -t "$1" -u 3 answer || answer="done no answer from the host in $1 s"
+    answer=${answer%$'\r'}
+    echo "${answer#done }"
+}
 prop() { systemctl show -p "$2" --value "$1"; }
 wait_for() {  # SECONDS COMMAND...: until COMMAND succeeds; status 1 if it never did.
     local until=$(($(date +%s) + $1))
@@ -77,6 +85,12 @@ board_sandbox() {  # COMMAND...: run as the board's unit runs (its user, groups 
     systemd-run --quiet --wait --pipe --collect -p WorkingDirectory=/ "${props[@]}" "$@"
 }
 dump() { echo "--- $1"; sed 's/^/    /' "$2"; }
+security_of() { systemd-analyze security "$1" 2>&1 | grep 'Overall exposure level' | sed 's/.*: //'; }  # UNIT: "0.9 SAFE"
+journal_mark() { journalctl -b -n 1 --show-cursor -o cat -q 2>/dev/null | sed -n 's/^-- cursor: //p'; }
+unit_log() {  # The board's unit in the journal since the mark (the unit's own words, and systemd's about it).
+    journalctl -b -u cribbage-board --no-pager -o cat ${mark:+--after-cursor="$mark"}
+}
+unit_says() { unit_log | grep -q -- "$1"; }  # PATTERN
 
 send "hello $(uname -r), $(systemctl --version | head -n 1), PID 1 is $(cat /proc/1/comm), system $(systemctl is-system-running --wait 2>/dev/null)"
 systemctl --failed --no-legend --plain | sed 's/^/failed unit: /'
@@ -320,7 +334,129 @@ else
     fi
 fi
 
-# 12. Last: the menu's Shut down, as the board's unit, powers the VM off through logind and polkit.
+# 12. The club: with [club] set, `cribbage-board club-network` (as install.sh runs it) writes the unit's
+# drop-in; the board's unit, its hardening and that drop-in in force, plays a game for the club, which
+# reaches the host's Mosquitto (qemu's guestfwd at 10.0.2.100) and the host's hub counts; from the same
+# unit no other address answers (IPAddressDeny: EPERM). The club off again, club-network removes the
+# drop-in and the unit has no network, as shipped.
+club_check() {
+    local config=/etc/cribbage-board/config.toml game_file club_broker="" club_name="" club_table="" broker_at host
+    local said code got score_off score_on score_after props_on props_off probes_on probes_off answer line
+    local problems=() refused=() allowed="" loopback="" mark="" score allow=""
+    game_file=$(dirname "$driver")/club-game.txt
+    if [ ! -s "$vm/club.env" ]; then
+        send "$(cat "$vm/club-none.txt" 2>/dev/null || echo "skipped: club: the host put no club on the data disk")"
+        return
+    fi
+    # shellcheck source=/dev/null  # club_broker, club_name, club_table: the host's
+    . "$vm/club.env"
+    broker_at=${club_broker#mqtt://}  # 10.0.2.100:1883
+    host=${broker_at%:*}
+    systemctl stop cribbage-board
+    cp -a "$config" /root/config-without-club.toml
+    score_off=$(security_of cribbage-board.service)
+    sed -i -e '/^\[club\]/,/^\[/{' -e "s|^broker = .*|broker = \"$club_broker\"|" -e "s|^name = .*|name = \"$club_name\"|" \
+        -e "s|^table = .*|table = \"$club_table\"|" -e '}' "$config"
+    got=$("$venv/bin/python" -c 'import sys; from firmware.config import load_config
+club = load_config(sys.argv[1]).club; print(club.broker, club.name, club.table)' "$config" 2>&1)
+    [ "$got" = "$club_broker $club_name $club_table" ] ||
+        problems+=("[club] in $config reads '$got' after the edit, not '$club_broker $club_name $club_table'")
+    echo "--- club-network, the club on"
+    said=$("$venv/bin/cribbage-board" club-network --config "$config" 2>&1)  # as install.sh runs it
+    code=$?
+    echo "    $said"
+    if [ $code -ne 0 ] || [ ! -f "$dropins/club.conf" ]; then
+        problems+=("club-network (exit $code) left no $dropins/club.conf: $said")
+    else
+        dump "$dropins/club.conf" "$dropins/club.conf"
+        allow=$(sed -n 's/^IPAddressAllow=//p' "$dropins/club.conf" | tr '\n' ' ' | sed 's/ $//')
+    fi
+    systemctl daemon-reload
+    score_on=$(security_of cribbage-board.service)
+    props_on=$(systemctl show -p PrivateNetwork -p RestrictAddressFamilies -p IPAddressDeny -p IPAddressAllow cribbage-board | tr '\n' ' ')
+    echo "    the unit: $props_on"
+    install -m 0644 "$vm/club-game.txt" "$game_file"
+    rm -f /run/cribbage-vm-club-done
+    use_driver club
+    mark=$(journal_mark)
+    if ! systemctl start cribbage-board; then
+        problems+=("the board's unit did not start with the club's drop-in: $(prop cribbage-board Result)")
+        journal
+    fi
+    wait_for 120 unit_says "^club: " || problems+=("the board's unit said nothing of the club in 120 s")
+    answer=$(ask_host_for 420 "club: has the hub on the host counted the game of table $club_table?")
+    echo "    the host: $answer"
+    touch /run/cribbage-vm-club-done  # the console's input ends: its club link sends what is left and says offline
+    wait_for 60 unit_says "^club: the console ended" || problems+=("the console in the board's unit did not end its input")
+    unit_log >/root/club-on.log
+    dump "the board's unit, the club on" /root/club-on.log
+    probes_on=$(grep '^probe: ' /root/club-on.log)
+    systemctl stop cribbage-board
+    while IFS= read -r line; do
+        case $line in
+            "probe: $broker_at tcp connected "*) allowed=$broker_at ;;
+            "probe: $broker_at "*) problems+=("the unit could not reach its broker: $line") ;;
+            "probe: 127.0.0.1:"*" tcp connected "*)  # paho's loop wakes itself over 127.0.0.1: the drop-in may allow localhost
+                if grep -qE '^IPAddressAllow=.*\blocalhost\b' "$dropins/club.conf" 2>/dev/null; then
+                    loopback="${line#probe: } (the drop-in allows localhost)"
+                else
+                    problems+=("the unit reached ${line#probe: }, which the drop-in does not allow")
+                fi
+                ;;
+            *" EPERM") refused+=("${line#probe: }") ;;
+            *) problems+=("the unit reached or tried beyond its broker: ${line#probe: } (EPERM wanted, as IPAddressDeny=any gives)") ;;
+        esac
+    done <<<"$probes_on"
+    [ -n "$allowed" ] || problems+=("no probe of the broker from the unit")
+    [ ${#refused[@]} -ge 3 ] || problems+=("only ${#refused[@]} of the 3 addresses beyond the broker and loopback refused with EPERM")
+    [[ $answer == counted:* ]] || problems+=("the host's hub: $answer")
+    [[ $props_on == *"PrivateNetwork=no"* && $props_on == *AF_INET* && $props_on == *IPAddressAllow=*"$host"* ]] ||
+        problems+=("the unit's properties with the drop-in: $props_on")
+
+    # The club off: club-network removes the drop-in; the unit is as private as shipped.
+    cp -a /root/config-without-club.toml "$config"
+    echo "--- club-network, the club off"
+    said=$("$venv/bin/cribbage-board" club-network --config "$config" 2>&1)
+    code=$?
+    echo "    $said"
+    if [ $code -ne 0 ] || [ -e "$dropins/club.conf" ]; then
+        problems+=("club off: club-network (exit $code) left $dropins/club.conf: $said")
+    fi
+    systemctl daemon-reload
+    score_after=$(security_of cribbage-board.service)
+    props_off=$(systemctl show -p PrivateNetwork -p RestrictAddressFamilies -p IPAddressDeny -p IPAddressAllow cribbage-board | tr '\n' ' ')
+    echo "    the unit: $props_off"
+    mark=$(journal_mark)
+    systemctl start cribbage-board
+    wait_for 120 unit_says "^club: off" || problems+=("club off: the board's unit said nothing in 120 s")
+    unit_log >/root/club-off.log
+    dump "the board's unit, the club off" /root/club-off.log
+    probes_off=$(grep -c '^probe: .* socket(AF_INET) refused: EAFNOSUPPORT$' /root/club-off.log)
+    systemctl stop cribbage-board
+    [[ $props_off == *"PrivateNetwork=yes"* && $props_off == *"RestrictAddressFamilies=AF_UNIX "* ]] ||
+        problems+=("club off: the unit's properties: $props_off")
+    [ "$probes_off" -ge 4 ] || problems+=("club off: $probes_off of 4 probes refused at socket(AF_INET) (EAFNOSUPPORT): $(grep '^probe: ' /root/club-off.log | tr '\n' ' ')")
+    [ "$score_after" = "$score_off" ] || problems+=("club off: the security score is $score_after, not $score_off as before the club")
+    rm -f "$game_file"
+    use_driver none
+    systemctl start cribbage-board
+    wait_for 60 is_active cribbage-board || problems+=("the mock board did not come back after the club check")
+
+    if [ ${#problems[@]} -eq 0 ]; then
+        ok "club: the board's unit (club-network's drop-in in force: PrivateNetwork=no, IPAddressDeny=any, IPAddressAllow=$allow) sent a game of the club $club_name, table $club_table, to Mosquitto on the host (through qemu's guestfwd); the hub there counted it: ${answer#counted: }; from the same unit other addresses refused: $(printf '%s, ' "${refused[@]}" | sed 's/, $//')${loopback:+; loopback open: $loopback}; club off: club-network removed the drop-in, the unit PrivateNetwork=yes, RestrictAddressFamilies=AF_UNIX again (socket(AF_INET) refused, EAFNOSUPPORT)"
+    else
+        failed "club: $(printf '%s; ' "${problems[@]}")"
+    fi
+    score=${score_on%% *}
+    if awk -v s="${score:-99}" 'BEGIN { exit !(s < 4.0) }'; then
+        ok "systemd-analyze security cribbage-board.service on the booted guest: $score_off without the club's drop-in, $score_on with it (the broker's address alone allowed), $score_after with the club off again"
+    else
+        failed "systemd-analyze security cribbage-board.service with the club's drop-in: $score_on (4.0 or more is MEDIUM or worse; $score_off without it)"
+    fi
+}
+club_check
+
+# 13. Last: the menu's Shut down, as the board's unit, powers the VM off through logind and polkit.
 use_driver shutdown
 journalctl -f -n 0 -u cribbage-board -o short-monotonic >/dev/console 2>&1 &  # the board's own words, up to the power-off, on the console the host keeps
 ask_host "poweroff the menu's Shut down (Menu > Shut down > Yes on the mock controls, the real power-off: systemctl --no-ask-password poweroff as cribbage in the board's unit)"

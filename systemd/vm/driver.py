@@ -7,6 +7,20 @@
     driver.py shutdown   as the board's unit: Menu > Shut down > Yes on the mock controls,
                          with the real board's power-off (hardware.power, systemctl through
                          logind as the unit's user), so the VM must power off
+    driver.py club       as the board's unit: what the unit may reach, tried from inside it
+                         (see probe): the club's broker, if
+                         [club] names one, then addresses it must not reach; then, with [club]
+                         set, the console's own code (firmware.pc.console.run_console, which
+                         opens the club link from the config's [club] as the board does) fed
+                         the game in club-game.txt beside this file, its input held open
+                         (the link sending) until /run/cribbage-vm-club-done exists; READY=1
+                         and the watchdog sent as the board sends them
+    driver.py probe HOST:PORT...
+                         from wherever it runs: for each, "probe: HOST:PORT tcp R udp R",
+                         R a TCP connection's outcome (connected, timed out, ECONNREFUSED,
+                         ...) and a UDP datagram's (sent, EPERM, ...); IPAddressDeny drops
+                         a denied packet as it leaves: a UDP send fails with EPERM, a TCP
+                         connection's SYN is only dropped, so it times out
     driver.py gpio CHIP SECONDS
                          the board's buttons and encoder read with gpiozero's lgpio pin
                          factory on /dev/gpiochipCHIP, a gpio-sim chip whose lines the
@@ -19,15 +33,22 @@ Each mode prints what it did; gpio and oled end with "ok: ..." or exit non-zero.
 
 from __future__ import annotations
 
+import errno
 import os
 import random
+import socket
 import sys
+import threading
 import time
 from pathlib import Path
 
 CONFIG = "/etc/cribbage-board/config.toml"
 STATE = Path(os.environ.get("STATE_DIRECTORY", "/var/lib/cribbage-board")) / "ledger.sqlite3"
 BURST_FLAG = Path("/run/cribbage-vm-burst")
+CLUB_GAME = Path(__file__).with_name("club-game.txt")  # a whole game in the record format, put here by agent.sh
+CLUB_DONE = Path("/run/cribbage-vm-club-done")  # made by agent.sh once the host's hub has counted the game
+# Beyond the broker: qemu's host side, the Internet, the guest's own web view at its own address and on loopback.
+OUTSIDE = [("10.0.2.2", 80), ("1.1.1.1", 80), ("10.0.2.15", 8121), ("127.0.0.1", 8121)]
 SHUT_DOWN = [("click", "menu"), ("turn", "7"), ("click", "knob"), ("turn", "1"), ("click", "knob")]  # Menu > Shut down > Yes
 
 
@@ -88,6 +109,94 @@ def shutdown() -> int:
         time.sleep(1)
 
 
+def _errno(error: OSError) -> str:
+    return errno.errorcode.get(error.errno, str(error)) if error.errno else str(error)
+
+
+def probe(host: str, port: int) -> str:
+    """host:port tried from this process: "tcp R udp R" (see the module's doc)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    said = []
+    for kind, name in ((socket.SOCK_STREAM, "tcp"), (socket.SOCK_DGRAM, "udp")):
+        try:
+            sock = socket.socket(family, kind)
+        except OSError as error:
+            said.append(f"{name} socket({family.name}) refused: {_errno(error)}")
+            continue
+        sock.settimeout(5)
+        try:
+            if kind == socket.SOCK_STREAM:
+                sock.connect((host, port))
+                said.append(f"{name} connected")
+            else:
+                sock.sendto(b"test-boot-vm probe", (host, port))
+                said.append(f"{name} sent")
+        except socket.timeout:
+            said.append(f"{name} timed out")
+        except OSError as error:
+            said.append(f"{name} {_errno(error)}")
+        finally:
+            sock.close()
+    return " ".join(said)
+
+
+def probes(targets: list[tuple[str, int]]) -> None:
+    for host, port in targets:
+        print(f"probe: {host}:{port} {probe(host, port)}", flush=True)
+
+
+class HeldOpen:
+    """Standard input for the console: the game's lines, then nothing (the input held open, the club
+    link left to send) until ``CLUB_DONE`` exists; then end of input."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = [line + "\n" for line in lines]
+
+    def isatty(self) -> bool:
+        return False
+
+    def readline(self, size: int = -1) -> str:
+        if self.lines:
+            return self.lines.pop(0)
+        while not CLUB_DONE.exists():
+            time.sleep(0.2)
+        return ""
+
+
+def club() -> int:
+    """What the unit may reach; then, with [club] set, the console's club link, fed a whole game."""
+    from firmware.board.sdnotify import Notifier
+    from firmware.config import load_config
+    from firmware.pc.console import run_console
+
+    sys.stdout.reconfigure(line_buffering=True)  # the journal hears each line as it is said
+    config = load_config(CONFIG)
+    notifier = Notifier()
+    notifier.ready("test-boot-vm driver: club")
+
+    def alive() -> None:
+        while True:
+            notifier.watchdog()
+            time.sleep(2)
+
+    threading.Thread(target=alive, name="watchdog", daemon=True).start()
+    targets = list(OUTSIDE)
+    if config.club.enabled:
+        broker = config.club.address()
+        targets.insert(0, (broker.host, broker.port))
+    probes(targets)
+    if not config.club.enabled:
+        print("club: off in the config", flush=True)
+    else:
+        print(f"club: {config.club.broker} club {config.club.name} table {config.club.table}: "
+              f"the console fed {CLUB_GAME.name}", flush=True)
+        status = run_console(STATE, stdin=HeldOpen(CLUB_GAME.read_text().splitlines()), stdout=sys.stdout,
+                             club=config.club)
+        print(f"club: the console ended, status {status}", flush=True)
+    while True:  # until stopped
+        time.sleep(1)
+
+
 def gpio(chip: int, seconds: float) -> int:
     """The board's Controls on /dev/gpiochipCHIP through gpiozero's lgpio pin factory: says
     "reading", then takes events for ``seconds`` while the caller drives the gpio-sim lines
@@ -140,6 +249,11 @@ def main(argv: list[str]) -> int:
         return burst()
     if argv[:1] == ["shutdown"]:
         return shutdown()
+    if argv[:1] == ["club"]:
+        return club()
+    if argv[:1] == ["probe"] and len(argv) > 1:
+        probes([(where.rpartition(":")[0], int(where.rpartition(":")[2])) for where in argv[1:]])
+        return 0
     if argv[:1] == ["gpio"] and len(argv) == 3:
         return gpio(int(argv[1]), float(argv[2]))
     if argv[:1] == ["oled"] and len(argv) == 2:
