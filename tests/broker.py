@@ -120,6 +120,22 @@ class Mosquitto:
         self.process.stderr.close()
         self.process = None
 
+    def save(self) -> None:
+        """What the broker holds written to its database now (SIGUSR1), as its autosave does."""
+        database = self.folder / "mosquitto.db"
+
+        def seen():
+            try:
+                found = database.stat()
+            except FileNotFoundError:
+                return None
+            return found.st_ino, found.st_mtime_ns
+
+        before = seen()
+        self.process.send_signal(signal.SIGUSR1)  # it writes a new file and renames it over the old
+        if not eventually(lambda: seen() not in (None, before)):
+            raise RuntimeError(f"mosquitto did not write {database} on SIGUSR1")
+
     def restart(self, down_s: float = 0.0) -> None:
         self.stop()
         time.sleep(down_s)

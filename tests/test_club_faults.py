@@ -305,6 +305,33 @@ def test_two_hubs_started_for_one_club_the_second_is_refused_in_one_line(night, 
     one.agree(4)
 
 
+def test_a_hub_lost_with_the_broker_leaves_a_word_that_stops_no_later_hub(night):
+    """The director's machine loses its power while the broker had saved the hub's presence (online:
+    true) and before any last will could be sent: the broker comes back holding that word for a hub
+    that is gone. The hub started again looks twice, sees nobody answer, says so in one line and
+    keeps the night. Then the broker crashes again and comes back from the same save, the lost hub's
+    word with it: the running hub is not stopped by it either. The standings are the tables'."""
+    one = night("--players", "Ann,Bob,Cy,Di", "--tables", "1,2", "--rounds", "1")
+    one.hub.start()
+    pairings = one.pairings(1)
+    one.board("1").feed(game_lines(pairings["1"], "lost hub 1"))
+    one.broker.save()  # an autosave (every 60 s as shipped): the hub's word, online, is on disk
+    one.hub.process.send_signal(signal.SIGSTOP)  # the power goes: neither says anything more
+    one.broker.stop(signal.SIGKILL)
+    one.hub.kill()
+    one.broker.start()
+    one.hub.start()
+    assert not eventually(lambda: one.hub.process.poll() is not None, 15), f"the hub stopped: {one.hub.log()}"
+    assert "has not answered" in one.hub.log(), one.hub.log()
+    one.broker.stop(signal.SIGKILL)  # before the next autosave: the broker comes back with the lost hub's word
+    one.broker.start()
+    assert not eventually(lambda: one.hub.process.poll() is not None, 15), f"the hub stopped: {one.hub.log()}"
+    one.board("2").feed(game_lines(pairings["2"], "lost hub 2"))
+    wait_for(lambda: one.hub.rounds()["over"], f"the night did not end: {one.hub.rounds()} {one.hub.log()}")
+    one.agree(2)
+    assert "another hub" not in one.hub.log(), one.hub.log()
+
+
 def test_an_impossible_result_is_dropped_and_said(night):
     """A result of 1000 to 0 (past the target) from table 1's login: dropped, one line, listed as refused;
     nobody's standings change."""

@@ -31,7 +31,12 @@ The hub's presence is on ``cribbage/<club>/hub``, retained, with a last will
 connection the hub reads that presence before anything else, holding what the
 broker delivers unacknowledged: another hub of the club online there is one
 line and exit 2 (the broker's ``use_username_as_clientid`` gives every login of
-the hub's user one session, so the first hub gets it back at its next attempt). The broker's address is checked at start; a broker that is away
+the hub's user one session, so the first hub gets it back at its next attempt). Since a broker
+that crashes or loses its power keeps the presence of a hub lost with it (no last will is
+sent then), another hub's word is only believed once it moves: the second look, LOOK_AGAIN_S
+later, must find it said anew (``said`` counts a run's presences), as a hub that is alive says it
+when it is back; a word that has not moved is a hub that is gone, said in one line, and this hub
+keeps the night. The broker's address is checked at start; a broker that is away
 is retried with paho's back-off while the page and the ledger go on. A login the
 broker refuses for good (user name or password) is one line and exit 2 when it
 happens on the first connection, since the command line must change; later
@@ -65,6 +70,10 @@ RETRY_S = (1, 2, 5, 10)  # waits before writing again after a failed write (then
 TICK_S = 1.0  # the writer looks up at least this often (the journal's summary, a pending retry)
 JOB_WAIT_S = 30.0  # how long the console waits for the writer
 PROBE_S = 5.0  # at the first connection: the longest wait for the club's retained presence
+# Another hub's presence seen at start: how long before looking again. A hub that is alive loses its
+# session to this one's connection (one client id per login), is back within paho's first retry
+# (1 s) and says its presence anew; one lost with the broker (a crash, a power cut) says nothing.
+LOOK_AGAIN_S = 8.0
 
 
 # ---- the log ---------------------------------------------------------------------
@@ -188,6 +197,11 @@ class _Job:
     error: BaseException | None = None
 
 
+def _same_word(one: dict, other: dict | None) -> bool:
+    """Whether two presences are the same word of the same run of a hub (not said anew since)."""
+    return other is not None and all(one.get(key) == other.get(key) for key in ("instance", "since", "said"))
+
+
 # ---- the hub ---------------------------------------------------------------------
 
 
@@ -227,6 +241,12 @@ class Hub:
         self.instance = os.urandom(8).hex()  # this run of the hub, in its presence
         self.since = stamp(time.time())
         self._probing = False  # the first connection: reading the club's presence before anything else
+        self._suspect: dict | None = None  # another hub's presence (online) seen while probing: alive?
+        self._latest: dict | None = None  # ... and what this connection's look found (None: nobody online)
+        self._looked = -1  # the connection (generation) whose look has been answered
+        self._begun = False  # this hub has taken the club's night (or has refused it)
+        self._said = 0  # presences said by this run
+        self._rival: dict | None = None  # running: an earlier hub's presence the broker held, asked again
         self._announced = False  # this hub has said it is the club's (its presence published)
         self._probe_mid: int | None = None
         self._held: list = []  # what the broker delivered while probing, unacknowledged
@@ -379,7 +399,8 @@ class Hub:
         client.loop_start()
 
     def _presence(self, online: bool) -> dict:
-        return schema.hub_payload(online, self.settings.version, self.instance, self.since)
+        self._said += 1
+        return schema.hub_payload(online, self.settings.version, self.instance, self.since, self._said)
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
@@ -403,42 +424,97 @@ class Hub:
         self._connected, self._ever_connected, self._refused = True, True, None
         self._broker_state = f"connected to {self.settings.broker}"
         if first:  # is another hub of the club online? Its retained presence comes with the subscription
-            self._probing = True
-            timer = threading.Timer(PROBE_S, self._probed, args=(None,))
+            with self._probe_lock:
+                self._probing, self._latest = True, None
+            timer = threading.Timer(PROBE_S, self._probed, args=(self._generation,))
             timer.daemon = True
             timer.start()
-        # In order: the SUBACK of the second comes after the first's retained presence, if any (_on_subscribe)
-        client.subscribe(self.topics.hub, qos=1)
+        # In order: the SUBACK of the second comes after the first's retained presence, if any (_on_subscribe).
+        # At QoS 0: the broker sends it at once, not behind what it queued for this session at QoS 1 (which,
+        # held unacknowledged while probing, fills the broker's in-flight window and would stop it)
+        client.subscribe(self.topics.hub, qos=0)
         _, self._probe_mid = client.subscribe(self.topics.every_table, qos=1)  # while probing, held unacknowledged
         if not first:
             self.journal.say(self._broker_state)
             self._inbox.put(("connected",))  # the writer publishes what is retained again
 
     def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
-        if mid == self._probe_mid:  # no other hub's presence came before it
-            self._probed(None)
+        if mid == self._probe_mid:  # the club's retained presence, if any, came before it
+            self._probed(self._generation)
 
-    def _probed(self, presence: dict | None) -> None:
-        """The first connection's look at the club's presence (``presence``: another hub's, or None
-        when none came in PROBE_S): stop, one line, if another hub is online; else begin."""
+    def _seen(self, presence: dict | None) -> None:
+        """While probing, the club's presence as the broker holds it (``presence``: another hub's,
+        online; None: nobody else online). The first other hub's word seen: look again in
+        LOOK_AGAIN_S (:meth:`_look_again`). A word other than that one: a hub that is alive; stop, one line."""
         with self._probe_lock:
             if not self._probing:
                 return
+            self._latest = presence
+            if presence is None or _same_word(presence, self._suspect):
+                return
+            first, self._suspect = self._suspect is None, self._suspect or presence
+            if not first:
+                self._probing = False
+        if first:  # said nothing yet: a second hub's refusal is one line
+            self._look_later(LOOK_AGAIN_S)
+        else:
+            self._refuse_second(presence)
+
+    def _probed(self, generation: int) -> None:
+        """Connection ``generation``'s look at the club's presence is answered (the subscription's
+        SUBACK, or PROBE_S passed): nobody else online, begin; another hub's word seen, the look
+        again decides."""
+        with self._probe_lock:
+            if not self._probing or generation != self._generation:
+                return
+            self._looked = generation
+            if self._suspect is not None:
+                return
             self._probing = False
             held, self._held = self._held, []
-        if presence is not None:
-            self._refuse_second(presence)
+        self._begin(held)
+
+    def _look_later(self, seconds: float) -> None:
+        timer = threading.Timer(seconds, self._look_again)
+        timer.daemon = True
+        timer.start()
+
+    def _look_again(self) -> None:
+        """LOOK_AGAIN_S after another hub's presence was seen: if this connection's look found the same
+        word (never said anew) or none online, that hub is gone; begin, one line. Not connected, or
+        not yet answered: a moment later."""
+        with self._probe_lock:
+            if self._begun or self._stop.is_set() or self._suspect is None:
+                return
+            if not (self._probing and self._looked == self._generation):
+                answered = False
+            else:
+                answered = True
+                gone, latest = self._suspect, self._latest
+                self._suspect, self._probing = None, False
+                held, self._held = self._held, []
+        if not answered:
+            self._look_later(1.0)
             return
+        if latest is None:
+            self.journal.say(f"hub {gone.get('instance')} is no longer online: this hub keeps the club's night")
+        else:
+            self._said_gone(gone)
+        self._begin(held)
+
+    def _begin(self, held: list) -> None:
+        """This hub is the club's: what was held is taken up, and its presence and word said."""
+        self._begun = True
         self.journal.say(self._broker_state)
         self._inbox.put(("connected",))
         for message in held:
             self._on_message(self._client, None, message)
 
     def _refuse_second(self, presence: dict) -> None:
+        self._begun = True
         self.fatal = (f"another hub for club {self.settings.club} is online on {self.settings.broker} (since "
                       f"{presence.get('since') or 'earlier'}, version {presence.get('version')}): one hub keeps a "
-                      "club's night; stop that one first (if it has just lost its power, start this one again in "
-                      "a minute, once the broker has noticed)")
+                      "club's night; stop that one first")
         self._stop.set()
         self._inbox.put(None)
         if self._client is not None:
@@ -461,14 +537,41 @@ class Hub:
         other = bool(presence and presence["online"] and presence.get("instance") != self.instance)
         if not message.retain:
             if other and not self._probing and self._client is not None:
-                self._client.subscribe(self.topics.hub, qos=1)  # the broker answers with what it holds
+                self._client.subscribe(self.topics.hub, qos=0)  # the broker answers with what it holds
             return
         if self._probing:
-            self._probed(presence if other else None)
+            self._seen(presence if other else None)
         elif other and (presence.get("since") or "", presence.get("instance") or "") < (self.since, self.instance):
-            self._refuse_second(presence)
+            self._earlier_hub(presence)
         elif other:
             self._inbox.put(("presence",))
+
+    def _earlier_hub(self, presence: dict) -> None:
+        """Running, the broker holds the presence of a hub that began before this one. Alive, its word
+        moves (it says it anew each time it connects): this hub stops. A word that has not moved when
+        asked again LOOK_AGAIN_S later is one the broker kept of a hub lost with it (restored from an
+        older save): one line, and this hub says its own presence over it."""
+        with self._probe_lock:
+            rival, self._rival = self._rival, presence
+        if rival is None or rival.get("instance") != presence.get("instance"):
+            timer = threading.Timer(LOOK_AGAIN_S, self._ask_presence)
+            timer.daemon = True
+            timer.start()
+        elif _same_word(presence, rival):
+            self._rival = None
+            self._said_gone(presence)
+            self._inbox.put(("presence",))
+        else:
+            self._refuse_second(presence)
+
+    def _ask_presence(self) -> None:
+        if not self._stop.is_set() and self._client is not None:
+            self._client.subscribe(self.topics.hub, qos=0)  # the broker answers with what it holds
+
+    def _said_gone(self, presence: dict) -> None:
+        self.journal.say(f"hub {presence.get('instance')} (online since {presence.get('since') or 'earlier'}, the "
+                         f"club's presence says) has not answered in {LOOK_AGAIN_S:g} s: it was lost with the broker "
+                         "(a crash or a power cut), and this hub keeps the club's night")
 
     def _on_connect_fail(self, client, userdata) -> None:
         state = f"broker {self.settings.broker} cannot be reached; retrying"
@@ -485,7 +588,7 @@ class Hub:
                 self._ever_connected = False
         if self._connected:
             self._connected = False
-            if self._stop.is_set():  # our own disconnect, stopping
+            if self._stop.is_set() or not self._begun:  # our own disconnect, stopping; or still looking
                 return
             self._broker_state = f"broker {self.settings.broker} went away; reconnecting"
             self.journal.say(self._broker_state)

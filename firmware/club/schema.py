@@ -154,10 +154,12 @@ def kept_payload(table: str, ledger: str, first: int, games: list[list]) -> dict
     return {"v": VERSION, "table": table, "ledger": ledger, "from": first, "games": [list(g) for g in games]}
 
 
-def hub_payload(online: bool, version: str, instance: str, since: str) -> dict:
+def hub_payload(online: bool, version: str, instance: str, since: str, said: int = 0) -> dict:
     """The hub's presence, retained (and its last will): ``instance`` names this run of it and
-    ``since`` says when it began, so a second hub for the club can tell it is the second."""
-    return {"v": VERSION, "online": online, "version": version, "instance": instance, "since": since}
+    ``since`` says when it began, so a second hub for the club can tell it is the second; ``said``
+    counts this run's presences, so a hub that is alive is told from one that only left its word."""
+    return {"v": VERSION, "online": online, "version": version, "instance": instance, "since": since,
+            "said": said}
 
 
 def encode(payload: dict) -> bytes:
@@ -395,5 +397,5 @@ _FIELDS: dict[str, dict] = {
     "pairing": {"night": _text(40), "round": _count(1, 1000), "players": _players(0, 4)},
     "standings": {"night": _text(40), "standings": _is((list,))},
     "hub": {"online": _is((bool,)), "version": _text(40), "instance": _text(32, optional=True),
-            "since": _text(30, STAMP, optional=True)},
+            "since": _text(30, STAMP, optional=True), "said": _count(0, optional=True)},
 }
