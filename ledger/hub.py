@@ -511,9 +511,11 @@ class HubRows:
 
     def kept(self, club: str, table: str, ledger: str, first: int | None, most: int) -> tuple[int, list[list]]:
         """What is kept of a board's ledger, as the hub's word says it (firmware.club.schema.kept_payload):
-        (from, [[game, seq, rev, status], ...]) for at most ``most`` games from ``first`` on (None:
-        the newest ``most``): ``seq`` the last of its line and entries kept without a gap (-1: its line is
-        not), ``rev`` and ``status`` its result's highest revision kept (None: none)."""
+        (from, [[game, seq, rev, status], ...]) for at most ``most`` games from ``first``, the board's
+        floor, on; ``seq`` the last of its line and entries kept without a gap (-1: its line is not),
+        ``rev`` and ``status`` its result's highest revision kept (None: none). The floor not known
+        (None): the newest ``most`` games, and ``from`` 1, since a board that lost its watermark takes
+        ``from`` as settled, and games the hub lacks may lie before the first it has."""
         key = (club, table, ledger, first or 0)
         seqs: dict[int, int] = {}
         for game, seq in self._conn.execute(
@@ -528,7 +530,7 @@ class HubRows:
             results[game] = (rev, status)
         games = sorted(set(seqs) | set(results))
         games = games[:most] if first is not None else games[-most:]
-        start = first if first is not None else (games[0] if games else 1)
+        start = first if first is not None else 1
         return start, [[game, seqs.get(game, -1), *results.get(game, (None, None))] for game in games]
 
     def entry_counts(self, night_id: int) -> dict[str, int]:

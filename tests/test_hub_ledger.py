@@ -43,6 +43,21 @@ def test_a_redelivered_entry_or_result_is_kept_once(hub_ledger):
     assert rows.entry_counts(night.id) == {"3": 1}
 
 
+def test_the_word_without_the_boards_floor_claims_no_game_settled(hub_ledger):
+    """Only game 7 of a ledger kept, the board's floor not known: the word says from 1 (a board that
+    lost its watermark would skip games 1-6, which the hub lacks, if it said from 7); with the floor
+    known, from it."""
+    night = hub_ledger.night("thu", "n1", "acc", "acc", 9)
+    with hub_ledger.write() as w:
+        w.add_entry(night.id, "thu", "3", KEY[2], 7, 0, "game six-card seats=Alice,Bob dealer=Alice", None)
+        w.add_entry(night.id, "thu", "3", KEY[2], 7, 1, "peg Bob 2", None)
+        w.add_result(night.id, 1, "thu", result(5))
+    rows = hub_ledger.reader()
+    assert rows.kept("thu", "3", KEY[2], None, 64) == (1, [[7, 1, 5, "finished"]])
+    assert rows.kept("thu", "3", KEY[2], 4, 64) == (4, [[7, 1, 5, "finished"]])
+    assert rows.kept("thu", "3", KEY[2], 8, 64) == (8, [])
+
+
 def test_corrections_are_rows_with_reasons_and_nothing_is_ever_updated(hub_ledger):
     """A correction is a new row with its reason and time; UPDATE and DELETE are refused by the file itself."""
     night = hub_ledger.night("thu", "n1", "acc", "acc", 9)
