@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from firmware.club import schema
-from firmware.club.link import ClubLink, Watermark
+from firmware.club.link import ClubLink, Watermark, open_link
 from firmware.config import ConfigError, load_config
 from ledger.hub import HubReader
 from ledger.reader import LedgerReader
@@ -304,6 +304,41 @@ def test_home_assistant_discovery_makes_each_sides_score_a_sensor(tmp_path, brok
     assert env.from_string(nxt["value_template"]).render(value_json=state) == (
         f"{state['state']['next']['seat']} {state['state']['next']['count']}")
     heard.close()
+
+
+def test_a_link_waiting_for_its_broker_wakes_about_once_a_second(tmp_path, broker):
+    """A board that sent entries a hub (online) has not confirmed, and a live board not yet sent, when
+    the broker goes away: while it is away the link's thread sleeps (a look a second at most), it
+    does not spin on a resend or a state it cannot send."""
+    hub = Listener(broker, "cribbage/thursday/hub")  # a hub online, saying nothing of what it keeps
+    hub.client.publish("cribbage/thursday/hub", schema.encode(schema.hub_payload(True, "0.1.0", "ab" * 8,
+                       "2026-12-04T09:00:00.000Z")), qos=1, retain=True).wait_for_publish(5)
+    writer = LedgerWriter(tmp_path / "l.sqlite3")
+    said: list[str] = []
+    link = open_link(load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3"]).club,
+                     writer, log=said.append)
+    looks = []
+    taken = link._take_acks
+    link._take_acks = lambda: (looks.append(time.monotonic()), taken())[1]  # once per look of its thread
+    try:
+        assert eventually(lambda: link.state == "connected")
+        for line in EXAMPLE[:12]:
+            action = parse_line(line)
+            if action is not None:
+                writer.apply(action)
+        assert eventually(lambda: link.sent >= 5), said
+        broker.stop()
+        assert eventually(lambda: link.state == "offline"), said
+        time.sleep(0.5)
+        writer.apply(parse_line(EXAMPLE[12]))  # a state now due, which cannot be sent
+        begun = time.monotonic()
+        time.sleep(3)
+        during = [at for at in looks if at >= begun]
+        assert len(during) <= 6, f"{len(during)} looks in 3 s with the broker away"
+    finally:
+        link.close(0.1)
+        writer.close()
+        hub.close()
 
 
 def test_the_writer_wakes_the_link_only_once_the_entry_is_in_the_file(tmp_path):

@@ -408,17 +408,20 @@ class ClubLink:
         return False
 
     def _wait_s(self) -> float:
-        """How long to sleep when nothing wakes us: a state, watermark, wait or resend that is due, else a while."""
+        """How long to sleep when nothing wakes us: a state, watermark, wait or resend that is due, else a
+        while. What only a connection can send (a state, a resend) counts only while it can be sent: the
+        broker away, or the ledger unreadable, the thread looks once a second, it does not spin."""
         now = time.monotonic()
         due = [now + 1.0]
-        if self._state_due:
-            due.append(self._state_at + STATE_EVERY_S)
         if self._dirty:
             due.append(self._saved_at + SAVE_EVERY_S)
-        if self.state == "connected" and not self._heard and now < self._connected_at + HUB_WAIT_S:
-            due.append(self._connected_at + HUB_WAIT_S)
-        if self._hub_online and self._mark is not None and self._lagging():
-            due.append(self._progress_at + self._resend_after)
+        if self.state == "connected" and self._ledger_problem is None:
+            if not self._heard and now < self._connected_at + HUB_WAIT_S:
+                due.append(self._connected_at + HUB_WAIT_S)
+            elif self._state_due:
+                due.append(self._state_at + STATE_EVERY_S)
+            if self._hub_online and self._mark is not None and self._lagging():
+                due.append(max(self._progress_at + self._resend_after, self._connected_at + HUB_WAIT_S))
         return max(0.01, min(due) - now)
 
     def _ledger(self) -> LedgerReader:
