@@ -513,7 +513,7 @@ class HubRows:
         """What is kept of a board's ledger, as the hub's word says it (firmware.club.schema.kept_payload):
         (from, [[game, seq, rev, status], ...]) for at most ``most`` games from ``first``, the board's
         floor, on; ``seq`` the last of its line and entries kept without a gap (-1: its line is not),
-        ``rev`` and ``status`` its result's highest revision kept (None: none). The floor not known
+        ``rev`` and ``status`` its result's highest revision kept, or refused (None: none). The floor not known
         (None): the newest ``most`` games, and ``from`` 1, since a board that lost its watermark takes
         ``from`` as settled, and games the hub lacks may lie before the first it has."""
         key = (club, table, ledger, first or 0)
@@ -528,6 +528,17 @@ class HubRows:
                 "SELECT game, rev, status FROM results WHERE club=? AND tbl=? AND ledger=? AND game>=? "
                 "ORDER BY game, rev", key):
             results[game] = (rev, status)
+        # A result refused is kept too, as a conflict with what was sent: the board may forget it (the
+        # director sees it and can correct the game); else it would send it again for ever.
+        for game, rev, sent in self._conn.execute(
+                "SELECT game, number, sent FROM conflicts WHERE club=? AND tbl=? AND ledger=? AND game>=? "
+                "AND kind='refused' ORDER BY game, number", key):
+            try:
+                status = json.loads(sent).get("status")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(status, str) and (game not in results or rev > results[game][0]):
+                results[game] = (rev, status)
         games = sorted(set(seqs) | set(results))
         games = games[:most] if first is not None else games[-most:]
         start = first if first is not None else 1

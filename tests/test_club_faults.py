@@ -230,15 +230,16 @@ def test_a_tables_login_asking_for_the_hubs_client_id_in_a_loop_takes_nothing(ni
 
 
 def test_a_retained_result_planted_before_the_night_is_not_counted(night):
-    """Table 2's login leaves a retained result (Ann 121, Bob 0) before the hub starts; the hub ignores it
-    with one line, and counts the games the tables play."""
+    """Table 2's login leaves a retained result (Ann 121, Bob 95: a result the hub would otherwise keep)
+    before the hub starts; the hub ignores it with one line, and counts the games the tables play."""
     one = night("--players", "Ann,Bob,Cy,Di", "--tables", "1,2", "--rounds", "1")
     planter = client(one, "2", "2")  # as its board would log in
-    scores = {"Ann": 121, "Bob": 0}
-    losers = [{"side": "Bob", "score": 0, "result": "win", "margin": 121, "game_points": 2}]
+    scores = {"Ann": 121, "Bob": 95}
+    losers = [{"side": "Bob", "score": 95, "result": "win", "margin": 26, "game_points": 2}]
     planted = {"v": 1, "table": "2", "ledger": "ab" * 8, "game": 1, "rev": 40, "status": "finished",
                "variant": "six-card", "seats": ["Ann", "Bob"], "scores": scores, "winner": "Ann",
-               "losers": losers, "margin": 121, "result": "win", "game_points": 2, "skunk": False, "at": None}
+               "losers": losers, "margin": 26, "result": "win", "game_points": 2, "skunk": False, "at": None}
+    schema.decode("result", "2", schema.encode(planted))  # possible: only its retain flag gives it away
     planter.publish(f"cribbage/{CLUB}/table/2/result", schema.encode(planted), qos=1, retain=True).wait_for_publish(5)
     planter.disconnect()
     planter.loop_stop()

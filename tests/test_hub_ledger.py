@@ -58,6 +58,21 @@ def test_the_word_without_the_boards_floor_claims_no_game_settled(hub_ledger):
     assert rows.kept("thu", "3", KEY[2], 8, 64) == (8, [])
 
 
+def test_a_result_refused_is_in_the_word_so_the_board_stops_sending_it(hub_ledger):
+    """A result the hub refused (noted as a conflict) is kept as refused: the word gives its status and
+    rev, so the board forgets it instead of sending it again for ever; a later one kept counts over it."""
+    import json
+
+    night = hub_ledger.night("thu", "n1", "acc", "acc", 9)
+    with hub_ledger.write() as w:
+        w.add_entry(night.id, "thu", "3", KEY[2], 7, 0, "game six-card seats=Alice,Bob dealer=Alice", None)
+        w.add_conflict(night.id, "thu", "3", KEY[2], 7, "refused", 5, None, json.dumps(result(5)), "past the target")
+    assert hub_ledger.reader().kept("thu", "3", KEY[2], 1, 64) == (1, [[7, 0, 5, "finished"]])
+    with hub_ledger.write() as w:
+        w.add_result(night.id, 1, "thu", result(6, "open"))
+    assert hub_ledger.reader().kept("thu", "3", KEY[2], 1, 64) == (1, [[7, 0, 6, "open"]])
+
+
 def test_corrections_are_rows_with_reasons_and_nothing_is_ever_updated(hub_ledger):
     """A correction is a new row with its reason and time; UPDATE and DELETE are refused by the file itself."""
     night = hub_ledger.night("thu", "n1", "acc", "acc", 9)

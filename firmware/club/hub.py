@@ -627,16 +627,18 @@ class Hub:
                 self._live_change(table, kind, None)
                 self._ack(message.mid, message.qos)
                 return
+            payload = None
             try:
                 payload = schema.decode(kind, table, message.payload)
                 if kind == "result":
                     nights.result_of(payload)
-            except schema.ImpossibleResult as error:  # dropped, and noted for the director
+            except (schema.ImpossibleResult, ResultError) as error:  # dropped, and noted for the director
+                refused = error.payload if isinstance(error, schema.ImpossibleResult) else payload
                 self.journal.ignored(f"table {table}: dropped: {error}")
-                self._inbox.put(Incoming("refused", table, {**error.payload, "reason": str(error)}, message.mid,
+                self._inbox.put(Incoming("refused", table, {**refused, "reason": str(error)}, message.mid,
                                          message.qos, self._generation))
                 return
-            except (schema.PayloadError, ResultError) as error:
+            except schema.PayloadError as error:
                 self.journal.ignored(f"table {table}: {error}")
                 self._ack(message.mid, message.qos)
                 return
