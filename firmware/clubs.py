@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")  # a club's or a table's name: safe in an MQTT topic
+# The broker's logins that are not tables (the shipped ACL's users): the ACL's patterns let every
+# login write the table topics of its own name, so no table may have one of these names.
+RESERVED_USERS = ("hub", "homeassistant")
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
 
 
@@ -66,4 +69,6 @@ def name_problem(kind: str, name: object) -> str | None:
     if not isinstance(name, str) or not NAME.fullmatch(name):
         shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:37] + "..."
         return f"{kind} {shown}: use 1 to 32 letters, digits, - or _"
+    if kind == "table" and name in RESERVED_USERS:  # a table's login is its name: these are others'
+        return f"table {name!r}: the broker's user {name!r} is not a table's (systemd/club-broker.sh): name it otherwise"
     return None

@@ -193,8 +193,8 @@ SCHEMA: dict[str, dict[str, Callable]] = {
     },
     "buzzer": {"enabled": _flag, "pin": _gpio},
     "web": {"port": _number(1, 65535, integer=True)},
-    "club": {"broker": _text, "name": _club_name("the club's name"),
-             "table": _club_name("the table's name", numbers=True),
+    "club": {"broker": _text, "name": _club_name("club"),
+             "table": _club_name("table", numbers=True),
              "username": _login, "password": _login, "ca_file": _text, "homeassistant": _flag},
 }
 

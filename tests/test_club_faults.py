@@ -18,6 +18,7 @@ import pytest
 
 from firmware.club import schema
 from ledger.errors import LedgerError
+from ledger.hub import HubReader
 from ledger.reader import LedgerReader
 
 from broker import Listener, Mosquitto, free_port
@@ -249,6 +250,27 @@ def test_a_retained_result_planted_before_the_night_is_not_counted(night):
     wait_for(lambda: one.hub.rounds()["over"], f"the round did not end: {one.hub.log()}")
     one.agree(2)
     assert "a retained result" in one.hub.log()
+
+
+def test_the_logins_that_are_not_tables_cannot_play_as_a_table_of_their_name(night):
+    """The ACL's patterns let every login write the table topics of its own name: Home Assistant's and
+    the hub's logins send a game as tables "homeassistant" and "hub"; the hub counts neither."""
+    one = night("--players", "Ann,Bob", "--tables", "1", "--rounds", "1")
+    one.hub.start()
+    one.pairings(1)
+    ledger = "ef" * 8
+    for user in ("homeassistant", "hub"):
+        sender = client(one, user, user)
+        for seq, line in enumerate(game_lines(["Ann", "Bob"], f"as {user}")):
+            payload = schema.entry_payload(user, ledger, 1, seq, line, None)
+            sender.publish(f"cribbage/{CLUB}/table/{user}/entry", schema.encode(payload), qos=1).wait_for_publish(5)
+        sender.disconnect()
+        sender.loop_stop()
+    one.board("1").feed(game_lines(["Ann", "Bob"], "the real table"))
+    one.agree(1)
+    with HubReader(one.hub.state) as rows:
+        assert set(rows.entry_counts(rows.nights()[0].id)) == {"1"}
+    assert "not one of this club's table topics" in one.hub.log()
 
 
 def test_a_conflicting_redelivery_is_kept_once_and_said(night):
