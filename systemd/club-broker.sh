@@ -19,7 +19,8 @@
 # Options:
 #   --club NAME      the club's name in the topics (needed)
 #   --address HOST   the broker's address the boards are given (default: this
-#                    machine's first address, as hostname -I says it)
+#                    machine's first IPv4 address, as hostname -I says it; an
+#                    IPv6 address is written in brackets in the boards' URLs)
 #   --tls            one TLS listener on 8883 in place of 1883: a CA and the
 #                    broker's certificate are made once in DIR/cribbage-tls/, and
 #                    each board is given ca_file (copy DIR/cribbage-tls/ca.crt to it)
@@ -68,11 +69,15 @@ for table in "${tables[@]}"; do
         hub | homeassistant) fail "table name '$table' is a reserved user name: name the table otherwise" ;;
     esac
 done
-if [ -z "$address" ]; then
-    address="$( (hostname -I 2>/dev/null || true) | awk '{ print $1 }')"
+if [ -z "$address" ]; then  # this machine's first IPv4 address, else its first address, else its name
+    found="$( (hostname -I 2>/dev/null || true) | tr ' ' '\n' | grep -v '^$' || true)"
+    address="$(grep -m 1 -E '^[0-9.]+$' <<<"$found" || head -n 1 <<<"$found")"
     [ -n "$address" ] || address="$(hostname)"
 fi
+address="${address#[}" address="${address%]}"
 [[ "$address" =~ ^[A-Za-z0-9.:_-]{1,253}$ ]] || fail "address '$address': give a host name or an IP address"
+host="$address"
+[[ "$address" != *:* ]] || host="[$address]"  # an IPv6 address, in a URL
 
 if [ "$dir" = /etc/mosquitto ]; then
     [ "$(id -u)" -eq 0 ] || fail "run it as root: sudo $0 --club $club ${tables[*]}"
@@ -153,12 +158,12 @@ if [ "$tls" = yes ]; then
     ca_option=" --ca-file $tlsdir/ca.crt"
     ca_line='ca_file = "/etc/cribbage-board/club-ca.pem"   # a copy of '"$tlsdir/ca.crt"
 fi
-echo "broker: $scheme://$address:$port (config $dir/conf.d/cribbage.conf, ACL $dir/cribbage.acl); users: hub ${tables[*]}"
+echo "broker: $scheme://$host:$port (config $dir/conf.d/cribbage.conf, ACL $dir/cribbage.acl); users: hub ${tables[*]}"
 echo "hub: cribbage-board hub --broker $scheme://localhost:$port --club $club --username hub --password-file $(pwd)/hub.password$ca_option"
 for table in "${tables[@]}"; do
     echo
     echo "[club]   # table $table: in /etc/cribbage-board/config.toml on its board"
-    echo "broker = \"$scheme://$address:$port\""
+    echo "broker = \"$scheme://$host:$port\""
     echo "name = \"$club\""
     echo "table = \"$table\""
     echo "username = \"$table\""
@@ -172,6 +177,10 @@ elif [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
     systemctl restart mosquitto || fail "Mosquitto did not restart: see journalctl -u mosquitto"
     echo "Mosquitto restarted with it."
 else
-    echo "No systemd here to restart Mosquitto: start it with  mosquitto -d -c $dir/mosquitto.conf" \
+    # Debian's /etc/mosquitto/mosquitto.conf includes conf.d/; a folder of one's own may have no such file,
+    # and conf.d/cribbage.conf is a whole config by itself (its sessions then kept in memory only).
+    config="$dir/mosquitto.conf"
+    grep -qs "^include_dir $dir/conf.d" "$config" || config="$dir/conf.d/cribbage.conf"
+    echo "No systemd here to restart Mosquitto: start it with  mosquitto -d -c $config" \
          "(or stop the one running first: pkill -x mosquitto)."
 fi

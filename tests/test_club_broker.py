@@ -241,10 +241,35 @@ def test_the_set_up_without_systemd_prints_everything_and_says_how_to_start_mosq
     done = set_up(tmp_path, "--club", "thursday", "1", "2", restart="yes")
     assert done.returncode == 0, done.stderr
     assert set(club_sections(done.stdout)) == {"1", "2"} and "\nhub: cribbage-board hub " in "\n" + done.stdout
-    assert done.stdout.rstrip().splitlines()[-1].startswith("No systemd here to restart Mosquitto: start it with")
+    last = done.stdout.rstrip().splitlines()[-1]
+    assert last.startswith("No systemd here to restart Mosquitto: start it with  mosquitto -d -c ")
+    named = Path(last.split(" -c ", 1)[1].split()[0])  # a folder of one's own: its conf.d file, a whole config
+    assert named == tmp_path / "etc" / "conf.d" / "cribbage.conf", last
+    port = free_port()
+    config = tmp_path / "as-told.conf"
+    config.write_text(named.read_text().replace("listener 1883", f"listener {port} 127.0.0.1") + "user root\n")
+    process = subprocess.Popen([need_mosquitto(), "-c", str(config)], stderr=subprocess.PIPE, text=True)
+    try:
+        assert eventually(lambda: port_open(port) or process.poll() is not None)
+        assert process.poll() is None, process.stderr.read()
+        assert connects(port, "hub", (tmp_path / "hub.password").read_text().strip()) == 0
+    finally:
+        process.terminate()
+        process.wait(10)
     missing = set_up(tmp_path, "1", "2")
     assert missing.returncode == 2 and missing.stdout == "" and missing.stderr.count("\n") == 1
     assert "name the club" in missing.stderr
+
+
+def test_an_ipv6_address_is_given_to_the_boards_in_brackets(tmp_path):
+    """--address fd00::20 (or hostname -I's first address, when the machine has only IPv6): each
+    board's broker is mqtt://[fd00::20]:1883, which its config takes."""
+    done = set_up(tmp_path, "--club", "thursday", "--address", "fd00::20", "1")
+    assert done.returncode == 0, done.stderr
+    section = club_sections(done.stdout)["1"]
+    assert section["broker"] == "mqtt://[fd00::20]:1883"
+    club = load_config(None, [f"club.{key}={value}" for key, value in section.items()]).club
+    assert (club.address().host, club.address().port) == ("fd00::20", 1883)
 
 
 def test_the_brokers_message_limit_is_the_schemas_largest_and_a_larger_one_is_not_passed_on(tmp_path):
