@@ -86,6 +86,7 @@ def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO |
             from ..club.link import open_link
 
             link = open_link(club, store, changed=pairing_changed)
+            pairing_changed()  # one that came before open_link returned
         for message in store.messages:
             out(f"! {message}\n")
         out(f"cribbage-board: ledger {path}\n")
