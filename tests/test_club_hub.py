@@ -439,3 +439,17 @@ def test_the_directors_console_runs_a_night_from_the_start(tmp_path, broker):
     assert "added Ann, Bob, Cy" in output and "added Di (1 already registered)" in output
     assert "restore TABLE GAME" in output and "night test-night" in output
     assert "stopping the hub" in output and "Traceback" not in output + hub.log()
+
+
+def test_a_result_sent_again_by_a_board_of_another_version_is_no_conflict():
+    """The same result with fields one version adds (target, skunk_lines, points) is the same result;
+    another score, status or winner is a conflict."""
+    from firmware.club.hub import _differs
+
+    first = {"v": 1, "table": "1", "game": 2, "rev": 9, "status": "finished", "scores": {"Ann": 121, "Bob": 90},
+             "winner": "Ann", "at": None}
+    newer = {**first, "target": 121, "skunk_lines": "acc", "points": "acc"}
+    assert not _differs(first, newer) and not _differs(newer, first)
+    assert _differs(first, {**newer, "scores": {"Ann": 121, "Bob": 91}})
+    assert _differs(first, {**first, "winner": "Bob"})
+    assert _differs(None, first)

@@ -197,6 +197,14 @@ class _Job:
     error: BaseException | None = None
 
 
+def _differs(first: dict | None, again: dict) -> bool:
+    """Whether a result sent again under a kept key says otherwise than the first copy: a field both
+    have that differs (a field only one has is a board of another version, not another result)."""
+    if first is None:
+        return True
+    return any(first[field] != again[field] for field in first.keys() & again.keys())
+
+
 def _same_word(one: dict, other: dict | None) -> bool:
     """Whether two presences are the same word of the same run of a hub (not said anew since)."""
     return other is not None and all(one.get(key) == other.get(key) for key in ("instance", "since", "said"))
@@ -781,7 +789,7 @@ class Hub:
                 elif item.kind == "result":
                     if w.add_result(night, current, club, payload):
                         changed = True
-                    elif (first := w.result_payload(*key, payload["rev"])) != payload and w.add_conflict(
+                    elif _differs(first := w.result_payload(*key, payload["rev"]), payload) and w.add_conflict(
                             night, *key, "result", payload["rev"], _json(first), _json(payload),
                             "sent again otherwise"):
                         noted.append(f"table {item.table} game {payload['game']} result {payload['rev']}: sent again "
