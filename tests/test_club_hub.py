@@ -77,8 +77,13 @@ def test_a_redelivered_entry_or_result_is_counted_once(hub, tables):
 
 def test_pairings_are_published_retained_as_the_board_reads_them(hub, broker):
     """Each table's pairing is retained under its topic in the schema's shape: a board joining late reads it."""
+    early = Listener(broker, f"cribbage/{CLUB}/table/+/pairing", client_id="early")
+    try:  # the hub has published its pairings (a listener begun with it may hear them live, not retained)
+        wait_for(lambda: len(early.payloads("pairing")) >= 2, "no pairings")
+    finally:
+        early.close()
     listener = Listener(broker, f"cribbage/{CLUB}/table/+/pairing", f"cribbage/{CLUB}/standings",
-                        f"cribbage/{CLUB}/hub")
+                        f"cribbage/{CLUB}/hub")  # joining late
     try:
         wait_for(lambda: len(listener.payloads("pairing")) >= 2, "no retained pairings")
         heard = {p["table"]: schema.decode("pairing", p["table"], schema.encode(p)) for p in listener.payloads("pairing")}
