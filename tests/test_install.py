@@ -15,7 +15,8 @@ ARM64 = ROOT / "systemd" / "test-install-arm64.sh"
 BOOT_VM = ROOT / "systemd" / "test-boot-vm.sh"
 VM_AGENT = ROOT / "systemd" / "vm" / "agent.sh"
 DEBIAN_ROOT = ROOT / "systemd" / "debian-root.sh"
-SCRIPTS = (INSTALL, ARM64, BOOT_VM, VM_AGENT, DEBIAN_ROOT)
+CLUB_BROKER = ROOT / "systemd" / "club-broker.sh"
+SCRIPTS = (INSTALL, ARM64, BOOT_VM, VM_AGENT, DEBIAN_ROOT, CLUB_BROKER)
 RULE = ROOT / "systemd" / "50-cribbage-board.rules"
 UNIT = ROOT / "systemd" / "cribbage-board.service"
 WEB_UNIT = ROOT / "systemd" / "cribbage-board-web.service"
@@ -46,7 +47,7 @@ def shell(function: str, *args: str, env: dict | None = None) -> subprocess.Comp
 
 
 def test_install_scripts_parse():
-    """install.sh, the arm64 and VM checks (and the VM's guest side) pass bash -n."""
+    """install.sh, club-broker.sh, the arm64 and VM checks (and the VM's guest side) pass bash -n."""
     for script in SCRIPTS:
         result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
@@ -54,7 +55,7 @@ def test_install_scripts_parse():
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed (apt-get install shellcheck)")
 def test_install_scripts_pass_shellcheck():
-    """install.sh, the arm64 and VM checks (and the VM's guest side) have no shellcheck findings."""
+    """install.sh, club-broker.sh, the arm64 and VM checks (and the VM's guest side) have no shellcheck findings."""
     result = subprocess.run(["shellcheck", *map(str, SCRIPTS)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
