@@ -63,17 +63,22 @@ from scorer.standings import ResultError, credits, merge, name_key, ranked, tall
 
 from . import night as nights
 from . import schema
-from .broker import KEEPALIVE_S, Broker, make_client, refusal
+from .broker import Broker, make_client, refusal
 
 BATCH = 500  # messages in one transaction at most
 RETRY_S = (1, 2, 5, 10)  # waits before writing again after a failed write (then every 10 s)
 TICK_S = 1.0  # the writer looks up at least this often (the journal's summary, a pending retry)
 JOB_WAIT_S = 30.0  # how long the console waits for the writer
 PROBE_S = 5.0  # at the first connection: the longest wait for the club's retained presence
+# The hub's own link is kept short, so that a hub that is alive is always back soon: a dead
+# connection noticed within 2x its keepalive, and retries at most this far apart (a board's go to 30 s).
+HUB_KEEPALIVE_S = 10
+HUB_RECONNECT_MAX_S = 2
 # Another hub's presence seen at start: how long before looking again. A hub that is alive loses its
 # session to this one's connection (one client id per login), is back within paho's first retry
-# (1 s) and says its presence anew; one lost with the broker (a crash, a power cut) says nothing.
-LOOK_AGAIN_S = 8.0
+# (1 s) and says its presence anew; one that was cut off is back within 2 x HUB_KEEPALIVE_S +
+# HUB_RECONNECT_MAX_S of the broker's return; one lost with the broker (a crash, a power cut) says nothing.
+LOOK_AGAIN_S = 2 * HUB_KEEPALIVE_S + HUB_RECONNECT_MAX_S + 3
 
 
 # ---- the log ---------------------------------------------------------------------
@@ -252,7 +257,7 @@ class Hub:
         self._suspect: dict | None = None  # another hub's presence (online) seen while probing: alive?
         self._latest: dict | None = None  # ... and what this connection's look found (None: nobody online)
         self._looked = -1  # the connection (generation) whose look has been answered
-        self._begun = False  # this hub has taken the club's night (or has refused it)
+        self._phase = "looking"  # at the club's presence; then "begun" (this hub keeps the night) or "refused"
         self._said = 0  # presences said by this run
         self._rival: dict | None = None  # running: an earlier hub's presence the broker held, asked again
         self._announced = False  # this hub has said it is the club's (its presence published)
@@ -395,6 +400,7 @@ class Hub:
     def connect(self) -> None:
         """Start the MQTT client (its own thread): connect, subscribe, reconnect with back-off."""
         client = make_client(self.settings.broker, f"cribbage-{self.settings.club}-hub", manual_ack=True)
+        client.reconnect_delay_set(1, HUB_RECONNECT_MAX_S)
         client.will_set(self.topics.hub, schema.encode(self._presence(False)), qos=1, retain=True)
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
@@ -402,7 +408,7 @@ class Hub:
         client.on_message = self._on_message
         client.on_subscribe = self._on_subscribe
         client.connect_async(self.settings.broker.host, self.settings.broker.port,
-                             keepalive=KEEPALIVE_S)
+                             keepalive=HUB_KEEPALIVE_S)
         self._client = client
         client.loop_start()
 
@@ -423,17 +429,18 @@ class Hub:
                 if self.on_fatal is not None:
                     self.on_fatal()
             elif said != self._refused:
-                self.journal.say(f"{self._broker_state}; retrying (up to every 30 s)")
+                self.journal.say(f"{self._broker_state}; retrying (every {HUB_RECONNECT_MAX_S} s at most)")
             self._refused = said
             self._inbox.put(("broker",))
             return
         self._generation += 1
-        first = not self._ever_connected
         self._connected, self._ever_connected, self._refused = True, True, None
         self._broker_state = f"connected to {self.settings.broker}"
-        if first:  # is another hub of the club online? Its retained presence comes with the subscription
-            with self._probe_lock:
+        with self._probe_lock:
+            looking = self._phase == "looking"
+            if looking:  # is another hub of the club online? Its retained presence comes with the subscription
                 self._probing, self._latest = True, None
+        if looking:
             timer = threading.Timer(PROBE_S, self._probed, args=(self._generation,))
             timer.daemon = True
             timer.start()
@@ -442,7 +449,7 @@ class Hub:
         # held unacknowledged while probing, fills the broker's in-flight window and would stop it)
         client.subscribe(self.topics.hub, qos=0)
         _, self._probe_mid = client.subscribe(self.topics.every_table, qos=1)  # while probing, held unacknowledged
-        if not first:
+        if not looking:
             self.journal.say(self._broker_state)
             self._inbox.put(("connected",))  # the writer publishes what is retained again
 
@@ -455,14 +462,14 @@ class Hub:
         online; None: nobody else online). The first other hub's word seen: look again in
         LOOK_AGAIN_S (:meth:`_look_again`). A word other than that one: a hub that is alive; stop, one line."""
         with self._probe_lock:
-            if not self._probing:
+            if self._phase != "looking" or not self._probing:
                 return
             self._latest = presence
             if presence is None or _same_word(presence, self._suspect):
                 return
             first, self._suspect = self._suspect is None, self._suspect or presence
             if not first:
-                self._probing = False
+                self._probing, self._phase = False, "refused"
         if first:  # said nothing yet: a second hub's refusal is one line
             self._look_later(LOOK_AGAIN_S)
         else:
@@ -473,14 +480,13 @@ class Hub:
         SUBACK, or PROBE_S passed): nobody else online, begin; another hub's word seen, the look
         again decides."""
         with self._probe_lock:
-            if not self._probing or generation != self._generation:
+            if self._phase != "looking" or not self._probing or generation != self._generation:
                 return
             self._looked = generation
             if self._suspect is not None:
                 return
-            self._probing = False
-            held, self._held = self._held, []
-        self._begin(held)
+            self._phase = "begun"
+        self._begin()
 
     def _look_later(self, seconds: float) -> None:
         timer = threading.Timer(seconds, self._look_again)
@@ -492,15 +498,14 @@ class Hub:
         word (never said anew) or none online, that hub is gone; begin, one line. Not connected, or
         not yet answered: a moment later."""
         with self._probe_lock:
-            if self._begun or self._stop.is_set() or self._suspect is None:
+            if self._phase != "looking" or self._stop.is_set() or self._suspect is None:
                 return
             if not (self._probing and self._looked == self._generation):
                 answered = False
             else:
                 answered = True
                 gone, latest = self._suspect, self._latest
-                self._suspect, self._probing = None, False
-                held, self._held = self._held, []
+                self._suspect, self._phase = None, "begun"
         if not answered:
             self._look_later(1.0)
             return
@@ -508,18 +513,25 @@ class Hub:
             self.journal.say(f"hub {gone.get('instance')} is no longer online: this hub keeps the club's night")
         else:
             self._said_gone(gone)
-        self._begin(held)
+        self._begin()
 
-    def _begin(self, held: list) -> None:
-        """This hub is the club's: what was held is taken up, and its presence and word said."""
-        self._begun = True
+    def _begin(self) -> None:
+        """This hub is the club's (probing still on): its presence and word are said, and what was held
+        is taken up, in the order it came, before what comes after it (probing ends once none is left)."""
         self.journal.say(self._broker_state)
         self._inbox.put(("connected",))
-        for message in held:
-            self._on_message(self._client, None, message)
+        while True:
+            with self._probe_lock:
+                held, self._held = self._held, []
+                if not held:
+                    self._probing = False
+                    return
+            for message, generation in held:
+                self._take(message, generation)
 
     def _refuse_second(self, presence: dict) -> None:
-        self._begun = True
+        with self._probe_lock:
+            self._phase, self._probing = "refused", False
         self.fatal = (f"another hub for club {self.settings.club} is online on {self.settings.broker} (since "
                       f"{presence.get('since') or 'earlier'}, version {presence.get('version')}): one hub keeps a "
                       "club's night; stop that one first")
@@ -593,47 +605,60 @@ class Hub:
             if self._probing:  # cut off while looking: look again on the next connection (what was held
                 self._probing = False  # comes again on it, unacknowledged as it is)
                 self._held = []
-                self._ever_connected = False
+            begun = self._phase == "begun"
         if self._connected:
             self._connected = False
-            if self._stop.is_set() or not self._begun:  # our own disconnect, stopping; or still looking
+            if self._stop.is_set() or not begun:  # our own disconnect, stopping; or still looking
                 return
             self._broker_state = f"broker {self.settings.broker} went away; reconnecting"
             self.journal.say(self._broker_state)
             self._inbox.put(("broker",))
 
-    def _ack(self, mid: int, qos: int) -> None:
-        if qos and self._client is not None:
+    def _ack(self, mid: int, qos: int, generation: int | None = None) -> None:
+        """Acknowledge ``mid``, if it came on this connection (``generation``; a message of an earlier one
+        comes again on this one, under another id)."""
+        if qos and self._client is not None and generation in (None, self._generation):
             self._client.ack(mid, qos)
 
     def _on_message(self, client, userdata, message) -> None:
-        """paho's thread: check the message; keep a table's status or state in memory, queue an
-        entry or result for the writer, drop anything else with one line. Never raises."""
-        try:
-            if message.topic == self.topics.hub:
+        """paho's thread: the club's presence, or a table's message (:meth:`_take`), held while probing."""
+        generation = self._generation
+        if message.topic == self.topics.hub:
+            try:
                 self._other_hub(message)
+            except Exception as error:  # a bug here must not stop paho's thread
+                self.journal.say(f"the club's presence could not be handled: {type(error).__name__}: {error}")
+            return
+        with self._probe_lock:
+            if self._probing:  # held, unacknowledged, until it is known this hub is the club's
+                self._held.append((message, generation))
                 return
-            with self._probe_lock:
-                if self._probing:  # held, unacknowledged, until it is known this hub is the club's
-                    self._held.append(message)
-                    return
+        self._take(message, generation)
+
+    def _take(self, message, generation: int) -> None:
+        """A table's message, come on connection ``generation``: check it; keep a table's status or state
+        in memory, queue an entry or result for the writer, drop anything else with one line. Never raises."""
+        def ack():
+            self._ack(message.mid, message.qos, generation)
+
+        try:
             parsed = self.topics.parse(message.topic)
             if parsed is None:
                 self.journal.ignored(f"topic {message.topic[:120]!r}: not one of this club's table topics")
-                self._ack(message.mid, message.qos)
+                ack()
                 return
             table, kind = parsed
             if kind in schema.HUB_KINDS:  # our own, retained
-                self._ack(message.mid, message.qos)
+                ack()
                 return
             if kind in ("entry", "result") and message.retain:
                 self.journal.ignored(f"table {table}: a retained {kind}: boards never send one retained, so it "
                                      f"was planted (clear it: mosquitto_pub -r -n -t {message.topic})")
-                self._ack(message.mid, message.qos)
+                ack()
                 return
             if kind in ("status", "state") and not message.payload:  # a retained message cleared
                 self._live_change(table, kind, None)
-                self._ack(message.mid, message.qos)
+                ack()
                 return
             payload = None
             try:
@@ -644,26 +669,26 @@ class Hub:
                 refused = error.payload if isinstance(error, schema.ImpossibleResult) else payload
                 self.journal.ignored(f"table {table}: dropped: {error}")
                 self._inbox.put(Incoming("refused", table, {**refused, "reason": str(error)}, message.mid,
-                                         message.qos, self._generation))
+                                         message.qos, generation))
                 return
             except schema.PayloadError as error:
                 self.journal.ignored(f"table {table}: {error}")
-                self._ack(message.mid, message.qos)
+                ack()
                 return
             if kind in ("status", "state"):
                 self._live_change(table, kind, payload)
-                self._ack(message.mid, message.qos)
+                ack()
                 if kind == "status" and payload.get("ledger") is not None:
                     key = (table, payload["ledger"])
                     if self._floors.get(key) != payload["floor"]:
                         self._floors[key] = payload["floor"]
                         self._inbox.put(("kept", table, payload["ledger"]))  # the hub's word from that floor on
                 return
-            self._inbox.put(Incoming(kind, table, payload, message.mid, message.qos, self._generation))
+            self._inbox.put(Incoming(kind, table, payload, message.mid, message.qos, generation))
         except Exception as error:  # a bug here must not stop paho's thread: say it, drop the message
             self.journal.say(f"a message on {message.topic[:120]!r} could not be handled: "
                              f"{type(error).__name__}: {error}")
-            self._ack(message.mid, message.qos)
+            ack()
 
     def _live_change(self, table: str, kind: str, payload: dict | None) -> None:
         with self._live_lock:
