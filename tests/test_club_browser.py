@@ -41,6 +41,7 @@ def test_the_club_page_updates_live_and_reads_on_a_tv_and_a_phone(tmp_path, brok
                      "--night", "Thursday 3 December").start()
     tables = {name: Table(broker.port, name) for name in TABLES}
     try:
+        wait_for(lambda: hub.rounds()["round"] >= 1, f"round 1 was not made: {hub.log()}")
         pairings = {p["table"]: p["players"] for p in hub.rounds()["list"][0]["pairings"]}
         for table in tables.values():
             table.online()

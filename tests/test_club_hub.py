@@ -32,6 +32,10 @@ def kept(hub: HubProcess) -> dict[str, int]:
 
 
 def pairing_of(hub: HubProcess, table: str, round_number: int | None = None) -> list[str]:
+    """Who plays at ``table`` in round ``round_number`` (the latest: at least round 1), once the hub has
+    made it (its page answers before its first connection to the broker, which the round waits for)."""
+    wanted = round_number or 1
+    wait_for(lambda: len(hub.rounds()["list"]) >= wanted, f"round {wanted} was not made: {hub.log()}")
     rounds = hub.rounds()["list"]
     each = rounds[-1] if round_number is None else rounds[round_number - 1]
     return next(p["players"] for p in each["pairings"] if p["table"] == table)
