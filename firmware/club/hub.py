@@ -210,6 +210,13 @@ def _differs(first: dict | None, again: dict) -> bool:
     return any(first[field] != again[field] for field in first.keys() & again.keys())
 
 
+def _later(seconds: float, call: Callable, *args) -> None:
+    """``call(*args)`` in ``seconds``, on a timer thread that does not hold the process open."""
+    timer = threading.Timer(seconds, call, args=args)
+    timer.daemon = True
+    timer.start()
+
+
 def _same_word(one: dict, other: dict | None) -> bool:
     """Whether two presences are the same word of the same run of a hub (not said anew since)."""
     return other is not None and all(one.get(key) == other.get(key) for key in ("instance", "since", "said"))
@@ -441,9 +448,7 @@ class Hub:
             if looking:  # is another hub of the club online? Its retained presence comes with the subscription
                 self._probing, self._latest = True, None
         if looking:
-            timer = threading.Timer(PROBE_S, self._probed, args=(self._generation,))
-            timer.daemon = True
-            timer.start()
+            _later(PROBE_S, self._probed, self._generation)
         # In order: the SUBACK of the second comes after the first's retained presence, if any (_on_subscribe).
         # At QoS 0: the broker sends it at once, not behind what it queued for this session at QoS 1 (which,
         # held unacknowledged while probing, fills the broker's in-flight window and would stop it)
@@ -471,7 +476,7 @@ class Hub:
             if not first:
                 self._probing, self._phase = False, "refused"
         if first:  # said nothing yet: a second hub's refusal is one line
-            self._look_later(LOOK_AGAIN_S)
+            _later(LOOK_AGAIN_S, self._look_again)
         else:
             self._refuse_second(presence)
 
@@ -488,11 +493,6 @@ class Hub:
             self._phase = "begun"
         self._begin()
 
-    def _look_later(self, seconds: float) -> None:
-        timer = threading.Timer(seconds, self._look_again)
-        timer.daemon = True
-        timer.start()
-
     def _look_again(self) -> None:
         """LOOK_AGAIN_S after another hub's presence was seen: if this connection's look found the same
         word (never said anew) or none online, that hub is gone; begin, one line. Not connected, or
@@ -507,7 +507,7 @@ class Hub:
                 gone, latest = self._suspect, self._latest
                 self._suspect, self._phase = None, "begun"
         if not answered:
-            self._look_later(1.0)
+            _later(1.0, self._look_again)
             return
         if latest is None:
             self.journal.say(f"hub {gone.get('instance')} is no longer online: this hub keeps the club's night")
@@ -556,8 +556,8 @@ class Hub:
             return
         other = bool(presence and presence["online"] and presence.get("instance") != self.instance)
         if not message.retain:
-            if other and not self._probing and self._client is not None:
-                self._client.subscribe(self.topics.hub, qos=0)  # the broker answers with what it holds
+            if other and not self._probing:
+                self._ask_presence()
             return
         if self._probing:
             self._seen(presence if other else None)
@@ -574,9 +574,7 @@ class Hub:
         with self._probe_lock:
             rival, self._rival = self._rival, presence
         if rival is None or rival.get("instance") != presence.get("instance"):
-            timer = threading.Timer(LOOK_AGAIN_S, self._ask_presence)
-            timer.daemon = True
-            timer.start()
+            _later(LOOK_AGAIN_S, self._ask_presence)
         elif _same_word(presence, rival):
             self._rival = None
             self._said_gone(presence)
@@ -585,6 +583,7 @@ class Hub:
             self._refuse_second(presence)
 
     def _ask_presence(self) -> None:
+        """Subscribe to the club's presence again: the broker answers with what it holds (retained)."""
         if not self._stop.is_set() and self._client is not None:
             self._client.subscribe(self.topics.hub, qos=0)  # the broker answers with what it holds
 
