@@ -6,7 +6,8 @@ dataclasses, the ledger's path), :mod:`~firmware.clubs` (a broker's address), :m
 Its wings, by purpose: :mod:`firmware.board` (the main loop, the devices, the
 controller and its panels, the views), :mod:`firmware.pc` (the simulator, the
 terminal board, the console), :mod:`firmware.web` (the web view),
-:mod:`firmware.club` (a board's club link and the club hub) and :mod:`firmware.cli` (the command line). docs/architecture.md says what may
+:mod:`firmware.club` (the club's wire protocol and a board's link), :mod:`firmware.hub` (the club
+hub, a program of its own) and :mod:`firmware.cli` (the command line). docs/architecture.md says what may
 import what; tests/test_rooms.py holds the code to it.
 """
 

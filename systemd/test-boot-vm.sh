@@ -238,7 +238,7 @@ start_club() {  # On the data disk: club.env, club-game.txt; or club-none.txt, t
         why="skipped: club: Mosquitto is not installed on the host (apt-get install mosquitto)"
     elif ! command -v socat >/dev/null; then
         why="skipped: club: socat is not installed on the host (qemu's guestfwd runs it; apt-get install socat)"
-    elif ! "$py" -c 'import firmware.club.service, paho.mqtt.client, pytest' 2>/dev/null; then
+    elif ! "$py" -c 'import firmware.hub.service, paho.mqtt.client, pytest' 2>/dev/null; then
         why="skipped: club: $py cannot run the club's hub (make the README's venv with .[test], or set CRIBBAGE_VM_PYTHON)"
     elif ! (cd "$src/tests" && "$py" - "vm $release $arch" >"$data/club-game.txt" 2>"$run_dir/club-game.err") <<'EOF'
 import sys

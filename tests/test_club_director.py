@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from firmware.club.broker import parse_broker
-from firmware.club.director import HELP, QUIT, command
-from firmware.club.hub import DirectorError, Hub, Incoming, Journal, Settings
-from firmware.club.hub_pages import FORMULA_STARTS, neutral, night_csv
+from firmware.hub.director import HELP, QUIT, command
+from firmware.hub.hub import DirectorError, Hub, Incoming, Journal, Settings
+from firmware.hub.pages import FORMULA_STARTS, neutral, night_csv
 from ledger.hub import HubLedger
 
 

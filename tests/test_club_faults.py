@@ -17,7 +17,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from firmware.club import schema
-from firmware.club.hub import LOOK_AGAIN_S
+from firmware.hub.hub import LOOK_AGAIN_S
 from ledger.errors import LedgerError
 from ledger.hub import HubReader
 from ledger.reader import LedgerReader

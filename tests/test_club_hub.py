@@ -453,7 +453,7 @@ def test_the_directors_console_runs_a_night_from_the_start(tmp_path, broker):
 def test_a_result_sent_again_by_a_board_of_another_version_is_no_conflict():
     """The same result with fields one version adds (target, skunk_lines, points) is the same result;
     another score, status or winner is a conflict."""
-    from firmware.club.hub import _differs
+    from firmware.hub.hub import _differs
 
     first = {"v": 1, "table": "1", "game": 2, "rev": 9, "status": "finished", "scores": {"Ann": 121, "Bob": 90},
              "winner": "Ann", "at": None}

@@ -7,10 +7,12 @@ import cycle between project modules; no import against the room order:
 - ``ledger`` imports ``scorer``; ``hardware`` imports ``scorer`` and ``tomlfile``;
 - ``firmware`` may import any room. Inside it, its base (the package itself,
   ``config``, ``clubs``, ``errors``, ``lan``, ``listen``, ``guard``, ``connections``, ``palette``)
-  imports no wing; the club link no other wing and nothing of ``hardware``; the board wing the club
-  link; the PC side the board and the club link; the web view no other wing, and of ``hardware`` only
+  imports no wing; the club wing (the wire protocol and the board's link) no other wing and nothing
+  of ``hardware``; the board wing, of the club, the link alone; the PC side the board and the club
+  link; the club hub (``firmware.hub``) the club's wire protocol (schema and broker), never the link,
+  and nothing of ``hardware``; the web view no other wing, and of ``hardware`` only
   ``hardware.layout`` (the board's geometry: it never touches a device); the
-  command line may import every wing.
+  command line may import every wing, and it alone imports the hub.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ ROOM_MAY_IMPORT = {
     "hardware": {"scorer", "tomlfile"},
     "firmware": {"scorer", "ledger", "hardware", "tomlfile"},
 }
-WINGS = ("firmware.board", "firmware.pc", "firmware.web", "firmware.club", "firmware.cli")
+WINGS = ("firmware.board", "firmware.pc", "firmware.web", "firmware.club", "firmware.hub", "firmware.cli")
 # What each part of firmware may import of firmware: its own modules, and these.
 WING_MAY_IMPORT = {
     "firmware": set(),  # the base: config, errors, palette
@@ -38,10 +40,17 @@ WING_MAY_IMPORT = {
     "firmware.pc": {"firmware", "firmware.board", "firmware.club"},
     "firmware.web": {"firmware"},
     "firmware.club": {"firmware"},
+    "firmware.hub": {"firmware", "firmware.club"},
     "firmware.cli": {"firmware", *WINGS},
 }
 WEB_HARDWARE = {"hardware.layout"}  # the board's geometry
 CLUB_HARDWARE: set[str] = set()  # the club link and hub never touch a device
+# What each wing may import of the club wing, where not all of it.
+CLUB_FOR = {
+    "firmware.board": {"firmware.club.link"},  # the board publishes through its link, and knows no more
+    "firmware.pc": {"firmware.club.link"},
+    "firmware.hub": {"firmware.club.schema", "firmware.club.broker"},  # the wire protocol, never a board's link
+}
 
 
 def project_modules() -> dict[str, Path]:
@@ -144,8 +153,10 @@ def broken_rules(graph: dict[str, set[str]]) -> list[str]:
                 found.append(f"{module} -> {target}: {part} may not import {part_of(target)}")
             if part == "firmware.web" and other == "hardware" and target not in WEB_HARDWARE:
                 found.append(f"{module} -> {target}: the web view imports only {sorted(WEB_HARDWARE)} of hardware")
-            if part == "firmware.club" and other == "hardware" and target not in CLUB_HARDWARE:
-                found.append(f"{module} -> {target}: the club wing imports nothing of hardware")
+            if part in ("firmware.club", "firmware.hub") and other == "hardware" and target not in CLUB_HARDWARE:
+                found.append(f"{module} -> {target}: {part} imports nothing of hardware")
+            if part_of(target) == "firmware.club" and part in CLUB_FOR and target not in CLUB_FOR[part]:
+                found.append(f"{module} -> {target}: {part} imports only {sorted(CLUB_FOR[part])} of the club")
     return found
 
 
@@ -187,6 +198,16 @@ def test_a_planted_cycle_is_found(module, line, loop):
      "firmware.web.pages -> hardware.leds: the web view imports only"),
     ("firmware.web.site", "from ..board import controller",
      "firmware.web.site -> firmware.board.controller: firmware.web may not import firmware.board"),
+    ("firmware.board.loop", "from ..club.schema import Topics",
+     "firmware.board.loop -> firmware.club.schema: firmware.board imports only ['firmware.club.link'] of the club"),
+    ("firmware.pc.console", "def f():\n    from ..hub.hub import Hub",
+     "firmware.pc.console -> firmware.hub.hub: firmware.pc may not import firmware.hub"),
+    ("firmware.board.loop", "from ..hub import night", "firmware.board.loop -> firmware.hub.night: firmware.board may not"),
+    ("firmware.club.link", "from ..hub.pages import page",
+     "firmware.club.link -> firmware.hub.pages: firmware.club may not import firmware.hub"),
+    ("firmware.hub.hub", "from ..club.link import Link",
+     "firmware.hub.hub -> firmware.club.link: firmware.hub imports only ['firmware.club.broker', 'firmware.club.schema']"),
+    ("firmware.hub.site", "import hardware.leds", "firmware.hub.site -> hardware.leds: firmware.hub imports nothing"),
 ])
 def test_an_upward_import_is_found(module, line, why):
     """An import against the room order, even inside a function, is named with the rule it breaks."""

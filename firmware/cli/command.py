@@ -205,9 +205,9 @@ def _club_network(args) -> int:
 
 
 def _hub(args) -> int:
-    """``cribbage-board hub``: a club night's hub (firmware.club), until stopped."""
+    """``cribbage-board hub``: a club night's hub (firmware.hub), until stopped."""
     from ..club.broker import BrokerError
-    from ..club.service import HubError, serve_hub
+    from ..hub.service import HubError, serve_hub
 
     try:
         return serve_hub(args)

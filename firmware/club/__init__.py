@@ -8,9 +8,9 @@
 - :mod:`.discovery`: Home Assistant's MQTT discovery of a board's scores.
 - :mod:`.network`: the board's unit and its broker: the systemd drop-in that lets the
   installed board reach its club's broker and nothing else (``club-network``).
-- :mod:`.hub`: the night's hub: it keeps what the tables send in a ledger of its own,
-  ranks the players, makes the pairings and serves the standings page.
+The night's hub is a program of its own, in :mod:`firmware.hub`: it speaks this
+wing's schema through its broker, and nothing else of it.
 
-This wing imports the firmware base, the scorer and the ledger; the board, the PC
-side and the command line may import it.
+This wing imports the firmware base, the scorer and the ledger; the board and the
+PC side import its link alone, the hub its schema and broker, the command line any of it.
 """

@@ -12,10 +12,10 @@ Threads, each with one job:
   (QoS 1, ``manual_ack``): a hub killed at any moment loses nothing, since the
   broker sends again what it has no acknowledgement for, and the ledger's UNIQUE
   keys make the second copy a no-op. It then derives the night again
-  (:mod:`firmware.club.night`), makes the next round when the current one is
+  (:mod:`firmware.hub.night`), makes the next round when the current one is
   complete, publishes the pairings and standings (retained, QoS 1), and puts a
   new :class:`Snapshot` in place. The director's commands run on it too.
-- the web server (:mod:`firmware.club.hub_site`) only reads the latest
+- the web server (:mod:`firmware.hub.site`) only reads the latest
   snapshot: no page waits for the broker or the writer.
 
 After each commit the writer also publishes, retained, each table's
@@ -62,8 +62,8 @@ from scorer.names import name_problem, normal
 from scorer.standings import ResultError, credits, merge, name_key, ranked, tally
 
 from . import night as nights
-from . import schema
-from .broker import Broker, make_client, refusal
+from ..club import schema
+from ..club.broker import Broker, make_client, refusal
 
 BATCH = 500  # messages in one transaction at most
 RETRY_S = (1, 2, 5, 10)  # waits before writing again after a failed write (then every 10 s)

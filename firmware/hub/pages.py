@@ -1,4 +1,4 @@
-"""What the hub's page and API show, made from a :class:`~firmware.club.hub.Snapshot` (no web framework here).
+"""What the hub's page and API show, made from a :class:`~firmware.hub.hub.Snapshot` (no web framework here).
 
 Every name is escaped and isolated in ``<bdi>`` (a right-to-left name cannot
 reorder the figures beside it). The page is meaningful without JavaScript;

@@ -21,8 +21,8 @@ from scorer.standings import name_key
 from scorer.variants import SkunkLines, parse_game_points
 
 from .. import __version__
-from . import schema
-from .broker import BrokerError, parse_broker
+from ..club import schema
+from ..club.broker import BrokerError, parse_broker
 from .hub import DirectorError, Hub, Journal, Settings, player_name
 
 DEFAULT_HOST = "127.0.0.1"
@@ -116,7 +116,7 @@ def serve_hub(args, announce=print) -> int:
     """Run the hub until stopped; the exit status (HubError, LedgerError, BrokerError raise: one line, exit 2)."""
     from ledger.hub import HubLedger
 
-    from .hub_site import HubServerError, bind, create_app, server
+    from .site import HubServerError, bind, create_app, server
 
     settings = settings_from(args)
     try:

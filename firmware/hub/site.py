@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from .. import HUB_PORT, connections, listen
 from ..guard import READ_METHODS, Guard, security_headers, served_names
-from . import hub_pages as pages
+from . import pages
 
 HERE = Path(__file__).resolve().parent
 KEEPALIVE_EVENT_S = 15.0  # a comment on /club/events this often keeps proxies from closing it

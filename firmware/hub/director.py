@@ -17,7 +17,7 @@ from typing import Callable, TextIO
 from ledger.errors import LedgerError
 
 from .hub import DirectorError, Hub
-from .hub_pages import places
+from .pages import places
 
 MAX_LINE = 400
 MAX_LINE_BYTES = MAX_LINE * 4

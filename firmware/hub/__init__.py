@@ -1,0 +1,16 @@
+"""The club night's hub (``cribbage-board hub``): a program of its own, beside the boards.
+
+It reads what the tables send through the club's broker (the wire protocol is
+:mod:`firmware.club.schema` and :mod:`firmware.club.broker`), keeps it in a ledger of
+its own (:mod:`ledger.hub`), ranks the players, makes the pairings and serves the
+room's page.
+
+- :mod:`.hub`: the hub itself: its MQTT side, its writer and its snapshot.
+- :mod:`.night`: the night derived from the hub's ledger rows (pure).
+- :mod:`.director`: the director's console.
+- :mod:`.pages` and :mod:`.site`: ``/club``, its events, the JSON API and the CSV.
+- :mod:`.service`: the command: its line checked, the hub started, the page served.
+
+Only the command line imports this wing; it imports the firmware base, the club's
+wire protocol, the scorer and the ledger, and nothing of ``hardware``.
+"""
