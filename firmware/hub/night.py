@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections import namedtuple
 from typing import Sequence
 
@@ -213,3 +214,246 @@ def standings_of_season(nights: Sequence[tuple[Night, Sequence[ResultRow], Seque
 def rule_names(points: GamePoints, skunk: SkunkLines) -> str:
     """The rule as words: "acc game points, acc skunk lines"."""
     return f"{points.spec()} game points, {skunk.value} skunk lines"
+
+
+class NightChange(namedtuple("NightChange", "players games rounds")):
+    """What rows changed of a :class:`NightBook` since it was last asked: the ``players`` whose
+    standings line changed or who came or went (name keys), the ``games`` whose view changed (game
+    keys) and the ``rounds`` whose pairings or games changed (numbers). Immutable."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.players or self.games or self.rounds)
+
+
+class NightBook:
+    """The night kept up to date row by row: what :func:`view` derives from every row, worked out
+    for what each new row touches. A result changes its game, the places of the games with the same
+    seats (a pairing is only ever taken by a game of its players) and the lines of its players; a
+    round adds its places; a player row changes that player's line. Rows are given in the ledger's
+    order (ids ascending); :meth:`view` equals :func:`view` of all the rows given so far."""
+
+    def __init__(self, night: Night):
+        self.night = night
+        self.rules = Rules.of(night)
+        self._active: dict[str, str] = {}  # key -> name, in the order last added
+        self._registered: dict[str, str] = {}  # key -> the spelling first added (the one shown)
+        self._first: dict[tuple, ResultRow] = {}  # in the order first received
+        self._latest: dict[tuple, ResultRow] = {}
+        self._word: dict[tuple, CorrectionRow | None] = {}
+        self._games: dict[tuple, GameView] = {}
+        self._credits: dict[tuple, tuple] = {}  # a counted game's credits
+        self._seats: dict[tuple, frozenset] = {}  # a counted game's seats (keys)
+        self._rounds: list[RoundRow] = []
+        self._pairings: list[list[PairingView]] = []  # each round's pairings as shown (byes left out)
+        self._shown_at: list[dict[int, int]] = []  # each round: pairing index -> its place in _pairings
+        self._slots: dict[frozenset, list[tuple[int, int, str | None]]] = {}  # seats -> (number, index, table)
+        self._group: dict[frozenset, dict[tuple, None]] = {}  # seats -> counted games of them, first first
+        self._place: dict[tuple, tuple[int, int]] = {}  # game key -> (round number, pairing index)
+        self._games_of: dict[str, dict[tuple, None]] = {}  # player key -> counted games with them
+        self._lines: dict[str, PlayerStanding] = {}  # the standings' lines, by player key
+        self._ranked: list[tuple] = []  # (rank key, player key), in rank order
+        self._rank_of: dict[str, tuple] = {}
+        self._round_views: list[RoundView] = []
+        self._cache: dict[str, tuple] = {}
+        self._changed = (set(), set(), set())
+
+    # ---- rows in -------------------------------------------------------------
+
+    def add_players(self, rows: Sequence[PlayerRow]) -> None:
+        for row in rows:
+            key = name_key(row.name)
+            self._active.pop(key, None)
+            if row.action == "add":
+                self._active[key] = row.name
+                self._registered.setdefault(key, row.name)
+            self._restate(key)
+        self._cache.pop("players", None)
+
+    def add_results(self, rows: Sequence[ResultRow]) -> None:
+        for row in rows:
+            key = row.game_key
+            self._first.setdefault(key, row)
+            if key not in self._latest or row.rev > self._latest[key].rev:
+                self._latest[key] = row
+            self._regame(key)
+
+    def add_corrections(self, rows: Sequence[CorrectionRow]) -> None:
+        for row in rows:
+            self._word[row.game_key] = None if row.action == "restore" else row
+            if row.game_key in self._first:
+                self._regame(row.game_key)
+
+    def add_rounds(self, rows: Sequence[RoundRow]) -> None:
+        for row in rows:
+            number = row.number
+            self._rounds.append(row)
+            self._pairings.append([])
+            self._shown_at.append({})
+            touched = set()
+            for index, pairing in enumerate(row.pairings):
+                if pairing.bye:
+                    continue
+                seats = frozenset(name_key(p) for p in pairing.players)
+                self._slots.setdefault(seats, []).append((number, index, pairing.table))
+                self._shown_at[-1][index] = len(self._pairings[-1])
+                self._pairings[-1].append(PairingView(pairing.table, pairing.players, None))
+                touched.add(seats)
+            self._round_views.append(None)
+            self._changed[2].add(number)
+            for seats in touched:  # a game of a later round than this one could take a place in it
+                self._rematch(seats)
+            self._cache.pop("rounds", None)
+
+    # ---- one game, and what it touches ----------------------------------------
+
+    def _regame(self, key: tuple) -> None:
+        """Work out game ``key`` again, its places and its players' lines."""
+        first, last, correction = self._first[key], self._latest[key], self._word.get(key)
+        lowball = last.payload.get("variant") == "low-ball"
+        if correction is not None and correction.action == "void":
+            status, result = "void", None
+        elif correction is not None:
+            status = "corrected"
+            result = GameResult.of(correction.seats, correction.scores, correction.winner, lowball)
+        else:
+            status = last.status
+            try:
+                result = result_of(last.payload)
+            except ResultError:
+                status, result = "unreadable", None
+        game = GameView(key, first.table, first.ledger, first.game, first.round, first.id, status, result, last,
+                        correction)
+        old_seats = self._seats.pop(key, None)
+        self._unplace(key)
+        old_players = {name_key(c.player) for c in self._credits.pop(key, ())}
+        self._games[key] = game
+        self._changed[1].add(key)
+        self._cache.pop("games", None)
+        if status in COUNTED:
+            self._credits[key] = credits(result, self.rules.skunk, self.rules.points)
+            self._seats[key] = frozenset(name_key(seat) for seat in result.seats)
+        new_players = {name_key(c.player) for c in self._credits.get(key, ())}
+        for player in old_players - new_players:
+            self._games_of[player].pop(key, None)
+        for player in new_players:
+            self._games_of.setdefault(player, {})[key] = None
+        for player in old_players | new_players:
+            self._restate(player)
+        if old_seats is not None:
+            self._group[old_seats].pop(key, None)
+        if key in self._seats:
+            group = self._group.setdefault(self._seats[key], {})
+            group[key] = None
+            if len(group) > 1 and list(group)[-1] == key and self._games[list(group)[-2]].first > game.first:
+                self._group[self._seats[key]] = dict.fromkeys(sorted(group, key=lambda k: self._games[k].first))
+        for seats in {old_seats, self._seats.get(key)} - {None}:
+            self._rematch(seats)
+        place = self._place.get(key)
+        if place is not None:  # its pairing shows it anew
+            self._show(place, game)
+        self._cache.pop("unpaired", None)
+
+    def _rematch(self, seats: frozenset) -> None:
+        """The places of the games of these ``seats`` again, in the order first received, as :func:`view`
+        gives them: the latest round not after the game's, then the first pairing in the round."""
+        slots = self._slots.get(seats, ())
+        for key in self._group.get(seats, ()):
+            self._unplace(key)
+        last_round = len(self._rounds)
+        taken = set()
+        for key in self._group.get(seats, ()):
+            game = self._games[key]
+            top = min(game.round, last_round)
+            best = None
+            for number, index, table in slots:
+                if number <= top and (number, index) not in taken and table in (game.table, None):
+                    if best is None or number > best[0] or (number == best[0] and index < best[1]):
+                        best = (number, index)
+            if best is not None:
+                taken.add(best)
+                self._place[key] = best
+                self._show(best, game)
+        self._cache.pop("unpaired", None)
+
+    def _unplace(self, key: tuple) -> None:
+        place = self._place.pop(key, None)
+        if place is not None:
+            self._show(place, None)
+
+    def _show(self, place: tuple[int, int], game: GameView | None) -> None:
+        number, index = place
+        at = self._shown_at[number - 1][index]
+        pairing = self._pairings[number - 1][at]
+        if pairing.game is not game:
+            self._pairings[number - 1][at] = pairing._replace(game=game)
+            self._round_views[number - 1] = None
+            self._changed[2].add(number)
+            self._cache.pop("rounds", None)
+
+    def _restate(self, player: str) -> None:
+        """Player ``player``'s line again, from their counted games (as :func:`scorer.standings.tally`)."""
+        before = self._lines.get(player)
+        line = None
+        if player in self._registered:
+            line = PlayerStanding(self._registered[player], 0, 0, 0, 0, 0)
+        games_of = self._games_of.get(player, {})
+        if len(games_of) > 1:
+            games_of = sorted(games_of, key=lambda k: self._games[k].first)
+        for key in games_of:
+            for credit in self._credits[key]:
+                if name_key(credit.player) == player:
+                    line = line or PlayerStanding(credit.player, 0, 0, 0, 0, 0)
+                    line = PlayerStanding(line.player, line.game_points + credit.game_points,
+                                          line.wins + credit.won, line.losses + (not credit.won),
+                                          line.spread + credit.spread, line.games + 1)
+        shown = line is not None and (player in self._active or bool(self._games_of.get(player)))
+        old = self._rank_of.pop(player, None)
+        if old is not None:
+            del self._ranked[bisect_left(self._ranked, (old, player))]
+        if shown:
+            rank = (-line.game_points, -line.wins, -line.spread, player, line.player)
+            insort(self._ranked, (rank, player))
+            self._rank_of[player] = rank
+            self._lines[player] = line
+        else:
+            self._lines.pop(player, None)
+        if before != self._lines.get(player):
+            self._changed[0].add(player)
+            self._cache.pop("standings", None)
+
+    # ---- what it shows ---------------------------------------------------------
+
+    def changes(self) -> NightChange:
+        """What changed since the last call (see :class:`NightChange`)."""
+        players, games_, rounds = self._changed
+        self._changed = (set(), set(), set())
+        return NightChange(frozenset(players), frozenset(games_), frozenset(rounds))
+
+    def line(self, player: str) -> PlayerStanding | None:
+        """Player key ``player``'s standings line, or None when the standings do not show them."""
+        return self._lines.get(player)
+
+    def view(self) -> NightView:
+        """The night as it stands (equal to :func:`view` of the rows given)."""
+        cache = self._cache
+        if "players" not in cache:
+            cache["players"] = tuple(self._active.values())
+        if "standings" not in cache:
+            cache["standings"] = tuple(self._lines[player] for _, player in self._ranked)
+        if "games" not in cache:
+            cache["games"] = tuple(self._games.values())
+        if "unpaired" not in cache:
+            cache["unpaired"] = tuple(game for key, game in self._games.items()
+                                      if key in self._seats and key not in self._place)
+        if "rounds" not in cache:
+            for k, row in enumerate(self._rounds):
+                if self._round_views[k] is None:
+                    pairings = tuple(self._pairings[k])
+                    bye = next((p.players[0] for p in row.pairings if p.bye), None)
+                    self._round_views[k] = RoundView(row.number, pairings, bye,
+                                                     all(p.game is not None for p in pairings), row.made)
+            cache["rounds"] = tuple(self._round_views)
+        return NightView(self.night, self.rules, cache["players"], cache["standings"], cache["games"],
+                         cache["rounds"], cache["unpaired"])
