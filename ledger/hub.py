@@ -469,30 +469,37 @@ class HubRows:
     def nights(self) -> list[Night]:
         return [Night(*row) for row in self._conn.execute("SELECT * FROM nights ORDER BY id")]
 
-    def players(self, night_id: int) -> list[PlayerRow]:
+    def players(self, night_id: int, after: int = 0) -> list[PlayerRow]:
+        """The night's player rows (those after row id ``after``), in the order added."""
         return [PlayerRow(*row) for row in self._conn.execute(
-            "SELECT id, night_id, action, name, at FROM players WHERE night_id=? ORDER BY id", (night_id,))]
+            "SELECT id, night_id, action, name, at FROM players WHERE night_id=? AND id>? ORDER BY id",
+            (night_id, after))]
 
-    def results(self, night_id: int | None = None) -> list[ResultRow]:
-        """Every stored revision (of one night, or all), in the order received."""
-        where, args = ("WHERE night_id=?", (night_id,)) if night_id is not None else ("", ())
+    def results(self, night_id: int | None = None, after: int = 0) -> list[ResultRow]:
+        """Every stored revision (of one night, or all; those after row id ``after``), in the order received."""
+        where, args = ("WHERE night_id=? AND id>?", (night_id, after)) if night_id is not None else \
+            ("WHERE id>?", (after,))
         rows = self._conn.execute(
             "SELECT id, night_id, round, club, tbl, ledger, game, rev, status, payload, received FROM results "
             f"{where} ORDER BY id", args)
         return [ResultRow(*row[:9], json.loads(row[9]), row[10]) for row in rows]
 
-    def rounds(self, night_id: int) -> list[RoundRow]:
+    def rounds(self, night_id: int, after: int = 0) -> list[RoundRow]:
+        """The night's rounds (those numbered after ``after``) with their pairings, in order."""
         out = []
         for round_id, night, number, made, how in self._conn.execute(
-                "SELECT id, night_id, number, made, how FROM rounds WHERE night_id=? ORDER BY number", (night_id,)):
+                "SELECT id, night_id, number, made, how FROM rounds WHERE night_id=? AND number>? ORDER BY number",
+                (night_id, after)):
             pairings = tuple(PairingRow(table, tuple(json.loads(players)), bool(bye)) for table, players, bye in
                              self._conn.execute("SELECT tbl, players, bye FROM pairings WHERE round_id=? ORDER BY id",
                                                 (round_id,)))
             out.append(RoundRow(round_id, night, number, made, how, pairings))
         return out
 
-    def corrections(self, night_id: int | None = None) -> list[CorrectionRow]:
-        where, args = ("WHERE night_id=?", (night_id,)) if night_id is not None else ("", ())
+    def corrections(self, night_id: int | None = None, after: int = 0) -> list[CorrectionRow]:
+        """The director's corrections (of one night, or all; those after row id ``after``), in order."""
+        where, args = ("WHERE night_id=? AND id>?", (night_id, after)) if night_id is not None else \
+            ("WHERE id>?", (after,))
         out = []
         for row in self._conn.execute(
                 "SELECT id, night_id, club, tbl, ledger, game, action, seats, scores, winner, reason, at "
