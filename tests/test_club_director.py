@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from firmware.club.broker import parse_broker
 from firmware.hub.director import HELP, QUIT, command
-from firmware.hub.hub import DirectorError, Hub, Incoming, Journal, Settings
+from firmware.hub.hub import DirectorError, Hub, Journal, Settings
+from firmware.hub.inbox import Connected, Received
 from firmware.hub.pages import FORMULA_STARTS, neutral, night_csv
 from ledger.hub import HubLedger
 
@@ -21,7 +22,7 @@ def make_hub(path, night: str = "n1", players=("Ann", "Bob", "Cy", "Di")) -> Hub
     hub = Hub(Settings("thu", parse_broker("mqtt://127.0.0.1:1"), night, players=tuple(players), tables=("1", "2")),
               ledger, Journal(write=lambda line: None))
     hub.start()
-    hub._inbox.put(("connected",))  # as when the broker has answered and no other hub is online
+    hub.inbox.put(Connected())  # as when the broker has answered and no other hub is online
     hub.run(lambda: None)
     hub.run(lambda: None)  # the writer has begun: round 1 is made (--players and --tables given)
     return hub
@@ -38,7 +39,7 @@ def hub(tmp_path):
 def play(hub: Hub, table: str, game: int, scores: dict[str, int]) -> None:
     """A result as it would come from a table, through the writer thread."""
     payload = result_payload(table, "0123456789abcdef", game, 10, scores)
-    hub._inbox.put(Incoming("result", table, payload, 0, 0, 0))
+    hub.inbox.put(Received("result", table, payload, 0, 0, 0))
     hub.run(lambda: None)  # the writer has taken it once this job runs after it
 
 
@@ -138,7 +139,7 @@ def test_an_unforeseen_failure_of_the_writer_stops_the_hub_saying_why(hub, monke
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(hub, "_store", broken)
-    hub._inbox.put(Incoming("result", "1", result_payload("1", "0123456789abcdef", 1, 5, {"Ann": 121, "Bob": 90}),
+    hub.inbox.put(Received("result", "1", result_payload("1", "0123456789abcdef", 1, 5, {"Ann": 121, "Bob": 90}),
                             0, 0, 0))
     hub._writer.join(30)
     assert not hub._writer.is_alive() and stopped == [True]

@@ -16,7 +16,8 @@ from typing import Callable, TextIO
 
 from ledger.errors import LedgerError
 
-from .hub import DirectorError, Hub
+from .commands import DirectorError
+from .hub import Hub
 from .pages import places
 
 MAX_LINE = 400
@@ -137,23 +138,23 @@ def command(hub: Hub, line: str):
     if verb == "rounds":
         return rounds_text(hub.snapshot.view)
     if verb == "conflicts":
-        return conflicts_text(hub.run(hub.conflicts))
+        return conflicts_text(hub.run(hub.commands.conflicts))
     if verb == "players":
         players = hub.snapshot.view.players
         return f"{len(players)} players: " + ", ".join(players) if players else "no players yet"
     if verb == "player":
         if len(rest) >= 2 and rest[0].lower() == "add":
-            added = hub.run(lambda: hub.add_players(rest[1:]))
+            added = hub.run(lambda: hub.commands.add_players(rest[1:]))
             skipped = len(rest) - 1 - len(added)
             return (f"added {', '.join(added)}" if added else "added nobody") + \
                 (f" ({skipped} already registered)" if skipped else "")
         if len(rest) == 2 and rest[0].lower() == "remove":
-            return f"removed {hub.run(lambda: hub.remove_player(rest[1]))} (kept in the standings if they played)"
+            return f"removed {hub.run(lambda: hub.commands.remove_player(rest[1]))} (kept in the standings if they played)"
         raise DirectorError("player add NAME... or player remove NAME")
     if verb == "start":
-        return f"round {hub.run(hub.start_night)} made: see rounds"
+        return f"round {hub.run(hub.commands.start_night)} made: see rounds"
     if verb == "next":
-        return f"round {hub.run(hub.next_round)} made: see rounds"
+        return f"round {hub.run(hub.commands.next_round)} made: see rounds"
     if verb in ("correct", "void", "restore"):
         if len(rest) < 2:
             raise DirectorError(f"{verb} TABLE GAME ...: see help")
@@ -161,14 +162,14 @@ def command(hub: Hub, line: str):
         fields, scores = _fields(options)
         reason = fields.get("reason", "")
         if verb == "void":
-            return hub.run(lambda: hub.void(table, ref, reason))
+            return hub.run(lambda: hub.commands.void(table, ref, reason))
         if verb == "restore":
-            return hub.run(lambda: hub.restore(table, ref, reason))
+            return hub.run(lambda: hub.commands.restore(table, ref, reason))
         if "scores" in fields:
             scores += _scores(fields["scores"].split(","))
         if len(scores) < 2:
             raise DirectorError("give each side's score: Alice:121 Bob:88 (or scores=Alice:121,Bob:88)")
-        return hub.run(lambda: hub.correct(table, ref, scores, fields.get("winner"), reason))
+        return hub.run(lambda: hub.commands.correct(table, ref, scores, fields.get("winner"), reason))
     raise DirectorError(f"no command {verb!r}: type help")
 
 

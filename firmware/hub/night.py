@@ -395,19 +395,7 @@ class NightBook:
     def _restate(self, player: str) -> None:
         """Player ``player``'s line again, from their counted games (as :func:`scorer.standings.tally`)."""
         before = self._lines.get(player)
-        line = None
-        if player in self._registered:
-            line = PlayerStanding(self._registered[player], 0, 0, 0, 0, 0)
-        games_of = self._games_of.get(player, {})
-        if len(games_of) > 1:
-            games_of = sorted(games_of, key=lambda k: self._games[k].first)
-        for key in games_of:
-            for credit in self._credits[key]:
-                if name_key(credit.player) == player:
-                    line = line or PlayerStanding(credit.player, 0, 0, 0, 0, 0)
-                    line = PlayerStanding(line.player, line.game_points + credit.game_points,
-                                          line.wins + credit.won, line.losses + (not credit.won),
-                                          line.spread + credit.spread, line.games + 1)
+        line = self._sum(player, self._registered.get(player))
         shown = line is not None and (player in self._active or bool(self._games_of.get(player)))
         old = self._rank_of.pop(player, None)
         if old is not None:
@@ -423,13 +411,37 @@ class NightBook:
             self._changed[0].add(player)
             self._cache.pop("standings", None)
 
+    def _sum(self, player: str, name: str | None) -> PlayerStanding | None:
+        """Player ``player``'s counted games added up, under ``name`` (else as first seated), or None."""
+        line = PlayerStanding(name, 0, 0, 0, 0, 0) if name is not None else None
+        games_of = self._games_of.get(player, {})
+        if len(games_of) > 1:
+            games_of = sorted(games_of, key=lambda k: self._games[k].first)
+        for key in games_of:
+            for credit in self._credits[key]:
+                if name_key(credit.player) == player:
+                    line = line or PlayerStanding(credit.player, 0, 0, 0, 0, 0)
+                    line = PlayerStanding(line.player, line.game_points + credit.game_points,
+                                          line.wins + credit.won, line.losses + (not credit.won),
+                                          line.spread + credit.spread, line.games + 1)
+        return line
+
     # ---- what it shows ---------------------------------------------------------
+
+    def played(self, player: str) -> PlayerStanding | None:
+        """Player key ``player``'s counted games tonight as one line named as first seated (what the
+        season adds up), or None without one."""
+        return self._sum(player, None) if self._games_of.get(player) else None
 
     def changes(self) -> NightChange:
         """What changed since the last call (see :class:`NightChange`)."""
         players, games_, rounds = self._changed
         self._changed = (set(), set(), set())
         return NightChange(frozenset(players), frozenset(games_), frozenset(rounds))
+
+    def game(self, key: tuple) -> GameView:
+        """Game ``key`` as it counts."""
+        return self._games[key]
 
     def line(self, player: str) -> PlayerStanding | None:
         """Player key ``player``'s standings line, or None when the standings do not show them."""

@@ -23,7 +23,8 @@ from scorer.variants import SkunkLines, parse_game_points
 from .. import __version__
 from ..club import schema
 from ..club.broker import BrokerError, parse_broker
-from .hub import DirectorError, Hub, Journal, Settings, player_name
+from .commands import DirectorError, player_name
+from .hub import Hub, Journal, Settings
 
 DEFAULT_HOST = "127.0.0.1"
 MAX_PASSWORD_BYTES = 1024

@@ -1,0 +1,122 @@
+"""The director's commands on the hub, each run on its writer thread (:meth:`Hub.run <firmware.hub.hub.Hub.run>`):
+players added and removed, the rounds begun, and a game corrected, voided or restored. A change is a
+new row with its reason, never an edit; each is in the ledger before the command answers."""
+
+from __future__ import annotations
+
+from scorer.names import name_problem, normal
+from scorer.standings import GameResult, ResultError, name_key
+
+NAME_MOST = 40  # characters in a player's name at most
+
+
+class DirectorError(ValueError):
+    """A director's command that cannot be done; the message says why and what to do."""
+
+
+def player_name(name: str) -> str:
+    """A player's name by the rule for names (scorer.names); DirectorError if it breaks it."""
+    name = normal(name.strip())
+    problem = name_problem(name)
+    if problem or len(name) > NAME_MOST:
+        raise DirectorError(f"player {name!r}: {problem or f'at most {NAME_MOST} characters'}")
+    return name
+
+
+class Commands:
+    """What the director may do to ``hub``'s night (call each through ``hub.run``)."""
+
+    def __init__(self, hub):
+        self.hub = hub
+
+    @property
+    def _night_id(self) -> int:
+        return self.hub.night.id
+
+    def add_players(self, names: list[str]) -> list[str]:
+        added = self.hub.register([player_name(name) for name in names])
+        self.hub.refresh("players")
+        return added
+
+    def remove_player(self, name: str) -> str:
+        active = {name_key(each): each for each in self.hub.view.players}
+        if name_key(name) not in active:
+            raise DirectorError(f"{name} is not a player of this night")
+        with self.hub.ledger.write() as w:
+            w.add_player(self._night_id, active[name_key(name)], "remove")
+        self.hub.refresh("players")
+        return active[name_key(name)]
+
+    def start_night(self) -> int:
+        if self.hub.view.rounds:
+            raise DirectorError("the night has begun: use next for another round")
+        self.hub._auto_start = False
+        return self.hub.make_round("start")
+
+    def next_round(self) -> int:
+        if not self.hub.view.rounds:
+            raise DirectorError("the night has not begun: use start")
+        return self.hub.make_round("next")
+
+    def conflicts(self) -> list:
+        """What tables sent tonight that was not kept (ledger.hub.ConflictRow), in the order noted."""
+        return self.hub.ledger.reader().conflicts(self._night_id)
+
+    def find_game(self, table: str, ref: str):
+        """The game ``ref`` (its number, or NUMBER@LEDGER for one of several) at ``table`` tonight."""
+        number, _, ledger = ref.partition("@")
+        if not number.isdigit():
+            raise DirectorError(f"game {ref!r}: give the game's number at table {table} (see rounds)")
+        found = [g for g in self.hub.view.games if g.table == table and g.game == int(number)
+                 and g.ledger.startswith(ledger)]
+        if not found:
+            raise DirectorError(f"no game {number} at table {table} tonight (see rounds)")
+        if len(found) > 1:
+            raise DirectorError(f"table {table} has {len(found)} games {number}: give one as "
+                                + " or ".join(f"{number}@{g.ledger[:6]}" for g in found))
+        return found[0]
+
+    def correct(self, table: str, ref: str, scores: list[tuple[str, int]], winner: str | None,
+                reason: str) -> str:
+        game = self.find_game(table, ref)
+        if not reason.strip():
+            raise DirectorError("a correction needs a reason: reason=\"...\"")
+        lowball = game.latest.payload.get("variant") == "low-ball"
+        if winner is None:
+            ordered = sorted(scores, key=lambda pair: pair[1], reverse=not lowball)
+            if len(ordered) > 1 and ordered[0][1] == ordered[1][1]:
+                raise DirectorError("two sides have the same score: say who won (winner=NAME)")
+            winner = ordered[0][0]
+        seats = []
+        for side, _ in scores:
+            seats += [seat for seat in side.split("+")] if "+" in side else [side]
+        try:
+            result = GameResult.of([player_name(seat) for seat in seats], scores, winner, lowball)
+        except ResultError as error:
+            raise DirectorError(str(error)) from None
+        with self.hub.ledger.write() as w:
+            w.add_correction(self._night_id, game.key, "correct", reason.strip(), result.seats, result.scores,
+                             result.winner)
+        self.hub.after_correction()
+        return f"table {table} game {game.game}: {result.winner} wins " + ", ".join(
+            f"{side} {score}" for side, score in result.scores)
+
+    def void(self, table: str, ref: str, reason: str) -> str:
+        game = self.find_game(table, ref)
+        if not reason.strip():
+            raise DirectorError("voiding a game needs a reason: reason=\"...\"")
+        with self.hub.ledger.write() as w:
+            w.add_correction(self._night_id, game.key, "void", reason.strip())
+        self.hub.after_correction()
+        return f"table {table} game {game.game} counts for nobody"
+
+    def restore(self, table: str, ref: str, reason: str) -> str:
+        game = self.find_game(table, ref)
+        if game.correction is None:
+            raise DirectorError(f"table {table} game {game.game} has no correction to drop")
+        if not reason.strip():
+            raise DirectorError("restoring a game needs a reason: reason=\"...\"")
+        with self.hub.ledger.write() as w:
+            w.add_correction(self._night_id, game.key, "restore", reason.strip())
+        self.hub.after_correction()
+        return f"table {table} game {game.game} counts as the table sent it"
