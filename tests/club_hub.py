@@ -75,6 +75,11 @@ class HubProcess:
     def rounds(self) -> dict:
         return self.get("/api/club/rounds")
 
+    def snapshot_version(self) -> int:
+        """The version of the page's latest snapshot (the live part's ``data-version``)."""
+        page = self.get("/club")
+        return int(page.split('data-version="', 1)[1].split('"', 1)[0])
+
     def say(self, line: str) -> None:
         """A line on the director's console."""
         self.process.stdin.write(line.encode("utf-8") + b"\n")

@@ -80,3 +80,58 @@ def test_the_club_page_updates_live_and_reads_on_a_tv_and_a_phone(tmp_path, brok
             table.close()
         hub.stop()
 
+
+
+def live_text(driver) -> str:
+    return driver.execute_script("return document.getElementById('live').innerText")
+
+
+def test_the_page_kept_up_by_changes_alone_equals_the_page_loaded_anew(tmp_path, broker, browser):  # noqa: F811
+    """30 players on 15 tables (standings in two columns), results, live scores, a table going off line and a
+    new round: the page that took only the changes shows, word for word, what a page loaded now shows."""
+    players = [f"Player{k:02}" for k in range(30)]
+    names = [str(k) for k in range(1, 16)]
+    hub = HubProcess(tmp_path / "hub", broker.url, "--players", ",".join(players), "--tables", ",".join(names),
+                     "--rounds", "3").start()
+    tables = {name: Table(broker.port, name) for name in names}
+    try:
+        wait_for(lambda: hub.rounds()["round"] == 1, f"round 1 was not made: {hub.log()}")
+        browser.get(hub.base + "/club")
+        page_wait(browser, lambda driver: "live-dot on" in driver.page_source)
+        browser.execute_script("document.body.dataset.marker = 'kept up'")
+        fresh = browser.window_handles[0]
+        pairings = {p["table"]: p["players"] for p in hub.rounds()["list"][0]["pairings"]}
+
+        def same_as_a_new_page(why: str) -> None:
+            version = hub.snapshot_version()
+            page_wait(browser, lambda driver: int(driver.find_element("id", "live").get_attribute("data-version"))
+                      >= version)
+            kept_up = live_text(browser)
+            browser.switch_to.new_window("tab")
+            browser.get(hub.base + "/club")
+            anew = live_text(browser)
+            browser.close()
+            browser.switch_to.window(fresh)
+            assert browser.execute_script("return document.body.dataset.marker") == "kept up"  # never reloaded
+            assert kept_up == anew, why
+
+        for k, name in enumerate(names[:7]):
+            a, b = pairings[name]
+            tables[name].online()
+            tables[name].result(1, 30, {a: 121, b: 60 + 5 * k})
+        tables["9"].online()
+        tables["9"].state(1, 12, dict.fromkeys(pairings["9"], 33), next_seat=pairings["9"][0])
+        wait_for(lambda: sum(line["games"] for line in hub.standings()) == 14, "the results were not counted")
+        same_as_a_new_page("after seven results and a live score")
+        tables["9"].online(False)
+        for name in names[7:]:
+            a, b = pairings[name]
+            tables[name].result(1, 30, {a: 100, b: 121})
+        wait_for(lambda: hub.rounds()["round"] == 2, f"round 2 was not made: {hub.log()}")
+        same_as_a_new_page("after the round's last results and a new round")
+        text = live_text(browser)
+        assert "Round 2" in text and "Player" in text
+    finally:
+        for table in tables.values():
+            table.close()
+        hub.stop()

@@ -17,6 +17,7 @@ import pytest
 
 from firmware.club import schema
 from ledger.hub import HubLedger, HubReader
+from scorer.standings import name_key
 
 from broker import Listener, Mosquitto, environment, free_port
 from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
@@ -279,30 +280,61 @@ def test_only_host_names_that_can_be_this_hub_are_answered(tmp_path, broker):
 
 
 def test_the_events_stream_sends_the_standings_when_a_result_comes(tmp_path, broker):
-    """/club/events: one event at once, another with the new standings after a game."""
+    """/club/events: the whole live part at once, then only what changed: the new standings after a game,
+    put in place by the rows' keys, give the standings the API gives."""
     with HubProcess(tmp_path / "hub", broker.url, "--players", PLAYERS, "--tables", "1,2") as hub:
         stream = urllib.request.urlopen(hub.base + "/club/events", timeout=CEILING_S)
         table = Table(broker.port, "1")
         try:
-            first = _event(stream)
-            assert all(line["games"] == 0 for line in first["standings"])
+            kind, first = _event(stream)
+            assert kind == "snapshot" and all(line["games"] == 0 for line in first["standings"])
+            shown = Viewer(first)
             play(table, 1, pairing_of(hub, "1"), (121, 100))
-            while True:
-                event = _event(stream)
-                if any(line["games"] for line in event["standings"]):
-                    break
-            assert event["standings"] == hub.standings()
+            while not any(line["games"] for line in shown.standings):
+                kind, event = _event(stream)
+                assert kind == "delta" and event["base"] == shown.version
+                assert {line["key"] for line in event["standings"]} <= {"ann", "bob", "cy", "di"}
+                shown.take(event)
+            assert [line["player"] for line in shown.standings] == [line["player"] for line in hub.standings()]
+            assert shown.standings == hub.standings()
         finally:
             stream.close()
             table.close()
 
 
-def _event(stream) -> dict:
-    """The next server-sent event's data (keep-alive comments skipped)."""
+class Viewer:
+    """What a viewer of /club/events knows: a snapshot, then each delta put in place by its keys, as club.js does."""
+
+    FIELDS = ("player", "game_points", "wins", "losses", "spread", "games")
+
+    def __init__(self, snapshot: dict):
+        self.version = snapshot["version"]
+        self.standings = [{k: line[k] for k in self.FIELDS} for line in snapshot["standings"]]
+        self.keys = [name_key(line["player"]) for line in snapshot["standings"]]
+
+    def take(self, delta: dict) -> None:
+        for line in delta["standings"]:
+            if line["key"] in self.keys:
+                at = self.keys.index(line["key"])
+                del self.keys[at], self.standings[at]
+            if line.get("gone"):
+                continue
+            at = 0 if line["after"] is None else self.keys.index(line["after"]) + 1
+            self.keys.insert(at, line["key"])
+            self.standings.insert(at, {k: line[k] for k in self.FIELDS})
+        if not delta.get("more"):
+            self.version = delta["version"]
+
+
+def _event(stream) -> tuple[str, dict]:
+    """The next server-sent event's type and data (keep-alive comments skipped)."""
+    kind = "message"
     while True:
         line = stream.readline().decode("utf-8")
+        if line.startswith("event: "):
+            kind = line[len("event: "):].strip()
         if line.startswith("data: "):
-            return json.loads(line[len("data: "):])
+            return kind, json.loads(line[len("data: "):])
 
 
 def test_the_hub_killed_with_kill_9_loses_nothing_and_counts_nothing_twice(tmp_path, broker):

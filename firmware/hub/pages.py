@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from html import escape
 
 from scorer.standings import credits, losers, name_key
@@ -53,27 +54,36 @@ def title(snap) -> str:
     return f"{snap.club} · {view.night.name} · {shown}"
 
 
-def live_html(snap) -> str:
-    """The page's live part: the night's heading, the standings, the round's tables."""
+def standing_row(place: int, line) -> str:
+    """One standings row; ``data-tie`` holds what ties two rows (the page's script numbers them so too)."""
+    return (f'<tr data-player="{escape(name_key(line.player))}" '
+            f'data-tie="{line.game_points}|{line.wins}|{line.spread}"><td class="rank">{place}</td>'
+            f'<td class="player">{bdi(line.player)}</td><td class="num pts">{line.game_points}</td>'
+            f'<td class="num wl">{line.wins}\u2013{line.losses}</td>'
+            f'<td class="num spread">{_signed(line.spread)}</td></tr>')
+
+
+STANDINGS_HEAD = ('<thead><tr><th class="rank">#</th><th>Player</th><th class="num">Pts</th>'
+                  '<th class="num">W\u2013L</th><th class="num">+/\u2212</th></tr></thead>')
+NO_PLAYERS = '<p class="muted">No players yet: the director adds them (player add NAME).</p>'
+NO_TABLES = '<p class="muted no-tables">No tables online yet.</p>'
+
+
+def _standings_html(lines) -> str:
+    rows = [standing_row(place, line) for place, line in zip(places(lines), lines)]
+    if not rows:
+        return NO_PLAYERS
+    half = (len(rows) + 1) // 2 if len(rows) > 14 else len(rows)
+    tables = [f'<table class="standings">{STANDINGS_HEAD}<tbody>{"".join(rows[:half])}</tbody></table>']
+    if half < len(rows):
+        tables.append(f'<table class="standings">{STANDINGS_HEAD}<tbody>{"".join(rows[half:])}</tbody></table>')
+    density = "few" if len(rows) <= 14 else ("two" if len(rows) <= 28 else "two dense")
+    return f'<div class="columns {density}">{"".join(tables)}</div>'
+
+
+def heading_html(snap) -> str:
+    """The night's name and where it is, and the ledger's problem if it has one."""
     view: NightView = snap.view
-    lines = view.standings
-    rows = []
-    for place, line in zip(places(lines), lines):
-        rows.append(f'<tr data-player="{escape(name_key(line.player))}"><td class="rank">{place}</td>'
-                    f'<td class="player">{bdi(line.player)}</td><td class="num pts">{line.game_points}</td>'
-                    f'<td class="num wl">{line.wins}\u2013{line.losses}</td>'
-                    f'<td class="num spread">{_signed(line.spread)}</td></tr>')
-    head = ('<thead><tr><th class="rank">#</th><th>Player</th><th class="num">Pts</th>'
-            '<th class="num">W\u2013L</th><th class="num">+/\u2212</th></tr></thead>')
-    if rows:
-        half = (len(rows) + 1) // 2 if len(rows) > 14 else len(rows)
-        tables = [f'<table class="standings">{head}<tbody>{"".join(rows[:half])}</tbody></table>']
-        if half < len(rows):
-            tables.append(f'<table class="standings">{head}<tbody>{"".join(rows[half:])}</tbody></table>')
-        density = "few" if len(rows) <= 14 else ("two" if len(rows) <= 28 else "two dense")
-        standing = f'<div class="columns {density}">{"".join(tables)}</div>'
-    else:
-        standing = '<p class="muted">No players yet: the director adds them (player add NAME).</p>'
     if view.over:
         status = f"Final standings after {view.round} rounds"
     elif view.round:
@@ -82,33 +92,53 @@ def live_html(snap) -> str:
         status = "Waiting for the first round"
     heading = (f'<div class="heading"><span class="night">{bdi(view.night.name)}</span>'
                f'<span class="status" data-round="{view.round}">{escape(status)}</span></div>')
-    problems = "".join(f'<p class="problem" role="alert">{escape(text)}</p>' for text in
-                       ([snap.problem] if snap.problem else []))
-    return (f'{heading}{problems}<div class="night-grid"><section class="standing-panel">'
-            f'<h2>Standings</h2>{standing}</section>'
+    return heading + "".join(f'<p class="problem" role="alert">{escape(text)}</p>' for text in
+                             ([snap.problem] if snap.problem else []))
+
+
+def live_html(snap) -> str:
+    """The page's live part: the night's heading, the standings, the round's tables."""
+    view: NightView = snap.view
+    return (f'{heading_html(snap)}<div class="night-grid"><section class="standing-panel">'
+            f'<h2>Standings</h2><div class="standing-body">{_standings_html(view.standings)}</div></section>'
             f'<section class="round-panel">{_round_html(snap)}</section></div>'
             f'<p class="broker muted">{escape(snap.broker)}</p>')
 
 
-def _round_html(snap) -> str:
+def round_head(snap) -> tuple[str, str]:
+    """The round panel's heading and its bye line ("" for none)."""
+    current = snap.view.rounds[-1] if snap.view.rounds else None
+    heading = f"<h2>Round {snap.view.round}</h2>" if current else "<h2>Tables</h2>"
+    return heading, (f'<p class="bye">Bye: {bdi(current.bye)}</p>' if current and current.bye else "")
+
+
+def cards(snap) -> list[tuple[str, tuple]]:
+    """The round panel's cards in order, each as (its key: the table, "" for none; what draws it,
+    for :func:`card_html`): the round's pairings, then the tables without a game this round."""
     view: NightView = snap.view
     live = {table.table: table for table in snap.tables}
-    items = []
     current = view.rounds[-1] if view.rounds else None
     earlier = {(p.game.ledger, p.game.game) for each in view.rounds[:-1] for p in each.pairings if p.game}
-    paired = set()
+    out, paired = [], set()
     for pairing in (current.pairings if current else ()):
         paired.add(pairing.table)
         board = live.get(pairing.table)
-        items.append(_table_html(pairing.table, pairing.players, board, pairing.game,
-                                 begun=_plays(board, pairing.players, earlier)))
-    for table in snap.tables:  # tables without a game this round
+        out.append((pairing.table or "", (pairing.table, pairing.players, board, pairing.game,
+                                          _plays(board, pairing.players, earlier))))
+    for table in snap.tables:
         if table.table not in paired and (table.seen or table.online):
-            items.append(_table_html(table.table, (), table, None))
-    heading = f"<h2>Round {view.round}</h2>" if current else "<h2>Tables</h2>"
-    bye = f'<p class="bye">Bye: {bdi(current.bye)}</p>' if current and current.bye else ""
-    body = f'<ul class="tables">{"".join(items)}</ul>' if items else '<p class="muted">No tables online yet.</p>'
-    return heading + body + bye
+            out.append((table.table, (table.table, (), table, None, True)))
+    return out
+
+
+def card_html(drawn: tuple) -> str:
+    return _table_html(*drawn)
+
+
+def _round_html(snap) -> str:
+    heading, bye = round_head(snap)
+    items = [card_html(drawn) for _, drawn in cards(snap)]
+    return f'{heading}<ul class="tables">{"".join(items)}</ul>{"" if items else NO_TABLES}{bye}'
 
 
 def _plays(live, players, earlier: set) -> bool:
@@ -171,6 +201,90 @@ def event_data(snap) -> dict:
             "standings": standings_list(snap.view.standings),
             "tables": [{"table": t.table, "online": t.online, "entries": snap.entries.get(t.table, 0),
                         "sides": [list(side) for side in t.sides]} for t in snap.tables]}
+
+
+def dumps(data) -> bytes:
+    """An event's data as sent: compact JSON, UTF-8."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+EVENT_BYTES = 16_000  # a change's event at most, about: a bigger change is sent as several events
+
+
+class Layout:
+    """What the page shows of one snapshot, in order: the cards' keys and what draws each, the standings'
+    player keys, and each one's place: what a change's event needs to say where a card or a row goes."""
+
+    def __init__(self, snap):
+        self.snap = snap
+        drawn = cards(snap)
+        self.cards = dict(drawn)
+        self.card_keys = [key for key, _ in drawn]
+        self.card_place = {key: k for k, key in enumerate(self.card_keys)}
+        self.live = {table.table: table for table in snap.tables}
+        lines = snap.view.standings
+        self.players = [name_key(line.player) for line in lines]
+        self.player_place = {key: k for k, key in enumerate(self.players)}
+        self.ranks = places(lines) if lines else []
+
+
+def _table_dict(layout: Layout, name: str) -> dict:
+    live = layout.live.get(name)
+    return {"table": name, "online": bool(live and live.online), "entries": layout.snap.entries.get(name, 0),
+            "sides": [list(side) for side in live.sides] if live else []}
+
+
+def delta_events(layout: Layout, base: int, shown) -> list[dict]:
+    """What changed on the page since snapshot ``base`` (``shown``: a :class:`~firmware.hub.state.Shown`),
+    as one event's data or several (each about EVENT_BYTES at most; ``more`` on all but the last):
+    the heading, title and broker line always; each changed card and standings row with its ``place``
+    and the key it comes ``after`` (None: first); a row no longer shown as ``gone``. A new round
+    (``reset``) sends its heading, its bye and every card."""
+    snap = layout.snap
+    view: NightView = snap.view
+    head = {"version": snap.version, "base": base, "title": title(snap), "round": view.round,
+            "heading": heading_html(snap), "broker": snap.broker}
+    tables_changed = set(shown.tables)
+    reset = shown.round or "" in tables_changed
+    if reset:
+        head["reset"] = True
+        head["round_head"], head["bye"] = round_head(snap)
+        tables_changed |= set(layout.card_keys)
+    items = []
+    for name in sorted(tables_changed, key=lambda key: layout.card_place.get(key, len(layout.card_place))):
+        data = _table_dict(layout, name)
+        place = layout.card_place.get(name)
+        if place is not None:
+            data.update(place=place, after=layout.card_keys[place - 1] if place else None,
+                        html=card_html(layout.cards[name]))
+        items.append(("tables", data))
+    if tables_changed:
+        head["no_tables"] = NO_TABLES
+    if shown.players:
+        head["standings_head"], head["no_players"] = STANDINGS_HEAD, NO_PLAYERS
+    lines = view.standings
+    for key in sorted(shown.players, key=lambda key: layout.player_place.get(key, len(layout.player_place))):
+        place = layout.player_place.get(key)
+        if place is None:
+            items.append(("standings", {"key": key, "gone": True}))
+            continue
+        line = lines[place]
+        items.append(("standings", {**standings_list([line])[0], "key": key, "place": place,
+                                    "after": layout.players[place - 1] if place else None,
+                                    "html": standing_row(layout.ranks[place], line)}))
+    events, current, size = [], {**head, "tables": [], "standings": []}, len(dumps(head))
+    for kind, data in items:
+        cost = len(dumps(data)) + 1
+        if size + cost > EVENT_BYTES and (current["tables"] or current["standings"]):
+            events.append(current)
+            current = {"version": snap.version, "base": base, "tables": [], "standings": []}
+            size = 80
+        current[kind].append(data)
+        size += cost
+    events.append(current)
+    for event in events[:-1]:
+        event["more"] = True
+    return events
 
 
 def game_dict(game: GameView, rules) -> dict:

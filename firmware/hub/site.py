@@ -13,7 +13,6 @@ that says so in a line.
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from . import pages
 
 HERE = Path(__file__).resolve().parent
 KEEPALIVE_EVENT_S = 15.0  # a comment on /club/events this often keeps proxies from closing it
+EVENT_GAP_S = 0.25  # one event a viewer this often at most: the changes in between are sent as one
 SECURITY_HEADERS = security_headers(pages.CONTENT_SECURITY_POLICY,
                                     (b"x-frame-options", b"DENY"), (b"cache-control", b"no-store"))
 
@@ -37,18 +37,30 @@ class HubServerError(Exception):
 
 
 class Rendered:
-    """The page, its event and the CSV of one snapshot, made once whoever asks."""
+    """What the viewers are sent of each snapshot, made once whoever asks: the page, its snapshot event,
+    the CSV, the rounds, its layout (:class:`~firmware.hub.pages.Layout`) and the change since a version."""
 
     def __init__(self, hub):
         self.hub = hub
-        self._made: dict[str, tuple[int, object]] = {}
+        self._made: dict[str, tuple[object, object]] = {}
 
-    def get(self, what: str, make):
-        snap = self.hub.snapshot
+    def get(self, what: str, make, snap=None):
+        """``make(snap)`` for the latest snapshot (or ``snap``), made once for its version."""
+        snap = snap or self.hub.snapshot
         hit = self._made.get(what)
         if hit is None or hit[0] != snap.version:
             hit = (snap.version, make(snap))
             self._made[what] = hit
+        return hit[1]
+
+    def delta(self, base: int, snap, shown) -> list[bytes]:
+        """The events that take a viewer from snapshot ``base`` to ``snap``."""
+        key = (base, snap.version)
+        hit = self._made.get("delta")
+        if hit is None or hit[0] != key:
+            layout = self.get("layout", pages.Layout, snap)
+            hit = (key, [pages.dumps(event) for event in pages.delta_events(layout, base, shown)])
+            self._made["delta"] = hit
         return hit[1]
 
 
@@ -141,22 +153,29 @@ def _asset_or_404(handler):
 
 
 async def _events(rendered: Rendered, changes: Changes, request: Request):
-    """The live part as server-sent events: one at once, then one for each new snapshot."""
+    """The live part as server-sent events: the whole of it at once (``snapshot``), then what changed
+    (``delta``), at most one every EVENT_GAP_S: what changes in between goes in the next. A viewer too far
+    behind to say what changed (it read too slowly) gets the whole of it again."""
     sent = None
     while True:
         waiter = changes.event
-        version = rendered.hub.snapshot.version
-        if version != sent:
-            sent = version
-            data = rendered.get("event", lambda snap: json.dumps(pages.event_data(snap), separators=(",", ":")))
-            yield f"event: message\ndata: {data}\n\n"
+        snap, shown = rendered.hub.since(sent) if sent is not None else (rendered.hub.snapshot, None)
+        if snap.version != sent:
+            if shown is None:
+                data = rendered.get("event", lambda snap: pages.dumps(pages.event_data(snap)), snap)
+                yield b"event: snapshot\ndata: " + data + b"\n\n"
+            else:
+                for data in rendered.delta(sent, snap, shown):
+                    yield b"event: delta\ndata: " + data + b"\n\n"
+            sent = snap.version
+            await asyncio.sleep(EVENT_GAP_S)
             continue
         if await request.is_disconnected():
             return
         try:
             await asyncio.wait_for(waiter.wait(), KEEPALIVE_EVENT_S)
         except asyncio.TimeoutError:
-            yield ": keep-alive\n\n"
+            yield b": keep-alive\n\n"
 
 
 def bind(host: str, port: int) -> socket.socket:
