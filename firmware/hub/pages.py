@@ -275,7 +275,7 @@ def delta_events(layout: Layout, base: int, shown) -> list[dict]:
     events, current, size = [], {**head, "tables": [], "standings": []}, len(dumps(head))
     for kind, data in items:
         cost = len(dumps(data)) + 1
-        if size + cost > EVENT_BYTES and (current["tables"] or current["standings"]):
+        if size + cost > EVENT_BYTES - 256 and (current["tables"] or current["standings"]):  # 256: the framing
             events.append(current)
             current = {"version": snap.version, "base": base, "tables": [], "standings": []}
             size = 80
