@@ -9,6 +9,7 @@ broker runs the config it wrote. Tables are real ``cribbage-board console`` proc
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import sqlite3
@@ -69,9 +70,11 @@ def broker_as_set_up(folder: Path, port: int | None = None) -> Mosquitto:
     written = (etc / "conf.d" / "cribbage.conf").read_text()
     assert len(re.findall(r"^listener (1883|8883)$", written, re.M)) == 1
     text = re.sub(r"^listener (1883|8883)$", f"listener {broker.port} 127.0.0.1", written, flags=re.M)
-    broker.config.write_text("\n".join([
-        "persistence true", f"persistence_location {broker.folder}/", f"log_dest file {broker.log}",
-        "log_type error", "log_type warning", "log_type notice", "log_type information", "user root", text]))
+    head = ["persistence true", f"persistence_location {broker.folder}/", f"log_dest file {broker.log}",
+            "log_type error", "log_type warning", "log_type notice", "log_type information"]
+    if os.geteuid() == 0:  # as root it would run as the user "mosquitto", who cannot write here
+        head.append("user root")
+    broker.config.write_text("\n".join([*head, text]))
     return broker
 
 
