@@ -239,10 +239,11 @@ fill() {
         line ~ /^#tls / { if (ENVIRON["FILL_TLS"] != "yes") next; line = substr(line, 6) }
         line ~ /^#/ { print line; next }
         {
+            per_table = index(line, "@TABLE@")  # in the template line itself, not in a value put in it
             line = put(line, "@CLUB@", ENVIRON["FILL_CLUB"]); line = put(line, "@ROOM@", ENVIRON["FILL_ROOM"])
             line = put(line, "@CENTRE@", ENVIRON["FILL_CENTRE"]); line = put(line, "@CA@", ENVIRON["FILL_CA"])
             line = put(line, "@PASSWORD@", ENVIRON["FILL_PASSWORD"])
-            if (index(line, "@TABLE@") == 0) { print line; next }
+            if (per_table == 0) { print line; next }
             count = split(ENVIRON["FILL_TABLES"], each, " ")
             for (k = 1; k <= count; k++) print put(line, "@TABLE@", each[k])
         }

@@ -409,7 +409,7 @@ def test_the_set_up_keeps_its_rooms_and_refuses_what_cannot_work_in_one_line(tmp
 
     room = tmp_path / "room"
     room.mkdir()
-    (room / "pw").write_text("s3cret&|\\x\n")  # taken literally
+    (room / "pw").write_text("s3cret&|\\x@TABLE@\n")  # taken literally
     (room / "etc").mkdir()
     (room / "etc" / "cribbage.passwd").write_text("")
     subprocess.run(["mosquitto_passwd", "-b", str(room / "etc" / "cribbage.passwd"), "hub", "old"], check=True,
@@ -417,9 +417,9 @@ def test_the_set_up_keeps_its_rooms_and_refuses_what_cannot_work_in_one_line(tmp
     set_up(room, "--club", CLUB, "--room", "east", "--bridge-to", "[fd00::20]", "--bridge-password-file", "pw", "7")
     conf = room / "etc" / "conf.d" / "cribbage.conf"
     text = conf.read_text()
-    assert "\naddress fd00::20:1883\n" in text and "\nremote_password s3cret&|\\x\n" in text
+    assert "\naddress fd00::20:1883\n" in text and "\nremote_password s3cret&|\\x@TABLE@\n" in text
     bridge = text[text.index("\n# The bridge to the centre"):]
-    assert "bridge_cafile" not in bridge and "#tls" not in bridge and "@" not in bridge
+    assert "bridge_cafile" not in bridge and "#tls" not in bridge and bridge.count("@") == 2  # the password's
     assert f"\ntopic cribbage/{CLUB}/table/7/kept in 1\n" in text and "/table/1/" not in text
     assert oct(conf.stat().st_mode & 0o777) == "0o640"
     assert [line.split(":")[0] for line in (room / "etc" / "cribbage.passwd").read_text().splitlines()] == ["7"]
