@@ -12,8 +12,10 @@ from urllib.parse import urlsplit
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")  # a club's or a table's name: safe in an MQTT topic
 # The broker's logins that are not tables (the shipped ACL's users): the ACL's patterns let every
-# login write the table topics of its own name, so no table may have one of these names.
+# login write the table topics of its own name, so no table may have one of these names, nor
+# begin with the prefix of a regional event's room bridges' logins (bridge-<room>).
 RESERVED_USERS = ("hub", "homeassistant")
+BRIDGE_PREFIX = "bridge-"
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
 
 
@@ -71,4 +73,7 @@ def name_problem(kind: str, name: object) -> str | None:
         return f"{kind} {shown}: use 1 to 32 letters, digits, - or _"
     if kind == "table" and name in RESERVED_USERS:  # a table's login is its name: these are others'
         return f"table {name!r}: the broker's user {name!r} is not a table's (systemd/club-broker.sh): name it otherwise"
+    if kind == "table" and name.startswith(BRIDGE_PREFIX):
+        return (f"table {name!r}: {BRIDGE_PREFIX}... names a room's bridge on the broker (systemd/club-broker.sh), "
+                "not a table: name it otherwise")
     return None

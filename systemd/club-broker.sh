@@ -16,6 +16,22 @@
 # the director's user (mode 0600), for the hub's --password-file. Run it again
 # with more tables to add them: the users made before keep their passwords.
 #
+# A regional event (docs/club.md, "A regional event"): one broker per room, each
+# bridged with Mosquitto's own bridge to a central broker, where the hub runs:
+#
+#   sudo systemd/club-broker.sh --club spring --tls --room north=1,2,3 --room south=4,5   # the centre
+#   sudo systemd/club-broker.sh --club spring --room north --bridge-to 192.168.1.20:8883 \
+#       --bridge-password-file bridge-north.password --bridge-ca centre-ca.crt 1 2 3   # room north
+#
+# At the centre, each --room NAME=TABLES makes a login for that room's bridge,
+# bridge-NAME, which the ACL (systemd/mosquitto-cribbage-bridge.acl) lets publish
+# only those tables' topics; its password is written to ./bridge-NAME.password,
+# and the room's own command is printed. Rooms named before are kept (in
+# DIR/cribbage-rooms.txt; --room NAME=TABLES again changes a room's tables). In a
+# room, --bridge-to makes the room's broker a bridge to the centre
+# (systemd/mosquitto-cribbage-bridge.conf: its tables' topics out, the hub's back),
+# with users for its tables and none for a hub (the room's hub is the centre's).
+#
 # Options:
 #   --club NAME      the club's name in the topics (needed)
 #   --address HOST   the broker's address the boards are given (default: this
@@ -24,6 +40,11 @@
 #   --tls            one TLS listener on 8883 in place of 1883: a CA and the
 #                    broker's certificate are made once in DIR/cribbage-tls/, and
 #                    each board is given ca_file (copy DIR/cribbage-tls/ca.crt to it)
+#   --room NAME=T1,T2,...      at the centre: a room's bridge, and its tables (repeatable)
+#   --room NAME --bridge-to HOST[:PORT]   in a room: bridge this broker to the centre's
+#                    (PORT: 8883 with --bridge-ca, else 1883; an IPv6 address in brackets)
+#   --bridge-password-file FILE   the room's bridge password, as the centre wrote it
+#   --bridge-ca FILE the centre's CA (its cribbage-tls/ca.crt): the bridge uses TLS
 #
 # Where there is no systemd (a container, another init), it sets everything up,
 # prints it, and says how to start Mosquitto instead of restarting it.
@@ -40,10 +61,11 @@ dir="${CRIBBAGE_MOSQUITTO_DIR:-/etc/mosquitto}"
 restart="${CRIBBAGE_BROKER_RESTART:-yes}"
 kept="$dir/cribbage-passwords.txt"
 tlsdir="$dir/cribbage-tls"
+rooms_file="$dir/cribbage-rooms.txt"
 
 fail() { echo "club-broker.sh: $*" >&2; exit 2; }
 
-club="" address="" tls=no tables=()
+club="" address="" tls=no tables=() rooms=() bridge_to="" bridge_password_file="" bridge_ca=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --club) [ $# -ge 2 ] || fail "--club needs the club's name, e.g. --club thursday"; club="$2"; shift 2 ;;
@@ -52,8 +74,20 @@ while [ $# -gt 0 ]; do
                    address="$2"; shift 2 ;;
         --address=*) address="${1#--address=}"; shift ;;
         --tls) tls=yes; shift ;;
+        --room) [ $# -ge 2 ] || fail "--room needs a room, e.g. --room north=1,2,3 (or --room north with --bridge-to)"
+                rooms+=("$2"); shift 2 ;;
+        --room=*) rooms+=("${1#--room=}"); shift ;;
+        --bridge-to) [ $# -ge 2 ] || fail "--bridge-to needs the centre's broker, e.g. --bridge-to 192.168.1.20:8883"
+                     bridge_to="$2"; shift 2 ;;
+        --bridge-to=*) bridge_to="${1#--bridge-to=}"; shift ;;
+        --bridge-password-file) [ $# -ge 2 ] || fail "--bridge-password-file needs a file, e.g. bridge-north.password"
+                                bridge_password_file="$2"; shift 2 ;;
+        --bridge-password-file=*) bridge_password_file="${1#--bridge-password-file=}"; shift ;;
+        --bridge-ca) [ $# -ge 2 ] || fail "--bridge-ca needs the centre's CA file, e.g. centre-ca.crt"
+                     bridge_ca="$2"; shift 2 ;;
+        --bridge-ca=*) bridge_ca="${1#--bridge-ca=}"; shift ;;
         -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
-        -*) fail "no option '$1': use --club NAME, --address HOST, --tls, then the tables' names" ;;
+        -*) fail "no option '$1': use --club NAME, --address HOST, --tls, --room, --bridge-to, then the tables' names" ;;
         *) tables+=("$1"); shift ;;
     esac
 done
@@ -62,13 +96,77 @@ done
 name_rule='^[A-Za-z0-9_-]{1,32}$'
 [ -n "$club" ] || fail "name the club: sudo $0 --club thursday 1 2 3 4"
 [[ "$club" =~ $name_rule ]] || fail "club name '$club': use letters, digits, - and _ (up to 32), e.g. thursday"
-[ ${#tables[@]} -gt 0 ] || fail "name the tables, e.g. sudo $0 --club $club 1 2 3 4"
-for table in "${tables[@]}"; do
-    [[ "$table" =~ $name_rule ]] || fail "table name '$table': use letters, digits, - and _ (up to 32), e.g. 3"
-    case "$table" in
-        hub | homeassistant) fail "table name '$table' is a reserved user name: name the table otherwise" ;;
+check_table() {
+    [[ "$1" =~ $name_rule ]] || fail "table name '$1': use letters, digits, - and _ (up to 32), e.g. 3"
+    case "$1" in  # the logins that are not tables (firmware/clubs.py)
+        hub | homeassistant | bridge-*) fail "table name '$1' is a reserved user name: name the table otherwise" ;;
     esac
-done
+}
+for table in "${tables[@]}"; do check_table "$table"; done
+check_room() {
+    [[ "$1" =~ $name_rule ]] || fail "room name '$1': use letters, digits, - and _ (up to 32), e.g. north"
+}
+
+# A room bridged to the centre (--bridge-to), or a broker that may be the centre of rooms (--room NAME=...).
+room="" centre_host="" centre_port="" bridge_password=""
+declare -A room_tables=()
+if [ -n "$bridge_to" ]; then
+    if [ ${#rooms[@]} -ne 1 ] || [[ "${rooms[0]}" == *=* ]]; then
+        fail "with --bridge-to, name this room once: --room north (its tables are the tables named)"
+    fi
+    room="${rooms[0]}"
+    check_room "$room"
+    [ ${#tables[@]} -gt 0 ] || fail "name the room's tables, e.g. sudo $0 --club $club --room $room --bridge-to HOST 1 2 3"
+    case "$bridge_to" in
+        \[*\]:*) centre_host="${bridge_to%%]:*}" centre_port="${bridge_to##*]:}" ;;
+        \[*\]) centre_host="${bridge_to%]}" ;;
+        *:*:*) centre_host="$bridge_to" ;;  # an IPv6 address without brackets: no port
+        *:*) centre_host="${bridge_to%:*}" centre_port="${bridge_to##*:}" ;;
+        *) centre_host="$bridge_to" ;;
+    esac
+    centre_host="${centre_host#[}"
+    [[ "$centre_host" =~ ^[A-Za-z0-9.:_-]{1,253}$ ]] || fail "--bridge-to '$bridge_to': give the centre's host name or IP address"
+    [ -n "$centre_port" ] || { if [ -n "$bridge_ca" ]; then centre_port=8883; else centre_port=1883; fi; }
+    if ! [[ "$centre_port" =~ ^[0-9]{1,5}$ ]] || [ "$centre_port" -lt 1 ] || [ "$centre_port" -gt 65535 ]; then
+        fail "--bridge-to '$bridge_to': the port is a number from 1 to 65535"
+    fi
+    [ -n "$bridge_password_file" ] || fail "give the bridge's password: --bridge-password-file bridge-$room.password (the centre wrote it)"
+    [ -r "$bridge_password_file" ] || fail "cannot read the bridge's password file '$bridge_password_file'"
+    IFS= read -r bridge_password < "$bridge_password_file" || true
+    [[ "$bridge_password" =~ ^[[:graph:]]{1,256}$ ]] \
+        || fail "the bridge's password file '$bridge_password_file': its first line is the password, with no spaces"
+    [ -z "$bridge_ca" ] || [ -r "$bridge_ca" ] || fail "cannot read the centre's CA file '$bridge_ca'"
+else
+    if [ -n "$bridge_password_file" ] || [ -n "$bridge_ca" ]; then
+        fail "--bridge-password-file and --bridge-ca are for a room's broker, with --bridge-to HOST"
+    fi
+    if [ -s "$rooms_file" ]; then  # rooms named before stay
+        while read -r name list; do
+            [ -z "$name" ] || room_tables["$name"]="$list"
+        done < "$rooms_file"
+    fi
+    for spec in "${rooms[@]}"; do
+        [[ "$spec" == *=* ]] || fail "--room '$spec': at the centre, name the room's tables (--room $spec=1,2,3); in a room, add --bridge-to HOST"
+        name="${spec%%=*}" list="${spec#*=}"
+        check_room "$name"
+        [ -n "$list" ] || fail "--room '$spec': name the room's tables, e.g. --room $name=1,2,3"
+        IFS=, read -r -a given <<<"$list"
+        for table in "${given[@]}"; do check_table "$table"; done
+        room_tables["$name"]="$(IFS=,; echo "${given[*]}")"
+    done
+    declare -A whose=()
+    for table in "${tables[@]}"; do whose["$table"]="this broker"; done
+    for name in "${!room_tables[@]}"; do
+        IFS=, read -r -a given <<<"${room_tables[$name]}"
+        for table in "${given[@]}"; do
+            [ -z "${whose[$table]:-}" ] || fail "table '$table' is both room $name's and ${whose[$table]}'s: a table has one broker"
+            whose["$table"]="room $name"
+        done
+    done
+    [ ${#tables[@]} -gt 0 ] || [ ${#room_tables[@]} -gt 0 ] || fail "name the tables, e.g. sudo $0 --club $club 1 2 3 4"
+fi
+room_names=()
+if [ ${#room_tables[@]} -gt 0 ]; then mapfile -t room_names < <(printf '%s\n' "${!room_tables[@]}" | sort); fi
 if [ -z "$address" ]; then  # this machine's first IPv4 address, else its first address, else its name
     found="$( (hostname -I 2>/dev/null || true) | tr ' ' '\n' | grep -v '^$' || true)"
     address="$(grep -m 1 -E '^[0-9.]+$' <<<"$found" || head -n 1 <<<"$found")"
@@ -126,15 +224,77 @@ else
     port=1883 scheme=mqtt
     listener="listener 1883"
 fi
-sed -e "s|/etc/mosquitto/|$dir/|g" -e "s|^listener 1883\$|$listener|" "$src/systemd/mosquitto-cribbage.conf" \
-    > "$dir/conf.d/cribbage.conf"
-( umask 027; sed -e "s|@CLUB@|$club|g" "$src/systemd/mosquitto-cribbage.acl" > "$dir/cribbage.acl" )
+# A template of ours filled in: @CLUB@, @ROOM@, @CENTRE@, @PASSWORD@ and @CA@ taken literally from the
+# environment, each line with @TABLE@ written once for each of FILL_TABLES, a "#tls " line only when
+# FILL_TLS is yes; the template's opening comment is left out, its other comments kept as they are.
+fill() {
+    awk '
+        function put(text, from, to,   at, out) {
+            out = ""
+            while ((at = index(text, from)) > 0) { out = out substr(text, 1, at - 1) to; text = substr(text, at + length(from)) }
+            return out text
+        }
+        !begun && /^#/ { next }
+        { begun = 1; line = $0 }
+        line ~ /^#tls / { if (ENVIRON["FILL_TLS"] != "yes") next; line = substr(line, 6) }
+        line ~ /^#/ { print line; next }
+        {
+            per_table = index(line, "@TABLE@")  # in the template line itself, not in a value put in it
+            line = put(line, "@CLUB@", ENVIRON["FILL_CLUB"]); line = put(line, "@ROOM@", ENVIRON["FILL_ROOM"])
+            line = put(line, "@CENTRE@", ENVIRON["FILL_CENTRE"]); line = put(line, "@CA@", ENVIRON["FILL_CA"])
+            line = put(line, "@PASSWORD@", ENVIRON["FILL_PASSWORD"])
+            if (per_table == 0) { print line; next }
+            count = split(ENVIRON["FILL_TABLES"], each, " ")
+            for (k = 1; k <= count; k++) print put(line, "@TABLE@", each[k])
+        }
+    ' "$1"
+}
+
+bridge_ca_copy="$dir/cribbage-centre-ca.crt"
+if [ -n "$room" ] && [ -n "$bridge_ca" ]; then
+    cp "$bridge_ca" "$bridge_ca_copy.new" && chmod 0644 "$bridge_ca_copy.new" && mv "$bridge_ca_copy.new" "$bridge_ca_copy"
+fi
+(
+    [ -z "$room" ] || umask 027  # the bridge's password is in it
+    sed -e "s|/etc/mosquitto/|$dir/|g" -e "s|^listener 1883\$|$listener|" "$src/systemd/mosquitto-cribbage.conf" \
+        > "$dir/conf.d/cribbage.conf.new"
+    if [ -n "$room" ]; then
+        centre_address="$centre_host:$centre_port"
+        printf '\n# The bridge to the centre, room %s (systemd/mosquitto-cribbage-bridge.conf, by club-broker.sh).\n' "$room"
+        FILL_CLUB="$club" FILL_ROOM="$room" FILL_CENTRE="$centre_address" FILL_PASSWORD="$bridge_password" \
+            FILL_CA="$bridge_ca_copy" FILL_TLS="$([ -n "$bridge_ca" ] && echo yes || echo no)" FILL_TABLES="${tables[*]}" \
+            fill "$src/systemd/mosquitto-cribbage-bridge.conf"
+    fi >> "$dir/conf.d/cribbage.conf.new"
+    mv "$dir/conf.d/cribbage.conf.new" "$dir/conf.d/cribbage.conf"
+)
+(
+    umask 027
+    sed -e "s|@CLUB@|$club|g" "$src/systemd/mosquitto-cribbage.acl" > "$dir/cribbage.acl.new"
+    for name in "${room_names[@]}"; do
+        IFS=, read -r -a given <<<"${room_tables[$name]}"
+        printf "\n# Room %s's bridge, tables %s (systemd/mosquitto-cribbage-bridge.acl, by club-broker.sh).\n" \
+            "$name" "${given[*]}"
+        FILL_CLUB="$club" FILL_ROOM="$name" FILL_TABLES="${given[*]}" fill "$src/systemd/mosquitto-cribbage-bridge.acl"
+    done >> "$dir/cribbage.acl.new"
+    mv "$dir/cribbage.acl.new" "$dir/cribbage.acl"
+)
+if [ -z "$room" ]; then
+    for name in "${room_names[@]}"; do printf '%s %s\n' "$name" "${room_tables[$name]}"; done > "$rooms_file"
+fi
 
 ( umask 077; touch "$kept" "$dir/cribbage.passwd" )
 password_of() { awk -v user="$1" '$1 == user { print $2; exit }' "$kept"; }
 new_password() { python3 -c 'import secrets; print(secrets.token_urlsafe(12))'; }
 
-for user in hub "${tables[@]}"; do
+users=("${tables[@]}")
+if [ -z "$room" ]; then
+    users=(hub "${tables[@]}")
+    for name in "${room_names[@]}"; do users+=("bridge-$name"); done
+elif grep -q '^hub:' "$dir/cribbage.passwd"; then
+    # A room's broker has no hub of its own: only the bridge brings the hub's words (kept, above all).
+    mosquitto_passwd -D "$dir/cribbage.passwd" hub >/dev/null 2>&1
+fi
+for user in "${users[@]}"; do
     password="$(password_of "$user")"
     if [ -z "$password" ]; then
         password="$(new_password)"
@@ -146,20 +306,42 @@ done
 if getent group mosquitto >/dev/null; then
     chown root:mosquitto "$dir/cribbage.passwd" "$dir/cribbage.acl" 2>/dev/null || true
     [ "$tls" = no ] || chown root:mosquitto "$tlsdir/broker.key" 2>/dev/null || true
+    [ -z "$room" ] || chown root:mosquitto "$dir/conf.d/cribbage.conf" 2>/dev/null || true
 fi
 chmod 0640 "$dir/cribbage.passwd" "$dir/cribbage.acl"
-
-# The hub's password, for the director's --password-file.
-( umask 077; password_of hub > hub.password )
-if [ -n "${SUDO_USER:-}" ]; then chown "$SUDO_USER" hub.password; fi
 
 ca_option="" ca_line=""
 if [ "$tls" = yes ]; then
     ca_option=" --ca-file $tlsdir/ca.crt"
     ca_line='ca_file = "/etc/cribbage-board/club-ca.pem"   # a copy of '"$tlsdir/ca.crt"
 fi
-echo "broker: $scheme://$host:$port (config $dir/conf.d/cribbage.conf, ACL $dir/cribbage.acl); users: hub ${tables[*]}"
-echo "hub: cribbage-board hub --broker $scheme://localhost:$port --club $club --username hub --password-file $(pwd)/hub.password$ca_option"
+if [ -z "$room" ]; then
+    # The hub's password, for the director's --password-file, and each room's bridge's, for the room.
+    ( umask 077; password_of hub > hub.password )
+    for name in "${room_names[@]}"; do ( umask 077; password_of "bridge-$name" > "bridge-$name.password" ); done
+    if [ -n "${SUDO_USER:-}" ]; then
+        chown "$SUDO_USER" hub.password
+        for name in "${room_names[@]}"; do chown "$SUDO_USER" "bridge-$name.password"; done
+    fi
+    echo "broker: $scheme://$host:$port (config $dir/conf.d/cribbage.conf, ACL $dir/cribbage.acl); users: ${users[*]}"
+    echo "hub: cribbage-board hub --broker $scheme://localhost:$port --club $club --username hub --password-file $(pwd)/hub.password$ca_option"
+    for name in "${room_names[@]}"; do
+        IFS=, read -r -a given <<<"${room_tables[$name]}"
+        bridge_option=""
+        how="copy $(pwd)/bridge-$name.password there"
+        if [ "$tls" = yes ]; then
+            bridge_option=" --bridge-ca centre-ca.crt"
+            how="$how, and $tlsdir/ca.crt as centre-ca.crt"
+        fi
+        echo
+        echo "room $name: tables ${given[*]}; its broker bridges to this one as bridge-$name. On room $name's broker, $how, then run:"
+        echo "  sudo systemd/club-broker.sh --club $club --room $name --bridge-to $host:$port --bridge-password-file bridge-$name.password$bridge_option ${given[*]}"
+    done
+else
+    echo "broker: $scheme://$host:$port (config $dir/conf.d/cribbage.conf, ACL $dir/cribbage.acl); users: ${users[*]}"
+    echo "bridge: room $room to the centre at $centre_host:$centre_port$([ -z "$bridge_ca" ] || echo " (TLS)") as bridge-$room:" \
+         "tables ${tables[*]}; its state (1 up, 0 down) on cribbage/$club/room/$room/bridge"
+fi
 for table in "${tables[@]}"; do
     echo
     echo "[club]   # table $table: in /etc/cribbage-board/config.toml on its board"

@@ -403,6 +403,7 @@ def test_watermark_for_another_club_or_ledger_is_not_taken(tmp_path):
     (["club.broker=mqtt://h:1", "club.name=a", "club.table=1", "club.ca_file=/x.pem"], "a CA file is for mqtts"),
     (["club.broker=mqtt://u:p@h:1", "club.name=a", "club.table=1"], "give only the host and port"),
     (["club.broker=mqtt://h:1", "club.name=a", "club.table=homeassistant"], "is not a table's"),
+    (["club.broker=mqtt://h:1", "club.name=a", "club.table=bridge-north"], "names a room's bridge"),
 ])
 def test_club_settings_that_cannot_work_are_one_clear_line(settings, said):
     """A bad [club] key or value is a ConfigError naming it and what to write."""
