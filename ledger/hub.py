@@ -460,6 +460,54 @@ def _inspect(conn: sqlite3.Connection, path: Path) -> tuple[bool, int]:
 # ---- reading ---------------------------------------------------------------------
 
 
+class KeptBoard:
+    """What a hub ledger holds of one board's ledger, as the hub's word to the board needs it: per game the
+    last entry kept without a gap from its line (seq 0) on, the entries kept beyond a gap, and its result's
+    highest revision kept with its status (a result refused counts, below a stored one of the same
+    revision). :meth:`HubRows.kept_board` reads it whole; the hub's writer keeps it up to date after each
+    commit (:meth:`entry`, :meth:`result`), which gives what reading it again would."""
+
+    def __init__(self):
+        self.through: dict[int, int] = {}  # game -> the last seq kept without a gap (-1: not its line)
+        self.beyond: dict[int, set[int]] = {}  # game -> seqs kept past a gap
+        self.results: dict[int, tuple[int, bool, str]] = {}  # game -> (rev, stored, status)
+
+    def entry(self, game: int, seq: int) -> None:
+        """Entry ``seq`` of ``game`` kept (once: the ledger's UNIQUE key)."""
+        through = self.through.setdefault(game, -1)
+        if seq != through + 1:
+            if seq > through:
+                self.beyond.setdefault(game, set()).add(seq)
+            return
+        waiting = self.beyond.get(game, ())
+        through = seq
+        while through + 1 in waiting:
+            through += 1
+            waiting.discard(through)
+        if game in self.beyond and not waiting:
+            del self.beyond[game]
+        self.through[game] = through
+
+    def result(self, game: int, rev: int, status: str, stored: bool = True) -> None:
+        """Revision ``rev`` of ``game``'s result kept (``stored``), or refused and noted (not stored)."""
+        if game not in self.results or (rev, stored) > self.results[game][:2]:
+            self.results[game] = (rev, stored, status)
+
+    def word(self, first: int | None, most: int) -> tuple[int, list[list]]:
+        """(from, [[game, seq, rev, status], ...]) for at most ``most`` games from ``first``, the board's
+        floor, on; ``seq`` the last of its line and entries kept without a gap (-1: its line is not),
+        ``rev`` and ``status`` its result's highest revision kept, or refused (None: none). The floor not known
+        (None): the newest ``most`` games, and ``from`` 1, since a board that lost its watermark takes
+        ``from`` as settled, and games the hub lacks may lie before the first it has."""
+        games = sorted(game for game in self.through.keys() | self.results.keys() if game >= (first or 0))
+        games = games[:most] if first is not None else games[-most:]
+        out = []
+        for game in games:
+            rev, _, status = self.results.get(game, (None, None, None))
+            out.append([game, self.through.get(game, -1), rev, status])
+        return (first if first is not None else 1), out
+
+
 class HubRows:
     """The rows of a hub ledger, read on one connection (the writer's, or a reader's)."""
 
@@ -518,38 +566,31 @@ class HubRows:
 
     def kept(self, club: str, table: str, ledger: str, first: int | None, most: int) -> tuple[int, list[list]]:
         """What is kept of a board's ledger, as the hub's word says it (firmware.club.schema.kept_payload):
-        (from, [[game, seq, rev, status], ...]) for at most ``most`` games from ``first``, the board's
-        floor, on; ``seq`` the last of its line and entries kept without a gap (-1: its line is not),
-        ``rev`` and ``status`` its result's highest revision kept, or refused (None: none). The floor not known
-        (None): the newest ``most`` games, and ``from`` 1, since a board that lost its watermark takes
-        ``from`` as settled, and games the hub lacks may lie before the first it has."""
-        key = (club, table, ledger, first or 0)
-        seqs: dict[int, int] = {}
+        see :meth:`KeptBoard.word`."""
+        return self.kept_board(club, table, ledger).word(first, most)
+
+    def kept_board(self, club: str, table: str, ledger: str) -> "KeptBoard":
+        """What this ledger holds of one board's ledger, read whole (:class:`KeptBoard`)."""
+        board = KeptBoard()
+        key = (club, table, ledger)
         for game, seq in self._conn.execute(
-                "SELECT game, seq FROM entries WHERE club=? AND tbl=? AND ledger=? AND game>=? ORDER BY game, seq", key):
-            through = seqs.setdefault(game, -1)
-            if seq == through + 1:
-                seqs[game] = seq
-        results: dict[int, tuple[int, str]] = {}
+                "SELECT game, seq FROM entries WHERE club=? AND tbl=? AND ledger=? ORDER BY game, seq", key):
+            board.entry(game, seq)
         for game, rev, status in self._conn.execute(
-                "SELECT game, rev, status FROM results WHERE club=? AND tbl=? AND ledger=? AND game>=? "
-                "ORDER BY game, rev", key):
-            results[game] = (rev, status)
+                "SELECT game, rev, status FROM results WHERE club=? AND tbl=? AND ledger=? ORDER BY game, rev", key):
+            board.result(game, rev, status)
         # A result refused is kept too, as a conflict with what was sent: the board may forget it (the
         # director sees it and can correct the game); else it would send it again for ever.
         for game, rev, sent in self._conn.execute(
-                "SELECT game, number, sent FROM conflicts WHERE club=? AND tbl=? AND ledger=? AND game>=? "
-                "AND kind='refused' ORDER BY game, number", key):
+                "SELECT game, number, sent FROM conflicts WHERE club=? AND tbl=? AND ledger=? AND kind='refused' "
+                "ORDER BY game, number", key):
             try:
                 status = json.loads(sent).get("status")
             except (ValueError, AttributeError):
                 continue
-            if isinstance(status, str) and (game not in results or rev > results[game][0]):
-                results[game] = (rev, status)
-        games = sorted(set(seqs) | set(results))
-        games = games[:most] if first is not None else games[-most:]
-        start = first if first is not None else 1
-        return start, [[game, seqs.get(game, -1), *results.get(game, (None, None))] for game in games]
+            if isinstance(status, str):
+                board.result(game, rev, status, stored=False)
+        return board
 
     def entry_counts(self, night_id: int) -> dict[str, int]:
         """Entries kept for each table this night."""

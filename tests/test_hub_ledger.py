@@ -263,3 +263,38 @@ def test_a_schema_1_ledger_is_taken_up_whole_and_gains_its_conflicts(tmp_path):
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == "2"
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_the_word_kept_up_commit_by_commit_equals_the_word_read_again(hub_ledger):
+    """The hub's writer keeps each board's KeptBoard up to date after its commits (entries out of order and
+    past gaps, results in any revision order, results refused): after every commit its word is the word read
+    again from the whole ledger, from any floor."""
+    import json
+    import random
+
+    from ledger.hub import KeptBoard
+
+    rng = random.Random(5)
+    night = hub_ledger.night("thu", "n1", "acc", "acc", 9)
+    board = KeptBoard()
+    for _ in range(300):
+        game = rng.randint(1, 6)
+        with hub_ledger.write() as w:
+            roll = rng.random()
+            if roll < 0.7:
+                seq = rng.choice([0, 1, 2, 3, 4, 5, 6, 9])
+                if w.add_entry(night.id, "thu", "3", KEY[2], game, seq, f"line {seq}", None):
+                    board.entry(game, seq)
+            elif roll < 0.9:
+                rev, status = rng.randint(1, 9), rng.choice(["finished", "open", "abandoned"])
+                if w.add_result(night.id, 1, "thu", {**result(rev, status), "game": game}):
+                    board.result(game, rev, status)
+            else:
+                rev, status = rng.randint(1, 9), rng.choice(["finished", "abandoned"])
+                sent = json.dumps({**result(rev, status), "game": game})
+                if w.add_conflict(night.id, "thu", "3", KEY[2], game, "refused", rev, None, sent, "impossible"):
+                    board.result(game, rev, status, stored=False)
+        again = hub_ledger.reader().kept_board("thu", "3", KEY[2])
+        for floor in (None, 1, 3, 7):
+            assert board.word(floor, 4) == again.word(floor, 4)
+    assert board.beyond or any(seq > 0 for seq in board.through.values())  # gaps and runs both came up

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ledger.errors import LedgerError
-from ledger.hub import HubLedger, Night
+from ledger.hub import HubLedger, KeptBoard, Night
 
 from ..club import schema
 from ..club.broker import Broker
@@ -110,6 +110,7 @@ class Hub:
         self._listeners: list[Callable[[], None]] = []
         self._problem: str | None = None  # the ledger's, in words, while writing fails
         self._auto_start = bool(settings.players)
+        self._boards: dict[tuple[str, str], KeptBoard] = {}  # (table, ledger) -> what is kept of it, once read
         self.state = NightState(self.night, settings.club, settings.tables)
         self.link = HubLink(settings, self.inbox, self.journal, self._table_said, self.fail, self._stop)
         self.commands = Commands(self)
@@ -325,6 +326,7 @@ class Hub:
         current = self.view.round
         kept: list[str] = []
         noted: list[str] = []
+        stored: list[tuple] = []  # what the boards' words now say: (table, ledger, game, seq) or a result's
         club, night = self.settings.club, self.night.id
         with self.ledger.write() as w:
             for item in batch:
@@ -333,6 +335,7 @@ class Hub:
                 if item.kind == "entry":
                     if w.add_entry(night, *key, payload["seq"], payload["line"], payload.get("at")):
                         kept.append(item.table)
+                        stored.append((item.table, payload["ledger"], payload["game"], payload["seq"]))
                     elif (first := w.entry_line(*key, payload["seq"])) != payload["line"] and w.add_conflict(
                             night, *key, "entry", payload["seq"], first, payload["line"], "sent again otherwise"):
                         noted.append(f"table {item.table} game {payload['game']} entry {payload['seq']}: sent again "
@@ -340,6 +343,8 @@ class Hub:
                 elif item.kind == "result":
                     if w.add_result(night, current, club, payload):
                         changed = True
+                        stored.append((item.table, payload["ledger"], payload["game"], payload["rev"],
+                                       payload["status"], True))
                     elif _differs(first := w.result_payload(*key, payload["rev"]), payload) and w.add_conflict(
                             night, *key, "result", payload["rev"], _json(first), _json(payload),
                             "sent again otherwise"):
@@ -348,9 +353,20 @@ class Hub:
                 elif item.kind == "refused":
                     reason, sent = payload["reason"], {k: v for k, v in payload.items() if k != "reason"}
                     if w.add_conflict(night, *key, "refused", payload["rev"], None, _json(sent), reason):
+                        if isinstance(sent.get("status"), str):
+                            stored.append((item.table, payload["ledger"], payload["game"], payload["rev"],
+                                           sent["status"], False))
                         noted.append(f"table {item.table} game {payload['game']} result {payload['rev']} "
                                      f"refused: {reason}")
         self.state.kept(kept)  # counted once durable
+        for table, ledger, game, *rest in stored:
+            board = self._boards.get((table, ledger))
+            if board is None:  # read whole when its word is first said, with this commit in it
+                continue
+            if len(rest) == 1:
+                board.entry(game, rest[0])
+            else:
+                board.result(game, *rest)
         for line in noted:
             self.journal.say(f"conflict: {line} (the console's conflicts lists it)")
         return changed
@@ -394,8 +410,10 @@ class Hub:
         """The hub's word to ``table`` on ``ledger``, retained: what is durably kept of its games from
         the board's floor on. Sent after every commit that had anything of it, new or not: a board that
         sent again learns the hub has it."""
-        first, games = self.ledger.reader().kept(self.settings.club, table, ledger,
-                                                 self.link.floors.get((table, ledger)), schema.KEPT_GAMES)
+        board = self._boards.get((table, ledger))
+        if board is None:
+            board = self._boards[(table, ledger)] = self.ledger.reader().kept_board(self.settings.club, table, ledger)
+        first, games = board.word(self.link.floors.get((table, ledger)), schema.KEPT_GAMES)
         self.link.publish(self.topics.of_table("kept", table), schema.kept_payload(table, ledger, first, games),
                           force=True)
 
