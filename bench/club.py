@@ -229,9 +229,10 @@ class Publishers:
             raise SystemExit("bench/club.py: a publisher process did not answer")
         return link.recv()
 
-    def _all(self, commands: list[tuple], timeout: float) -> tuple[list, int, float]:
+    def _all(self, commands: list[tuple], timeout: float, meanwhile=lambda: None) -> tuple[list, int, float]:
         for link, command in zip(self.links, commands):
             link.send(command)
+        meanwhile()
         records, unacked, cpu = [], 0, 0.0
         for link in self.links:
             _, got, left, seconds = self._answer(link, timeout)
@@ -242,9 +243,10 @@ class Publishers:
             raise SystemExit(f"bench/club.py: the broker did not acknowledge {unacked} messages the tables sent")
         return records, unacked, cpu
 
-    def live(self, began: float, seconds: float, interval: float) -> tuple[list, float]:
+    def live(self, began: float, seconds: float, interval: float, meanwhile) -> tuple[list, float]:
+        """The live phase from ``began`` (``meanwhile()`` is called once the publishers have their plan)."""
         records, _, cpu = self._all([("live", began, seconds, interval, self.tables)] * len(self.links),
-                                    seconds + 180)
+                                    seconds + 180, meanwhile)
         return records, cpu
 
     def burst(self, count: int) -> list:
@@ -569,11 +571,19 @@ def run_size(tables: int, args) -> dict:
                 ready = ours.recv() if ours.poll(90) else ("ready", "no first event within 90 s")
                 if ready[1]:
                     raise SystemExit(f"bench/club.py: /club/events: {ready[1]}")
-            live(out, args, hub, baseline, publishers, pairings, interval, ours if watch else None)
-            if watch is not None:
-                ours.send(("stop",))
-                watch.join(10)
-            drain(out, args, hub, baseline, publishers)
+            try:
+                live(out, args, hub, baseline, publishers, pairings, interval, ours if watch else None)
+                if watch is not None:
+                    ours.send(("stop",))
+                    watch.join(10)
+                drain(out, args, hub, baseline, publishers)
+            except HubFailed as failed:  # the rest of the size runs without it
+                out["hub_failed"] = str(failed)
+                hub.stop()
+                if baseline.process.poll() is None:
+                    baseline.stop()
+                if "drain_records" not in out:
+                    drain(out, args, hub, baseline, publishers)
             accepted(out, hub, baseline, publishers)
         finally:
             publishers.close()
@@ -592,8 +602,13 @@ def live(out: dict, args, hub: Hub, baseline: Baseline, publishers: Publishers, 
     """The live phase: the tables at their pace for ``args.seconds``, the hub and the baseline side by side."""
     running = "hub_failed" not in out
     began = time.monotonic() + 1.0
-    cpu = {"hub": cpu_seconds(hub.process.pid) if running else 0.0, "baseline": cpu_seconds(baseline.process.pid)}
-    records, publisher_cpu = publishers.live(began, args.seconds, interval)
+    cpu = {}
+
+    def at_start() -> None:
+        time.sleep(max(0.0, began - time.monotonic()))
+        cpu.update(hub=cpu_seconds(hub.process.pid) if running else 0.0, baseline=cpu_seconds(baseline.process.pid))
+
+    records, publisher_cpu = publishers.live(began, args.seconds, interval, at_start)
     wall = time.monotonic() - began
     out["hub_cpu"] = (cpu_seconds(hub.process.pid) - cpu["hub"]) / wall if running else None
     out["baseline_cpu"] = (cpu_seconds(baseline.process.pid) - cpu["baseline"]) / wall
@@ -823,7 +838,7 @@ def grid(sizes: list[dict], args) -> list[tuple[str, list[str], str]]:
 
     row("load average before / after", lambda s: f"{s['load_before']} / {s['load_after']}")
     if any("hub_failed" in s for s in sizes):
-        row("the hub", lambda s: f"did not run: {s['hub_failed']}" if "hub_failed" in s else "ran")
+        row("the hub", lambda s: f"failed: {s['hub_failed']}" if "hub_failed" in s else "ran")
     row("tables' messages a second: achieved / target",
         lambda s: f"{s['rate']:.1f} / {s['target_rate']:.1f} ({s['sent']:,} sent)")
     row("  a message's lateness against its plan, p99 / max",
@@ -891,6 +906,7 @@ def estimates(sizes: list[dict], factors: dict, interval: float) -> None:
           "the lags would be longer still.")
     if not ran:
         return
+    print()
     rows = []
     for board in ("Pi 4", "Pi Zero 2 W"):
         low, high = factors[board]
