@@ -731,7 +731,8 @@ def accepted(out: dict, hub: Hub, baseline: Baseline, publishers: Publishers) ->
 
 
 def round_time(count: int, rounds: int = 3) -> str:
-    """The slowest of ``rounds`` rounds for ``count`` players (standings shuffled between), in this process."""
+    """The slowest of the first ``rounds`` rounds of a 9-round night for ``count`` players (standings shuffled
+    between), in this process."""
     from scorer.pairings import pair_round
 
     names, past, slowest = [f"P{n:04d}" for n in range(count)], [], 0.0
@@ -879,7 +880,8 @@ def grid(sizes: list[dict], args) -> list[tuple[str, list[str], str]]:
     row("accepted: entries / results, in each ledger once", lambda s: f"{s['accepted'][0]:,} / {s['accepted'][1]:,}"
         + ("" if "hub_failed" not in s else " (baseline only)"))
     if args.round_timing:
-        row("making a round of all the players (slowest of 3), apart", lambda s: s["rounds"])
+        row("making a round of all the players (9-round night, slowest of the first 3), apart",
+            lambda s: s["rounds"])
     return rows
 
 
