@@ -1,5 +1,5 @@
 """The benchmarks still run: bench/ledger.py once hid the ledger package from every script that put
-bench/ first on its path, and nothing noticed (a benchmark is no test; this is the smallest run of two)."""
+bench/ first on its path, and nothing noticed (a benchmark is no test; this is the smallest run of three)."""
 
 from __future__ import annotations
 
@@ -31,3 +31,60 @@ def test_no_benchmark_puts_bench_before_the_project_on_its_path():
         text = script.read_text()
         if 'ROOT / "bench"' in text and re.search(r"^from (ledger|firmware|scorer|hardware)\b", text, re.M):
             assert "sys.path[:0] = [str(ROOT), " in text, script.name
+
+
+def test_a_small_run_of_the_club_benchmark_finishes_and_prints_its_table(tmp_path):
+    """bench/club.py at 3 tables for 3 s (a real broker, hub and baseline), from another folder: every message
+    it sent is in both ledgers, and it prints its figures."""
+    from broker import need_mosquitto
+
+    need_mosquitto()
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "club.py"), "--tables", "3", "--seconds", "3",
+                             "--drain", "30", "--nbody-steps", "2000", "--no-round-timing"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "entry -> /club/events" in result.stdout and " ms (" in result.stdout, result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def _club_bench():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_club", ROOT / "bench" / "club.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _event(kind: str, data: dict) -> list[bytes]:
+    import json
+
+    return [f"event: {kind}\n".encode(), b"data: " + json.dumps(data).encode() + b"\n", b"\n"]
+
+
+def test_the_club_benchmark_follows_club_events_whole_or_in_deltas():
+    """bench/club.py's reader: today's whole events, and a snapshot then deltas (only the changed tables and
+    standings rows), give each table's entries and each player's games the time they were first shown."""
+    live = _club_bench().Live()
+    row = {"player": "A", "games": 0, "place": 0}
+    whole = {"version": 1, "title": "t", "html": "", "round": 1, "standings": [row, {**row, "player": "B"}],
+             "tables": [{"table": "1", "online": False, "entries": 0, "sides": []}]}
+    lines = [(line, 1.0) for line in [b": keep-alive\n", b"\n", *_event("message", whole)]]
+    lines += [(line, 2.0) for line in _event("message", {**whole, "version": 2, "tables": [
+        {"table": "1", "online": False, "entries": 2, "sides": []}]})]
+    lines += [(line, 3.0) for line in _event("snapshot", {**whole, "version": 3, "tables": [
+        {"table": "1", "online": True, "entries": 3, "sides": []}]})]
+    lines += [(line, 4.0) for line in _event("delta", {"version": 4, "base": 3, "standings": [
+        {"player": "A", "games": 1, "place": 0}, {"player": "B", "games": 1, "place": 1}]})]
+    lines += [(line, 5.0) for line in _event("delta", {"version": 5, "base": 4, "tables": [
+        {"table": "2", "online": True, "entries": 1, "sides": []}]})]
+    lines += [(line, 6.0) for line in _event("delta", {"version": 7, "base": 6, "round": 2, "tables": [
+        {"table": "1", "online": True, "entries": 4, "sides": []}]})]
+    for line, at in lines:
+        live.line(line, at)
+    assert live.reached_entries == {"1": [2.0, 2.0, 3.0, 6.0], "2": [5.0]}
+    assert live.reached_games == {"A": [4.0], "B": [4.0]}
+    assert sorted(live.tables) == ["1", "2"] and live.rows["A"]["games"] == 1 and live.version == 7
+    assert live.gaps == 1  # the last delta's base (6) was not the version held (5)
+    assert [kind for _, kind, _ in live.events] == ["message", "message", "snapshot", "delta", "delta", "delta"]
+    assert live.reached({"1": 4, "2": 1}, {"A": 1}) and not live.reached({"1": 5}, {})
