@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque, namedtuple
+from collections.abc import Sequence
 
 from ledger.hub import Night
 from scorer.standings import PlayerStanding, credits, ranked, tally
@@ -47,6 +48,26 @@ def live_game(state) -> tuple[tuple, str | None, str | None]:
         after = f"{upcoming['seat']} {upcoming['count']}"
     winner = state.get("winner") if isinstance(state.get("winner"), str) and len(state["winner"]) <= 90 else None
     return tuple(sides[:4]), after, winner
+
+
+class Season(Sequence):
+    """The season's standings (every night in the ledger, tonight's as it stands), ranked when first read:
+    a snapshot is made for every change, and the season is only read when a viewer asks for it."""
+
+    def __init__(self, lines: dict[str, PlayerStanding]):
+        self._lines = lines  # a copy of its own: never changed
+        self._ranked: list[PlayerStanding] | None = None
+
+    def _all(self) -> list[PlayerStanding]:
+        if self._ranked is None:
+            self._ranked = ranked(self._lines)
+        return self._ranked
+
+    def __getitem__(self, index):
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._lines)
 
 
 class Snapshot(namedtuple("Snapshot", "version view season tables entries broker problem club")):
@@ -87,7 +108,7 @@ class NightState:
         self._entries: dict[str, int] = {}
         self._past: dict[str, PlayerStanding] = {}  # the season before tonight
         self._season_lines: dict[str, PlayerStanding] = {}
-        self._season: tuple = ()
+        self._season = Season({})
         self._pending = NOTHING
         self._log: deque = deque(maxlen=CHANGE_LOG)  # (version, Shown) of each snapshot
         self._log_lock = threading.Lock()
@@ -106,7 +127,7 @@ class NightState:
                         for credit in credits(game.result, rules.skunk, rules.points)]
         self._past = tally(counted)
         self._season_lines = dict(self._past)
-        self._season = tuple(ranked(self._season_lines))
+        self._season = Season(dict(self._season_lines))
         self._entries = rows.entry_counts(self.night.id)
         self._pending = self._pending.add(Shown(frozenset(self._entries), frozenset(), True))
         self.read(rows)
@@ -139,7 +160,7 @@ class NightState:
                     self._season_lines[player] = past or played
                 else:
                     self._season_lines.pop(player, None)
-            self._season = tuple(ranked(self._season_lines))
+            self._season = Season(dict(self._season_lines))
         view = self.book.view()
         tables = {self.book.game(key).table for key in change.games}
         if view.rounds and view.round in change.rounds and any(p.table is None for p in view.rounds[-1].pairings):
