@@ -47,7 +47,7 @@ from pathlib import Path
 from .causes import sqlite_cause
 from .errors import Damaged, LedgerError
 from .schema import BUSY_TIMEOUT_MS, close_connection, uri
-from .single_writer import SingleWriter, stamp  # noqa: F401 (stamp: the one every ledger keeps; the hub imports it here)
+from .single_writer import SingleWriter, stamp  # noqa: F401 (stamp: every ledger's; the hub imports it here)
 
 APPLICATION_ID = 0x434C5542  # "CLUB"
 BOARD_APPLICATION_ID = 0x43524942  # "CRIB": a board's ledger, not ours
