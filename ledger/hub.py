@@ -1,12 +1,14 @@
 """The club hub's ledger: what the tables sent and what the director decided, in an SQLite file of its own.
 
-One writer per file, with the board's ledger's lock and honesty rules
-(:class:`~ledger.lock.WriterLock`; :mod:`ledger.paths`): a locked file, a
-folder or a file in the way, no permission, another program's database or a
-newer schema is a one-line ``LedgerError`` naming the path, and nothing is
-changed; only real damage (SQLite says not a database or corrupt,
-``quick_check`` fails, or our marker on a schema that is not ours) is set
-aside, renamed, never deleted, and a new file begun.
+One writer per file, the single writer the board's ledger is too
+(:class:`~ledger.single_writer.SingleWriter`: its lock, opening and honesty
+rules): a locked file, a folder or a file in the way, no permission, another
+program's database, a board's ledger or a newer schema is a one-line
+``LedgerError`` naming the path, and nothing is changed; only real damage
+(SQLite says not a database or corrupt, ``quick_check`` fails, or our marker on
+a schema that is not ours) is set aside, renamed, never deleted, and a new file
+begun. What is the hub's own is here: its schema, its rows and its queries.
+Times are kept as every ledger keeps them (:func:`stamp`).
 
 The file: WAL, ``synchronous=FULL``, ``PRAGMA application_id = 0x434C5542``
 ("CLUB"), the schema version in ``meta``. Every table but ``meta`` is
@@ -42,11 +44,10 @@ from collections import namedtuple
 from contextlib import contextmanager
 from pathlib import Path
 
-from .causes import error_code, is_damage, os_cause, sqlite_cause
-from .errors import Damaged, DiskFullError, LedgerError
-from .lock import WriterLock, default_holder
-from .paths import set_aside, writable_file
-from .schema import BUSY_TIMEOUT_MS, close_connection, quick_check, roll_back, uri
+from .causes import sqlite_cause
+from .errors import Damaged, LedgerError
+from .schema import BUSY_TIMEOUT_MS, close_connection, uri
+from .single_writer import SingleWriter, stamp  # noqa: F401 (stamp: every ledger's; the hub imports it here)
 
 APPLICATION_ID = 0x434C5542  # "CLUB"
 BOARD_APPLICATION_ID = 0x43524942  # "CRIB": a board's ledger, not ours
@@ -179,152 +180,45 @@ class CorrectionRow(namedtuple("CorrectionRow", "id night_id club table ledger g
         return (self.club, self.table, self.ledger, self.game)
 
 
-def stamp(seconds: float) -> str:
-    """Seconds since the epoch as UTC ISO 8601 with milliseconds and a Z."""
-    whole, millis = divmod(int(seconds * 1000), 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
-
-
 # ---- the writer ----------------------------------------------------------------
 
 
-class HubLedger:
-    """The one writer of a hub's ledger file (see the module). Writes go in :meth:`write`
-    transactions: everything in one is durable when it returns, or nothing is. ``messages``
-    tells what happened on opening (a damaged file set aside)."""
+class HubLedger(SingleWriter):
+    """The one writer of a hub's ledger file (see the module; its opening, lock and honesty are the
+    single writer's, :mod:`ledger.single_writer`). Writes go in :meth:`write` transactions: everything
+    in one is durable when it returns, or nothing is. ``messages`` tells what happened on opening
+    (a damaged file set aside). Its connection serves the hub's writer thread, opened in another."""
+
+    KIND = "hub ledger"
+    UNSAVED = "nothing saved"
+    AGAIN = "restart the hub"
+    ANY_THREAD = True
 
     def __init__(self, path: str | os.PathLike, holder: str | None = None, clock=time.time):
-        self.path = Path(path)
-        self.messages: list[str] = []
-        self._clock = clock
-        self._conn: sqlite3.Connection | None = None
-        self._broken: str | None = None
-        exists = writable_file(self.path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise LedgerError(f"ledger {self.path} cannot be created: {os_cause(error)}") from error
-        self._lock = WriterLock(self.path, holder or default_holder())
-        try:
-            self._open(fresh=not exists)
-        except BaseException:
-            close_connection(self._conn)
-            self._conn = None
-            self._lock.release(remove=self._lock.created)
-            raise
+        super().__init__(path, clock, holder)
 
-    # ---- opening ---------------------------------------------------------
+    # ---- the hub's schema in the single writer's open ----------------------
 
-    def _open(self, fresh: bool) -> None:
-        before = {suffix: Path(f"{self.path}{suffix}").exists() for suffix in ("", "-wal", "-shm")}
-        if not fresh:
-            self._hold()  # before SQLite opens it: a second writer never reaches the file
-        try:
-            try:
-                self._conn = self._connect(fresh)
-                if fresh:
-                    self._hold()
-            except (sqlite3.DatabaseError, Damaged) as error:
-                if not is_damage(error):
-                    raise
-                self._replace_damaged(error)
-        except sqlite3.Error as error:
-            close_connection(self._conn)
-            self._conn = None
-            if fresh:  # remove what we began to create
-                for suffix, existed in before.items():
-                    if not existed:
-                        Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-            what = "cannot be created" if fresh else "cannot be opened"
-            raise LedgerError(f"ledger {self.path} {what}: {sqlite_cause(error, self.path.parent)}") from error
+    def _inspect(self, conn: sqlite3.Connection) -> tuple[bool, int]:
+        return _inspect_file(conn, self.path)
 
-    def _hold(self) -> None:
-        try:
-            self._lock.hold()
-        except OSError as error:
-            raise LedgerError(f"ledger {self.path} cannot be locked: {os_cause(error)}") from error
-
-    def _connect(self, fresh: bool) -> sqlite3.Connection:
-        conn = sqlite3.connect(uri(self.path, "rwc" if fresh else "rw"), uri=True, isolation_level=None,
-                               check_same_thread=False)
-        try:
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            conn.execute("BEGIN")  # reading what the file is changes nothing
-            new, version = _inspect(conn, self.path)
-            conn.execute("COMMIT")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            if not new:
-                problem = quick_check(conn)
-                if problem:
-                    raise Damaged(problem)
-            conn.execute("BEGIN IMMEDIATE")  # can we write? (read-only file, another program's lock)
-            if new:
-                for statement in [*_SCHEMA.split(";"), *_CONFLICTS.split(";"), *_append_only(TABLES)]:
-                    if statement.strip():
-                        conn.execute(statement)
-                conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-                conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-            elif version < 2:  # schema 1 -> 2, in this transaction: all of it or nothing
-                for statement in [*_CONFLICTS.split(";"), *_append_only(["conflicts"])]:
-                    if statement.strip():
-                        conn.execute(statement)
-                conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-
-    def _replace_damaged(self, error: Exception) -> None:
-        """Set the damaged file aside (renamed with its -wal and -shm) and begin a new one."""
-        close_connection(self._conn)
-        self._conn = None
-        target = set_aside(self.path, self._clock(), error)
-        self._conn = self._connect(fresh=True)
-        self._hold()
-        reason = " ".join(str(error).split())
-        self.messages.append(f"ledger {self.path} could not be read ({reason}); it was kept as {target} "
-                             "and a new hub ledger started")
+    def _prepare(self, conn: sqlite3.Connection, new: bool, version: int) -> None:
+        if new:
+            _run(conn, [*_SCHEMA.split(";"), *_CONFLICTS.split(";"), *_append_only(TABLES)])
+            conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        elif version < 2:  # schema 1 -> 2
+            _run(conn, [*_CONFLICTS.split(";"), *_append_only(["conflicts"])])
+            conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
 
     # ---- writing ---------------------------------------------------------
-
-    def now(self) -> str:
-        return stamp(self._clock())
 
     @contextmanager
     def write(self):
         """One transaction: ``with ledger.write() as w: w.add_entry(...)``; durable when the block
         ends, or nothing of it is kept and LedgerError (DiskFullError for a full disk) is raised."""
-        conn = self._require()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as error:
-            raise self._failure(error) from error
-        try:
+        with self._transaction():
             yield self
-            if not self._lock.holds_ledger():
-                self._broken = (f"ledger {self.path} was moved or deleted while it was open: "
-                                "nothing more is saved; restart the hub")
-                raise LedgerError(self._broken)
-            conn.execute("COMMIT")
-        except sqlite3.Error as error:
-            roll_back(conn)
-            raise self._failure(error) from error
-        except BaseException:
-            roll_back(conn)
-            raise
-
-    def _require(self) -> sqlite3.Connection:
-        if self._conn is None or self._broken:
-            raise LedgerError(self._broken or f"ledger {self.path} is closed")
-        return self._conn
-
-    def _failure(self, error: sqlite3.Error) -> LedgerError:
-        if error_code(error) == sqlite3.SQLITE_FULL:
-            return DiskFullError(f"ledger {self.path}: disk full: nothing saved")
-        return LedgerError(f"ledger {self.path}: not saved: {sqlite_cause(error, self.path.parent)}")
 
     def night(self, club: str, name: str, points: str, skunk: str, rounds: int) -> Night:
         """The night ``name`` of ``club``, begun now with this rule if it is new (in its own transaction)."""
@@ -411,19 +305,15 @@ class HubLedger:
     def reader(self) -> "HubRows":
         return HubRows(self._require())
 
-    def close(self) -> None:
-        close_connection(self._conn)
-        self._conn = None
-        self._lock.release()
 
-    def __enter__(self) -> "HubLedger":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+def _run(conn: sqlite3.Connection, statements) -> None:
+    """Each statement that is not blank, on the opening transaction."""
+    for statement in statements:
+        if statement.strip():
+            conn.execute(statement)
 
 
-def _inspect(conn: sqlite3.Connection, path: Path) -> tuple[bool, int]:
+def _inspect_file(conn: sqlite3.Connection, path: Path) -> tuple[bool, int]:
     """Whether the open database is new (empty), and its schema version; LedgerError for another program's database,
     a board's ledger or a newer schema; Damaged for our marker on a schema that is not ours."""
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]

@@ -17,23 +17,24 @@ runs it in a thread after READY=1 (:meth:`LedgerWriter.check`, on a read-only
 connection of its own) and sets a damaged file aside on its next loop step,
 carrying over the current match just as an open does.
 
-Only a damaged file is set aside (renamed, never deleted): one SQLite calls not
-a database or corrupt, one that fails ``quick_check``, or one that carries our
-marker with a schema that is not ours. Every other reason a ledger cannot be
-opened (permission, read-only, busy, disk full, a folder or a file in the way,
-another program's database, a newer schema) is a ``LedgerError`` that names the
-path and the cause, and nothing is renamed, created or changed.
+Opening, the lock, setting a damaged file aside and saying why a file cannot be
+used are the single writer's (:mod:`ledger.single_writer`, the club hub's ledger
+is one too): only a damaged file is set aside (renamed, never deleted); every
+other reason a ledger cannot be opened (permission, read-only, busy, disk full,
+a folder or a file in the way, another program's database, a newer schema) is a
+``LedgerError`` that names the path and the cause, and nothing is renamed,
+created or changed. What is the board's own is here: its schema
+(:mod:`ledger.schema`), the current match read back and carried over from a
+damaged file, its entries, and the check that may run after opening.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import sqlite3
 import threading
 import time
-from pathlib import Path
 from typing import Callable
 
 from scorer.game import Game, PeggedEntry
@@ -41,56 +42,17 @@ from scorer.record import Action, GameHeader, Scorebook
 
 from . import schema
 from .book import CurrentMatch, StandingCache, export_game, game_ids, read_current_match
-from .causes import error_code, is_damage, os_cause, sqlite_cause
-from .errors import Damaged, DiskFullError, LedgerError
-from .lock import WriterLock, default_holder
-from .paths import set_aside, writable_file
-from .schema import ABANDONED, BUSY_TIMEOUT_MS, CHECKS, EMPTY, FINISHED, close_connection, roll_back, uri
+from .causes import is_damage, sqlite_cause
+from .errors import Damaged, LedgerError
+from .schema import ABANDONED, BUSY_TIMEOUT_MS, CHECKS, EMPTY, FINISHED, roll_back, uri
+from .single_writer import SingleWriter
 
 CHECK_STOP_SECONDS = 2.0  # how long close() waits for an interrupted check to let its connection go
-
-# ---- the path: checked in ledger.paths ----------------------------------------
-
-_exists = writable_file
-
-
-def _stamp(value) -> str:
-    """A clock reading as UTC ISO 8601 with milliseconds and a Z: the clock may give
-    seconds since the epoch, a datetime (naive: UTC) or the ISO string itself."""
-    if isinstance(value, str):
-        return value
-    if hasattr(value, "utcoffset"):  # a datetime; imported only by clocks that give one
-        offset = value.utcoffset()
-        if offset is not None:
-            value = value.replace(tzinfo=None) - offset
-        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
-    global _second
-    whole, millis = divmod(math.floor(float(value) * 1000 + 1e-6), 1000)  # 1e-6: 0.005 may be 0.00499..
-    second = _second
-    if second[0] != whole:  # strftime costs more than the rest: once a second
-        second = _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
-    return f"{second[1]}.{millis:03d}Z"
-
-
-_second: tuple[int | None, str] = (None, "")  # the last second stamped, and its text
-
-
-def _epoch(value) -> float:
-    """Seconds since the epoch of a clock reading (see ``_stamp``)."""
-    if isinstance(value, (int, float)):
-        return float(value)
-    from datetime import datetime, timezone
-
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if value.utcoffset() is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.timestamp()
 
 # ---- the writer --------------------------------------------------------------
 
 
-class LedgerWriter:
+class LedgerWriter(SingleWriter):
     """A scorebook kept in an SQLite file (WAL, synchronous=FULL), by its one writer.
 
     Opening takes the writer's lock (``LedgerInUseError`` if another process
@@ -111,17 +73,14 @@ class LedgerWriter:
     SQLite reports damage on those as it reads them.
     """
 
+    UNSAVED = "entry not saved"
+    AGAIN = "start again to open a ledger there"
+
     def __init__(
         self, path: str | os.PathLike, clock=time.time, holder: str | None = None, check: str = "open",
     ):
         if check not in CHECKS:
             raise ValueError(f"check={check!r}: use one of {', '.join(CHECKS)}")
-        self.path = Path(path)
-        self.messages: list[str] = []
-        self._clock = clock
-        self._conn: sqlite3.Connection | None = None
-        self._broken: str | None = None
-        self._check_at_open = check == "open"
         self.check_pending = check == "later"  # check() has yet to run
         self._checking: sqlite3.Connection | None = None
         self._checked = threading.Event()  # no check is running
@@ -134,96 +93,36 @@ class LedgerWriter:
         # Called, with nothing, after every entry is durable and after a damaged file was
         # replaced: the club link's wake-up (firmware.club.link). It must only signal.
         self.on_commit: Callable[[], None] | None = None
-        exists = _exists(self.path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)  # a missing state folder is made
-        except OSError as error:
-            raise LedgerError(f"ledger {self.path} cannot be created: {os_cause(error)}") from error
-        self._lock = WriterLock(self.path, holder or default_holder())
-        try:
-            self._open(fresh=not exists)
-        except BaseException:
-            self._close_quietly()
-            self._lock.release(remove=self._lock.created)
-            raise
+        super().__init__(path, clock, holder, check_at_open=check == "open")
 
-    # ---- opening ---------------------------------------------------------
+    # ---- the board's ledger in the single writer's open (ledger.single_writer) ----
 
-    def _open(self, fresh: bool) -> None:
-        before = {suffix: Path(str(self.path) + suffix).exists() for suffix in ("", "-wal", "-shm")}
-        if not fresh:
-            self._hold()  # before SQLite opens it: a second writer never reaches the file
-        try:
-            try:
-                self._conn = self._connect(fresh)
-                if fresh:
-                    self._hold()
-                self._resume(read_current_match(self._conn, self.path, self.messages))
-            except (sqlite3.DatabaseError, Damaged) as error:
-                if not is_damage(error):
-                    raise
-                self._replace_damaged(error)
-        except sqlite3.Error as error:
-            self._close_quietly()
-            cause = sqlite_cause(error, self.path.parent)
-            self._tidy_failed_open(before, fresh, cause == "disk full")
-            what = "cannot be created" if fresh else "cannot be opened"
-            raise LedgerError(f"ledger {self.path} {what}: {cause}") from error
+    def _inspect(self, conn: sqlite3.Connection) -> tuple[bool, tuple[str, int]]:
+        kind, version = schema.inspect(conn, self.path)
+        return kind == schema.NEW, (kind, version)
 
-    def _tidy_failed_open(self, before: dict[str, bool], fresh: bool, disk_full: bool) -> None:
-        """Remove what a failed open made: a ledger we began to create, or the empty
-        -wal and the -shm SQLite began on a full disk (nobody else had them open, or
-        they would have been there before)."""
-        wal = Path(f"{self.path}-wal")
-        if not fresh and not (disk_full and wal.exists() and wal.stat().st_size == 0):
-            return
-        for suffix, existed in before.items():
-            if not existed:
-                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+    def _prepare(self, conn: sqlite3.Connection, new: bool, found: tuple[str, int]) -> None:
+        schema.prepare(conn, *found)
 
-    def _connect(self, fresh: bool) -> sqlite3.Connection:
-        conn = sqlite3.connect(uri(self.path, "rwc" if fresh else "rw"), uri=True, isolation_level=None)
-        try:
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            conn.execute("BEGIN")  # reading what the file is changes nothing
-            kind, version = schema.inspect(conn, self.path)
-            conn.execute("COMMIT")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            if kind != schema.NEW and self._check_at_open:
-                problem = schema.quick_check(conn)
-                if problem:
-                    raise Damaged(problem)
-            conn.execute("BEGIN IMMEDIATE")  # can we write? (read-only file, another writer)
-            schema.prepare(conn, kind, version)  # in this transaction: all of it or nothing
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+    def _opened(self) -> None:
+        self._resume(read_current_match(self._conn, self.path, self.messages))
 
     def _replace_damaged(self, error: Exception) -> None:
         """Set the damaged file aside, start a new ledger, and carry over what of
-        the current match still reads."""
-        self._close_quietly()
-        self.messages.clear()
-        salvage = self._salvage()
-        moved = self._set_aside(error)
-        self._conn = self._connect(fresh=True)
-        self._hold()  # the new file is the ledger now
-        kept = "nothing of it could be carried over"
+        the current match still reads (see SingleWriter._replace_damaged)."""
+        super()._replace_damaged(error)
+        self._committed()
+
+    def _carry_over(self, salvage: tuple | None) -> str:
         if salvage and self._restore(salvage):
             _, games, actions, _, _ = salvage
-            kept = (f"the current match was carried over ({len(games)} games, "
+            return (f"the current match was carried over ({len(games)} games, "
                     f"{len(actions)} entries of the current one)")
-        self._resume(read_current_match(self._conn, self.path, self.messages))
-        reason = " ".join(str(error).split())  # one line, whatever SQLite said
-        self.messages.insert(0,
-            f"ledger {self.path} could not be read ({reason}); it was kept as {moved} "
-            f"and a new ledger started: {kept}"
-        )
-        self._committed()
+        return "nothing of it could be carried over"
+
+    def _unsaved(self, said: str) -> str:
+        """A refused entry's line as the board shows it, on its footer: without the path."""
+        return said
 
     def _salvage(self) -> tuple | None:
         """The latest match's row, games and current game's actions, and the ledger's id,
@@ -291,9 +190,6 @@ class LedgerWriter:
             return False
         return True
 
-    def _set_aside(self, error: Exception) -> Path:
-        return set_aside(self.path, _epoch(self._clock()), error)
-
     # ---- writing ---------------------------------------------------------
 
     @property
@@ -312,8 +208,7 @@ class LedgerWriter:
         in-memory state is rebuilt from the database and LedgerError is raised
         (``DiskFullError``, "disk full: entry not saved", when the disk is full).
         """
-        if self._conn is None or self._broken:
-            raise LedgerError(self._broken or f"ledger {self.path} is closed")
+        self._require()
         self._require_in_place()
         if isinstance(action, GameHeader):  # a new game: its names as the rule for names given now says
             action = action.with_names_checked()
@@ -324,40 +219,19 @@ class LedgerWriter:
             self._write(action)
         except (sqlite3.Error, LedgerError) as error:
             failure = error if isinstance(error, LedgerError) else self._write_failure(error)
+            cause = error.__cause__ if failure is error else error  # what SQLite said, if it did
             try:
                 self._resume(read_current_match(self._conn, self.path, []))
             except sqlite3.Error as reread:
                 self._broken = f"ledger {self.path} cannot be read back ({reread}): restart the board"
-                raise LedgerError(f"{failure}; {self._broken}") from error
-            raise failure from error
+                raise LedgerError(f"{failure}; {self._broken}") from cause
+            raise failure from cause
         return result
-
-    def _hold(self) -> None:
-        """Hold the ledger file itself (see WriterLock.hold); an OSError is said as the lock's are."""
-        try:
-            self._lock.hold()
-        except OSError as error:
-            raise LedgerError(f"ledger {self.path} cannot be locked: {os_cause(error)}") from error
-
-    def _require_in_place(self) -> None:
-        """LedgerError, and every later entry refused, once the file at the ledger's path is not
-        the one this writer writes (moved, deleted or replaced while it was open): an entry is
-        acknowledged only when it is in the file at the ledger's path."""
-        if not self._lock.holds_ledger():
-            self._broken = (f"ledger {self.path} was moved or deleted while it was open: "
-                            "entry not saved; start again to open a ledger there")
-            raise LedgerError(self._broken)
-
-    def _write_failure(self, error: sqlite3.Error) -> LedgerError:
-        if error_code(error) == sqlite3.SQLITE_FULL:
-            return DiskFullError("disk full: entry not saved")
-        return LedgerError(f"entry not saved: {sqlite_cause(error, self.path.parent)}")
 
     def _write(self, action: Action) -> None:
         """One durable entry. Everything but SQLite's work is done before the
         transaction; an entry is one INSERT, and an UPDATE of the game's stored
         outcome only when that changes (the winning entry, its undo and redo)."""
-        conn = self._conn
         game = self.book.game
         if isinstance(action, GameHeader):
             self._write_header(game)
@@ -365,20 +239,14 @@ class LedgerWriter:
         line = game.history[-1].record()  # as the game recorded it, seat resolved
         outcome = json.dumps(game.outcome.to_dict()) if game.outcome is not None else None
         game_id = self._game_id
-        at = _stamp(self._clock())
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        at = self.now()
+        with self._transaction() as conn:
             conn.execute("INSERT INTO actions (game_id, line, at) VALUES (?, ?, ?)", (game_id, line, at))
             if outcome != self._outcome:  # the game ends here, or its end is undone
                 conn.execute(
                     "UPDATE games SET outcome=?, finished=?, status=? WHERE id=?",
                     (outcome, at if outcome else None, FINISHED if outcome else None, game_id),
                 )
-            self._require_in_place()  # the last look before the entry is durable
-            conn.execute("COMMIT")
-        except BaseException:
-            roll_back(conn)
-            raise
         self._outcome = outcome
         self._committed()
 
@@ -386,7 +254,6 @@ class LedgerWriter:
         """A new game: the next of the match (its predecessor joins the match's
         standing row in the same transaction) or the first of a new match. A game
         it replaces before its end is marked abandoned, never dropped."""
-        conn = self._conn
         header = game.header()
         same_match = self._game_id is not None and bool(self.book.games)
         abandoned = self._game_id if self._game_id is not None and self._outcome is None else None
@@ -397,9 +264,8 @@ class LedgerWriter:
             if current is not None and current.match_id == self._current.match_id:
                 outcome = self.book.games[-1].outcome
                 standing = current.add(self._game_id, outcome, empty=outcome is None and status == EMPTY)
-        now = _stamp(self._clock())
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        now = self.now()
+        with self._transaction() as conn:
             if abandoned is not None:  # before the standing row: its trigger watches counted games
                 conn.execute("UPDATE games SET status=?, finished=? WHERE id=?", (status, now, abandoned))
             if same_match:
@@ -414,11 +280,6 @@ class LedgerWriter:
                 conn.execute("INSERT INTO club_games (game_id, club, tbl) VALUES (?, ?, ?)", (game_id, *self._club))
             if standing is not None:
                 standing.save(conn)
-            self._require_in_place()
-            conn.execute("COMMIT")
-        except BaseException:
-            roll_back(conn)
-            raise
         self._current = CurrentMatch(self.book, game_id, match_id, standing)
         self._game_id = game_id
         self._outcome = None
@@ -428,29 +289,15 @@ class LedgerWriter:
         """Every game begun from now on is played for ``club``'s ``table`` (the club link sends those
         games, and only those), whether its broker can be reached or not; so is the game on the board
         if it is still being played and belongs to no club yet. LedgerError if that cannot be written."""
-        conn = self._require()
+        self._require()
         self._club = (club, table)
         if self._game_id is None or self._outcome is not None:
             return
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO club_games (game_id, club, tbl) SELECT id, ?, ? FROM games "
                 "WHERE id=? AND status IS NULL AND outcome IS NULL", (club, table, self._game_id))
-            self._require_in_place()
-            conn.execute("COMMIT")
-        except sqlite3.Error as error:
-            roll_back(conn)
-            raise self._write_failure(error) from error
-        except BaseException:
-            roll_back(conn)
-            raise
         self._committed()
-
-    def _require(self) -> sqlite3.Connection:
-        if self._conn is None or self._broken:
-            raise LedgerError(self._broken or f"ledger {self.path} is closed")
-        return self._conn
 
     def _committed(self) -> None:
         if self.on_commit is not None:
@@ -522,9 +369,7 @@ class LedgerWriter:
         return export_game(self._conn, self.path, game_id)
 
     def close(self) -> None:
-        """Stop a running check and let its connection close, close the database (the last
-        connection: SQLite then folds the -wal into the file and removes it), then let the
-        writer's lock go."""
+        """Stop a running check and let its connection close, then close the ledger (see SingleWriter.close)."""
         # An interrupt lands only on a statement that is running: one sent between two of
         # the check's statements is lost, so it is sent again until the check has ended.
         self._stopping = True
@@ -536,16 +381,4 @@ class LedgerWriter:
                     checking.interrupt()
                 except sqlite3.Error:
                     pass
-        self._close_quietly()
-        self._lock.release()
-
-    def _close_quietly(self) -> None:
-        close_connection(self._conn)
-        self._conn = None
-
-    def __enter__(self) -> "LedgerWriter":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
+        super().close()

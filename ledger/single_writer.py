@@ -1,0 +1,305 @@
+"""The one writer of an SQLite ledger file: what the board's ledger (:mod:`ledger.writer`) and the club
+hub's (:mod:`ledger.hub`) both are. Each keeps only what is its own (its schema, its rows, its queries)
+and says it through the hooks of :class:`SingleWriter`.
+
+Opening, changing nothing until the file is known to be ours and writable:
+
+1. the path is checked (:func:`ledger.paths.writable_file`: a folder, a file in the way, no
+   permission are refused) and a missing state folder is made;
+2. the writer's lock is taken (``LEDGER.lock``, :class:`~ledger.lock.WriterLock`: a second writer
+   is a ``LedgerInUseError`` naming the holder) and an existing file is held before SQLite opens it;
+3. SQLite opens it, the ledger says what the file is in a read transaction (:meth:`~SingleWriter._inspect`:
+   new, or ours and its schema; a ``LedgerError`` for another program's database or a newer schema;
+   ``Damaged``), then WAL, ``synchronous=FULL``, foreign keys, and ``quick_check`` of a file that is
+   not new (unless the ledger checks later, as the board may);
+4. ``BEGIN IMMEDIATE`` (a read-only file or another program's lock is found here) and the ledger makes
+   or migrates its schema in that transaction (:meth:`~SingleWriter._prepare`): all of it or nothing.
+
+Only real damage (SQLite says not a database or corrupt, ``quick_check`` fails, or ``Damaged``) sets the
+file aside: renamed with its -wal and -shm (:func:`ledger.paths.set_aside`), never deleted, a new file
+begun and ``messages`` says so in one line. Any other SQLite error is one ``LedgerError`` line naming
+the path and its cause (:func:`ledger.causes.sqlite_cause`), and what the failed open made is removed.
+
+Writing (:meth:`~SingleWriter._transaction`): ``BEGIN IMMEDIATE``, the ledger's statements, a last look
+that the file at the ledger's path is still the one held (moved, deleted or replaced while open: refused,
+and every later write too), then COMMIT; a failure rolls it all back. Times are kept as :func:`stamp` says.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sqlite3
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import schema
+from .causes import error_code, is_damage, os_cause, sqlite_cause
+from .errors import Damaged, DiskFullError, LedgerError
+from .lock import WriterLock, default_holder
+from .paths import set_aside, writable_file
+from .schema import BUSY_TIMEOUT_MS, close_connection, roll_back, uri
+
+# ---- times ---------------------------------------------------------------------
+
+
+def stamp(value) -> str:
+    """A clock reading as every ledger keeps a time: UTC ISO 8601 with milliseconds and a Z
+    (``2026-12-02T19:48:42.123Z``). The reading may be seconds since the epoch, a datetime
+    (naive: UTC) or that ISO string itself (kept as it is).
+
+    Rounding: down to the millisecond (floor), after a nudge of a millionth of one, so that a
+    reading written as a whole millisecond but held as a float a hair below it (1.005 is
+    1.00499...) keeps the millisecond it was written with. Floor never carries into the next
+    second and never stamps a moment the clock has not reached, so stamps sort as the readings
+    do. The board's writer always stamped this way (its tests pin the text); the hub's stamp
+    truncated, which differed only a hair below a millisecond, and only by that millisecond.
+    The stored text is the same 24 characters as both ledgers always kept: files written
+    before read as they did (their readers take the text as it is; the club's payloads accept
+    it, :data:`firmware.club.schema.STAMP`).
+    """
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "utcoffset"):  # a datetime; imported only by clocks that give one
+        offset = value.utcoffset()
+        if offset is not None:
+            value = value.replace(tzinfo=None) - offset
+        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    global _second
+    whole, millis = divmod(math.floor(float(value) * 1000 + 1e-6), 1000)  # 1e-6: 0.005 may be 0.00499..
+    second = _second  # one tuple, replaced whole: safe from any thread
+    if second[0] != whole:  # strftime costs more than the rest: once a second
+        second = _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
+    return f"{second[1]}.{millis:03d}Z"
+
+
+_second: tuple[int | None, str] = (None, "")  # the last second stamped, and its text
+
+
+def epoch(value) -> float:
+    """Seconds since the epoch of a clock reading (any form :func:`stamp` takes)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    from datetime import datetime, timezone
+
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if value.utcoffset() is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.timestamp()
+
+
+# ---- the writer ----------------------------------------------------------------
+
+
+class SingleWriter:
+    """The one writer of a ledger file (see the module); a subclass is one kind of ledger.
+
+    Opening raises ``LedgerError`` (``LedgerInUseError`` for another writer), changing nothing,
+    when the file cannot be used; only a damaged file is set aside, and ``messages`` says so.
+    ``clock`` gives the time (any form :func:`stamp` takes); ``holder`` names this program in
+    the lock; ``check_at_open``: whether ``quick_check`` reads the whole file before the first
+    write (else the ledger checks later itself).
+
+    A subclass sets its own fields before calling this constructor (it opens the file) and says:
+    :meth:`_inspect` and :meth:`_prepare` (its schema), and may add :meth:`_opened` (read what
+    it needs), :meth:`_salvage` and :meth:`_carry_over` (what of a damaged file it keeps).
+    """
+
+    KIND = "ledger"  # what a new file is called in the message that a damaged one was set aside
+    UNSAVED = "nothing saved"  # what a refused write lost, as this ledger's users read it
+    AGAIN = "restart to open a ledger there"  # what to do once the file was moved or deleted
+    ANY_THREAD = False  # whether its connection may be used by threads other than the one that opened it
+
+    def __init__(self, path: str | os.PathLike, clock=time.time, holder: str | None = None,
+                 check_at_open: bool = True):
+        self.path = Path(path)
+        self.messages: list[str] = []
+        self._clock = clock
+        self._conn: sqlite3.Connection | None = None
+        self._broken: str | None = None
+        self._check_at_open = check_at_open
+        exists = writable_file(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # a missing state folder is made
+        except OSError as error:
+            raise LedgerError(f"ledger {self.path} cannot be created: {os_cause(error)}") from error
+        self._lock = WriterLock(self.path, holder or default_holder())
+        try:
+            self._open(fresh=not exists)
+        except BaseException:
+            self._close_quietly()
+            self._lock.release(remove=self._lock.created)
+            raise
+
+    # ---- what each ledger says ------------------------------------------
+
+    def _inspect(self, conn: sqlite3.Connection) -> tuple[bool, object]:
+        """In a read transaction: whether the file is new (empty), and what :meth:`_prepare` needs to
+        know of it. LedgerError if it is not this ledger's (another program's, a newer schema);
+        Damaged for its marker on a schema that is not its own."""
+        raise NotImplementedError
+
+    def _prepare(self, conn: sqlite3.Connection, new: bool, found: object) -> None:
+        """In the opening write transaction: make a new file's schema, or migrate an older one
+        (``new`` and ``found``: what :meth:`_inspect` said)."""
+        raise NotImplementedError
+
+    def _opened(self) -> None:
+        """After the file is open and held: read what the ledger needs (damage found here sets it aside too)."""
+
+    def _salvage(self) -> object:
+        """Before a damaged file is set aside: what of it still reads (read-only), for :meth:`_carry_over`."""
+        return None
+
+    def _carry_over(self, salvage: object) -> str | None:
+        """Into the new file that replaced a damaged one: the salvage; what was kept, said in a few words."""
+        return None
+
+    # ---- opening ---------------------------------------------------------
+
+    def _open(self, fresh: bool) -> None:
+        before = {suffix: Path(f"{self.path}{suffix}").exists() for suffix in ("", "-wal", "-shm")}
+        if not fresh:
+            self._hold()  # before SQLite opens it: a second writer never reaches the file
+        try:
+            try:
+                self._conn = self._connect(fresh)
+                if fresh:
+                    self._hold()
+                self._opened()
+            except (sqlite3.DatabaseError, Damaged) as error:
+                if not is_damage(error):
+                    raise
+                self._replace_damaged(error)
+        except sqlite3.Error as error:
+            self._close_quietly()
+            cause = sqlite_cause(error, self.path.parent)
+            self._tidy_failed_open(before, fresh, cause == "disk full")
+            what = "cannot be created" if fresh else "cannot be opened"
+            raise LedgerError(f"ledger {self.path} {what}: {cause}") from error
+
+    def _tidy_failed_open(self, before: dict[str, bool], fresh: bool, disk_full: bool) -> None:
+        """Remove what a failed open made: a ledger we began to create, or the empty
+        -wal and the -shm SQLite began on a full disk (nobody else had them open, or
+        they would have been there before)."""
+        wal = Path(f"{self.path}-wal")
+        if not fresh and not (disk_full and wal.exists() and wal.stat().st_size == 0):
+            return
+        for suffix, existed in before.items():
+            if not existed:
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def _connect(self, fresh: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(uri(self.path, "rwc" if fresh else "rw"), uri=True, isolation_level=None,
+                               check_same_thread=not self.ANY_THREAD)
+        try:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("BEGIN")  # reading what the file is changes nothing
+            new, found = self._inspect(conn)
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            if not new and self._check_at_open:
+                problem = schema.quick_check(conn)
+                if problem:
+                    raise Damaged(problem)
+            conn.execute("BEGIN IMMEDIATE")  # can we write? (read-only file, another program's lock)
+            self._prepare(conn, new, found)  # in this transaction: all of it or nothing
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _replace_damaged(self, error: Exception) -> None:
+        """Set the damaged file aside (renamed with its -wal and -shm, never deleted), begin a new
+        one with what of the old one the ledger carries over, and say so first in ``messages``."""
+        self._close_quietly()
+        self.messages.clear()
+        salvage = self._salvage()
+        moved = set_aside(self.path, epoch(self._clock()), error)
+        self._conn = self._connect(fresh=True)
+        self._hold()  # the new file is the ledger now
+        kept = self._carry_over(salvage)
+        self._opened()
+        reason = " ".join(str(error).split())  # one line, whatever SQLite said
+        self.messages.insert(0, f"ledger {self.path} could not be read ({reason}); it was kept as {moved} "
+                                f"and a new {self.KIND} started" + (f": {kept}" if kept else ""))
+
+    def _hold(self) -> None:
+        """Hold the ledger file itself (see WriterLock.hold); an OSError is said as the lock's are."""
+        try:
+            self._lock.hold()
+        except OSError as error:
+            raise LedgerError(f"ledger {self.path} cannot be locked: {os_cause(error)}") from error
+
+    # ---- writing ---------------------------------------------------------
+
+    def now(self) -> str:
+        """The clock's time now, as the ledger keeps it (:func:`stamp`)."""
+        return stamp(self._clock())
+
+    @contextmanager
+    def _transaction(self):
+        """One write transaction on the writer's connection (yielded): durable when the block ends,
+        or rolled back and nothing of it kept; an SQLite error is said as :meth:`_write_failure` says."""
+        conn = self._require()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise self._write_failure(error) from error
+        try:
+            yield conn
+            self._require_in_place()  # the last look before it is durable
+            conn.execute("COMMIT")
+        except sqlite3.Error as error:
+            roll_back(conn)
+            raise self._write_failure(error) from error
+        except BaseException:
+            roll_back(conn)
+            raise
+
+    def _require(self) -> sqlite3.Connection:
+        """The writer's connection; LedgerError once it is closed or unusable."""
+        if self._conn is None or self._broken:
+            raise LedgerError(self._broken or f"ledger {self.path} is closed")
+        return self._conn
+
+    def _require_in_place(self) -> None:
+        """LedgerError, and every later write refused, once the file at the ledger's path is not
+        the one this writer writes (moved, deleted or replaced while it was open): a write is
+        acknowledged only when it is in the file at the ledger's path."""
+        if not self._lock.holds_ledger():
+            self._broken = f"ledger {self.path} was moved or deleted while it was open: {self.UNSAVED}; {self.AGAIN}"
+            raise LedgerError(self._broken)
+
+    def _write_failure(self, error: sqlite3.Error) -> LedgerError:
+        """A write SQLite refused, said in one line: DiskFullError for a full disk."""
+        if error_code(error) == sqlite3.SQLITE_FULL:
+            return DiskFullError(self._unsaved(f"disk full: {self.UNSAVED}"))
+        return LedgerError(self._unsaved(f"{self.UNSAVED}: {sqlite_cause(error, self.path.parent)}"))
+
+    def _unsaved(self, said: str) -> str:
+        """A refused write's line as its users see it: with the ledger's path."""
+        return f"ledger {self.path}: {said}"
+
+    # ---- closing ---------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the database (the last connection: SQLite then folds the -wal into the file and
+        removes it), then let the writer's lock go."""
+        self._close_quietly()
+        self._lock.release()
+
+    def _close_quietly(self) -> None:
+        close_connection(self._conn)
+        self._conn = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
