@@ -8,7 +8,7 @@ program's database, a board's ledger or a newer schema is a one-line
 (SQLite says not a database or corrupt, ``quick_check`` fails, or our marker on
 a schema that is not ours) is set aside, renamed, never deleted, and a new file
 begun. What is the hub's own is here: its schema, its rows and its queries.
-Times are kept as every ledger keeps them (:func:`stamp`).
+Times are kept as every ledger keeps them (:func:`ledger.single_writer.stamp`).
 
 The file: WAL, ``synchronous=FULL``, ``PRAGMA application_id = 0x434C5542``
 ("CLUB"), the schema version in ``meta``. Every table but ``meta`` is
@@ -47,7 +47,7 @@ from pathlib import Path
 from .causes import sqlite_cause
 from .errors import Damaged, LedgerError
 from .schema import BUSY_TIMEOUT_MS, close_connection, uri
-from .single_writer import SingleWriter, stamp  # noqa: F401 (stamp: every ledger's; the hub imports it here)
+from .single_writer import SingleWriter
 
 APPLICATION_ID = 0x434C5542  # "CLUB"
 BOARD_APPLICATION_ID = 0x43524942  # "CRIB": a board's ledger, not ours

@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Callable
 
-from ledger.hub import stamp
+from ledger.single_writer import stamp
 from scorer.standings import ResultError
 
 from ..club import schema
