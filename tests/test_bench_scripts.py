@@ -47,10 +47,10 @@ def test_a_small_run_of_the_club_benchmark_finishes_and_prints_its_table(tmp_pat
     assert "Traceback" not in result.stderr
 
 
-def _club_bench():
+def _club_bench():  # the moving parts of bench/club.py (its events reader among them)
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bench_club", ROOT / "bench" / "club.py")
+    spec = importlib.util.spec_from_file_location("club_load", ROOT / "bench" / "club_load.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

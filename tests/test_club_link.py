@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from firmware.club import schema
-from firmware.club.link import ClubLink, Watermark, open_link
+from firmware.club.link import ClubLink, open_link
+from firmware.club.outbox import Watermark
 from firmware.config import ConfigError, load_config
 from ledger.hub import HubReader
 from ledger.reader import LedgerReader

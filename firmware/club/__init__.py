@@ -5,6 +5,8 @@
 - :mod:`.broker`: a broker's address (``mqtt://`` or ``mqtts://``) and a paho client for it.
 - :mod:`.link`: a board's side: it publishes its ledger (every entry, every result,
   its live state) from a thread of its own, and shows the club's next pairing.
+- :mod:`.outbox`: what the link keeps (the hub's word, as a watermark beside the ledger) and sends
+  of each game's result.
 - :mod:`.discovery`: Home Assistant's MQTT discovery of a board's scores.
 - :mod:`.network`: the board's unit and its broker: the systemd drop-in that lets the
   installed board reach its club's broker and nothing else (``club-network``).
