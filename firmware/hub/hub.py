@@ -60,6 +60,7 @@ BATCH = 500  # messages in one transaction at most
 RETRY_S = (1, 2, 5, 10)  # waits before writing again after a failed write (then every 10 s)
 TICK_S = 1.0  # the writer looks up at least this often (the journal's summary, a pending retry)
 JOB_WAIT_S = 30.0  # how long the console waits for the writer
+STANDINGS_EVERY_S = 1.0  # the retained standings (the whole night: 150 KB at 2,000 players) at most this often
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,8 @@ class Hub:
         self._listeners: list[Callable[[], None]] = []
         self._problem: str | None = None  # the ledger's, in words, while writing fails
         self._auto_start = bool(settings.players)
+        self._standings_due = False  # the standings changed since they were last published
+        self._standings_at = 0.0
         self._boards: dict[tuple[str, str], KeptBoard] = {}  # (table, ledger) -> what is kept of it, once read
         self.state = NightState(self.night, settings.club, settings.tables)
         self.link = HubLink(settings, self.inbox, self.journal, self._table_said, self.fail, self._stop)
@@ -314,6 +317,8 @@ class Hub:
                 self.link.publish(self.topics.hub, self.link.presence(True), force=True)
             if came and begun and not self.view.rounds:
                 self.advance()
+            if self._standings_due and (stopping or time.monotonic() - self._standings_at >= STANDINGS_EVERY_S):
+                self._publish_standings(force=False, now=True)
             if shown:
                 self._put()
             if stopping and self.inbox.empty() and (not pending or failures):
@@ -401,7 +406,13 @@ class Hub:
                               schema.pairing_payload(table, self.night.name, view.round or 1, at.get(table, [])),
                               force)
 
-    def _publish_standings(self, force: bool = False) -> None:
+    def _publish_standings(self, force: bool = False, now: bool = False) -> None:
+        """The night's standings, retained: at once when ``force`` or ``now``, else within STANDINGS_EVERY_S
+        (a result a second at a regional event would otherwise send the whole night each time)."""
+        if not (force or now):
+            self._standings_due = True
+            return
+        self._standings_due, self._standings_at = False, time.monotonic()
         self.link.publish(self.topics.standings, {"v": schema.VERSION, "night": self.night.name,
                                                   "standings": [line.to_dict() for line in self.view.standings]},
                           force)

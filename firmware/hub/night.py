@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from collections import namedtuple
 from typing import Sequence
 
@@ -254,6 +254,8 @@ class NightBook:
         self._games_of: dict[str, dict[tuple, None]] = {}  # player key -> counted games with them
         self._lines: dict[str, PlayerStanding] = {}  # the standings' lines, by player key
         self._ranked: list[tuple] = []  # (rank key, player key), in rank order
+        self._ranked_lines: list[PlayerStanding] = []  # their lines, in the same order
+        self._unplaced: set[tuple] = set()  # counted games that took no pairing
         self._rank_of: dict[str, tuple] = {}
         self._round_views: list[RoundView] = []
         self._cache: dict[str, tuple] = {}
@@ -353,6 +355,7 @@ class NightBook:
         place = self._place.get(key)
         if place is not None:  # its pairing shows it anew
             self._show(place, game)
+        self._mark(key)
         self._cache.pop("unpaired", None)
 
     def _rematch(self, seats: frozenset) -> None:
@@ -375,7 +378,15 @@ class NightBook:
                 taken.add(best)
                 self._place[key] = best
                 self._show(best, game)
+            self._mark(key)
         self._cache.pop("unpaired", None)
+
+    def _mark(self, key: tuple) -> None:
+        """Whether game ``key`` is unpaired: counted, and no pairing took it."""
+        if key in self._seats and key not in self._place:
+            self._unplaced.add(key)
+        else:
+            self._unplaced.discard(key)
 
     def _unplace(self, key: tuple) -> None:
         place = self._place.pop(key, None)
@@ -399,10 +410,13 @@ class NightBook:
         shown = line is not None and (player in self._active or bool(self._games_of.get(player)))
         old = self._rank_of.pop(player, None)
         if old is not None:
-            del self._ranked[bisect_left(self._ranked, (old, player))]
+            at = bisect_left(self._ranked, (old, player))
+            del self._ranked[at], self._ranked_lines[at]
         if shown:
             rank = (-line.game_points, -line.wins, -line.spread, player, line.player)
-            insort(self._ranked, (rank, player))
+            at = bisect_left(self._ranked, (rank, player))
+            self._ranked.insert(at, (rank, player))
+            self._ranked_lines.insert(at, line)
             self._rank_of[player] = rank
             self._lines[player] = line
         else:
@@ -453,12 +467,12 @@ class NightBook:
         if "players" not in cache:
             cache["players"] = tuple(self._active.values())
         if "standings" not in cache:
-            cache["standings"] = tuple(self._lines[player] for _, player in self._ranked)
+            cache["standings"] = tuple(self._ranked_lines)
         if "games" not in cache:
             cache["games"] = tuple(self._games.values())
         if "unpaired" not in cache:
-            cache["unpaired"] = tuple(game for key, game in self._games.items()
-                                      if key in self._seats and key not in self._place)
+            cache["unpaired"] = tuple(self._games[key] for key in
+                                      sorted(self._unplaced, key=lambda key: self._games[key].first))
         if "rounds" not in cache:
             for k, row in enumerate(self._rounds):
                 if self._round_views[k] is None:

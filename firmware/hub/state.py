@@ -105,6 +105,9 @@ class NightState:
         self._live_lock = threading.Lock()
         self._said: set[str] = set()  # tables whose status or state changed since the last snapshot
         self._order: tuple[str, ...] = ()  # the tables shown, in name order
+        self._shown: list[TableLive] = []  # ... as they are shown
+        self._at: dict[str, int] = {}  # a table's place in them
+        self._without_table: dict[int, bool] = {}  # round number -> whether it has pairings without a table
         self._entries: dict[str, int] = {}
         self._past: dict[str, PlayerStanding] = {}  # the season before tonight
         self._season_lines: dict[str, PlayerStanding] = {}
@@ -163,10 +166,16 @@ class NightState:
             self._season = Season(dict(self._season_lines))
         view = self.book.view()
         tables = {self.book.game(key).table for key in change.games}
-        if view.rounds and view.round in change.rounds and any(p.table is None for p in view.rounds[-1].pairings):
+        if view.rounds and view.round in change.rounds and self._tableless(view.rounds[-1]):
             tables.add("")  # the cards of pairings without a table
         self._pending = self._pending.add(Shown(frozenset(tables), change.players, False))
         return change
+
+    def _tableless(self, each) -> bool:
+        """Whether round ``each`` has pairings without a table (worked out once a round)."""
+        if each.number not in self._without_table:
+            self._without_table[each.number] = any(p.table is None for p in each.pairings)
+        return self._without_table[each.number]
 
     def kept(self, tables) -> None:
         """An entry newly kept for each of ``tables`` (one per entry)."""
@@ -203,19 +212,24 @@ class NightState:
     def put(self, broker: str, problem: str | None) -> Snapshot:
         """A new snapshot of everything, and what it changed since the one before."""
         view = self.book.view()
+        old = self.snapshot
         with self._live_lock:
             said, self._said = self._said, set()
-            live = dict(self._live)
-        for each in view.rounds[-1:]:
-            for pairing in each.pairings:
-                if pairing.table is not None and pairing.table not in live:
-                    live[pairing.table] = TableLive(pairing.table)
-        if len(live) != len(self._order):
-            self._order = tuple(sorted(live, key=nights.table_order))
-        old = self.snapshot
+            if old is None or old.view.round != view.round or any(name not in self._at for name in said):
+                live = dict(self._live)
+                for each in view.rounds[-1:]:
+                    for pairing in each.pairings:
+                        if pairing.table is not None and pairing.table not in live:
+                            live[pairing.table] = TableLive(pairing.table)
+                self._order = tuple(sorted(live, key=nights.table_order))
+                self._shown = [live[name] for name in self._order]
+                self._at = {name: k for k, name in enumerate(self._order)}
+            else:
+                for name in said:
+                    self._shown[self._at[name]] = self._live[name]
         shown = self._pending.add(Shown(frozenset(said), frozenset(), old is None or old.view.round != view.round))
         self._pending = NOTHING
-        snap = Snapshot((old.version + 1) if old else 1, view, self._season, tuple(live[name] for name in self._order),
+        snap = Snapshot((old.version + 1) if old else 1, view, self._season, tuple(self._shown),
                         dict(self._entries), broker, problem, self.club)
         with self._log_lock:
             self.snapshot = snap
