@@ -165,7 +165,7 @@ def _repeat_free(size: int, met: list[set[int]], phantom: int | None, rounds_aft
     """The first matching in Swiss order of players who have not met, after which the most
     rounds that can still follow without a repeat (up to ``rounds_after``) can; None if there
     is none (or the budget ran out before one was found)."""
-    free = _LookAhead(size, met, rounds_after)
+    ahead = _LookAhead(size, met, rounds_after)
     links = _Unmatched(size)
     stack: list[list] = []  # per pairing made: [vertex, its options, the one tried]
     fallback = None
@@ -177,7 +177,7 @@ def _repeat_free(size: int, met: list[set[int]], phantom: int | None, rounds_aft
             chosen = [(min(v, other), max(v, other)) for v, _, other in stack]
             if fallback is None:
                 fallback = chosen
-            if free.holds(chosen, spent) is not False:  # True, or None: the budget ran out
+            if ahead.holds(chosen, spent) is not False:  # True, or None: the budget ran out
                 return chosen
         else:
             vertex = phantom if phantom is not None and not stack else links.first()
@@ -213,7 +213,7 @@ class _LookAhead:
         """True, False, or None when the budget ran out."""
         if self.settled:
             return True
-        if self.graph is None:  # bitmasks of the pairs not met: only for nights this small
+        if self.graph is None:  # bitmasks of the pairs not met, made only where the theorem fails
             everyone = (1 << self.size) - 1
             self.graph = [everyone & ~(1 << v) & ~sum(1 << o for o in self.met[v]) for v in range(self.size)]
         graph = list(self.graph)
