@@ -22,13 +22,23 @@ round costs most, then each earlier meeting, then the distance in the order.
 The searches count the positions they try and stop at a fixed budget (no
 clock: the same input gives the same pairing): past it, the best pairing found
 so far is taken.
+
+How, so that a regional event (2,000 players) fits: who met whom is kept per
+player (a player has met at most one other a round), the searches keep their
+own stack (no recursion) and walk the players not yet paired as a linked list.
+The look-ahead needs no search where a theorem settles it: if every player has
+at least n/2 + k - 1 possible opponents left (n players, the phantom counted),
+k rounds without a repeat can follow (Dirac: a minimum degree of n/2 gives a
+Hamiltonian cycle, so one round; playing it lowers each degree by one). Where
+it does not (small nights, late rounds), the exact search runs, and it tries
+the same positions in the same order as before, so the pairings are the same.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter, namedtuple
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from .standings import name_key
 
@@ -74,7 +84,8 @@ def pair_round(order: Sequence[str], past: Sequence[Round] = (), rounds_after: i
     ``rounds_after`` is how many rounds will follow this one (the look-ahead's reach)."""
     keys = [name_key(name) for name in order]
     if len(set(keys)) != len(keys):
-        twice = next(name for name, key in zip(order, keys) if keys.count(key) > 1)
+        counts = Counter(keys)
+        twice = next(name for name, key in zip(order, keys) if counts[key] > 1)
         raise PairingError(f"{twice} is listed twice")
     n = len(keys)
     if n < 2:
@@ -82,7 +93,7 @@ def pair_round(order: Sequence[str], past: Sequence[Round] = (), rounds_after: i
     index = {key: k for k, key in enumerate(keys)}
     phantom = n if n % 2 else None  # the bye, as a player
     size = n + (phantom is not None)
-    met = [[0] * size for _ in range(size)]
+    times: Counter = Counter()  # (low, high) -> games between them
     last = set()
     for number, each in enumerate(past):
         games = [tuple(index.get(name_key(p)) for p in pair) for pair in each.pairs]
@@ -91,14 +102,19 @@ def pair_round(order: Sequence[str], past: Sequence[Round] = (), rounds_after: i
         for a, b in games:
             if a is None or b is None:  # a player no longer in the order
                 continue
-            met[a][b] += 1
-            met[b][a] += 1
+            pair = (min(a, b), max(a, b))
+            times[pair] += 1
             if number == len(past) - 1:
-                last.add((min(a, b), max(a, b)))
+                last.add(pair)
+    met: list[set[int]] = [set() for _ in range(size)]
+    for a, b in times:
+        if a != b:
+            met[a].add(b)
+            met[b].add(a)
     spent = _Budget(budget)
     matching = _repeat_free(size, met, phantom, rounds_after, spent)
     if matching is None:
-        matching = _fewest_repeats(size, met, last, phantom, spent)
+        matching = _fewest_repeats(size, met, times, last, phantom, spent)
     pairs, bye = [], None
     for a, b in sorted(matching):
         if phantom in (a, b):
@@ -108,121 +124,203 @@ def pair_round(order: Sequence[str], past: Sequence[Round] = (), rounds_after: i
     return Round(tuple(pairs), bye)
 
 
-def _preference(size: int, phantom: int | None, vertex: int, free) -> list[int]:
-    """Whom ``vertex`` would rather play, first first: the nearest below it in the order;
-    the phantom (the bye) the lowest-ranked."""
-    others = [other for other in free if other != phantom]
-    if vertex == phantom:
-        return sorted(others, reverse=True)
-    return sorted(others, key=lambda other: (abs(other - vertex), other))
+class _Unmatched:
+    """The players not yet paired, in order, as a doubly linked list closed by ``end``: one
+    taken out and put back (last out, first back) in constant time, and the neighbours of
+    one taken out still found from it."""
+
+    def __init__(self, size: int):
+        self.end = size
+        self.next = list(range(1, size + 1)) + [0]
+        self.prev = [size] + list(range(size))
+        self.out = bytearray(size)
+
+    def first(self) -> int:
+        return self.next[self.end]
+
+    def remove(self, v: int) -> None:
+        self.next[self.prev[v]] = self.next[v]
+        self.prev[self.next[v]] = self.prev[v]
+        self.out[v] = 1
+
+    def restore(self, v: int) -> None:
+        self.next[self.prev[v]] = v
+        self.prev[self.next[v]] = v
+        self.out[v] = 0
+
+    def unmet(self, vertex: int, met: set[int], backwards: bool = False) -> Iterator[int]:
+        """The players still unpaired after ``vertex`` (taken out, the first) that it has not
+        met, nearest first; ``backwards``: from the last, for the phantom. Lazy: each is read
+        when asked for, with the list as it was when ``vertex`` was taken out."""
+        step = self.prev if backwards else self.next
+        other = step[vertex]
+        while other != self.end:
+            if other not in met:
+                yield other
+            other = step[other]
 
 
-def _repeat_free(size: int, met, phantom, rounds_after: int, spent: _Budget) -> list[tuple[int, int]] | None:
+def _repeat_free(size: int, met: list[set[int]], phantom: int | None, rounds_after: int,
+                 spent: _Budget) -> list[tuple[int, int]] | None:
     """The first matching in Swiss order of players who have not met, after which the most
     rounds that can still follow without a repeat (up to ``rounds_after``) can; None if there
     is none (or the budget ran out before one was found)."""
-    free = [{other for other in range(size) if other != v and met[v][other] == 0} for v in range(size)]
-    found: list = []
-    fallback: list = []
-
-    def reach(left) -> int:
-        return min(rounds_after, min(len(each) for each in left))
-
-    def search(unmatched: list[int], chosen: list) -> bool:
+    ahead = _LookAhead(size, met, rounds_after)
+    links = _Unmatched(size)
+    stack: list[list] = []  # per pairing made: [vertex, its options, the one tried]
+    fallback = None
+    while True:
+        # a new position: the pairings on the stack
         if not spent.spend():
-            return True  # stop: take what was found
-        if not unmatched:
-            left = [set(each) for each in free]
-            for a, b in chosen:
-                left[a].discard(b)
-                left[b].discard(a)
-            if not fallback:
-                fallback.append(list(chosen))
-            outcome = _disjoint_matchings(left, reach(left), spent)
-            if outcome is not False:  # True, or None: the budget ran out: take it
-                found.append(list(chosen))
-                return True
-            return False
-        vertex = phantom if phantom in unmatched else unmatched[0]
-        rest = [v for v in unmatched if v != vertex]
-        for other in _preference(size, phantom, vertex, free[vertex] & set(rest)):
-            chosen.append((min(vertex, other), max(vertex, other)))
-            if search([v for v in rest if v != other], chosen):
-                return True
-            chosen.pop()
-        return False
-
-    search(list(range(size)), [])
-    if found:
-        return found[0]
-    return fallback[0] if fallback else None
+            return fallback  # stop: take what was found
+        if links.first() == links.end:
+            chosen = [(min(v, other), max(v, other)) for v, _, other in stack]
+            if fallback is None:
+                fallback = chosen
+            if ahead.holds(chosen, spent) is not False:  # True, or None: the budget ran out
+                return chosen
+        else:
+            vertex = phantom if phantom is not None and not stack else links.first()
+            links.remove(vertex)
+            # the phantom (the bye) takes the lowest-ranked first, anyone else the nearest below
+            stack.append([vertex, links.unmet(vertex, met[vertex], vertex == phantom), None])
+        while stack:  # the next pairing to try, backing up where a player has no other left
+            frame = stack[-1]
+            if frame[2] is not None:
+                links.restore(frame[2])
+            frame[2] = next(frame[1], None)
+            if frame[2] is not None:
+                links.remove(frame[2])
+                break
+            links.restore(frame[0])
+            stack.pop()
+        else:
+            return fallback
 
 
-def _disjoint_matchings(free: list[set], count: int, spent: _Budget) -> bool | None:
-    """Whether ``count`` perfect matchings with no pair in common can be cut from ``free``
-    (each vertex's possible partners): True, False, or None when the budget ran out."""
+class _LookAhead:
+    """Whether the rounds still to come can be played without a repeat after a matching of
+    players who have not met (the graph of pairs not met, less that matching's)."""
+
+    def __init__(self, size: int, met: list[set[int]], rounds_after: int):
+        self.size, self.met = size, met
+        least = min(size - 2 - len(each) for each in met)  # options left, after this round
+        self.count = min(rounds_after, least)  # as far as the games left allow
+        self.settled = self.count <= 0 or least >= size // 2 + self.count - 1  # Dirac
+        self.graph: list[int] | None = None
+
+    def holds(self, chosen: list[tuple[int, int]], spent: _Budget) -> bool | None:
+        """True, False, or None when the budget ran out."""
+        if self.settled:
+            return True
+        if self.graph is None:  # bitmasks of the pairs not met, made only where the theorem fails
+            everyone = (1 << self.size) - 1
+            self.graph = [everyone & ~(1 << v) & ~sum(1 << o for o in self.met[v]) for v in range(self.size)]
+        graph = list(self.graph)
+        for a, b in chosen:
+            graph[a] &= ~(1 << b)
+            graph[b] &= ~(1 << a)
+        return _disjoint_matchings(graph, self.count, spent)
+
+
+def _disjoint_matchings(graph: list[int], count: int, spent: _Budget) -> bool | None:
+    """Whether ``count`` perfect matchings with no pair in common can be cut from ``graph``
+    (each vertex's possible partners, a bitmask): True, False, or None when the budget ran out."""
     if count <= 0:
         return True
-    size = len(free)
-    partner = [-1] * size
-
-    def search(matched: int) -> bool | None:
+    everyone = (1 << len(graph)) - 1
+    graphs = [graph]  # what each matching is cut from: the graph less the matchings before it
+    stack: list[list[int]] = []  # per pair made: [matching, unpaired before it, vertex, options left, other]
+    level, unpaired = 0, everyone
+    while True:
+        # a new position: the matchings and pairs on the stack
         if not spent.spend():
             return None
-        if matched == size:
-            left = [set(each) for each in free]
-            for a in range(size):
-                left[a].discard(partner[a])
-            return _disjoint_matchings(left, count - 1, spent)
-        # the unmatched vertex with the fewest choices first: a dead end shows at once
-        vertex, options = -1, None
-        for v in range(size):
-            if partner[v] < 0:
-                choice = [o for o in free[v] if partner[o] < 0]
-                if options is None or len(choice) < len(options):
-                    vertex, options = v, choice
-                    if len(choice) <= 1:
-                        break
-        for other in sorted(options):
-            partner[vertex], partner[other] = other, vertex
-            outcome = search(matched + 2)
-            partner[vertex] = partner[other] = -1
-            if outcome is not False:
-                return outcome
-        return False
+        if not unpaired:
+            if level + 1 == count:
+                return True
+            left = list(graphs[level])
+            for frame in reversed(stack):
+                if frame[0] != level:
+                    break
+                left[frame[2]] &= ~(1 << frame[4])
+                left[frame[4]] &= ~(1 << frame[2])
+            graphs.append(left)
+            level, unpaired = level + 1, everyone
+            continue
+        # the unpaired vertex with the fewest choices first: a dead end shows at once
+        vertex, options, fewest, rest = -1, 0, -1, unpaired
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            choice = graphs[level][low.bit_length() - 1] & unpaired
+            if fewest < 0 or choice.bit_count() < fewest:
+                vertex, options, fewest = low.bit_length() - 1, choice, choice.bit_count()
+                if fewest <= 1:
+                    break
+        stack.append([level, unpaired, vertex, options, -1])
+        while stack:  # the next pair to try, lowest partner first, backing up when none is left
+            frame = stack[-1]
+            if frame[3]:
+                low = frame[3] & -frame[3]
+                frame[3] ^= low
+                frame[4] = low.bit_length() - 1
+                level = frame[0]
+                del graphs[level + 1:]
+                unpaired = frame[1] & ~(1 << frame[2]) & ~low
+                break
+            stack.pop()
+        else:
+            return False
 
-    return search(0)
 
-
-def _fewest_repeats(size: int, met, last: set, phantom, spent: _Budget) -> list[tuple[int, int]]:
+def _fewest_repeats(size: int, met: list[set[int]], times: Counter, last: set, phantom: int | None,
+                    spent: _Budget) -> list[tuple[int, int]]:
     """The matching of least cost (see the module), by branch and bound in Swiss order; the
     best found when the budget runs out (the first found is the greedy Swiss pairing)."""
 
     def cost(a: int, b: int) -> tuple[int, int, int]:
         low, high = min(a, b), max(a, b)
         if high == phantom:  # the bye: to the lowest-ranked with the fewest byes
-            return (0, met[low][high], size - 1 - low)
-        return (int((low, high) in last), met[low][high], high - low)
+            return (0, times[(low, high)], size - 1 - low)
+        return (int((low, high) in last), times[(low, high)], high - low)
 
+    def options(vertex: int) -> Iterator[int]:
+        """The unpaired in order of cost: those not met (nearest first; the lowest-ranked
+        first for the phantom), then those met, each costing more than any not met."""
+        yield from links.unmet(vertex, met[vertex], vertex == phantom)
+        again = [other for other in met[vertex] if not links.out[other]]
+        yield from sorted(again, key=lambda other: (cost(vertex, other), other))
+
+    links = _Unmatched(size)
     best: list = [None, None]  # cost, matching
-
-    def search(unmatched: list[int], chosen: list, total: tuple) -> None:
-        if best[0] is not None and (total >= best[0] or not spent.spend()):
-            return
-        if not unmatched:
-            best[0], best[1] = total, list(chosen)
-            return
-        vertex = phantom if phantom in unmatched else unmatched[0]
-        rest = [v for v in unmatched if v != vertex]
-        options = sorted(rest, key=lambda other: (cost(vertex, other), other))
-        for other in options:
-            step = cost(vertex, other)
-            chosen.append((min(vertex, other), max(vertex, other)))
-            search([v for v in rest if v != other], chosen, tuple(x + y for x, y in zip(total, step)))
-            chosen.pop()
-
-    search(list(range(size)), [], (0, 0, 0))
-    return best[1]
+    stack: list[list] = []  # per pairing made: [vertex, cost so far, its options, the one tried]
+    total = (0, 0, 0)
+    while True:
+        # a new position (within the bound, the budget spent on it): the pairings on the stack
+        if links.first() == links.end:
+            best[0], best[1] = total, [(min(v, other), max(v, other)) for v, _, _, other in stack]
+        else:
+            vertex = phantom if phantom is not None and not stack else links.first()
+            links.remove(vertex)
+            stack.append([vertex, total, options(vertex), None])
+        while stack:  # the next pairing to try: options come dearest last, so one over the bound ends them
+            frame = stack[-1]
+            if frame[3] is not None:
+                links.restore(frame[3])
+            other, frame[3] = next(frame[2], None), None
+            if other is not None:
+                total = tuple(x + y for x, y in zip(frame[1], cost(frame[0], other)))
+                if best[0] is None or total < best[0]:
+                    if best[0] is not None and not spent.spend():
+                        return best[1]  # no later position could be tried either
+                    frame[3] = other
+                    links.remove(other)
+                    break
+            links.restore(frame[0])
+            stack.pop()
+        else:
+            return best[1]
 
 
 def opponents(rounds: Sequence[Round]) -> Counter:
