@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from functools import lru_cache
 from html import escape
 
 from scorer.standings import credits, losers, name_key
@@ -22,6 +23,12 @@ CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'se
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run a cell that starts so
 CSV_COLUMNS = ("round", "table", "ledger", "game", "status", "seats", "scores", "winner", "result", "margin",
                "game_points", "correction", "received")
+
+
+@lru_cache(maxsize=16384)
+def _key(name: str) -> str:
+    """:func:`~scorer.standings.name_key`, remembered: a page names the same players again and again."""
+    return name_key(name)
 
 
 def bdi(name: str) -> str:
@@ -157,14 +164,16 @@ def _table_html(table: str | None, players, live, game: GameView | None, begun: 
     name = f"Table {escape(table)}" if table else "No table"
     if players and not begun:
         live = live._replace(sides=(), next=None, winner=None) if live else None  # another game's, not this one's
-    scores = dict((name_key(side), score) for side, score in live.sides) if live else {}
+    scores = dict((_key(side), score) for side, score in live.sides) if live else {}
+    winners: set[str] = set()
     if game is not None and game.result is not None:
-        scores = {name_key(seat): score for side, seats, score in game.result.sides() for seat in seats}
+        sides = game.result.sides()
+        scores = {_key(seat): score for side, seats, score in sides for seat in seats}
+        winners = {_key(seat) for side, seats, _ in sides if _key(side) == _key(game.result.winner) for seat in seats}
     who = []
     for player in players:
-        score = scores.get(name_key(player))
-        won = game is not None and game.result is not None and name_key(player) in {
-            name_key(seat) for seat in game.result.winning_side()[1]}
+        score = scores.get(_key(player))
+        won = _key(player) in winners
         who.append(f'<span class="who{" won" if won else ""}">{bdi(player)}'
                    + (f' <b class="score">{score}</b>' if score is not None else "") + "</span>")
     if not players and live and live.sides:  # a game that is not this round's pairing
@@ -223,7 +232,7 @@ class Layout:
         self.card_place = {key: k for k, key in enumerate(self.card_keys)}
         self.live = {table.table: table for table in snap.tables}
         lines = snap.view.standings
-        self.players = [name_key(line.player) for line in lines]
+        self.players = [_key(line.player) for line in lines]
         self.player_place = {key: k for k, key in enumerate(self.players)}
         self.ranks = places(lines) if lines else []
 
@@ -234,9 +243,9 @@ def _table_dict(layout: Layout, name: str) -> dict:
             "sides": [list(side) for side in live.sides] if live else []}
 
 
-def delta_events(layout: Layout, base: int, shown) -> list[dict]:
+def delta_events(layout: Layout, base: int, shown) -> list[bytes]:
     """What changed on the page since snapshot ``base`` (``shown``: a :class:`~firmware.hub.state.Shown`),
-    as one event's data or several (each about EVENT_BYTES at most; ``more`` on all but the last):
+    as one event's data (JSON, UTF-8) or several (each EVENT_BYTES at most; ``more`` on all but the last):
     the heading, title and broker line always; each changed card and standings row with its ``place``
     and the key it comes ``after`` (None: first); a row no longer shown as ``gone``. A new round
     (``reset``) sends its heading, its bye and every card."""
@@ -272,19 +281,23 @@ def delta_events(layout: Layout, base: int, shown) -> list[dict]:
         items.append(("standings", {**standings_list([line])[0], "key": key, "place": place,
                                     "after": layout.players[place - 1] if place else None,
                                     "html": standing_row(layout.ranks[place], line)}))
-    events, current, size = [], {**head, "tables": [], "standings": []}, len(dumps(head))
+    events, parts, size = [], {"tables": [], "standings": []}, len(dumps(head))
     for kind, data in items:
-        cost = len(dumps(data)) + 1
-        if size + cost > EVENT_BYTES - 256 and (current["tables"] or current["standings"]):  # 256: the framing
-            events.append(current)
-            current = {"version": snap.version, "base": base, "tables": [], "standings": []}
-            size = 80
-        current[kind].append(data)
-        size += cost
-    events.append(current)
-    for event in events[:-1]:
-        event["more"] = True
-    return events
+        encoded = dumps(data)
+        if size + len(encoded) + 1 > EVENT_BYTES - 256 and (parts["tables"] or parts["standings"]):  # 256: framing
+            events.append(parts)
+            parts, size = {"tables": [], "standings": []}, 80
+        parts[kind].append(encoded)
+        size += len(encoded) + 1
+    events.append(parts)
+    out = []
+    for k, each in enumerate(events):
+        top = head if k == 0 else {"version": snap.version, "base": base}
+        if k < len(events) - 1:
+            top = {**top, "more": True}
+        out.append(dumps(top)[:-1] + b',"tables":[' + b",".join(each["tables"]) + b'],"standings":['
+                   + b",".join(each["standings"]) + b"]}")
+    return out
 
 
 def game_dict(game: GameView, rules) -> dict:
