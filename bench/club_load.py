@@ -255,8 +255,10 @@ class Live:
             self.rows.clear()
         changed_tables, changed_rows = value.get("tables") or [], value.get("standings") or []
         self.tables.update((each["table"], each) for each in changed_tables)
+        changed_rows = [row for row in changed_rows if not row.get("gone")]  # a player no longer shown
         self.rows.update((row["player"], row) for row in changed_rows)
-        self.version = value.get("version")
+        if not value.get("more"):  # a change sent in several events is whole at its last
+            self.version = value.get("version")
         for each in changed_tables:
             seen = self.reached_entries.setdefault(each["table"], [])
             seen += [at] * (int(each.get("entries", 0)) - len(seen))

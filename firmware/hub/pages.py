@@ -125,21 +125,34 @@ def cards(snap) -> list[tuple[str, tuple]]:
     view: NightView = snap.view
     live = {table.table: table for table in snap.tables}
     current = view.rounds[-1] if view.rounds else None
-    earlier = {(p.game.ledger, p.game.game) for each in view.rounds[:-1] for p in each.pairings if p.game}
+    earlier = Earlier(view)
     out, paired = [], set()
     for pairing in (current.pairings if current else ()):
         paired.add(pairing.table)
-        board = live.get(pairing.table)
-        out.append((pairing.table or "", (pairing.table, pairing.players, board, pairing.game,
-                                          _plays(board, pairing.players, earlier))))
+        out.append((pairing.table or "", (pairing.table, pairing.players, live.get(pairing.table), pairing.game,
+                                          earlier)))
     for table in snap.tables:
         if table.table not in paired and (table.seen or table.online):
-            out.append((table.table, (table.table, (), table, None, True)))
+            out.append((table.table, (table.table, (), table, None, None)))
     return out
 
 
+class Earlier:
+    """The games the night's earlier rounds counted, worked out when a card first asks."""
+
+    def __init__(self, view: NightView):
+        self.view, self._games = view, None
+
+    def __contains__(self, game) -> bool:
+        if self._games is None:
+            self._games = {(p.game.ledger, p.game.game) for each in self.view.rounds[:-1]
+                           for p in each.pairings if p.game}
+        return game in self._games
+
+
 def card_html(drawn: tuple) -> str:
-    return _table_html(*drawn)
+    table, players, board, game, earlier = drawn
+    return _table_html(table, players, board, game, earlier is None or _plays(board, players, earlier))
 
 
 def _round_html(snap) -> str:
@@ -153,8 +166,8 @@ def _plays(live, players, earlier: set) -> bool:
     earlier round already counted (the board still shows the game before until the next begins)."""
     if live is None or not live.sides or live.game in earlier:
         return False
-    seats = {name_key(seat) for side, _ in live.sides for seat in side.split("+")}
-    return seats == {name_key(player) for player in players}
+    seats = {_key(seat) for side, _ in live.sides for seat in side.split("+")}
+    return seats == {_key(player) for player in players}
 
 
 def _table_html(table: str | None, players, live, game: GameView | None, begun: bool = True) -> str:
