@@ -60,6 +60,7 @@ BATCH = 500  # messages in one transaction at most
 RETRY_S = (1, 2, 5, 10)  # waits before writing again after a failed write (then every 10 s)
 TICK_S = 1.0  # the writer looks up at least this often (the journal's summary, a pending retry)
 JOB_WAIT_S = 30.0  # how long the console waits for the writer
+SNAPSHOT_EVERY_S = 0.02  # a new snapshot at most this often when only the tables' live state changed
 STANDINGS_EVERY_S = 1.0  # the retained standings (the whole night: 150 KB at 2,000 players) at most this often
 
 
@@ -113,6 +114,7 @@ class Hub:
         self._auto_start = bool(settings.players)
         self._standings_due = False  # the standings changed since they were last published
         self._standings_at = 0.0
+        self._put_at = 0.0
         self._boards: dict[tuple[str, str], KeptBoard] = {}  # (table, ledger) -> what is kept of it, once read
         self.state = NightState(self.night, settings.club, settings.tables)
         self.link = HubLink(settings, self.inbox, self.journal, self._table_said, self.fail, self._stop)
@@ -141,6 +143,7 @@ class Hub:
         self._listeners.append(wake)
 
     def _put(self) -> None:
+        self._put_at = time.monotonic()
         self.state.put(self.link.state, self._problem)
         for wake in list(self._listeners):
             wake()
@@ -253,8 +256,11 @@ class Hub:
         failures = 0
         retry_at = 0.0
         begun = False  # nothing is made or published before the broker says this is the club's one hub
+        due = False  # a snapshot of the tables' live state held back (SNAPSHOT_EVERY_S)
         while True:
             wait = max(0.0, retry_at - time.monotonic()) if pending else TICK_S
+            if due:  # a snapshot held back: at most until it is due
+                wait = min(wait, max(0.0, self._put_at + SNAPSHOT_EVERY_S - time.monotonic()))
             items = self.inbox.take(wait, BATCH)
             self.journal.tick()
             stopping = self._stop.is_set()
@@ -319,8 +325,10 @@ class Hub:
                 self.advance()
             if self._standings_due and (stopping or time.monotonic() - self._standings_at >= STANDINGS_EVERY_S):
                 self._publish_standings(force=False, now=True)
-            if shown:
+            due = due or shown
+            if due and (stopping or time.monotonic() - self._put_at >= SNAPSHOT_EVERY_S):
                 self._put()
+                due = False
             if stopping and self.inbox.empty() and (not pending or failures):
                 return
 
@@ -425,8 +433,11 @@ class Hub:
         if board is None:
             board = self._boards[(table, ledger)] = self.ledger.reader().kept_board(self.settings.club, table, ledger)
         first, games = board.word(self.link.floors.get((table, ledger)), schema.KEPT_GAMES)
+        # QoS 0: one after every commit of the table's (a table's every entry, at a regional event 400 a
+        # second); a word lost with a connection is said again at the next commit, at every reconnection
+        # (QoS 1 then: HubLink.announce), and a board whose word lags sends again, which makes one.
         self.link.publish(self.topics.of_table("kept", table), schema.kept_payload(table, ledger, first, games),
-                          force=True)
+                          force=True, qos=0)
 
     def _publish_all(self) -> None:
         """Everything retained again (a new connection: the broker may have lost it)."""

@@ -110,14 +110,14 @@ class HubLink:
 
     # ---- publishing (the writer's thread) ------------------------------------
 
-    def publish(self, topic: str, payload: dict, force: bool = False) -> None:
-        """``payload`` on ``topic``, retained, QoS 1, unless it is what was last published there."""
+    def publish(self, topic: str, payload: dict, force: bool = False, qos: int = 1) -> None:
+        """``payload`` on ``topic``, retained, at ``qos``, unless it is what was last published there."""
         data = schema.encode(payload)
         if not force and self._published.get(topic) == data:
             return
         self._published[topic] = data
         if self._client is not None and self._announced:  # before, paho would send it on connecting,
-            self._client.publish(topic, data, qos=1, retain=True)  # over the pairings of a hub online
+            self._client.publish(topic, data, qos=qos, retain=True)  # over the pairings of a hub online
 
     def announce(self) -> None:
         """This hub is the club's on this connection: its presence said, the words to the tables again."""
