@@ -318,6 +318,8 @@ def test_a_regional_event_carries_on_through_a_rooms_cut_link_and_comes_out_exac
                 wait_for(lambda: late.on(f"cribbage/{CLUB}/table/{table}/kept"),
                          f"room {name} holds no kept word for table {table}")
                 assert late.on(f"cribbage/{CLUB}/table/{table}/kept")[-1][1] is True  # retained
+            wait_for(lambda: late.last(f"cribbage/{CLUB}/hub") is not None,  # its own subscription: may come after
+                     "the hub's presence was not retained in the room")
             assert json.loads(late.last(f"cribbage/{CLUB}/hub"))["online"] is True
 
         for table in list(boards):
