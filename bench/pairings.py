@@ -86,6 +86,7 @@ def night(which: str, count: int, rounds: int) -> dict:
             began = time.perf_counter()
             made = pair_round(order, past, rounds - number - 1)
         seconds.append(time.perf_counter() - began)
+        print(f"{which}, {count} players, round {number + 1}: {seconds[-1]:.3f} s", file=sys.stderr, flush=True)
         check(order, past, made)
         past.append(made)
         for a, b in made.pairs:
@@ -102,7 +103,8 @@ def run_night(which: str, count: int, rounds: int) -> dict:
     done = subprocess.run([sys.executable, __file__, "--night", which, str(count), "--rounds", str(rounds)],
                           capture_output=True, text=True)
     if done.returncode:
-        raise SystemExit(f"bench/pairings.py: {which}, {count} players:\n{done.stderr[-3000:]}")
+        raise SystemExit(f"bench/pairings.py: {which}, {count} players, exit status {done.returncode}:\n"
+                         f"{done.stderr[-3000:]}")
     return json.loads(done.stdout)
 
 
