@@ -91,6 +91,38 @@ def test_the_board_page_is_rendered_once_per_change(tmp_path, monkeypatch):
     assert b"</html>" in second[0]
 
 
+def test_an_entry_made_while_the_board_is_read_shows_at_the_next_look(tmp_path, monkeypatch):
+    """The board writes while the page is being read: the next look reads it again, rather
+    than keeping what it read before the entry under the token after it (a page that stood
+    still until the next entry)."""
+    from firmware.web import pages
+
+    path = tmp_path / "ledger.sqlite3"
+    record = game_record(SIX, seed=2, entries=6)
+    with LedgerWriter(path) as store:
+        write_games(store, [record[:-1]])
+        follower = LedgerFollower(path)
+        site = Site(follower)
+        live_html = pages.live_html
+        pending = [record[-1]]
+
+        def entry_while_read(*args):
+            html = live_html(*args)
+            while pending:  # the board pegs after the ledger was read, before the page is kept
+                store.apply(parse_line(pending.pop()))
+            return html
+
+        monkeypatch.setattr(pages, "live_html", entry_while_read)
+        try:
+            before = site.live()
+            after = site.live()
+        finally:
+            follower.close()
+        final = {side.name: score for side, score in zip(store.game.sides, store.game.state.scores)}
+    assert before["state"] != after["state"]
+    assert {side["name"]: side["score"] for side in after["state"]["sides"]} == final
+
+
 def test_one_watcher_looks_at_the_ledger_for_every_events_client(tmp_path):
     """Ten /events clients: after their first event the ledger is looked at from one task only,
     and an entry reaches every client as the same bytes."""

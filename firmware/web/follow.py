@@ -109,18 +109,26 @@ class LedgerFollower:
         if self._reader is None and time.monotonic() - self._failed_at < RETRY_SECONDS:
             return ("failed", self._failures)
         try:
-            return (self._opened, self.read(lambda reader: reader.data_version()))
+            version = self.read(lambda reader: reader.data_version())  # may open a reader: count it first
+            return (self._opened, version)
         except LedgerUnavailable:
             return ("failed", self._failures)
 
     def cached(self, name: str, compute):
-        """``compute()`` once per state of the ledger (its token)."""
+        """``compute()`` once per state of the ledger (its token).
+
+        The value is kept under the token read before computing it: a write that
+        lands while it is computed changes the token, so the next look computes
+        again rather than keeping an old value under the new token. A read that
+        failed is kept under the token it left (the failure's), so a ledger that
+        cannot be read is tried again every RETRY_SECONDS, not at every look."""
         token = self.token()
         hit = self._cache.get(name)
         if hit is not None and hit[0] == token:
             return hit[1]
+        failures = self._failures
         value = compute()
-        self._cache[name] = (self.token(), value)  # the token after reading: a failure counts
+        self._cache[name] = (self.token() if self._failures != failures else token, value)
         return value
 
     # ---- what the pages show ---------------------------------------------
