@@ -38,6 +38,7 @@ from . import schema
 from .causes import error_code, is_damage, os_cause, sqlite_cause
 from .errors import Damaged, DiskFullError, LedgerError
 from .lock import WriterLock, default_holder
+from .memory import memory_warning
 from .paths import set_aside, writable_file
 from .schema import BUSY_TIMEOUT_MS, close_connection, roll_back, uri
 
@@ -132,6 +133,9 @@ class SingleWriter:
             self._close_quietly()
             self._lock.release(remove=self._lock.created)
             raise
+        self.in_memory = memory_warning(self.path)  # a folder in RAM: said, and the game goes on
+        if self.in_memory:
+            self.messages.append(self.in_memory)
 
     # ---- what each ledger says ------------------------------------------
 
