@@ -15,8 +15,9 @@ from pathlib import Path
 SPARE_SUFFIX = ".new"
 
 
-def replace_durably(path: str | os.PathLike, data: bytes) -> None:
-    """Make ``data`` the whole content of ``path``, durably (see the module); OSError if it cannot."""
+def replace_durably(path: str | os.PathLike, data: bytes, mode: int | None = None) -> None:
+    """Make ``data`` the whole content of ``path``, durably (see the module); OSError if it cannot.
+    ``mode``: the new file's permissions exactly (else 0o666 less the umask)."""
     path = Path(path)
     spare = path.with_name(path.name + SPARE_SUFFIX)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -27,6 +28,8 @@ def replace_durably(path: str | os.PathLike, data: bytes) -> None:
         fd = os.open(spare, flags, 0o666)
     try:
         with os.fdopen(fd, "wb") as out:
+            if mode is not None:
+                os.fchmod(out.fileno(), mode)
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
@@ -37,8 +40,13 @@ def replace_durably(path: str | os.PathLike, data: bytes) -> None:
         except OSError:
             pass
         raise
-    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    sync_folder(path.parent)
+
+
+def sync_folder(folder: str | os.PathLike) -> None:
+    """fsync a folder, so that the names made, renamed or removed in it are on the disk."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        os.fsync(folder)
+        os.fsync(fd)
     finally:
-        os.close(folder)
+        os.close(fd)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .causes import os_cause
 from .errors import LedgerError
+from .files import sync_folder
 
 
 def writable_file(path: Path) -> bool:
@@ -67,6 +68,7 @@ def set_aside(path: Path, moment: float, error: Exception) -> Path:
             part = Path(str(path) + suffix)
             if part.exists():
                 os.replace(part, str(target) + suffix)
+        sync_folder(path.parent)  # the new names on the disk before a new ledger is begun
     except OSError as move_error:
         raise LedgerError(
             f"ledger {path} is damaged ({error}) and cannot be moved aside "

@@ -19,6 +19,8 @@ import socket
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ledger.files import replace_durably
+
 from ..config import ClubConfig
 
 DROP_IN = Path("/etc/systemd/system/cribbage-board.service.d/club.conf")
@@ -114,10 +116,7 @@ def club_network(club: ClubConfig, source: str, drop_in: Path = DROP_IN,
         if drop_in.is_file() and drop_in.read_text(errors="replace") == text:
             return f"{drop_in} already lets the board reach {club.broker} ({', '.join(addresses)}) and localhost only"
         drop_in.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-        partial = drop_in.with_name(drop_in.name + ".new")
-        partial.write_text(text)
-        partial.chmod(0o644)
-        partial.replace(drop_in)
+        replace_durably(drop_in, text.encode("utf-8"), mode=0o644)
     except OSError as error:
         raise NetworkError(f"{drop_in}: {error.strerror or error}: {_remedy(error)}") from None
     also = f", and the name servers {', '.join(servers)}" if servers else ""
