@@ -199,7 +199,11 @@ def test_tones_without_a_buzzer_say_why(sim):
     open_item(sim, "Options")
     sim.act("turn", "1")
     screen = sim.board.controller.screen()
-    assert cursor_label(sim) == "(Tones: on)" and "[buzzer] enabled" in screen.footer
+    assert cursor_label(sim) == "(Tones: on)" and screen.footer == "no buzzer: set [buzzer] enabled"
+    sim.act("click", "knob")  # refused: it says why, and nothing changes
+    screen = sim.board.controller.screen()
+    assert screen.alert and screen.footer == "no buzzer: set [buzzer] enabled"
+    assert sim.board.controller.tones and cursor_label(sim) == "(Tones: on)"
 
 
 def test_the_palette_applies_at_once(sim):

@@ -258,6 +258,9 @@ class MenuTree:
                 again(1, f"Muggins {ON[host.settings.options.muggins]}: from now")
 
         def tones():
+            if tones_reason:
+                host.say(tones_reason, alert=True)
+                return
             host.set_tones(not host.tones)
             again(2, f"Tones {ON[host.tones]}")
 
@@ -265,7 +268,7 @@ class MenuTree:
             host.set_palette(palettes[(palettes.index(host.palette) + 1) % len(palettes)])
             again(3, f"Palette: {host.palette}")
 
-        tones_reason = "" if host.has_buzzer else "no buzzer: [buzzer] enabled"
+        tones_reason = "" if host.has_buzzer else "no buzzer: set [buzzer] enabled"
         host.push(Menu(host, "Options", [
             Item("Back", host.back),
             Item(f"Muggins: {ON[options.muggins]}", muggins, note=APPLIES_NOW),
