@@ -3,7 +3,8 @@
 A :class:`Menu` is one screen of items; turning moves the cursor (round from the
 last item to the first and back), pressing the knob chooses, the menu or undo
 button goes back a menu, and holding the knob leaves the menus. Every menu has
-its way out at the top (Close, Back or No), and opens on the item below it. An
+its way out at the top (Close, Back or No); a list opens on the item below it
+(or on the current choice), a question on No. An
 item that cannot be chosen carries its reason, shown when the cursor is on it;
 an item may carry a note (when an option applies), shown the same way.
 :class:`MenuTree` builds the board's menus from the controller's settings.
