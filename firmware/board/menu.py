@@ -259,8 +259,8 @@ class MenuTree:
                 again(1, f"Muggins {ON[host.settings.options.muggins]}: from now")
 
         def tones():
-            if tones_reason:
-                host.say(tones_reason, alert=True)
+            if not host.has_buzzer:
+                host.say("no buzzer: set [buzzer] enabled", alert=True)
                 return
             host.set_tones(not host.tones)
             again(2, f"Tones {ON[host.tones]}")
