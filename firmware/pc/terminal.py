@@ -64,12 +64,17 @@ HELP = help_text()
 
 # ---- the key help of each screen --------------------------------------------
 
+def _control(part: str, gesture: str):
+    """The controls table's row for a gesture on a part: ("knob", "hold")."""
+    return next(c for c in CONTROLS if (c.part, c.gesture) == (part, gesture))
+
+
 def keys_for(*gestures: tuple[str, str]) -> str:
     """The keys of some gestures ((part, gesture) of the controls table), aliases included,
     as the help names them: keys_for(("knob", "press")) is "space Enter"."""
     names = []
     for part, gesture in gestures:
-        control = next(c for c in CONTROLS if (c.part, c.gesture) == (part, gesture))
+        control = _control(part, gesture)
         names += [key_names(control)] + [alias for key in control.keys for alias in ALIAS_NAMES.get(key, ())]
     return " ".join(names)
 
@@ -132,7 +137,7 @@ def screen_keys(controller) -> tuple[str, tuple[tuple[str, str], ...]]:
 
 def _short(part: str, gesture: str) -> str:
     """The keys of a gesture in a few characters (a turn: its one-detent keys)."""
-    control = next(c for c in CONTROLS if (c.part, c.gesture) == (part, gesture))
+    control = _control(part, gesture)
     keys = control.keys[:2] if gesture == "turn" else control.keys
     return " ".join("space" if key == " " else key for key in keys)
 
