@@ -254,6 +254,15 @@ class LedsConfig:
     back_peg: float
     marks: float
     palette: str
+    standard_colours: tuple[RGB, ...] = ()  # [leds] colours as given ("standard"), () when ``colours`` are
+
+    def colours_of(self, palette: str) -> tuple[RGB, ...]:
+        """The side colours of a palette: "standard" is [leds] colours, the others their own."""
+        if palette == "standard":
+            return self.standard_colours or self.colours
+        from .palette import PALETTES
+
+        return PALETTES[palette]
 
     @property
     def strip(self) -> StripSettings:
@@ -538,7 +547,7 @@ def _with_palette(leds: LedsConfig) -> LedsConfig:
         return leds
     from .palette import PALETTES
 
-    return replace(leds, colours=PALETTES[leds.palette])
+    return replace(leds, colours=PALETTES[leds.palette], standard_colours=leds.colours)
 
 
 def _check_led_pin(leds: LedsConfig, where: str) -> None:

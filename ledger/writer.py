@@ -213,7 +213,7 @@ class LedgerWriter(SingleWriter):
         if isinstance(action, GameHeader):  # a new game: its names as the rule for names given now says
             action = action.with_names_checked()
             replaced = self.book.game  # does it replace a game anything was entered in?
-            self._replaced_played = replaced is not None and bool(replaced.history)
+            self._replaced_played = replaced is not None and replaced.played
         result = self.book.apply(action)
         try:
             self._write(action)

@@ -122,6 +122,30 @@ class PeggedEntry(namedtuple("PeggedEntry", "kind seat points pegged deal entry 
         return f"{text} ({self.note})" if self.note else text
 
 
+# Options a game may change while it is under way: they change what may be entered from then
+# on, never what was pegged (muggins: whether a missed count may be claimed).
+MID_GAME_OPTIONS = ("muggins",)
+
+
+class OptionChange(namedtuple("OptionChange", "name value")):
+    """An option changed mid-game (``name`` one of MID_GAME_OPTIONS, ``value`` a bool): a
+    record line of its own (``option muggins on``), in the game's history where it was made,
+    so a replay applies it at the same place. It pegs nothing: ``seat`` None, ``pegged`` 0,
+    as a history event's entry reads. Immutable."""
+
+    __slots__ = ()
+    seat = None
+    points = 0
+    pegged = 0
+
+    def record(self) -> str:
+        return f"option {self.name} {'on' if self.value else 'off'}"
+
+    def describe(self) -> str:
+        """Short text for a small screen: "Muggins on, from now"."""
+        return f"{self.name.capitalize()} {'on' if self.value else 'off'}, from now"
+
+
 class Side(namedtuple("Side", "name seats")):
     """A scoring side: its ``name`` and ``seats`` (a tuple: one seat, or a
     partnership of two). Immutable."""
@@ -234,12 +258,17 @@ class GameState(namedtuple(
 
 class HistoryEvent(namedtuple("HistoryEvent", "action entry")):
     """One line of the visible history: an ``entry`` (PeggedEntry) accepted, undone
-    or redone (``action``: "entry", "undo" or "redo"). Immutable."""
+    or redone (``action``: "entry", "undo" or "redo"), or an option changed
+    (``action`` "option", ``entry`` the OptionChange). Immutable."""
 
     __slots__ = ()
 
     def record(self) -> str:
-        return self.entry.entry.record() if self.action == "entry" else self.action
+        if self.action == "entry":
+            return self.entry.entry.record()
+        if self.action == "option":
+            return self.entry.record()
+        return self.action
 
 
 class Game:
@@ -253,7 +282,8 @@ class Game:
         options: Options | None = None,
     ):
         self.variant = variant
-        self.options = options or Options()
+        self.options = options or Options()  # as they are now (an option may change mid-game)
+        self.start_options = self.options  # as the game began: its game line says these
         self.seats = _check_seats(variant, seats)
         if variant.partnership:
             self.sides = tuple(
@@ -309,6 +339,12 @@ class Game:
         return self.state.outcome
 
     @property
+    def played(self) -> bool:
+        """Whether anything was entered (an entry, an undo or a redo): a game replaced
+        before its end is abandoned only if so. An option changed is not play."""
+        return any(event.action != "option" for event in self.history)
+
+    @property
     def is_over(self) -> bool:
         return self.state.outcome is not None
 
@@ -355,6 +391,7 @@ class Game:
 
     def header(self) -> str:
         """The game-record line that starts this game."""
+        options = self.start_options  # a change made since is a line of the history
         parts = [
             "game",
             self.variant.name,
@@ -363,14 +400,14 @@ class Game:
         ]
         if self.variant.target != _default_target(self.variant):
             parts.append(f"target={self.variant.target}")
-        if self.options.exact_out:
+        if options.exact_out:
             parts.append("exact-out")
-        if self.options.muggins:
+        if options.muggins:
             parts.append("muggins")
-        if self.options.skunk.value != "acc":
-            parts.append(f"skunk={self.options.skunk.value}")
-        if self.options.points.spec() != "acc":
-            parts.append(f"points={self.options.points.spec()}")
+        if options.skunk.value != "acc":
+            parts.append(f"skunk={options.skunk.value}")
+        if options.points.spec() != "acc":
+            parts.append(f"points={options.points.spec()}")
         return " ".join(parts)
 
     def record_lines(self) -> list[str]:
@@ -385,6 +422,22 @@ class Game:
         self._redo.clear()
         self.history.append(HistoryEvent("entry", accepted))
         return accepted
+
+    def change_option(self, change: OptionChange) -> OptionChange:
+        """Change an option from now on (MID_GAME_OPTIONS only); what was pegged stays as it
+        is, undo and redo are kept, and the change is a line of the history. RuleError if the
+        option cannot change mid-game or already has that value."""
+        if not isinstance(change, OptionChange):
+            raise RuleError(f"not an option change: {change!r}")
+        if change.name not in MID_GAME_OPTIONS:
+            raise RuleError(f"{change.name} cannot change mid-game: it applies from the next game")
+        if not isinstance(change.value, bool):
+            raise RuleError(f"{change.name} is on or off, not {change.value!r}")
+        if getattr(self.options, change.name) == change.value:
+            raise RuleError(f"{change.name.capitalize()} is {'on' if change.value else 'off'} already")
+        self.options = self.options._replace(**{change.name: change.value})
+        self.history.append(HistoryEvent("option", change))
+        return change
 
     def undo(self) -> PeggedEntry:
         """Take back the last entry in force (any entry of the game)."""

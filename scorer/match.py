@@ -91,7 +91,7 @@ class Match:
                 raise SetupError(f"{game.outcome.loser} lost the last game: {expected} deals first")
             self.results.append(game.outcome)
             dealer = expected
-        elif game.history:
+        elif game.played:
             self.abandoned += 1
         self.game = Game(game.variant, game.seats, dealer, game.options)
         return self.game

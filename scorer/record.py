@@ -6,7 +6,11 @@ One action a line, ``#`` starts a comment::
          [skunk=acc|lurch|triple|none] [points=acc|casual|W/S/D/T/L] [new-match]
     heels [SEAT]        peg SEAT N        go SEAT        31 SEAT
     hand SEAT N         crib [SEAT] N     muggins SEAT N
-    undo                redo
+    undo                redo              option muggins on|off
+
+``option`` changes a house rule from that line on, mid-game (muggins only: it
+changes what may be claimed from then on, never what was pegged); the game line
+keeps the options the game began with.
 
 A line is plain text (no control characters) of at most 1,000 characters;
 points and targets have at most 4 digits.
@@ -17,7 +21,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from .errors import CribbageError, RecordSyntaxError, RuleError, SetupError
-from .game import Entry, EntryKind, Game, PeggedEntry
+from .game import MID_GAME_OPTIONS, Entry, EntryKind, Game, OptionChange, PeggedEntry
 from .kinds import Kind
 from .match import Match
 from .names import checked_name, normal
@@ -65,7 +69,7 @@ class GameHeader(namedtuple(
         return self._replace(seats=tuple(checked_name(seat) for seat in self.seats), dealer=dealer)
 
 
-Action = GameHeader | Entry | Command
+Action = GameHeader | Entry | Command | OptionChange
 
 _HEADER_HELP = (
     "seats=A,B dealer=A target=N exact-out muggins skunk=acc|lurch|triple|none "
@@ -115,6 +119,8 @@ def parse_line(text: str) -> Action | None:
     if verb in ("undo", "redo"):
         _expect(verb, args, 0, verb)
         return Command(verb)
+    if verb == "option":
+        return _parse_option(args)
     if verb == "heels":
         _expect(verb, args, (0, 1), "heels [SEAT]")
         return Entry(EntryKind.HEELS, args[0] if args else None, 2)
@@ -130,8 +136,18 @@ def parse_line(text: str) -> Action | None:
         seat = args[0] if len(args) == 2 else None
         return Entry(EntryKind.CRIB, seat, _points(args[-1], verb))
     raise RecordSyntaxError(
-        f"unknown line {shown(words[0])}: use game, heels, peg, go, 31, hand, crib, muggins, undo or redo"
+        f"unknown line {shown(words[0])}: use game, heels, peg, go, 31, hand, crib, muggins, undo, redo or option"
     )
+
+
+def _parse_option(args: list[str]) -> OptionChange:
+    """``option NAME on|off``: an option changed mid-game."""
+    usage = f"{'|'.join(MID_GAME_OPTIONS)} on|off"
+    _expect("option", args, 2, usage)
+    name, value = args[0].lower(), args[1].lower()
+    if name not in MID_GAME_OPTIONS or value not in ("on", "off"):
+        raise RecordSyntaxError(f"option takes: {usage}, not {shown(' '.join(args))}")
+    return OptionChange(name, value == "on")
 
 
 def _expect(verb: str, args: list[str], count, usage: str) -> None:
@@ -211,6 +227,8 @@ class Scorebook:
             return game.undo()
         if action is Command.REDO:
             return game.redo()
+        if isinstance(action, OptionChange):
+            return game.change_option(action)
         return game.push(action)
 
     def start(self, header: GameHeader) -> Game:
@@ -230,7 +248,7 @@ class Scorebook:
         lines = []
         for game in self.games:
             lines += game.record_lines()
-            if game.outcome is None and game.history:
+            if game.outcome is None and game.played:
                 lines.append(ABANDONED)
         return lines + (self.game.record_lines() if self.game else [])
 

@@ -60,9 +60,9 @@ def test_card_shows_every_control_players_pins_and_menu(tmp_path, capsys):
     text = pdf_text(pdf)
     for control in CONTROLS:
         assert control.does in text, control.does
-    for label, does in MENU_ITEMS[:-1]:  # Close is on the navigation line
+    for label, does in MENU_ITEMS[1:]:  # Close is on the navigation line
         assert f"{label} {does}" in text
-    assert MENU_ITEMS[-1][0] == "Close" and "Close, menu, undo or hold the knob: back" in text
+    assert MENU_ITEMS[0][0] == "Close" and "Close (top), menu, undo: back; hold knob: leave" in " ".join(text.split())
     assert "Ann red button, GPIO 5" in text and "Bob blue button, GPIO 6" in text
     assert "no player green button, GPIO 16" in text and "no player yellow button, GPIO 26" in text
     assert "knob A 17, knob B 27, knob press 22, undo 13, menu 19" in text

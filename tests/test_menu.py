@@ -7,8 +7,9 @@ from scorer.variants import VARIANTS
 
 from tests.test_board import make, sim  # noqa: F401 (sim is a fixture)
 
+# The main menu from the item it opens on (New game); Close is at the top, one turn back.
 MENU = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",
-        "Shut down", "Players", "Phone view", "Display", "Close"]
+        "Shut down", "Players", "Phone view", "Display"]
 
 
 
@@ -33,7 +34,7 @@ def test_variants_the_board_cannot_show_say_why_and_which_layout_would(sim):
     assert reasons["three-hand"] == "needs 3 tracks: layout three-track-121"
     assert reasons["four-hand-individual"] == "needs 4 tracks: layout four-track-121"
     assert [name for name, why in reasons.items() if not why] == [
-        "six-card", "five-card", "seven-card", "four-hand", "low-ball"]
+        "Back", "six-card", "five-card", "seven-card", "four-hand", "low-ball"]
     sim.act("turn", "3")
     screen = sim.board.controller.screen()
     assert cursor_label(sim) == "(three-hand)" and screen.footer == "needs 3 tracks: layout three-track-121"
@@ -76,7 +77,7 @@ def test_every_variant_starts_on_a_board_with_four_tracks(tmp_path):
             open_item(board, "Variant")
             menu = board.board.controller.panels[-1]
             assert not any(item.reason for item in menu.items)
-            board.act("turn", str(index - menu.cursor))
+            board.act("turn", str(index + 1 - menu.cursor))  # Back first
             board.act("click", "knob")
             if board.board.controller.panels:  # Start NAME? (no question when the game is the same)
                 board.act("turn", "1")
@@ -117,8 +118,7 @@ def test_first_dealer_and_options_open_on_the_current_choice(sim):
     assert cursor_label(sim) == "Blue"
     sim.act("click", "menu")
     sim.act("turn", "1")
-    sim.act("click", "knob")  # Options
-    sim.act("turn", "1")
+    sim.act("click", "knob")  # Options, on Muggins (Back above it)
     sim.act("click", "knob")  # Muggins: on
     assert cursor_label(sim) == "Muggins: on"
 

@@ -118,7 +118,7 @@ def test_the_80x24_screen_has_scores_next_count_oled_and_keys(sim):
     assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
     assert lines[0].startswith("Red 3 (deals) · Blue 0 │ next: Blue hand")
     text = "\n".join(lines)
-    assert "┌─ OLED" in text and "Red peg 3" in text and "[ 0] knob: Blue hand" in text
+    assert "┌─ OLED" in text and "Red peg 3" in text and "[ 0] space: Blue hand" in text
     help_width = choose_plan(sim.devices.layout, 80, 24).help[2]
     assert all(line in text for line in help_lines(help_width)) and "cribbage-board (mock)" in text
 
@@ -305,3 +305,101 @@ def test_the_game_hole_is_drawn_apart_from_the_skunk_lines(sim):
     assert "• a faint mark such as a skunk line" in readme and "◦ the game hole" in readme
     assert led_cell((0, 0, 0), True, game_hole=True)[0] == "◦"
     assert led_cell((255, 0, 0), True, game_hole=True)[0] == "●"
+
+
+# ---- the key help follows the screen ------------------------------------------
+
+def _to_screen(sim, where):
+    """Drive the mock board to a screen: the game's own, the menu, check my count (cards, or the
+    count checked), naming a player, the phone view or game over."""
+    from scorer.game import Entry
+
+    if where == "menu":
+        sim.act("hold", "knob")
+    elif where == "check my count":
+        sim.act("hold", "menu")
+    elif where == "count checked":
+        sim.act("hold", "menu")
+        for button in ("red", "blue", "green", "yellow", "red"):  # 5C 5D 5H 5S, then 6C
+            sim.act("click", button)
+            sim.act("turn", "1")
+    elif where == "naming a player":
+        sim.act("hold", "knob")
+        sim.act("turn", "8")  # Players
+        sim.act("click", "knob")
+        sim.act("click", "knob")  # red's name
+    elif where == "phone view":
+        sim.act("hold", "knob")
+        sim.act("turn", "9")
+        sim.act("click", "knob")
+    elif where == "game over":
+        for _ in range(9):
+            sim.store.apply(Entry.peg("Red", 15))
+        assert sim.board.controller.game.is_over
+
+
+@pytest.mark.parametrize("where", ["", "menu", "check my count", "count checked", "naming a player",
+                                   "phone view", "game over"])
+def test_the_key_help_follows_the_screen_at_80x24(sim, where):
+    """At 80x24 the help names the screen and lists its keys whole, each on one line, under 80 columns;
+    the game's keys (dial points) are only on the game's own screen."""
+    from firmware.pc.terminal import SCREEN_KEYS, screen_keys
+
+    _to_screen(sim, where)
+    assert screen_keys(sim.board.controller)[0] == where
+    lines = compose(sim, 80, 24, colour=False).lines()
+    assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+    text = "\n".join(lines)
+    keys = SCREEN_KEYS[where] if where else tuple(key_help())
+    assert f"cribbage-board (mock) {where + ' ' if where else ''}keys:" in text
+    for item_keys, does in keys:
+        assert any(f"{item_keys} {does}" in line for line in lines), (where, item_keys)
+    assert ("dial points" in text) == (where == "")
+
+
+def test_the_menus_help_says_how_to_leave(sim):
+    """In the menu the help says what leaves it: m or u back, M (hold the knob) out of the menus."""
+    _to_screen(sim, "menu")
+    text = "\n".join(compose(sim, 80, 24, colour=False).lines())
+    assert "m u back" in text and "M leave the menu" in text and "move (it wraps)" in text
+    sim.act("hold", "knob")
+    assert sim.board.controller.panels == []
+
+
+@pytest.mark.parametrize("oled, terminal", [
+    ("hold knob: new game", "press M: new game"),
+    ("Game over: hold the knob for a new game", "Game over: press M for a new game"),
+    ("knob: crib, undo: del", "space: crib, u: del"),
+    ("knob: Red hand > Red crib", "space: Red hand > Red crib"),
+    ("turn: rank; button: suit", ", .: rank; r b g y: suit"),
+    ("turn: items, knob: done", ", .: items, space: done"),
+    ("colour: claim 2", "r b g y: claim 2"),
+    ("red:C, blue:D, green:H, yellow:S", "r:C, b:D, g:H, y:S"),
+    ("undo: del, menu: cancel", "u: del, m: cancel"),
+    ("turn to a letter, then press the knob", "press , . to a letter, then press space"),
+    ("Dial the missed points first, then hold the button", "Dial the missed points first, then press R B G Y"),
+    ("A crib has 4 cards: undo one first", "A crib has 4 cards: take one back first (u)"),
+    ("The starter is 5H already: undo takes cards back", "The starter is 5H already: u takes cards back"),
+    ("red: Ann", "red: Ann"),  # a button's name in the Players menu stays
+    ("Undone: Red peg 2", "Undone: Red peg 2"),
+])
+def test_oled_texts_name_the_keys_on_the_terminal(oled, terminal):
+    """A text of the OLED that names a physical control names the key that does it on the terminal board."""
+    from firmware.pc.terminal import on_keys
+
+    assert on_keys(oled) == terminal
+
+
+@pytest.mark.parametrize("where, shown, hidden", [
+    ("game over", "press M: new game", "hold knob"),
+    ("check my count", "space: crib, u: del", "knob:"),
+    ("naming a player", "u: del, m: cancel", "undo:"),
+    ("", "[ 0] space: Blue hand", "knob:"),
+])
+def test_the_oled_box_says_the_keys_at_80x24(sim, where, shown, hidden):
+    """The OLED's box on the 80x24 terminal says the keys, not the knob and buttons; the board's OLED keeps its words."""
+    _to_screen(sim, where)
+    text = "\n".join(compose(sim, 80, 24, colour=False).lines())
+    assert shown in text and hidden not in text
+    screen = sim.board.oled_screen()
+    assert hidden in " ".join((screen.big_caption, screen.footer))

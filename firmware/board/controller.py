@@ -27,7 +27,7 @@ from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
 from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
-from scorer.game import Entry, Game, Phase
+from scorer.game import Entry, Game, OptionChange, Phase
 from scorer.record import Command, GameHeader
 
 from .. import WEB_PORT
@@ -80,6 +80,9 @@ class Controller:
         web_port: int = WEB_PORT,
         display_mode: str = "full",
         club=None,
+        palette: str = "standard",
+        set_palette: Callable[[str], None] | None = None,
+        has_buzzer: bool = False,
     ):
         self.store = store
         self.club = club  # the club link: connection() and next_game() for the screen, or None
@@ -98,6 +101,12 @@ class Controller:
         self.moves: list[Move] = []
         self.brightness = 1.0
         self._set_brightness = set_brightness or (lambda level: None)
+        # Settings of the board itself, changed in the Options menu and applied at once: the
+        # LEDs' palette (the loop redraws with it) and whether the buzzer plays.
+        self.palette = palette
+        self._set_palette = set_palette or (lambda name: None)
+        self.has_buzzer = has_buzzer
+        self.tones = True
         self.shutdown_requested = False
         self.finished_at: float | None = None
         self.notices: dict[str, Screen] = {}
@@ -289,6 +298,29 @@ class Controller:
         self.brightness = level
         self._set_brightness(level)
 
+    def set_muggins(self, on: bool) -> bool:
+        """Muggins on or off at once: an option line in the game's record (what was pegged stays,
+        the game goes on) and in the settings, so the next game of the match keeps it. False, and
+        said, if the ledger refused it."""
+        game = self.game
+        if game is not None and game.options.muggins != on:
+            try:
+                self.store.apply(OptionChange("muggins", on))
+            except (CribbageError, LedgerError) as error:
+                self.say(str(error), alert=True)
+                return False
+        self.settings = replace(self.settings, options=self.settings.options._replace(muggins=on))
+        return True
+
+    def set_tones(self, on: bool) -> None:
+        """The buzzer plays (or is silent) from the next press on."""
+        self.tones = on
+
+    def set_palette(self, name: str) -> None:
+        """The LEDs' palette, at once."""
+        self.palette = name
+        self._set_palette(name)
+
     def request_shutdown(self) -> None:
         """The main loop ends and the board saves, goes dark and powers off."""
         self.shutdown_requested = True
@@ -311,7 +343,7 @@ class Controller:
         dealer = name if old is not None and self.settings.dealer == old else self.settings.dealer
         self.settings = replace(self.settings, players=tuple(players), dealer=dealer)
         game = self.game
-        fresh = game is not None and not game.history and not game.is_over
+        fresh = game is not None and not game.played and not game.is_over
         if fresh and tuple(game.seats) != self.settings.seats() and len(players) >= game.variant.players:
             self.start_game()
         else:
@@ -323,7 +355,7 @@ class Controller:
     def names_pending(self) -> bool:
         """Whether names given on the board wait for the next new game (a game is under way)."""
         game = self.game
-        if game is None or game.is_over or not game.history:
+        if game is None or game.is_over or not game.played:
             return False
         try:
             return tuple(game.seats) != self.settings.seats()
@@ -402,10 +434,14 @@ class Controller:
 
 def _with_names_of(settings: GameSettings, game: Game | None) -> GameSettings:
     """The settings with the player names of the game in the ledger (names set on the board are
-    kept with the game, in its header), the config's names after them for the other seats."""
+    kept with the game, in its header), the config's names after them for the other seats; and
+    muggins as the game has it, when it was changed mid-game (an option line of its record)."""
     if game is None:
         return settings
     seats = list(game.seats)
     taken = {seat.lower() for seat in seats}
     rest = [name for name in settings.players[len(seats):] if name.lower() not in taken]
-    return replace(settings, players=tuple(seats + rest))
+    settings = replace(settings, players=tuple(seats + rest))
+    if game.options != game.start_options:  # changed on the board mid-game (muggins): kept with the game too
+        settings = replace(settings, options=settings.options._replace(muggins=game.options.muggins))
+    return settings

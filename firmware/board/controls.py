@@ -66,7 +66,7 @@ CONTROLS: tuple[Control, ...] = (
             "the pages; knob: total to the dial."),
 )
 
-MENU_NAVIGATION = "In the menu: turn to move, knob to choose; Close, menu, undo or hold the knob: back."
+MENU_NAVIGATION = "In the menu: turn (it wraps), knob to choose; Close (top), menu, undo: back; hold knob: leave."
 
 # When the Pi may be unplugged after Shut down: the one instruction the menu, the controls
 # card, the OLED and the docs give (tests/test_shutdown.py holds them to it). The LEDs go
@@ -76,18 +76,18 @@ UNPLUG_WHEN = "the Pi's green light stays off"
 
 # The controller's menu, in its order: the label (up to any ": value") and what it does.
 MENU_ITEMS: tuple[tuple[str, str], ...] = (
+    ("Close", "leave the menu."),
     ("New game", "the next game of the match (asks first mid-game)."),
     ("New match", "a new match: the tally back to 0."),
     ("Variant", "start another game (those the board cannot show say why)."),
     ("First dealer", "who deals first in the next new game."),
-    ("Options", "exact-out, muggins, skunk lines: from the next new game."),
+    ("Options", "muggins, tones, palette: now; exact-out, skunk lines: next game."),
     ("Brightness", "the LEDs, 1 to 10."),
     ("Check my count", "as holding the menu button."),
     ("Shut down", f"unplug once {UNPLUG_WHEN}, not when the LEDs go dark."),
     ("Players", "name each button's player, letter by letter."),
     ("Phone view", "the web view's address and QR code."),
     ("Display", "the OLED: full, or large scores and whose count is next."),
-    ("Close", "leave the menu."),
 )
 
 

@@ -76,13 +76,12 @@ class Board:
 
             self.club = open_link(config.club, store, log=log, changed=self._club_changed)
         self._club_shown: tuple[str, str] | None = None
-        leds = config.leds
-        self.style = LedStyle(leds.colours, leds.back_peg, leds.marks, blink_back=leds.palette == "colour-blind")
-        self._blink_at = float("inf") if not self.style.blink_back else next_blink(clock())
+        self._use_palette(config.leds.palette)
         self.controller = Controller(
             store, config.game, clock, self._set_brightness,
             max_sides=len(devices.layout.tracks), web_port=config.web.port,
             display_mode=config.display.mode, club=self.club,
+            palette=config.leds.palette, set_palette=self._use_palette, has_buzzer=config.buzzer.enabled,
         )
         for message in store.messages + devices.warnings:
             self.controller.say(message, alert=True)
@@ -184,6 +183,14 @@ class Board:
             self._last_image = data
         except DEVICE_ERRORS as error:
             self._device_failed("display", f"OLED stopped ({error}); carrying on without it", self.clock())
+
+    def _use_palette(self, palette: str) -> None:
+        """Light the LEDs in a palette from the next frame on (the menu's Palette, at once):
+        its colours; with the colour-blind one the back peg blinks."""
+        leds = self.config.leds
+        blink = palette == "colour-blind"
+        self.style = LedStyle(leds.colours_of(palette), leds.back_peg, leds.marks, blink_back=blink)
+        self._blink_at = float("inf") if not blink else next_blink(self.clock())
 
     def _set_brightness(self, level: float) -> None:
         if self.devices.strip is not None:
@@ -334,7 +341,7 @@ class Board:
     def _sound(self, before: tuple) -> None:
         """Play the tone for what an event did (see tunes.sound_for), if there is a buzzer."""
         buzzer = self.devices.buzzer
-        if buzzer is None:
+        if buzzer is None or not self.controller.tones:  # tones turned off in the Options menu
             return
         game, state, said = before
         now_game = self.controller.game

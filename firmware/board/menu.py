@@ -1,8 +1,12 @@
 """The board's menus: a list with a cursor, and the menu tree the controller offers.
 
-A :class:`Menu` is one screen of items; turning moves the cursor, pressing the
-knob chooses, and the menu or undo button (or holding the knob) goes back. An
-item that cannot be chosen carries its reason, shown when the cursor is on it.
+A :class:`Menu` is one screen of items; turning moves the cursor (round from the
+last item to the first and back), pressing the knob chooses, the menu or undo
+button goes back a menu, and holding the knob leaves the menus. Every menu has
+its way out at the top (Close, Back or No); a list opens on the item below it
+(or on the current choice), a question on No. An
+item that cannot be chosen carries its reason, shown when the cursor is on it;
+an item may carry a note (when an option applies), shown the same way.
 :class:`MenuTree` builds the board's menus from the controller's settings.
 """
 
@@ -15,12 +19,16 @@ from hardware import BUNDLED_LAYOUTS
 from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
 from scorer.variants import VARIANTS, SkunkLines, Variant
 
+from ..palette import PALETTE_NAMES
 from .panels import PanelHost, is_back
 from .screens import Screen
 
 VISIBLE = 4  # menu lines on the OLED
 # A rename while a game is under way: the Players menu's footer, and the board's when it closes.
 NAMES_NEXT_GAME = "New names: next game"
+# When an option applies: the note under it in the Options menu.
+APPLIES_NOW, APPLIES_NEXT_GAME = "applies at once", "applies next game"
+ON = {True: "on", False: "off"}
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,7 @@ class Item:
     label: str
     action: Callable[[], None]
     reason: str = ""
+    note: str = ""  # shown under the items while the cursor is on it (when an option applies)
 
 
 class Menu:
@@ -57,13 +66,17 @@ class Menu:
             self.turn(event.steps)
         elif event.kind == "click" and event.source == KNOB:
             self.choose()
+        elif event.kind == "hold" and event.source == KNOB:
+            self.host.close_panels()  # a hold of the knob leaves the menus, however deep
         elif is_back(event):
             self.host.back()
 
     def screen(self) -> Screen:
-        """Four items around the cursor; on an item that cannot be chosen, two items and its reason."""
-        footer = self.current.reason or self.note
-        shown = VISIBLE - 2 if footer else VISIBLE
+        """Four items around the cursor; on an item that cannot be chosen, two items and its reason;
+        on an item with a note, three and the note."""
+        current = self.current
+        footer = current.reason or current.note or self.note
+        shown = VISIBLE if not footer else VISIBLE - 1 if footer == current.note else VISIBLE - 2
         first = max(0, min(self.cursor - 1, len(self.items) - shown))
         window = self.items[first:first + shown]
         labels = tuple(f"({item.label})" if item.reason else item.label for item in window)
@@ -91,6 +104,7 @@ def players_reason(variant: Variant, named: int) -> str:
 
 
 DISPLAY_MODES = {"full": "full", "scores": "large scores"}  # config display.mode -> its menu name
+OPTION_NAMES = {"exact_out": "Exact-out", "skunk": "Skunk lines"}
 
 
 class MenuTree:
@@ -103,7 +117,8 @@ class MenuTree:
         host = self.host
         settings = host.settings
         return Menu(host, "Menu", [
-            # The first eight keep the places they had before Players and Phone view came.
+            # The way out at the top; the menu opens on New game, one turn back from it is Close.
+            Item("Close", host.close_panels),
             Item("New game", self.new_game),
             Item("New match", self.new_match),
             Item(f"Variant: {settings.variant}", self.variants),
@@ -115,8 +130,7 @@ class MenuTree:
             Item("Players", self.players),
             Item("Phone view", host.phone_view),
             Item(f"Display: {DISPLAY_MODES[host.display_mode]}", self.display),
-            Item("Close", host.close_panels),
-        ])
+        ], cursor=1)
 
     # ---- confirmations ---------------------------------------------------
 
@@ -153,12 +167,12 @@ class MenuTree:
     def variants(self) -> None:
         """Every variant; those this board cannot show or has too few names for say why and do not start."""
         host = self.host
-        items = []
+        items = [Item("Back", host.back)]
         for name, variant in VARIANTS.items():
             reason = tracks_reason(variant, host.max_sides) or players_reason(variant, len(host.settings.players))
             items.append(Item(name, self._variant_chosen(variant, reason), reason))
         names = list(VARIANTS)
-        host.push(Menu(host, "Variant", items, names.index(host.settings.variant)))
+        host.push(Menu(host, "Variant", items, 1 + names.index(host.settings.variant)))
 
     def _variant_chosen(self, variant: Variant, reason: str) -> Callable[[], None]:
         host = self.host
@@ -185,21 +199,21 @@ class MenuTree:
                 host.say(f"{name} deals first in the next new game")
             return chosen
         current = host.settings.first_dealer
-        cursor = players.index(current) if current in players else 0
-        host.push(Menu(host, "First dealer", [Item(p, pick(p)) for p in players], cursor))
+        cursor = 1 + (players.index(current) if current in players else 0)
+        host.push(Menu(host, "First dealer", [Item("Back", host.back)] + [Item(p, pick(p)) for p in players], cursor))
 
-    def players(self, cursor: int = 0) -> None:
-        """A line per colour button with its player's name; the next free button adds a player."""
+    def players(self, seat: int = 0) -> None:
+        """A line per colour button with its player's name; the next free button adds a player.
+        The menu opens on ``seat``'s button."""
         host = self.host
         names = host.settings.players
-        items = []
+        items = [Item("Back", host.back)]
         for index, button in enumerate(COLOUR_BUTTONS[: len(names) + 1]):
             label = f"{button}: {names[index]}" if index < len(names) else f"{button}: add a player"
             items.append(Item(label, self._rename(index)))
-        items.append(Item("Back", host.back))
         # A game under way keeps its names (its entries name its seats): the menu says when they apply.
         note = NAMES_NEXT_GAME if host.names_pending() else ""
-        host.push(Menu(host, "Players", items, cursor, note=note))
+        host.push(Menu(host, "Players", items, 1 + seat, note=note))
 
     def _rename(self, index: int) -> Callable[[], None]:
         def chosen():
@@ -212,14 +226,23 @@ class MenuTree:
         """The players menu again (the name picker and the old list gone), on the button just named."""
         self.host.back()
         self.host.back()
-        self.players(cursor=index)
+        self.players(seat=index)
 
-    def options(self, cursor: int = 0) -> None:
+    def options(self, cursor: int = 1) -> None:
+        """The house rules and the board's own settings. Those that change nothing pegged apply at
+        once (muggins, tones, the palette); exact-out and the skunk lines from the next game."""
         host = self.host
         options = host.settings.options
         skunks = list(SkunkLines)
+        palettes = list(PALETTE_NAMES)
 
-        def toggle(field_name, at):
+        def again(at: int, said: str) -> None:
+            """The options menu once more, on the item just changed, and what the change did."""
+            host.back()
+            self.options(cursor=at)
+            host.say(said)
+
+        def next_game(field_name: str, at: int) -> Callable[[], None]:
             def chosen():
                 opts = host.settings.options
                 if field_name == "skunk":
@@ -227,16 +250,33 @@ class MenuTree:
                 else:
                     value = not getattr(opts, field_name)
                 host.settings = replace(host.settings, options=opts._replace(**{field_name: value}))
-                host.back()
-                self.options(cursor=at)
-                host.say("Options apply from the next new game")
+                shown = value.value if field_name == "skunk" else ON[value]
+                again(at, f"{OPTION_NAMES[field_name]} {shown}: from the next new game")
             return chosen
-        on = {True: "on", False: "off"}
-        host.push(Menu(host, "Options (next game)", [
-            Item(f"Exact-out: {on[options.exact_out]}", toggle("exact_out", 0)),
-            Item(f"Muggins: {on[options.muggins]}", toggle("muggins", 1)),
-            Item(f"Skunk lines: {options.skunk.value}", toggle("skunk", 2)),
+
+        def muggins():
+            if host.set_muggins(not host.settings.options.muggins):
+                again(1, f"Muggins {ON[host.settings.options.muggins]}: from now")
+
+        def tones():
+            if not host.has_buzzer:
+                host.say("no buzzer: set [buzzer] enabled", alert=True)
+                return
+            host.set_tones(not host.tones)
+            again(2, f"Tones {ON[host.tones]}")
+
+        def palette():
+            host.set_palette(palettes[(palettes.index(host.palette) + 1) % len(palettes)])
+            again(3, f"Palette: {host.palette}")
+
+        tones_reason = "" if host.has_buzzer else "no buzzer: set [buzzer] enabled"
+        host.push(Menu(host, "Options", [
             Item("Back", host.back),
+            Item(f"Muggins: {ON[options.muggins]}", muggins, note=APPLIES_NOW),
+            Item(f"Tones: {ON[host.tones]}", tones, tones_reason, note=APPLIES_NOW),
+            Item(f"Palette: {host.palette}", palette, note=APPLIES_NOW),
+            Item(f"Exact-out: {ON[options.exact_out]}", next_game("exact_out", 4), note=APPLIES_NEXT_GAME),
+            Item(f"Skunk lines: {options.skunk.value}", next_game("skunk", 5), note=APPLIES_NEXT_GAME),
         ], cursor))
 
     def brightness(self) -> None:
@@ -249,8 +289,9 @@ class MenuTree:
                 host.close_panels()
                 host.say(f"Brightness {round(level * 10)}")
             return chosen
-        cursor = min(range(10), key=lambda k: abs(levels[k] - host.brightness))
-        host.push(Menu(host, "Brightness", [Item(f"{round(l * 10)}", pick(l)) for l in levels], cursor))
+        cursor = 1 + min(range(10), key=lambda k: abs(levels[k] - host.brightness))
+        host.push(Menu(host, "Brightness", [Item("Back", host.back)] + [Item(f"{round(l * 10)}", pick(l))
+                                                                        for l in levels], cursor))
 
 
     def display(self) -> None:
@@ -264,5 +305,5 @@ class MenuTree:
                 host.close_panels()
                 host.say(f"Display: {DISPLAY_MODES[mode]}")
             return chosen
-        host.push(Menu(host, "Display", [Item(DISPLAY_MODES[m], pick(m)) for m in modes],
-                       modes.index(host.display_mode)))
+        host.push(Menu(host, "Display", [Item("Back", host.back)] + [Item(DISPLAY_MODES[m], pick(m)) for m in modes],
+                       1 + modes.index(host.display_mode)))

@@ -13,13 +13,14 @@ line that says the size it needs.
 from __future__ import annotations
 
 import os
+import re
 import select
 import shutil
 import signal
 import sys
 import textwrap
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -59,6 +60,118 @@ def help_text() -> str:
 
 
 HELP = help_text()
+
+
+# ---- the key help of each screen --------------------------------------------
+
+def _control(part: str, gesture: str):
+    """The controls table's row for a gesture on a part: ("knob", "hold")."""
+    return next(c for c in CONTROLS if (c.part, c.gesture) == (part, gesture))
+
+
+def keys_for(*gestures: tuple[str, str]) -> str:
+    """The keys of some gestures ((part, gesture) of the controls table), aliases included,
+    as the help names them: keys_for(("knob", "press")) is "space Enter"."""
+    names = []
+    for part, gesture in gestures:
+        control = _control(part, gesture)
+        names += [key_names(control)] + [alias for key in control.keys for alias in ALIAS_NAMES.get(key, ())]
+    return " ".join(names)
+
+
+TURN, PRESS, HOLD = ("knob", "turn"), ("knob", "press"), ("knob", "hold")
+UNDO, MENU, CHECK = ("undo", "press"), ("menu", "press"), ("menu", "hold")
+COLOUR, COLOUR_HOLD = ("colour", "press"), ("colour", "hold")
+QUIT = ("q", "quit")
+# What the keys do on each screen but the game's own (which is key_help(): every key).
+SCREEN_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
+    "menu": (
+        (keys_for(TURN), "move (it wraps)"), (keys_for(PRESS), "choose"),
+        (keys_for(MENU, UNDO), "back"), (keys_for(HOLD), "leave the menu"),
+        (keys_for(CHECK), "check count"), QUIT,
+    ),
+    "check my count": (
+        (keys_for(TURN), "rank"), (keys_for(COLOUR), "suit (r C, b D, g H, y S)"),
+        (keys_for(COLOUR_HOLD), "the starter's suit"), (keys_for(PRESS), "hand or crib"),
+        (keys_for(UNDO), "take a card back"), (keys_for(MENU, HOLD), "back"), QUIT,
+    ),
+    "count checked": (
+        (keys_for(TURN), "pages"), (keys_for(PRESS), "total to the dial"),
+        (keys_for(COLOUR), "claim muggins (when offered)"), (keys_for(UNDO), "take a card back"),
+        (keys_for(MENU, HOLD), "back"), QUIT,
+    ),
+    "naming a player": (
+        (keys_for(TURN), "letter"), (keys_for(PRESS), "type it (OK: done)"),
+        (keys_for(UNDO), "delete"), (keys_for(MENU, HOLD), "cancel"), QUIT,
+    ),
+    "phone view": ((keys_for(PRESS, UNDO, MENU), "back"), QUIT),
+    "game over": (
+        (keys_for(HOLD, MENU), "menu: new game"), (keys_for(UNDO), "undo the last entry"),
+        (keys_for(("undo", "hold")), "redo"), (keys_for(CHECK), "check count"), QUIT,
+    ),
+}
+
+
+def screen_keys(controller) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Which screen the board shows ("" for the game's own) and its keys: the help follows the OLED."""
+    from ..board.menu import Menu
+    from ..board.phone import PhoneView
+    from ..board.picker import CountChecker, NamePicker
+
+    if controller.panels and not controller.notices:
+        panel = controller.panels[-1]
+        if isinstance(panel, Menu):
+            return "menu", SCREEN_KEYS["menu"]
+        if isinstance(panel, CountChecker):
+            where = "check my count" if panel.result is None else "count checked"
+            return where, SCREEN_KEYS[where]
+        if isinstance(panel, NamePicker):
+            return "naming a player", SCREEN_KEYS["naming a player"]
+        if isinstance(panel, PhoneView):
+            return "phone view", SCREEN_KEYS["phone view"]
+    game = controller.game
+    if not controller.panels and game is not None and game.is_over:
+        return "game over", SCREEN_KEYS["game over"]
+    return "", tuple(key_help())
+
+
+def _short(part: str, gesture: str) -> str:
+    """The keys of a gesture in a few characters (a turn: its one-detent keys)."""
+    control = _control(part, gesture)
+    keys = control.keys[:2] if gesture == "turn" else control.keys
+    return " ".join("space" if key == " " else key for key in keys)
+
+
+# The OLED's words for the physical controls, and the keys that do it on the terminal board:
+# the OLED box on the terminal says the keys (the board's own OLED keeps its words).
+ON_KEYS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(pattern), keys) for pattern, keys in (
+    (r"\bhold (?:the )?knob\b", "press " + _short(*HOLD)),
+    (r"\bpress the knob\b", "press " + _short(*PRESS)),
+    (r"\bhold the button\b", "press " + _short(*COLOUR_HOLD)),
+    (r"\bturn to\b", "press " + _short(*TURN) + " to"),
+    (r"\bturn:", _short(*TURN) + ":"),
+    (r"\bknob:", _short(*PRESS) + ":"),
+    (r"\bundo:", _short(*UNDO) + ":"),
+    (r"\bmenu:", _short(*MENU) + ":"),
+    (r"\b(?:colour|button):", _short(*COLOUR) + ":"),
+    (r"\bundo one first\b", "take one back first (" + _short(*UNDO) + ")"),
+    (r"\bundo takes\b", _short(*UNDO) + " takes"),
+    *((rf"\b{name}:(?=\S)", key + ":") for name, key in zip(("red", "blue", "green", "yellow"), "rbgy")),
+))
+
+
+def on_keys(text: str) -> str:
+    """An OLED text with its physical controls named by their keys: "hold knob: new game" is
+    "press M: new game", "knob: crib, undo: del" is "space: crib, u: del"."""
+    for pattern, keys in ON_KEYS:
+        text = pattern.sub(keys, text)
+    return text
+
+
+def keyed(screen: Screen) -> Screen:
+    """The screen as the terminal shows it: every text with keys for the controls it names."""
+    return replace(screen, title=on_keys(screen.title), lines=tuple(on_keys(line) for line in screen.lines),
+                   big_caption=on_keys(screen.big_caption), footer=on_keys(screen.footer))
 
 
 def split_keys(chunk: str) -> list[str]:
@@ -312,13 +425,13 @@ def oled_size(pixels: bool) -> tuple[int, int]:
 HELP_MIN_WIDTH = max(30, *(len(f"{keys} {does} |") for keys, does in key_help()))
 
 
-@lru_cache(maxsize=16)
-def help_lines(width: int) -> tuple[str, ...]:
-    """The title and the keys' help in lines of ``width`` at most, a line breaking only
-    between items ("r b g y peg play points (heels)" stays on one line); an item wider
-    than a line, alone, is wrapped."""
-    items = [f"{keys} {does}" for keys, does in key_help()]
-    lines, line = [], f"{TITLE} keys:"
+@lru_cache(maxsize=64)
+def help_lines(width: int, keys: tuple[tuple[str, str], ...] | None = None, where: str = "") -> tuple[str, ...]:
+    """The title and the keys' help (``keys``, of the screen ``where``; the game's, every key,
+    by default) in lines of ``width`` at most, a line breaking only between items ("r b g y
+    peg play points (heels)" stays on one line); an item wider than a line, alone, is wrapped."""
+    items = [f"{k} {does}" for k, does in (key_help() if keys is None else keys)]
+    lines, line = [], f"{TITLE} {where + ' ' if where else ''}keys:"
     for index, item in enumerate(items):
         tail = "" if index == len(items) - 1 else " |"
         if len(line) + 1 + len(item) + len(tail) <= width:
@@ -401,7 +514,7 @@ def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
     geometry = board_geometry(layout, plan.hx)
     draw_board(canvas, 1, 0, geometry, sim.shown_frame(), colour)
     top, left = plan.oled
-    rows_of_text = oled_text(sim.board.oled_screen(), colour)
+    rows_of_text = oled_text(keyed(sim.board.oled_screen()), colour)
     image = sim.devices.display.image if sim.devices.display is not None else None
     if plan.pixels and image is not None:
         draw_box(canvas, top, left, BRAILLE_WIDTH, [(line, "") for line in braille(image)], "OLED")
@@ -409,7 +522,8 @@ def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
     else:
         draw_box(canvas, top, left, OLED_TEXT_WIDTH, rows_of_text, "OLED")
     row, col, width = plan.help
-    for n, line in enumerate(help_lines(width)):
+    where, keys = screen_keys(sim.board.controller)
+    for n, line in enumerate(help_lines(width, keys if where else None, where)):
         canvas.text(row + n, col, line, "2" if colour else "")
     return canvas
 

@@ -74,14 +74,14 @@ def summary(played: Played, status: str) -> GameRow:
 
 
 def taken_back(actions: list[str]) -> set[int]:
-    """The positions in ``actions`` ("entry", "undo", "redo", in order) of the entries and redos
+    """The positions in ``actions`` ("entry", "undo", "redo", "option", in order) of the entries and redos
     that a later undo took back: what a list of them should strike out (never the undo itself)."""
     standing, out = [], set()
     for i, action in enumerate(actions):
         if action == "undo":
             if standing:
                 out.add(standing.pop())
-        else:  # an entry, or a redo putting one back
+        elif action != "option":  # an entry, or a redo putting one back (an option change is neither)
             standing.append(i)
     return out
 
