@@ -7,8 +7,8 @@ hole pitches) place each hole for the printable template.
 
 Game counters (``[leds] game_counters`` in the config, 0 for none) are a short
 row of holes a side that count the games of a match. Their LEDs come after the
-strip's last hole LED (the layout's ``strip_leds``), track by track, so a layout
-made before keeps every hole on its LED. Each row runs left from beside the
+strip's last hole LED (the layout's ``strip_leds``), track by track (every
+other row wired back), so a layout made before keeps every hole on its LED. Each row runs left from beside the
 track's start hole unless the track places it (``counters = { at = [x, y],
 step = [dx, dy] }``).
 """
@@ -229,7 +229,7 @@ def parse_layout(data: dict, source: str = "layout", counters: int = 0) -> Layou
 def _counters(tracks_data, tracks, starts, game_hole: Hole, first_led: int, count: int,
               source: str) -> tuple[tuple[Hole, ...], ...]:
     """Each track's row of ``count`` game counters, their LEDs from ``first_led`` on, track by
-    track; placed by the track's ``counters = { at, step }`` (checked even for none), else
+    track, every other row's running back (a serpentine, as the holes' strip is laid); placed by the track's ``counters = { at, step }`` (checked even for none), else
     running left from two pitches left of its start hole (of where one would be, without)."""
     taken = {(round(h.x, 3), round(h.y, 3)): f"track {h.track + 1} hole {h.number}"
              for track in tracks for h in track}
@@ -248,7 +248,8 @@ def _counters(tracks_data, tracks, starts, game_hole: Hole, first_led: int, coun
             raise LayoutError(f"{where}: give them as counters = {{ at = [x, y], step = [-1, 0] }}")
         row = []
         for k in range(count):
-            hole = Hole(t, k + 1, first_led + t * count + k, x + k * dx, y + k * dy, counter=True)
+            along = k if t % 2 == 0 else count - 1 - k  # every other row wired back (serpentine)
+            hole = Hole(t, k + 1, first_led + t * count + along, x + k * dx, y + k * dy, counter=True)
             spot = (round(hole.x, 3), round(hole.y, 3))
             if spot in taken:
                 raise LayoutError(f"{where}: game counter {k + 1} falls on {taken[spot]}: "
