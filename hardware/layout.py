@@ -8,9 +8,9 @@ hole pitches) place each hole for the printable template.
 Game counters (``[leds] game_counters`` in the config, 0 for none) are a short
 row of holes a side that count the games of a match. Their LEDs come after the
 strip's last hole LED (the layout's ``strip_leds``), track by track (every
-other row wired back), so a layout made before keeps every hole on its LED. Each row runs left from beside the
-track's start hole unless the track places it (``counters = { at = [x, y],
-step = [dx, dy] }``).
+other row wired back), so a layout made before keeps every hole on its LED.
+Each row runs left from beside the track's start hole unless the track places
+it (``counters = { at = [x, y], step = [dx, dy] }``).
 """
 
 from __future__ import annotations
@@ -229,8 +229,9 @@ def parse_layout(data: dict, source: str = "layout", counters: int = 0) -> Layou
 def _counters(tracks_data, tracks, starts, game_hole: Hole, first_led: int, count: int,
               source: str) -> tuple[tuple[Hole, ...], ...]:
     """Each track's row of ``count`` game counters, their LEDs from ``first_led`` on, track by
-    track, every other row's running back (a serpentine, as the holes' strip is laid); placed by the track's ``counters = { at, step }`` (checked even for none), else
-    running left from two pitches left of its start hole (of where one would be, without)."""
+    track, every other row's running back (a serpentine, as the holes' strip is laid); placed
+    by the track's ``counters = { at, step }`` (checked even for none), else running left
+    from two pitches left of its start hole (of where one would be, without)."""
     taken = {(round(h.x, 3), round(h.y, 3)): f"track {h.track + 1} hole {h.number}"
              for track in tracks for h in track}
     taken.update({(round(s.x, 3), round(s.y, 3)): f"track {s.track + 1} start hole" for s in starts if s})

@@ -405,7 +405,7 @@ def _strip(layout: Layout, pieces: list[list[Hole]], hole_mm: float) -> list[Sha
                 ((back[0] - d[1] * 1.6, back[1] + d[0] * 1.6), tip, (back[0] + d[1] * 1.6, back[1] - d[0] * 1.6)),
                 "strip-arrow", STRIP, 0.4))
         for hole in piece:
-            if hole.led % LED_LABEL_EVERY == 0 or (hole.counter and hole.led == layout.hole_leds):  # and the counters' first
+            if hole.led % LED_LABEL_EVERY == 0 or (hole.counter and hole.led == layout.hole_leds):  # counters' 1st
                 shapes.append(_led_label(hole, d, occupied, pitch, hole.led == 0))
         ends.append((a, b))
         previous = last

@@ -213,7 +213,8 @@ def test_the_wiring_diagram_counts_the_strips_leds_and_the_counters():
         return [t.text for t in found]
 
     assert said(load_config(None)) == ["243 LEDs"]
-    assert said(load_config(None, ["leds.game_counters=3"])) == ["249 LEDs: 243 holes, then 6 game counters (LED 243 on)"]
+    assert said(load_config(None, ["leds.game_counters=3"])) == [
+        "249 LEDs: 243 holes, then 6 game counters (LED 243 on)"]
     assert said(load_config(None, ["leds.game_counters=2", "leds.layout=four-track-121"])) == [
         "493 LEDs: 485 holes, then 8 game counters (LED 485 on)"]
 
@@ -255,8 +256,8 @@ def test_a_frame_with_counters_keeps_every_hole_on_its_led(name):
     """The pegs' frame on a layout with counters is the frame without, then the counters' LEDs, dark."""
     from firmware.board.frames import BoardView
 
-    view = BoardView(121, (40, 95, 7, 0)[:len(load_layout(name).tracks)], (30, 80, 3, 0)[:len(load_layout(name).tracks)],
-                     0, None)
+    sides = len(load_layout(name).tracks)
+    view = BoardView(121, (40, 95, 7, 0)[:sides], (30, 80, 3, 0)[:sides], 0, None)
     before = led_frame(load_layout(name), view)
     after = led_frame(load_layout(name, 3), view)
     assert after[:len(before)] == before and set(after[len(before):]) == {OFF}
