@@ -3,11 +3,14 @@
 import os
 import re
 import tomllib
+from functools import cache
 import xml.etree.ElementTree as ET
 from importlib import resources
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware.board.frames import OFF, LedStyle, led_frame, light_game_counters
 from firmware.config import ConfigError, load_config
@@ -26,8 +29,13 @@ RED, BLUE = (255, 0, 0), (0, 80, 255)
 COUNTS = (0, 1, 3, MAX_GAME_COUNTERS)
 
 
+@cache
+def _bundled_text(name):
+    return resources.files("hardware.layouts").joinpath(f"{name}.toml").read_text()
+
+
 def bundled_data(name):
-    return tomllib.loads(resources.files("hardware.layouts").joinpath(f"{name}.toml").read_text())
+    return tomllib.loads(_bundled_text(name))
 
 
 def hole_places(layout):
@@ -102,6 +110,30 @@ def test_a_misplaced_row_is_one_clear_line(counters, count, message):
     with pytest.raises(LayoutError) as caught:
         parse_layout(data, "mine.toml", count)
     assert str(caught.value).startswith(message) and "\n" not in str(caught.value)
+
+
+CLASSIC_HOLES = hole_places(load_layout("classic-121"))
+TOML_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-50, 50) | st.floats(-50, 50, allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["at", "step", "x"]), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(placed=TOML_VALUES, count=st.integers(0, MAX_GAME_COUNTERS))
+def test_any_counters_entry_gives_a_layout_or_one_line(placed, count):
+    """Whatever a track's counters entry holds, the layout is built with every hole on its LED, or
+    refused with a LayoutError of one line naming the track: never another exception."""
+    data = bundled_data("classic-121")
+    data["tracks"][0]["counters"] = placed
+    try:
+        layout = parse_layout(data, "mine.toml", count)
+    except LayoutError as error:
+        assert str(error).startswith("mine.toml: track 1 counters: ") and "\n" not in str(error)
+        return
+    assert hole_places(layout) == CLASSIC_HOLES
+    assert sorted(h.led for h in layout.all_holes()) == list(range(layout.strip_leds))
 
 
 @pytest.mark.parametrize("count", [-1, 10, 2.5, True, "3"])
