@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from hardware import BACKENDS
 from hardware.display import DisplaySettings
 from hardware.inputs import BUTTONS, InputPins
+from hardware.layout import MAX_GAME_COUNTERS
 from hardware.leds import PowerSettings, StripSettings
 from scorer.variants import Options
 from tomlfile import MAX_BYTES, TomlFileError, read_toml
@@ -181,6 +182,7 @@ SCHEMA: dict[str, dict[str, Callable]] = {
         "budget_ma": _number(100, 100_000), "gamma": _number(1, 3), "colours": _colours,
         "back_peg": _number(0, 1), "marks": _number(0, 1),
         "palette": _choice("standard", "colour-blind"),
+        "game_counters": _number(0, MAX_GAME_COUNTERS, integer=True),
     },
     "display": {
         "enabled": _flag, "chip": _choice("ssd1306", "sh1106"), "bus": _choice("i2c", "spi"),
@@ -254,6 +256,7 @@ class LedsConfig:
     back_peg: float
     marks: float
     palette: str
+    game_counters: int  # a row of game-counter holes a side (0: none), their LEDs after the holes'
     standard_colours: tuple[RGB, ...] = ()  # [leds] colours as given ("standard"), () when ``colours`` are
 
     def colours_of(self, palette: str) -> tuple[RGB, ...]:
@@ -385,7 +388,8 @@ class Config:
         from hardware.wiring import Hookup
 
         display = self.display.settings if self.display.enabled else None
-        return Hookup(self.inputs.pins(), self.leds.strip, display, self.buzzer.pin, self.buzzer.enabled)
+        return Hookup(self.inputs.pins(), self.leds.strip, display, self.buzzer.pin, self.buzzer.enabled,
+                      self.layout.strip_leds, self.layout.counter_leds)
 
 
 def default_state_path() -> Path:
@@ -570,7 +574,7 @@ def _layout(leds: LedsConfig, where: str) -> Layout:
     from hardware.layout import load_layout
 
     try:
-        return load_layout(leds.layout)
+        return load_layout(leds.layout, leds.game_counters)
     except LayoutError as error:
         raise ConfigError(f"{where}: [leds] layout: {error}") from None
 

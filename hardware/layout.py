@@ -4,6 +4,13 @@ A layout is TOML data. Each track has runs of holes mapped to runs of LEDs
 (a run of LEDs may go backwards, as serpentine strips are laid), an optional
 start hole, and the board has one game hole. Positions (``at``, ``step``, in
 hole pitches) place each hole for the printable template.
+
+Game counters (``[leds] game_counters`` in the config, 0 for none) are a short
+row of holes a side that count the games of a match. Their LEDs come after the
+strip's last hole LED (the layout's ``strip_leds``), track by track (every
+other row wired back), so a layout made before keeps every hole on its LED.
+Each row runs left from beside the track's start hole unless the track places
+it (``counters = { at = [x, y], step = [dx, dy] }``).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from .errors import LayoutError
 HOLES_PER_TRACK = 120
 GAME_HOLE = 121
 START_HOLE = 0
+MAX_GAME_COUNTERS = 9  # a short row: a match to 9 games a side is long enough
 BUNDLED = tuple(BUNDLED_LAYOUTS.values())
 
 _shown = reprlib.Repr()  # a file's values in messages: short, however long or deep
@@ -32,10 +40,11 @@ class Hole:
     """One hole: its LED and its position on the board (in hole pitches)."""
 
     track: int  # 0-based; -1 for the game hole
-    number: int  # 1..120, 0 the start hole, 121 the game hole
+    number: int  # 1..120, 0 the start hole, 121 the game hole; a game counter's game, 1..N
     led: int
     x: float
     y: float
+    counter: bool = False  # a game-counter hole (its track's row), not a scoring hole
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,17 @@ class Layout:
     tracks: tuple[tuple[Hole, ...], ...]  # per track, indexed by hole number - 1
     starts: tuple[Hole | None, ...]
     game_hole: Hole
+    counters: tuple[tuple[Hole, ...], ...] = ()  # per track, its game counters, game 1 first (none: ())
+
+    @property
+    def counter_leds(self) -> int:
+        """The LEDs of the game counters, at the strip's end (0 without them)."""
+        return sum(len(row) for row in self.counters)
+
+    @property
+    def hole_leds(self) -> int:
+        """The LEDs before the game counters': the holes' strip, as the layout file gives it."""
+        return self.strip_leds - self.counter_leds
 
     @property
     def pitch_mm(self) -> float:
@@ -81,7 +101,7 @@ class Layout:
     def all_holes(self) -> list[Hole]:
         holes = [h for track in self.tracks for h in track]
         holes += [s for s in self.starts if s is not None]
-        return holes + [self.game_hole]
+        return holes + [self.game_hole] + [c for row in self.counters for c in row]
 
 
 def peg_hole(score: int, target: int) -> tuple[int, int]:
@@ -130,8 +150,12 @@ def _led(entry, where: str) -> int:
     return led
 
 
-def parse_layout(data: dict, source: str = "layout") -> Layout:
-    """Check a layout table and build it; every error names the entry."""
+def parse_layout(data: dict, source: str = "layout", counters: int = 0) -> Layout:
+    """Check a layout table and build it, with ``counters`` game counters a side
+    (after the strip's hole LEDs); every error names the entry."""
+    if isinstance(counters, bool) or not isinstance(counters, int) or not 0 <= counters <= MAX_GAME_COUNTERS:
+        raise LayoutError(f"{source}: game counters: {_shown.repr(counters)} is not a whole number "
+                          f"from 0 to {MAX_GAME_COUNTERS}")
     known = {"name", "strip_leds", "leds_per_metre", "game_hole", "tracks"}
     for key in data:
         if key not in known:
@@ -195,10 +219,46 @@ def parse_layout(data: dict, source: str = "layout") -> Layout:
     led = _led(game, f"{source}: game_hole")
     claim(led, "the game hole", f"{source}: the game hole")
     game_hole = Hole(-1, GAME_HOLE, led, *_point(game, f"{source}: game_hole"))
+    rows = _counters(tracks_data, tracks, starts, game_hole, strip_leds, counters, source)
     return Layout(
-        str(data.get("name", source)), strip_leds, float(per_metre),
-        tuple(tracks), tuple(starts), game_hole,
+        str(data.get("name", source)), strip_leds + counters * len(tracks), float(per_metre),
+        tuple(tracks), tuple(starts), game_hole, rows if counters else (),
     )
+
+
+def _counters(tracks_data, tracks, starts, game_hole: Hole, first_led: int, count: int,
+              source: str) -> tuple[tuple[Hole, ...], ...]:
+    """Each track's row of ``count`` game counters, their LEDs from ``first_led`` on, track by
+    track, every other row's running back (a serpentine, as the holes' strip is laid); placed
+    by the track's ``counters = { at, step }`` (checked even for none), else running left
+    from two pitches left of its start hole (of where one would be, without)."""
+    taken = {(round(h.x, 3), round(h.y, 3)): f"track {h.track + 1} hole {h.number}"
+             for track in tracks for h in track}
+    taken.update({(round(s.x, 3), round(s.y, 3)): f"track {s.track + 1} start hole" for s in starts if s})
+    taken[(round(game_hole.x, 3), round(game_hole.y, 3))] = "the game hole"
+    rows = []
+    for t, track in enumerate(tracks):
+        where = f"{source}: track {t + 1} counters"
+        placed = tracks_data[t].get("counters")
+        if placed is None:
+            beside = starts[t] or Hole(t, START_HOLE, -1, track[0].x - 2, track[0].y)
+            x, y, dx, dy = beside.x - 2, beside.y, -1.0, 0.0
+        elif isinstance(placed, dict):
+            (x, y), (dx, dy) = _point(placed, where), _point(placed, where, "step", (-1, 0))
+        else:
+            raise LayoutError(f"{where}: give them as counters = {{ at = [x, y], step = [-1, 0] }}")
+        row = []
+        for k in range(count):
+            along = k if t % 2 == 0 else count - 1 - k  # every other row wired back (serpentine)
+            hole = Hole(t, k + 1, first_led + t * count + along, x + k * dx, y + k * dy, counter=True)
+            spot = (round(hole.x, 3), round(hole.y, 3))
+            if spot in taken:
+                raise LayoutError(f"{where}: game counter {k + 1} falls on {taken[spot]}: "
+                                  "place the row with counters = { at = [x, y], step = [dx, dy] }")
+            taken[spot] = f"track {t + 1} game counter {k + 1}"
+            row.append(hole)
+        rows.append(tuple(row))
+    return tuple(rows)
 
 
 def _ranges(numbers: list[int]) -> str:
@@ -213,10 +273,10 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(parts)
 
 
-def load_layout(name_or_path: str | Path) -> Layout:
+def load_layout(name_or_path: str | Path, counters: int = 0) -> Layout:
     """A bundled layout by name (one of ``BUNDLED``) or a TOML file, read with the
-    config's limits (256 KB, UTF-8, not nested too deeply, never a pipe); LayoutError
-    naming the file if it cannot be used."""
+    config's limits (256 KB, UTF-8, not nested too deeply, never a pipe), with
+    ``counters`` game counters a side; LayoutError naming the file if it cannot be used."""
     text_name = str(name_or_path)
     if text_name in BUNDLED:
         # Beside this module (a package's data files are plain files once installed);
@@ -228,4 +288,4 @@ def load_layout(name_or_path: str | Path) -> Layout:
         data = read_toml(path, "the layout")
     except TomlFileError as error:
         raise LayoutError(f"{error} (bundled layouts: {', '.join(BUNDLED)})") from None
-    return parse_layout(data, source)
+    return parse_layout(data, source, counters)

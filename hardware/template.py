@@ -37,6 +37,7 @@ START = "#0050d0"
 STRIP = "#008080"
 CUT = "#e06000"
 GREY = "#909090"
+COUNTER = "#8000a0"  # the game counters: purple, apart from the track's holes
 BUTTON_INK = {"red": "#d00000", "blue": "#0050d0", "green": "#008000", "yellow": "#c09000"}
 
 
@@ -246,6 +247,29 @@ def _holes(layout: Layout, hole_mm: float) -> list[Shape]:
     shapes += _drill(x, y, r, "game-hole", MARK, 0.5)
     shapes.append(Circle(x, y, r * 1.6, "game-ring", MARK, 0.3))
     shapes.append(Text(x, y + r * 1.6 + 11, "game", 3.5, colour=MARK, anchor="middle"))
+    return shapes + _counters(layout, r)
+
+
+def _counters(layout: Layout, r: float) -> list[Shape]:
+    """The game counters, drilled as holes in purple: each numbered with its game above it (once
+    for a column of counters that share it, as the hole numbers are), and "games" above the first
+    row; nothing when the layout has none."""
+    pitch = layout.pitch_mm
+    shapes: list[Shape] = []
+    above = {(round(c.x, 3), round(c.y, 3)): c.number for row in layout.counters for c in row}
+    for row in layout.counters:
+        for counter in row:
+            x, y = counter.x * pitch, counter.y * pitch
+            shapes += _drill(x, y, r, "game-counter", COUNTER, 0.4)
+            if above.get((round(counter.x, 3), round(counter.y - 1, 3))) != counter.number:
+                shapes.append(Text(x, y - HOLE_NUMBER_RISE * pitch, str(counter.number), 2.8,
+                                   "game-counter-number", COUNTER, "middle"))
+    first = [row for row in layout.counters if row]
+    if first:
+        row = first[0]
+        x = sum(c.x for c in row) / len(row) * pitch
+        y = (min(c.y for c in row) - HOLE_NUMBER_RISE) * pitch - 4.0
+        shapes.append(Text(x, y, "games", 3.0, "game-counter-label", COUNTER, "middle"))
     return shapes
 
 
@@ -381,7 +405,7 @@ def _strip(layout: Layout, pieces: list[list[Hole]], hole_mm: float) -> list[Sha
                 ((back[0] - d[1] * 1.6, back[1] + d[0] * 1.6), tip, (back[0] + d[1] * 1.6, back[1] - d[0] * 1.6)),
                 "strip-arrow", STRIP, 0.4))
         for hole in piece:
-            if hole.led % LED_LABEL_EVERY == 0:
+            if hole.led % LED_LABEL_EVERY == 0 or (hole.counter and hole.led == layout.hole_leds):  # counters' 1st
                 shapes.append(_led_label(hole, d, occupied, pitch, hole.led == 0))
         ends.append((a, b))
         previous = last
@@ -508,7 +532,19 @@ def legend_notes(layout: Layout, pieces: int, hole_mm: float, group: int = 5) ->
          f"numbered \"LED n\" in teal italic below its hole, the strip's own count (from 0), not a hole "
          f"number. Cut the strip at the orange bars into {pieces} pieces and bridge each dashed gap with "
          "three wires (5 V, data DOUT to DIN, GND).", 3.0, STRIP),
-    ]
+    ] + _counter_notes(layout, hole_mm)
+
+
+def _counter_notes(layout: Layout, hole_mm: float) -> list[tuple[str, float, str]]:
+    """The legend's paragraph on the game counters (none without them)."""
+    per_side = max((len(row) for row in layout.counters), default=0)
+    if not per_side:
+        return []
+    first = layout.hole_leds
+    return [(f"Game counters (purple): {per_side} a side, numbered by game, one lit for each game a side "
+             f"wins in a match. Drill them {hole_mm:g} mm like the holes; their LEDs come after the holes' "
+             f"on the strip (LED {first} to LED {layout.strip_leds - 1}), {layout.strip_leds} LEDs in all.",
+             3.0, COUNTER)]
 
 
 def _extent(shapes: list[Shape]) -> tuple[float, float, float, float]:

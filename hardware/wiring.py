@@ -48,13 +48,16 @@ class Hookup:
     """What the board wires to the Pi's header: the buttons' and encoder's ``pins``, the
     ``strip`` (its driver picks the data pin), the OLED's ``display`` settings (None:
     no OLED), and the buzzer's pin, wired when ``buzzer`` is on (the legend names the
-    pin either way)."""
+    pin either way); the strip's LEDs, ``strip_leds`` (0: not said), the last
+    ``counter_leds`` of them the game counters'."""
 
     pins: InputPins
     strip: StripSettings
     display: DisplaySettings | None
     buzzer_pin: int
     buzzer: bool
+    strip_leds: int = 0
+    counter_leds: int = 0
 
 
 @dataclass(frozen=True)
@@ -306,7 +309,7 @@ def wiring_svg(hookup: Hookup, source: str = "the default config") -> str:
                    'fill="white" opacity="0.85"/>')
         out.append(_text(label_x, y + 4, name, size=11, anchor="end" if side < 0 else "start",
                          colour="black" if wired else "#999", weight="bold" if wired else "normal"))
-    out += _power_panel(panel, hookup.strip)
+    out += _power_panel(panel, hookup.strip, hookup.strip_leds, hookup.counter_leds)
     out.append(_text(40, panel + 253, _buzzer_note(hookup), size=12, colour=COLOURS["buzzer"],
                      extra=' class="legend-buzzer"'))
     y = height - 18 * len(problems) - 10
@@ -345,8 +348,16 @@ def _joined(wire: Wire, used: dict[int, list[Wire]]) -> int | None:
     return _row_y(ground if wire is signal else signal.pin)
 
 
-def _power_panel(top: int, strip: StripSettings) -> list[str]:
-    """The 5 V supply, the strip, the level shifter's power and the common ground."""
+def strip_count(leds: int, counters: int = 0) -> str:
+    """The strip's LEDs as the diagram says them: the holes', and the game counters' at its end."""
+    if not counters:
+        return f"{leds} LEDs"
+    return f"{leds} LEDs: {leds - counters} holes, then {counters} game counters (LED {leds - counters} on)"
+
+
+def _power_panel(top: int, strip: StripSettings, leds: int = 0, counters: int = 0) -> list[str]:
+    """The 5 V supply, the strip (with its LEDs, when ``leds`` says), the level shifter's power
+    and the common ground."""
     red, black, ink = COLOURS["strip"], "#222222", COLOURS["strip"]
     out = [f'<rect x="20" y="{top}" width="{WIDTH - 40}" height="266" rx="8" fill="#fafafa" stroke="#bbb"/>',
            _text(40, top + 26, "Power and the strip", size=15, weight="bold")]
@@ -379,6 +390,9 @@ def _power_panel(top: int, strip: StripSettings) -> list[str]:
     x0, x1 = 860, rail_end
     out.append(f'<rect x="{x0}" y="{plus + 12}" width="{x1 - x0}" height="30" rx="4" fill="#fdecea" stroke="{ink}" stroke-width="1.5"/>')
     out.append(_text((x0 + x1) // 2, plus + 32, "WS2812B strip: 5 V and GND at both ends", size=11, anchor="middle", colour=ink))
+    if leds:
+        out.append(_text((x0 + x1) // 2, minus + 18, strip_count(leds, counters), size=11, anchor="middle",
+                         colour=ink, extra=' class="strip-leds"'))
     for x in (x0 + 8, x1 - 8):
         out.append(f'<line x1="{x}" y1="{plus}" x2="{x}" y2="{plus + 12}" stroke="{red}" stroke-width="2"/>')
         out.append(f'<line x1="{x}" y1="{plus + 42}" x2="{x}" y2="{minus}" stroke="{black}" stroke-width="2"/>')

@@ -127,7 +127,7 @@ def test_the_sections_are_frozen_and_give_the_hardware_its_own_settings():
     pins = config.inputs.pins()
     assert isinstance(pins, InputPins) and pins.hold_s == 1.5 and pins.buttons["undo"] == 13
     assert config.inputs.pins(hold_s=0.05).hold_s == 0.05
-    assert config.hookup == Hookup(pins, config.leds.strip, config.display.settings, 12, False)
+    assert config.hookup == Hookup(pins, config.leds.strip, config.display.settings, 12, False, 243, 0)
     assert load_config(overrides=["display.enabled=false"]).hookup.display is None
 
 

@@ -158,3 +158,12 @@ def _light(layout: Layout, frame: list[RGB], track: int, hole: int, colour: RGB)
         return
     frame[layout.led(track, hole)] = colour
 
+
+def light_game_counters(layout: Layout, frame: list[RGB], wins, style: LedStyle = LedStyle()) -> None:
+    """Light each side's game counters in its colour, one for each game ``wins[side]`` says it won
+    in the match (all of its row from as many wins as it has counters: the OLED gives the whole
+    tally); the rest stay dark. A layout without game counters is left as it is."""
+    for side, row in enumerate(layout.counters):
+        won = wins[side] if side < len(wins) else 0
+        for hole in row[:max(0, won)]:
+            frame[hole.led] = style.colour(side)

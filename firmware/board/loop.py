@@ -23,7 +23,7 @@ from ..config import Config
 from .controller import Controller
 from .controls import UNPLUG_WHEN
 from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
-from .frames import BoardView, LedStyle, Slide, led_frame, next_blink
+from .frames import BoardView, LedStyle, Slide, led_frame, light_game_counters, next_blink
 from .screens import Screen, oled_image, scores_screen
 from .sdnotify import Notifier
 from .signals import StopSignals
@@ -161,6 +161,9 @@ class Board:
         slide, celebrate = (None, None) if settled else (self._slide(now), self._celebrating(now))
         frame = led_frame(
             self.devices.layout, BoardView.of(self.controller.game), self.style, slide, celebrate, now=now)
+        match = self.store.book.match
+        if self.devices.layout.counters and match is not None:  # the match's wins on the game counters
+            light_game_counters(self.devices.layout, frame, [t.wins for t in match.tally()], self.style)
         try:
             strip.show(frame)
         except DEVICE_ERRORS as error:

@@ -7,7 +7,8 @@
     cribbage-board count CARDS --starter CARD [--crib] [--json]
     cribbage-board count --distribution [--crib] [--hand-size N] [--json]
     cribbage-board pegging CARDS [--go] [--json]
-    cribbage-board board-template [--layout NAME|FILE] [--target N] [--paper a4|letter|a3] -o board.pdf|board.svg
+    cribbage-board board-template [--layout NAME|FILE] [--target N] [--game-counters N] [--paper a4|letter|a3]
+                                  -o board.pdf|board.svg
     cribbage-board controls-card [--config FILE] [--set K=V] -o card.pdf
     cribbage-board wiring [--config FILE] [--set K=V] -o wiring.svg
     cribbage-board web [--state FILE] [--host HOST] [--port PORT]   the live board, history and stats in a browser

@@ -157,6 +157,8 @@ COMMANDS = (
             Option("--layout", default=BUNDLED_LAYOUTS[2],
                    help=f"a layout file or a bundled name ({', '.join(BUNDLED_LAYOUTS.values())})"),
             Option("--target", type=int, default=121, help="the game the skunk lines are drawn for"),
+            Option("--game-counters", type=int, default=0, metavar="N",
+                   help="a row of N game counters a side to drill too (the config's leds.game_counters; default 0)"),
             Option("--paper", choices=("a4", "letter", "a3"),
                    help="for a PDF: the paper the board is tiled over at 1:1 (default a4)"),
             Option("-o", "--output", required=True,

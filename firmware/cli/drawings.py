@@ -25,7 +25,7 @@ def board_template(args) -> int:
     target = args.target
     if not 31 <= target <= 1000:
         return fail(f"{PROG} board-template: --target {target} is out of range: use 31 to 1000")
-    layout = load_layout(args.layout)
+    layout = load_layout(args.layout, args.game_counters)
     # The ACC lines: a loser under target-30 is skunked, under target-60 double skunked.
     names = {ResultKind.SKUNK: "skunk line", ResultKind.DOUBLE_SKUNK: "double skunk"}
     marks = {line.below: f"{names[line.kind]} ({line.below})" for line in skunk_lines(target)}
@@ -46,7 +46,9 @@ def board_template(args) -> int:
             sheets = f"one {drawing.width:.0f} x {drawing.height:.0f} mm sheet"
     except OSError as error:
         return fail(f"{PROG}: cannot write {output}: {error.strerror or error}")
-    print(f"{output}: {layout.name}, hole pitch {layout.pitch_mm:.2f} mm, {sheets}; "
+    counters = (f", {args.game_counters} game counters a side ({layout.strip_leds} LEDs)"
+                if layout.counter_leds else "")
+    print(f"{output}: {layout.name}{counters}, hole pitch {layout.pitch_mm:.2f} mm, {sheets}; "
           "print at 100 % (actual size) and check the 100 mm scale bar")
     return 0
 

@@ -288,7 +288,7 @@ def board_geometry(layout: Layout, hx: int) -> BoardGeometry:
     for hole in holes:
         r, c = row_of[round(hole.y)], 1 + round((hole.x - min_x) * hx)
         cells[hole.led] = (r, c)
-        if hole.track >= 0 and 1 <= hole.number <= HOLES_PER_TRACK and hole.number % 5 == 0:
+        if not hole.counter and hole.track >= 0 and 1 <= hole.number <= HOLES_PER_TRACK and hole.number % 5 == 0:
             text = str(hole.number)
             lr = label_rows[band_of[round(hole.y)]]
             left = c - (len(text) - 1) // 2
@@ -296,8 +296,23 @@ def board_geometry(layout: Layout, hx: int) -> BoardGeometry:
             if not any(col in taken.get(lr, set()) for col in span):
                 taken.setdefault(lr, set()).update(range(left, left + len(text)))
                 labels.append((lr, left, text))
+    labels += _counters_label(layout, cells, label_rows, band_of, taken)
     width = 3 + round((max_x - min_x) * hx)
     return BoardGeometry(cells, tuple(sorted(labels)), width, row, layout.game_hole.led)
+
+
+def _counters_label(layout: Layout, cells, label_rows, band_of, taken) -> list[tuple[int, int, str]]:
+    """"games" (or "G" where that is too wide) over the game counters' columns, on the label row
+    above their band, where no hole number is."""
+    if not layout.counters or not layout.counters[0]:
+        return []
+    first = layout.counters[0]
+    columns = sorted(cells[hole.led][1] for hole in first)
+    row = label_rows[band_of[round(first[0].y)]]
+    text = "games" if columns[-1] - columns[0] + 1 >= 5 else "G"
+    if any(col in taken.get(row, set()) for col in range(columns[0] - 1, columns[0] + len(text) + 1)):
+        return []
+    return [(row, columns[0], text)]
 
 
 def led_cell(rgb, colour: bool, game_hole: bool = False) -> tuple[str, str]:
