@@ -281,7 +281,8 @@ def test_laps_in_a_181_game():
 
     layout = load_layout("classic-121")
     assert peg_hole(130, 181) == (10, 1) and peg_hole(181, 181) == (121, 0) and peg_hole(120, 181) == (120, 0)
-    view = BoardView(target=181, scores=(130, 20), backs=(125, 10), dealer_side=1, winner_side=None)
+    view = BoardView(target=181, scores=(130, 20), backs=(125, 10), dealer_side=1, winner_side=None,
+                     skunk_marks=(151, 121))  # ACC in a 181 game
     frame = led_frame(layout, view, LedStyle())
     assert frame[layout.led(0, 10)] == (255, 102, 102) and frame[layout.led(0, 5)] == (64, 26, 26)
     assert frame[layout.starts[0].led] == (255, 102, 102)  # second lap

@@ -1,7 +1,7 @@
 """What the LEDs show: a game's pegs as a colour for every LED of the strip (pure).
 
 Front and back peg per side, as on a wooden board; paler each lap past the
-first; the ACC skunk lines marked faintly (in the dealer's colour on the
+first; the game's own skunk lines (its rule: ACC, lurch, triple or none) marked faintly (in the dealer's colour on the
 dealer's track); a slide when a peg moves and a chase along the winner's track.
 Nothing here touches a device: the board loop hands the frame to the strip.
 """
@@ -13,7 +13,6 @@ from functools import lru_cache
 
 from hardware.layout import HOLES_PER_TRACK, START_HOLE, Layout, peg_hole
 from scorer.game import Game
-from scorer.variants import skunk_lines
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
@@ -82,6 +81,7 @@ class BoardView:
     backs: tuple[int, ...]
     dealer_side: int
     winner_side: int | None
+    skunk_marks: tuple[int, ...] = ()  # the game's skunk lines: the score each starts at
 
     @classmethod
     def of(cls, game: Game) -> "BoardView":
@@ -90,7 +90,8 @@ class BoardView:
         winner = None
         if game.outcome is not None:
             winner = next(i for i, s in enumerate(game.sides) if s.name == game.outcome.winner)
-        return cls(game.variant.target, state.scores, state.backs, dealer_side, winner)
+        marks = tuple(line.below for line in game.skunk_lines)
+        return cls(game.variant.target, state.scores, state.backs, dealer_side, winner, marks)
 
 
 def scale(colour: RGB, level: float) -> RGB:
@@ -123,12 +124,12 @@ def led_frame(
     faint = scale(MARK_WHITE, style.marks)
     shown = min(len(board.scores), len(layout.tracks))
     for track in range(shown):
-        # The dealer's track shows its skunk-line marks (ACC) in the dealer's colour.
+        # The game's skunk lines, on the dealer's track in the dealer's colour.
         mark = faint
         if track == board.dealer_side:
             mark = scale(style.colours[track % len(style.colours)], style.marks * 2)
-        for line in skunk_lines(board.target):
-            hole, _ = peg_hole(line.below, board.target)
+        for below in board.skunk_marks:
+            hole, _ = peg_hole(below, board.target)
             if 1 <= hole <= HOLES_PER_TRACK:
                 frame[layout.led(track, hole)] = mark
     frame[layout.game_hole.led] = faint
