@@ -118,7 +118,7 @@ def test_the_80x24_screen_has_scores_next_count_oled_and_keys(sim):
     assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
     assert lines[0].startswith("Red 3 (deals) · Blue 0 │ next: Blue hand")
     text = "\n".join(lines)
-    assert "┌─ OLED" in text and "Red peg 3" in text and "[ 0] knob: Blue hand" in text
+    assert "┌─ OLED" in text and "Red peg 3" in text and "[ 0] colour buttons:" in text and "Blue hand" in text
     help_width = choose_plan(sim.devices.layout, 80, 24).help[2]
     assert all(line in text for line in help_lines(help_width)) and "cribbage-board (mock)" in text
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections import deque
 from typing import Callable
 
 from hardware.inputs import InputEvent
@@ -24,6 +25,7 @@ from .controller import Controller
 from .controls import UNPLUG_WHEN
 from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
 from .frames import BoardView, LedStyle, Slide, led_frame, next_blink
+from .outcome import Move, Outcome
 from .screens import Screen, oled_image, scores_screen
 from .sdnotify import Notifier
 from .signals import StopSignals
@@ -97,6 +99,9 @@ class Board:
         self._motion_shown = False  # the strip's last frame is a slide or chase frame
         self._retry_at = {kind: clock() + devices.retry_s for kind in devices.missing()}
         self._next_ping = clock()
+        self.moves: tuple[Move, ...] = ()  # the last entry's moved pegs: the slide
+        self.finished_at: float | None = None  # when the game was won: the win chase
+        self.outcomes: deque[Outcome] = deque(maxlen=64)  # what the latest inputs did (the simulator reads them)
         self.frames_shown = 0
         self.ledger_check: threading.Thread | None = None
         self._ledger_damage: str | None = None
@@ -113,10 +118,10 @@ class Board:
     def settles_at(self, now: float) -> float | None:
         """When the running slide or win chase ends (clock time); None when all is still."""
         ends = []
-        for move in self.controller.moves[:1]:
+        for move in self.moves[:1]:
             ends.append(move.at + self._slide_seconds(move))
-        if self.controller.finished_at is not None:
-            ends.append(self.controller.finished_at + CELEBRATE_SECONDS)
+        if self.finished_at is not None:
+            ends.append(self.finished_at + CELEBRATE_SECONDS)
         ends = [end for end in ends if end > now]
         return max(ends) if ends else None
 
@@ -124,7 +129,7 @@ class Board:
         return min(SLIDE_MAX_SECONDS, SLIDE_SECONDS_PER_HOLE * (move.end - move.start))
 
     def _slide(self, now: float) -> Slide | None:
-        for move in self.controller.moves[:1]:
+        for move in self.moves[:1]:
             seconds = self._slide_seconds(move)
             progress = (now - move.at) / seconds if seconds else 1.0
             if progress < 1.0:
@@ -132,7 +137,7 @@ class Board:
         return None
 
     def _celebrating(self, now: float) -> float | None:
-        finished = self.controller.finished_at
+        finished = self.finished_at
         if finished is not None and now - finished < CELEBRATE_SECONDS:
             return now - finished
         return None
@@ -284,6 +289,7 @@ class Board:
             return True
         for message in self.store.messages:
             self.log(message)
+        self.moves, self.finished_at = (), None
         self.controller.ledger_replaced()
         for message in self.store.messages:
             self.controller.say(message, alert=True)
@@ -318,33 +324,28 @@ class Board:
         changed = False
         event = controls.get(timeout)
         while event is not None:
-            before = self._heard()
-            changed |= self.controller.handle(event)
-            self._sound(before)
+            outcome = self.controller.handle(event)
+            self.took(outcome)
+            changed |= outcome.redraw
             event = controls.get(0)
         return changed
 
+    def took(self, outcome: Outcome) -> None:
+        """What an input did, as the board shows it: the slide, the win chase, the tone."""
+        self.outcomes.append(outcome)
+        if outcome.accepted:
+            self.moves = outcome.moves
+            self.finished_at = self.clock() if outcome.won else None
+        self._sound(outcome)
+
     # ---- the buzzer ------------------------------------------------------
 
-    def _heard(self) -> tuple:
-        """What a tone depends on: the game, its state and the last message's time."""
-        game = self.controller.game
-        return game, game.state, self.controller.message_at
-
-    def _sound(self, before: tuple) -> None:
-        """Play the tone for what an event did (see tunes.sound_for), if there is a buzzer."""
+    def _sound(self, outcome: Outcome) -> None:
+        """Play the tone for what an input did (see tunes.sound_for), if there is a buzzer."""
         buzzer = self.devices.buzzer
         if buzzer is None:
             return
-        game, state, said = before
-        now_game = self.controller.game
-        accepted = now_game is not game or now_game.state != state
-        refused = not accepted and self.controller.message_alert and self.controller.message_at != said
-        was_over = now_game is game and state.outcome is not None
-        tone = sound_for(
-            state.scores if now_game is game else (), now_game.state.scores, now_game.variant.target,
-            now_game.options.skunk, accepted and now_game.is_over and not was_over, accepted, refused,
-        )
+        tone = sound_for(outcome)
         if tone is None:
             return
         try:
