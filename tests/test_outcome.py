@@ -1,6 +1,8 @@
 """Issue 32: the LEDs follow the game's own skunk rule, each press says what it did, and
 the presses easy to make by accident (a double press, a knob press in the play) are caught."""
 
+import time
+
 import pytest
 
 from firmware.board.controller import Controller
@@ -229,5 +231,30 @@ def test_the_oled_hint_names_the_colour_buttons_while_the_play_is_on(tmp_path):
         assert sim.board.oled_screen().big_caption.startswith("colour buttons: play points; knob: show, Blue hand")
         sim.act("click", "knob")
         assert sim.board.oled_screen().big_caption == "knob: Red hand > Red crib"
+    finally:
+        sim.close()
+
+
+# ---- the loop's own wake event -----------------------------------------------------
+
+def test_the_loop_wakes_on_its_own_event_never_a_fake_input(tmp_path):
+    """An input sets the loop's wake event; a stop, the club and the ledger check set it too, and put
+    nothing on the input queue; a step then comes back at once."""
+    sim = Simulator(load_config(), tmp_path / "ledger.sqlite3")
+    board, controls = sim.board, sim.controls
+    try:
+        sim.act("turn", "1")
+        assert not board.wake.is_set() and controls.events.empty()
+        controls.click("red")
+        assert board.wake.is_set() and not controls.events.empty()  # the input itself wakes the loop
+        board.step(0)
+        assert not board.wake.is_set() and controls.events.empty() and board.controller.game.state.scores == (1, 0)
+        for wake in (board._club_changed, board.stop):
+            wake()
+            assert board.wake.is_set() and controls.events.empty()  # no InputEvent("wake") any more
+            started = time.monotonic()
+            board.step(30)
+            assert time.monotonic() - started < 10  # a ceiling: the step did not sleep its 30 s
+            assert not board.wake.is_set()
     finally:
         sim.close()

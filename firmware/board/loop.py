@@ -1,7 +1,8 @@
 """The board's main loop: presses in, the LEDs, the OLED and the buzzer out, and a clean shutdown.
 
-The loop sleeps on the input queue (no busy polling), wakes for events, for
-animation frames, for device retries and for the systemd watchdog, and draws
+The loop sleeps on its own wake event (no busy polling): set by an input, a
+stop, the club link and the ledger check; it also wakes for animation frames,
+for device retries and for the systemd watchdog, and draws
 the LEDs and the OLED from the scorer's state. After every slide and win
 chase it draws one more frame: the settled board, pegs where the ledger says.
 Devices that fail are left out and tried again (:mod:`firmware.board.devices`).
@@ -15,7 +16,6 @@ import time
 from collections import deque
 from typing import Callable
 
-from hardware.inputs import InputEvent
 from hardware.power import PowerOffError
 from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
@@ -72,6 +72,7 @@ class Board:
         self.clock = clock
         self.notifier = notifier or Notifier({})
         self.log = log
+        self.wake = threading.Event()  # set to wake the loop: an input queued, a stop, the club, the ledger check
         self.club = None  # the club link (firmware.club.link), when [club] names a broker
         if config.club.enabled:
             from ..club.link import open_link
@@ -273,9 +274,7 @@ class Board:
         if problem is None:
             return
         self._ledger_damage = problem
-        controls = self.devices.controls
-        if controls is not None:
-            controls.events.put(InputEvent("wake", "board"))  # handled as nothing
+        self.wake.set()
 
     def _set_ledger_aside(self) -> bool:
         """The check found damage: set the file aside as an open would, and say so."""
@@ -316,13 +315,18 @@ class Board:
         return changed
 
     def _handle_input(self, timeout: float) -> bool:
-        """Sleep on the input queue (or, without buttons, on the stop flag); True if anything changed."""
+        """Sleep on the wake event unless an input waits, then handle every input queued;
+        True if anything changed."""
         controls = self.devices.controls
+        if controls is not None:
+            controls.when_event = self.wake.set  # (the buttons may be new: opened again after a failure)
+        if controls is None or controls.events.empty():
+            self.wake.wait(timeout)
+        self.wake.clear()  # before the queue is read: an input queued from now on wakes the next wait
         if controls is None:
-            self._stop.wait(timeout)
             return False
         changed = False
-        event = controls.get(timeout)
+        event = controls.get(0)
         while event is not None:
             outcome = self.controller.handle(event)
             self.took(outcome)
@@ -369,16 +373,12 @@ class Board:
 
     def _club_changed(self) -> None:
         """The club's connection or pairing changed (the link's thread): wake the loop to show it."""
-        controls = self.devices.controls
-        if controls is not None:
-            controls.events.put(InputEvent("wake", "club"))
+        self.wake.set()
 
     def stop(self) -> None:
         """End the main loop from another thread: it wakes at once and closes down."""
         self._stop.set()
-        controls = self.devices.controls
-        if controls is not None:
-            controls.events.put(InputEvent("wake", "board"))  # handled as nothing
+        self.wake.set()
 
     @property
     def stopped_by(self) -> int | None:
