@@ -7,11 +7,12 @@ import pytest
 
 from firmware.board.controller import Controller
 from firmware.board.outcome import NOTHING, Did, Move
-from firmware.board.screens import oled_image
+from firmware.board.screens import oled_image, scores_screen
 from firmware.board.tunes import sound_for
+from firmware.board.view import result_text, scores_title, tally_text
 from firmware.config import load_config
 from firmware.pc.simulator import SimClock, Simulator, run_script
-from firmware.pc.terminal import compose
+from firmware.pc.terminal import compose, score_line
 from hardware.inputs import ENCODER, KNOB, InputEvent
 from hardware.layout import BUNDLED, HOLES_PER_TRACK
 from ledger.writer import LedgerWriter
@@ -256,5 +257,54 @@ def test_the_loop_wakes_on_its_own_event_never_a_fake_input(tmp_path):
             board.step(30)
             assert time.monotonic() - started < 10  # a ceiling: the step did not sleep its 30 s
             assert not board.wake.is_set()
+    finally:
+        sim.close()
+
+
+# ---- one view of the state -----------------------------------------------------------
+
+def test_one_view_per_change_drawn_by_the_leds_the_oled_and_the_terminal(tmp_path):
+    """The board makes one view per change; the dealer's mark, the scores and the next count on the
+    OLED, in the large scores and on the terminal board all come from it, and move with the deal."""
+    sim = Simulator(load_config(overrides=["game.skunk=lurch"]), tmp_path / "ledger.sqlite3")
+    board = sim.board
+    try:
+        view = board.view()
+        assert board.view() is view  # nothing changed: the same view
+        assert view.skunk_marks == (61,) and view.board.skunk_marks == (61,) and view.dealer_side == 0
+        sim.act("turn", "2")
+        assert board.view() is view  # the dial is not the game
+        sim.act("click", "blue")
+        view = board.view()
+        assert view.scores == (0, 2) and view.in_play and view.show[0] == ("Blue", "hand")
+        assert scores_title(view) == board.oled_screen().title == "Red* 0  Blue 2"
+        assert scores_screen(view).scores[0][0] == "Red*"
+        assert score_line(view).startswith("Red 0 (deals) · Blue 2 │ next: Blue hand │ six-card, deal 1, play")
+        for points in (8, 12, 4):  # the show: Blue's hand, Red's hand, Red's crib; then Blue deals
+            sim.act("turn", str(points))
+            sim.act("click", "knob")
+        view = board.view()
+        assert view.dealer_side == 1 and view.deal == 2
+        assert board.oled_screen().title == "Red 16  Blue* 10"
+        assert " · Blue 10 (deals) │ next: Red hand" in "\n".join(compose(sim, 80, 24, colour=False).lines())
+        layout = sim.devices.layout
+        sim.board.draw(settled=True)
+        frame = sim.devices.strip.wanted[-1]
+        assert frame[layout.led(1, 61)] != frame[layout.led(0, 61)]  # the dealer's track marks its line in its colour
+    finally:
+        sim.close()
+
+
+def test_the_view_of_a_finished_game_has_the_result_and_the_tally(tmp_path):
+    """Game over: the winner's side, how it was won and the match tally, as the OLED says them."""
+    from tests.test_strip_settles import script_to_win
+
+    result = run_script(script_to_win(), load_config(), tmp_path / "ledger.sqlite3")
+    assert result["screen"]["lines"][0] == "Red wins!"
+    sim = Simulator(load_config(), tmp_path / "ledger.sqlite3")
+    try:
+        view = sim.board.view()
+        assert view.winner_side == 0 and view.show == () and result_text(view) == "skunk"
+        assert tally_text(view) == "Red 3 Blue 0" and sim.board.oled_screen().lines[2] == "match: Red 3 Blue 0"
     finally:
         sim.close()

@@ -39,7 +39,8 @@ from .menu import NAMES_NEXT_GAME, MenuTree
 from .outcome import NOTHING, Crossed, Did, Made, Move, Outcome
 from .panels import Panel
 from .picker import CountChecker, checks_a_crib
-from .screens import Screen, lap_note
+from .screens import Screen
+from .view import GameView, deal_text, laps_note, result_text, scores_title, show_text, tally_text
 
 MAX_DIAL = 60
 DOUBLE_PRESS_SECONDS = 1.0  # a knob press with nothing dialled this soon after the one before: refused
@@ -408,7 +409,14 @@ class Controller:
 
     # ---- what the screen shows ------------------------------------------
 
-    def screen(self) -> Screen:
+    def view(self) -> GameView:
+        """The game as the board shows it (built anew: the board loop keeps one per change)."""
+        pairing = self.club.next_game() if self.club is not None else ""
+        return GameView.of(self.game, self.store.book.match, pairing)
+
+    def screen(self, view: GameView | None = None) -> Screen:
+        """What the OLED shows: a device's problem, the open panel, or the game (from ``view``,
+        the board's view of it, else one made now)."""
         if self.notices:  # several take turns
             shown = list(self.notices.values())
             return shown[int(self.clock() // MESSAGE_SECONDS) % len(shown)]
@@ -418,36 +426,28 @@ class Controller:
             if self.panel_alert:  # a refusal in a picker or menu shows over its footer
                 screen = replace(screen, footer=self.panel_alert, alert=True)
             return screen
+        view = view or self.view()
         game = self.game
-        state = game.state
-        scores = "  ".join(
-            f"{side.name[:6]}{'*' if game.dealer in side.seats else ''} {state.scores[i]}"
-            for i, side in enumerate(game.sides)
-        )
         footer = self.message if fresh else (game.pegged[-1].describe() if game.pegged else "")
-        next_game = self.club.next_game() if self.club is not None else ""
-        if game.outcome is not None:
-            outcome = game.outcome
-            kind = outcome.kind.value.replace("-", " ")
-            tally = " ".join(f"{t.side[:6]} {t.game_points}" for t in self.store.book.match.tally())
+        if view.outcome is not None:
+            outcome = view.outcome
             return Screen(
-                title=scores,
-                lines=(f"{outcome.winner} wins!", f"{kind}, by {outcome.margin}", next_game or f"match: {tally}"),
+                title=scores_title(view),
+                lines=(f"{outcome.winner} wins!", f"{result_text(view)}, by {outcome.margin}",
+                       view.pairing or f"match: {tally_text(view)}"),
                 footer=footer if self.message_alert and fresh else "hold knob: new game",
                 alert=self.message_alert and fresh,
             )
-        order = " > ".join(f"{seat} {what}" for seat, what in game.remaining_show())
-        status = ", ".join(filter(None, (f"deal {state.deal}, {state.phase.value}", lap_note(
-            tuple(side.name for side in game.sides), state.scores, game.variant.target))))
+        status = ", ".join(filter(None, (deal_text(view), laps_note(view))))
         if self.club is not None:  # the club's connection first; before the first entry, its pairing
             status = f"{self.club.connection()} | {status}"
-            if not game.pegged and next_game and not fresh:
-                footer = next_game
+            if not game.pegged and view.pairing and not fresh:
+                footer = view.pairing
         return Screen(
-            title=scores,
+            title=scores_title(view),
             lines=(status,),
             big=str(self.dial),
-            big_caption=f"{PLAY_HINT}{order}" if state.phase in (Phase.HEELS, Phase.PLAY) else f"knob: {order}",
+            big_caption=(PLAY_HINT if view.in_play else "knob: ") + show_text(view),
             footer=footer,
             alert=self.message_alert and fresh,
         )

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from hardware.layout import HOLES_PER_TRACK, START_HOLE, Layout, peg_hole
-from scorer.game import Game
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
@@ -74,7 +73,8 @@ class Slide:
 
 @dataclass(frozen=True)
 class BoardView:
-    """What the LEDs show of a game."""
+    """What the LEDs show of a game: made from the board's view of it
+    (:attr:`firmware.board.view.GameView.board`)."""
 
     target: int
     scores: tuple[int, ...]
@@ -82,16 +82,6 @@ class BoardView:
     dealer_side: int
     winner_side: int | None
     skunk_marks: tuple[int, ...] = ()  # the game's skunk lines: the score each starts at
-
-    @classmethod
-    def of(cls, game: Game) -> "BoardView":
-        state = game.state
-        dealer_side = next(i for i, s in enumerate(game.sides) if game.dealer in s.seats)
-        winner = None
-        if game.outcome is not None:
-            winner = next(i for i, s in enumerate(game.sides) if s.name == game.outcome.winner)
-        marks = tuple(line.below for line in game.skunk_lines)
-        return cls(game.variant.target, state.scores, state.backs, dealer_side, winner, marks)
 
 
 def scale(colour: RGB, level: float) -> RGB:

@@ -24,12 +24,13 @@ from ..config import Config
 from .controller import Controller
 from .controls import UNPLUG_WHEN
 from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
-from .frames import BoardView, LedStyle, Slide, led_frame, next_blink
+from .frames import LedStyle, Slide, led_frame, next_blink
 from .outcome import Move, Outcome
 from .screens import Screen, oled_image, scores_screen
 from .sdnotify import Notifier
 from .signals import StopSignals
 from .tunes import TUNES, sound_for
+from .view import GameView
 
 SLIDE_SECONDS_PER_HOLE = 0.02
 SLIDE_MAX_SECONDS = 0.6
@@ -102,6 +103,7 @@ class Board:
         self._next_ping = clock()
         self.moves: tuple[Move, ...] = ()  # the last entry's moved pegs: the slide
         self.finished_at: float | None = None  # when the game was won: the win chase
+        self._view: tuple[tuple, GameView] | None = None  # the last view made, and what it was made of
         self.outcomes: deque[Outcome] = deque(maxlen=64)  # what the latest inputs did (the simulator reads them)
         self.frames_shown = 0
         self.ledger_check: threading.Thread | None = None
@@ -152,22 +154,33 @@ class Board:
         self._show_leds(now, settled)
         self._show_screen(self.oled_screen())
 
+    def view(self) -> GameView:
+        """The game as the board shows it: one view per change (of the game, its state or
+        the club's pairing), which the LEDs, the OLED and the terminal board draw."""
+        controller = self.controller
+        game = controller.game
+        pairing = self.club.next_game() if self.club is not None else ""
+        key = (game, game.state, pairing)
+        if self._view is None or self._view[0] != key:
+            self._view = (key, GameView.of(game, self.store.book.match, pairing))
+        return self._view[1]
+
     def oled_screen(self) -> Screen:
         """What the OLED shows: the controller's screen, or in the large-scores mode
         (the controller's ``display_mode`` "scores") the scores, unless a menu or a device problem is up."""
-        screen = self.controller.screen()
         controller = self.controller
+        view = self.view()
+        screen = controller.screen(view)
         if controller.display_mode != "scores" or controller.panels or controller.notices:
             return screen
-        return scores_screen(controller.game, controller.dial, screen.footer, screen.alert)
+        return scores_screen(view, controller.dial, screen.footer, screen.alert)
 
     def _show_leds(self, now: float, settled: bool) -> None:
         strip = self.devices.strip
         if strip is None:
             return
         slide, celebrate = (None, None) if settled else (self._slide(now), self._celebrating(now))
-        frame = led_frame(
-            self.devices.layout, BoardView.of(self.controller.game), self.style, slide, celebrate, now=now)
+        frame = led_frame(self.devices.layout, self.view().board, self.style, slide, celebrate, now=now)
         try:
             strip.show(frame)
         except DEVICE_ERRORS as error:
@@ -236,7 +249,7 @@ class Board:
                 self.log(f"{self.devices.problems[kind]}; trying again every {self.devices.retry_s:g} s")
                 self._show_problem(kind)
         if later:
-            self._show_screen(self.controller.screen())
+            self._show_screen(self.controller.screen(self.view()))
 
     def _device_back(self, kind: str) -> None:
         self._retry_at.pop(kind, None)
