@@ -129,7 +129,7 @@ def test_outcome_names_the_skunk_lines_crossed_and_the_win(board):
 
 # ---- a double press of the knob ------------------------------------------------------
 
-DOUBLE = "Pressed twice: not pegged. A nineteen is one press alone"
+DOUBLE = "Double press: a 19 is one press on its own"
 
 
 def test_a_double_press_of_the_knob_is_refused(board):
@@ -308,3 +308,15 @@ def test_the_view_of_a_finished_game_has_the_result_and_the_tally(tmp_path):
         assert tally_text(view) == "Red 3 Blue 0" and sim.board.oled_screen().lines[2] == "match: Red 3 Blue 0"
     finally:
         sim.close()
+
+
+@pytest.mark.parametrize("message", [DOUBLE, "Play over: Blue hand 12 (undo if not)"])
+def test_the_new_messages_fit_the_oleds_two_footer_lines(message):
+    """The double press's and the end of the play's lines are whole in an alert's two footer lines."""
+    from PIL import Image, ImageDraw
+
+    from firmware.board.screens import _wrap
+    from hardware.display import HEIGHT, WIDTH
+
+    draw = ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT)))
+    assert " ".join(_wrap(draw, message, 10, WIDTH - 2, 2)) == message

@@ -262,7 +262,7 @@ class Controller:
             self.say("Game over: hold the knob for a new game", alert=True)
             return False
         if self.dial == 0 and since_last is not None and since_last < DOUBLE_PRESS_SECONDS:
-            self.say("Pressed twice: not pegged. A nineteen is one press alone", alert=True)
+            self.say("Double press: a 19 is one press on its own", alert=True)
             return False
         in_play = game.phase in (Phase.HEELS, Phase.PLAY)
         seat, what = nxt
