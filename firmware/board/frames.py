@@ -1,8 +1,8 @@
 """What the LEDs show: a game's pegs as a colour for every LED of the strip (pure).
 
 Front and back peg per side, as on a wooden board; paler each lap past the
-first; the game's own skunk lines (its rule: ACC, lurch, triple or none) marked faintly (in the dealer's colour on the
-dealer's track); a slide when a peg moves and a chase along the winner's track.
+first; the game's own skunk lines (its rule: ACC, lurch, triple or none)
+marked faintly (in the dealer's colour on the dealer's track); a slide when a peg moves and a chase along the winner's track.
 Nothing here touches a device: the board loop hands the frame to the strip.
 """
 

@@ -58,7 +58,8 @@ class GameView:
     @property
     def board(self) -> BoardView:
         """What the LEDs show of it (:func:`firmware.board.frames.led_frame`)."""
-        return BoardView(self.target, self.scores, self.backs, self.dealer_side, self.winner_side, self.skunk_marks)
+        return BoardView(
+            self.target, self.scores, self.backs, self.dealer_side, self.winner_side, self.skunk_marks)
 
     @property
     def in_play(self) -> bool:

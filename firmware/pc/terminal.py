@@ -370,8 +370,8 @@ def choose_plan(layout: Layout, columns: int, rows: int) -> Plan | None:
 def score_line(view: GameView) -> str:
     """Every side's name and score (its lap past the first, the dealer marked), and
     whose count is next, or who won: one line of plain text."""
-    parts = [" ".join(filter(None, (f"{view.names[i]} {score}", lap_text(view, i)))) + dealer_mark(view, i, " (deals)")
-             for i, score in enumerate(view.scores)]
+    parts = [" ".join(filter(None, (f"{view.names[i]} {score}", lap_text(view, i))))
+             + dealer_mark(view, i, " (deals)") for i, score in enumerate(view.scores)]
     if view.outcome is not None:
         result = result_text(view)
         tail = f"{view.outcome.winner} wins by {view.outcome.margin}" + ("" if result == "win" else f" ({result})")
