@@ -27,8 +27,9 @@ from typing import NamedTuple
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from firmware.board.frames import BoardView, LedStyle, led_frame  # noqa: E402
+from firmware.board.frames import LedStyle, led_frame  # noqa: E402
 from firmware.board.screens import Screen, oled_image  # noqa: E402
+from firmware.board.view import GameView  # noqa: E402
 from firmware.config import load_config  # noqa: E402
 from firmware.pc.simulator import Simulator  # noqa: E402
 from hardware.layout import load_layout  # noqa: E402
@@ -141,7 +142,7 @@ def compose(tracks: int, repeats: int = 300) -> tuple[float, float, float]:
     game = Game(variant, seats, "A")
     for k, seat in enumerate(seats * 10):
         game.push(Entry.peg(seat, 1 + k % 7))
-    view = BoardView.of(game)
+    view = GameView.of(game).board
     style = LedStyle()
     pipeline = FramePipeline(layout.strip_leds)
     start = time.perf_counter()

@@ -105,6 +105,7 @@ class Controls:
 
         self.pins = pins or InputPins()
         self.events: queue.Queue[InputEvent] = queue.Queue()
+        self.when_event: Callable[[], None] | None = None  # called after each event is queued (a waiter's wake)
         self._clock = clock
         self._settle_timers = settle_timers
         self._timer = timer or _thread_timer  # makes the hold timers (unstarted)
@@ -140,6 +141,9 @@ class Controls:
 
     def _put(self, event: InputEvent) -> None:
         self.events.put(event)
+        wake = self.when_event
+        if wake is not None:
+            wake()
 
     def _edge(self, name: str, pressed: bool) -> None:
         with self._lock:

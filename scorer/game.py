@@ -23,7 +23,7 @@ from .errors import (
 )
 from .kinds import Kind
 from .names import normal
-from .variants import VARIANTS, Options, ResultKind, Variant, result_kind
+from .variants import VARIANTS, Options, ResultKind, SkunkLine, Variant, result_kind, skunk_lines
 
 MAX_PLAY_POINTS = 15  # no single card can peg more
 
@@ -347,6 +347,14 @@ class Game:
     @property
     def is_over(self) -> bool:
         return self.state.outcome is not None
+
+    @property
+    def skunk_lines(self) -> tuple[SkunkLine, ...]:
+        """The lines this game's loser is held against: its own rule (``options.skunk``) on its
+        target, highest first; none in low-ball, where the loser is the side that got there."""
+        if self.variant.lowball:
+            return ()
+        return skunk_lines(self.variant.target, self.options.skunk)
 
     @property
     def first_dealer(self) -> str:

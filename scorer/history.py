@@ -78,7 +78,11 @@ def race_lines(target: int, skunk: SkunkLines) -> list[dict]:
     """A game's skunk lines (:func:`scorer.variants.skunk_lines`) as data for its race chart:
     each ``{"result", "below"}``, a loser on a score under ``below`` gets that ``result``
     (the worst line it is under wins)."""
-    return [{"result": line.kind.value, "below": line.below} for line in skunk_lines(target, skunk)]
+    return _line_data(skunk_lines(target, skunk))
+
+
+def _line_data(lines) -> list[dict]:
+    return [{"result": line.kind.value, "below": line.below} for line in lines]
 
 
 def race(header_and_lines) -> dict:
@@ -89,7 +93,8 @@ def race(header_and_lines) -> dict:
     last is already pegged), ``scores`` one list of side scores per line of
     ``header_and_lines[1:]`` (comments and blank lines included, so it stays
     aligned with ``LedgerReader.times``; an undo shows the peg going back),
-    ``lines`` the game's skunk lines (see :func:`race_lines`; none in low-ball).
+    ``lines`` the game's own skunk lines (:attr:`scorer.game.Game.skunk_lines`, as
+    :func:`race_lines` gives them; none in low-ball).
     ValueError if the lines are not one game, header first."""
     lines = list(header_and_lines)
     if not lines:
@@ -106,7 +111,7 @@ def race(header_and_lines) -> dict:
         "sides": [side.name for side in game.sides],
         "start": start,
         "scores": scores,
-        "lines": [] if game.variant.lowball else race_lines(game.variant.target, game.options.skunk),
+        "lines": _line_data(game.skunk_lines),
     }
 
 

@@ -95,7 +95,7 @@ def test_slide_animation_moves_the_front_peg(sim):
     """Right after pegging, the front peg slides from its old hole towards the new one."""
     layout = sim.devices.layout
     dial_and(sim, 10, "red")
-    move = sim.board.controller.moves[0]
+    move = sim.board.moves[0]
     sim.board.draw(now=move.at + 0.1)  # halfway through a 0.2 s slide
     frame = sim.devices.strip.wanted[-1]
     assert frame[layout.led(0, 5)] == RED and frame[layout.led(0, 10)] != RED
@@ -121,7 +121,8 @@ def test_show_order_on_the_oled(sim):
     dial_and(sim, 2, "blue")
     screen = sim.board.controller.screen()
     assert screen.lines[0] == "deal 1, play"
-    assert screen.big == "0" and screen.big_caption == "knob: Blue hand > Red hand > Red crib"
+    assert screen.big == "0"
+    assert screen.big_caption == "colour buttons: play points; knob: show, Blue hand > Red hand > Red crib"
     assert screen.title == "Red* 0  Blue 2"
     dial_and(sim, 8, "knob")
     screen = sim.board.controller.screen()
@@ -228,7 +229,8 @@ def test_sigterm_path_turns_leds_off_and_clears(sim):
 
 SCREENS = {
     "play": Screen(title="Red* 14  Blue 10", lines=("deal 3, play",),
-                   big="12", big_caption="knob: Blue hand > Red hand > Red crib", footer="Blue peg 2"),
+                   big="12", big_caption="colour buttons: play points; knob: show, Blue hand > Red hand > Red crib",
+                   footer="Blue peg 2"),
     "refused": Screen(title="Red* 14  Blue 10", lines=("deal 3, show",), big="19",
                       big_caption="knob: Red hand > Red crib",
                       footer="Red counts next: Red hand > Red crib", alert=True),
@@ -281,7 +283,8 @@ def test_laps_in_a_181_game():
 
     layout = load_layout("classic-121")
     assert peg_hole(130, 181) == (10, 1) and peg_hole(181, 181) == (121, 0) and peg_hole(120, 181) == (120, 0)
-    view = BoardView(target=181, scores=(130, 20), backs=(125, 10), dealer_side=1, winner_side=None)
+    view = BoardView(target=181, scores=(130, 20), backs=(125, 10), dealer_side=1, winner_side=None,
+                     skunk_marks=(151, 121))  # ACC in a 181 game
     frame = led_frame(layout, view, LedStyle())
     assert frame[layout.led(0, 10)] == (255, 102, 102) and frame[layout.led(0, 5)] == (64, 26, 26)
     assert frame[layout.starts[0].led] == (255, 102, 102)  # second lap
@@ -293,7 +296,7 @@ def test_three_hand_game_on_the_three_track_board(tmp_path):
     board = make(tmp_path, "game.variant=three-hand", "leds.layout=three-track-121")
     try:
         controller = board.board.controller
-        assert controller.screen().big_caption == "knob: Blue hand > Green hand > Red hand > Red crib"
+        assert controller.screen().big_caption.endswith("knob: show, Blue hand > Green hand > Red hand > Red crib")
         dial_and(board, 3, "green")
         for points in (4, 6, 8, 2):
             dial_and(board, points, "knob")

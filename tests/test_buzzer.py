@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from firmware.board.devices import open_devices
 from firmware.board.loop import Board
+from firmware.board.outcome import Crossed, Did, Made, Outcome
 from firmware.board.tunes import TUNES, sound_for
 from firmware.config import load_config
 from firmware.errors import ConfigError
@@ -100,7 +102,7 @@ def test_a_tune_out_of_range_is_refused(tune, message):
 
 def test_every_tune_of_the_board_is_playable():
     """The board's four tunes pass the buzzer's check."""
-    assert set(TUNES) == {"accept", "refuse", "skunk", "win"}
+    assert set(TUNES) == {"accept", "refuse", "skunk", "win", "play-over"}
     for tune in TUNES.values():
         check_tune(tune)
 
@@ -116,19 +118,22 @@ def test_the_mock_buzzer_records_what_it_plays():
 
 
 def test_which_tone_for_what_happened():
-    """Win beats a skunk line, which beats a plain entry; a refusal; nothing for a turn of the knob."""
+    """Win beats a skunk line, which beats the end of the play, which beats a plain entry; a refusal;
+    nothing for a turn of the knob."""
     def below(lines):
         return tuple(line.below for line in skunk_lines(121, SkunkLines(lines)))
 
     assert below("acc") == (91, 61) and below("lurch") == (61,)
     assert below("triple") == (91, 61, 31) and below("none") == ()
-    assert sound_for((80, 50), (92, 50), 121, SkunkLines("acc"), False, True, False) == "skunk"
-    assert sound_for((91, 50), (95, 50), 121, SkunkLines("acc"), False, True, False) == "accept"
-    assert sound_for((60, 50), (61, 50), 121, SkunkLines("acc"), False, True, False) == "skunk"
-    assert sound_for((80, 50), (92, 50), 121, SkunkLines("none"), False, True, False) == "accept"
-    assert sound_for((115, 50), (121, 50), 121, SkunkLines("acc"), True, True, False) == "win"
-    assert sound_for((1, 2), (1, 2), 121, SkunkLines("acc"), False, False, True) == "refuse"
-    assert sound_for((1, 2), (1, 2), 121, SkunkLines("acc"), False, False, False) is None
+    made = (Made(None, None, "Red peg 2"),)
+    crossed = (Crossed(0, skunk_lines(121)[0]),)
+    assert sound_for(Outcome(Did.ACCEPTED, made, crossed=crossed)) == "skunk"
+    assert sound_for(Outcome(Did.ACCEPTED, made)) == "accept"
+    assert sound_for(Outcome(Did.ACCEPTED, made, crossed=crossed, play_over=True)) == "skunk"
+    assert sound_for(Outcome(Did.ACCEPTED, made, play_over=True)) == "play-over"
+    assert sound_for(Outcome(Did.ACCEPTED, made, crossed=crossed, won=True, play_over=True)) == "win"
+    assert sound_for(Outcome(Did.REFUSED, message="Dial the points first, then press")) == "refuse"
+    assert sound_for(Outcome(Did.NOTHING, redraw=True)) is None
 
 
 def test_simulate_lists_the_tones_of_a_game(tmp_path):
@@ -139,6 +144,7 @@ def test_simulate_lists_the_tones_of_a_game(tmp_path):
     result = run_script(script, load_config(overrides=BUZZER_ON), tmp_path / "l.sqlite3")
     tones = result["tones"]
     assert tones[0] == "refuse" and tones[-1] == "win" and "skunk" in tones and "accept" in tones
+    assert "play-over" in tones  # the first count of a show, pegged while the play was on
     assert tones.count("refuse") == len(result["rejected"])
     assert "tones" not in run_script(["turn 2", "click red"], load_config(), tmp_path / "m.sqlite3")
 
@@ -210,12 +216,14 @@ def test_tones_never_hold_up_the_main_loop(tmp_path, factory):
     try:
         devices.controls.turn(2)
         devices.controls.click("red")
-        stepper = threading.Thread(target=board.step, args=(0,))
-        stepper.start()
-        stepper.join(10)
-        stuck = stepper.is_alive()
+        # The step runs here, in the ledger's own thread (SQLite refuses a write from another);
+        # were it to wait for the stuck tone, it would come back only when the gate times out.
+        started = time.monotonic()
+        board.step(0)
+        took = time.monotonic() - started
         gate.set()
-        assert not stuck  # the step came back while the accept blip's thread was stuck
+        assert took < 10  # the step came back while the accept blip's thread was stuck
+        assert [outcome.did for outcome in board.outcomes if outcome.made] == [Did.ACCEPTED]
         assert board.controller.game.state.scores == (2, 0)
         assert eventually(lambda: factory.pin(12).frequency == TUNES["accept"][0][0])
         assert threading.active_count() >= 2

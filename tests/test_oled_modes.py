@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from firmware.board.screens import Screen, lap_note, oled_image, scores_screen
+from firmware.board.view import GameView
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator, run_script
 from hardware.layout import lap_of
@@ -35,7 +36,7 @@ def test_the_oled_says_lap_2_in_a_181_game(tmp_path):
 
 def test_large_scores_show_every_side_and_the_next_count():
     """The large-scores screen: each side's name (dealer starred) and score, the lap, and whose count is next."""
-    game = replay(["game seven-card seats=Alice,Bob dealer=Alice", "peg Bob 15", "hand Bob 29"]).book.game
+    game = GameView.of(replay(["game seven-card seats=Alice,Bob dealer=Alice", "peg Bob 15", "hand Bob 29"]).book.game)
     screen = scores_screen(game)
     assert screen.scores == (("Alice*", "0", ""), ("Bob", "44", "")) and screen.footer == "next: Alice hand"
     assert scores_screen(game, dial=12).footer == "dial 12: Alice hand"
@@ -60,8 +61,8 @@ def test_the_board_in_large_scores_mode(tmp_path):
     try:
         sim.act("turn", "6")
         sim.act("click", "blue")
-        game = sim.board.controller.game
-        expected = oled_image(scores_screen(game, 0, sim.board.controller.screen().footer))
+        view = sim.board.view()
+        expected = oled_image(scores_screen(view, 0, sim.board.controller.screen().footer))
         assert sim.devices.display.image.convert("1").tobytes() == expected.tobytes()
         sim.act("click", "menu")
         assert sim.board.oled_screen().highlight is not None

@@ -89,7 +89,7 @@ def test_a_mid_slide_frame_reads_as_the_hole_it_shows(tmp_path):
     try:
         sim.act("turn", "10")
         sim.act("click", "red")
-        move = sim.board.controller.moves[0]
+        move = sim.board.moves[0]
         sim.board.draw(now=move.at + 0.1)  # halfway through the 0.2 s slide
         assert sim.strip_pegs()[0] == {"front": 5, "back": 0}
         sim.board.draw(now=move.at + 1)

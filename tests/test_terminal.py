@@ -118,7 +118,7 @@ def test_the_80x24_screen_has_scores_next_count_oled_and_keys(sim):
     assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
     assert lines[0].startswith("Red 3 (deals) · Blue 0 │ next: Blue hand")
     text = "\n".join(lines)
-    assert "┌─ OLED" in text and "Red peg 3" in text and "[ 0] space: Blue hand" in text
+    assert "┌─ OLED" in text and "Red peg 3" in text and "[ 0] r b g y: play" in text and "space:" in text and "Blue hand" in text
     help_width = choose_plan(sim.devices.layout, 80, 24).help[2]
     assert all(line in text for line in help_lines(help_width)) and "cribbage-board (mock)" in text
 
@@ -394,7 +394,7 @@ def test_oled_texts_name_the_keys_on_the_terminal(oled, terminal):
     ("game over", "press M: new game", "hold knob"),
     ("check my count", "space: crib, u: del", "knob:"),
     ("naming a player", "u: del, m: cancel", "undo:"),
-    ("", "[ 0] space: Blue hand", "knob:"),
+    ("", "[ 0] r b g y: play", "knob:"),
 ])
 def test_the_oled_box_says_the_keys_at_80x24(sim, where, shown, hidden):
     """The OLED's box on the 80x24 terminal says the keys, not the knob and buttons; the board's OLED keeps its words."""

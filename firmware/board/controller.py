@@ -3,7 +3,9 @@
 Controls, learnt in a minute:
 - turn the knob to dial points; press the knob to peg them as the next count
   of the show (pone's hand, dealer's hand, crib); with 0 dialled that is a
-  nineteen (no points);
+  nineteen (no points), unless it comes within DOUBLE_PRESS_SECONDS of the
+  knob's press before: a double press, refused; a press in the play ends the
+  play and says so;
 - press a player's colour button to peg the dialled points to that player in
   the play; at the start of a deal, the dealer's button with nothing dialled
   pegs his heels; in the show, with muggins on, it claims missed points;
@@ -14,13 +16,14 @@ Controls, learnt in a minute:
 - hold menu: check my count (firmware/board/picker.py), at any time.
 
 The menus and pickers are panels on a stack: while one is open, events go to it.
+:meth:`Controller.handle` returns what each event did (:class:`~.outcome.Outcome`).
 """
 
 from __future__ import annotations
 
 import textwrap
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable
 
 from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
@@ -33,11 +36,14 @@ from scorer.record import Command, GameHeader
 from .. import WEB_PORT
 from ..config import GameSettings
 from .menu import NAMES_NEXT_GAME, MenuTree
+from .outcome import NOTHING, Crossed, Did, Made, Move, Outcome
 from .panels import Panel
 from .picker import CountChecker, checks_a_crib
-from .screens import Screen, lap_note
+from .screens import Screen
+from .view import GameView, deal_text, laps_note, result_text, scores_title, show_text, tally_text
 
 MAX_DIAL = 60
+DOUBLE_PRESS_SECONDS = 1.0  # a knob press with nothing dialled this soon after the one before: refused
 MESSAGE_SECONDS = 4.0
 NOTICE_CHARS = 22  # a line of the OLED's 10-pixel font, as text wraps
 NOTICE_LINES = 4
@@ -56,15 +62,26 @@ def _notice_lines(problem: str) -> tuple[str, ...]:
         text = text[min(cuts) + 2:]
 
 
-@dataclass(frozen=True)
-class Move:
-    """A front peg that moved: for the LED slide."""
+PLAY_HINT = "colour buttons: play points; knob: show, "  # the caption in the play, before the show's order
 
-    side: int
-    start: int
-    end: int
-    at: float
 
+class _Heard:
+    """What the event being handled has done so far: the entries made, the last thing said."""
+
+    def __init__(self):
+        self.made: list[Made] = []
+        self.moves: tuple[Move, ...] = ()
+        self.crossed: list[Crossed] = []
+        self.won = self.new_game = self.play_over = False
+        self.said: tuple[str, bool] | None = None
+
+    def outcome(self) -> Outcome:
+        alert = self.said is not None and self.said[1]
+        did = Did.ACCEPTED if self.made else Did.REFUSED if alert else Did.NOTHING
+        return Outcome(
+            did, tuple(self.made), self.moves, tuple(self.crossed), self.won, self.new_game,
+            self.play_over, self.said[0] if self.said else "", redraw=True,
+        )
 
 
 class Controller:
@@ -98,7 +115,6 @@ class Controller:
         self.message = ""
         self.message_alert = False
         self.message_at = float("-inf")
-        self.moves: list[Move] = []
         self.brightness = 1.0
         self._set_brightness = set_brightness or (lambda level: None)
         # Settings of the board itself, changed in the Options menu and applied at once: the
@@ -108,7 +124,8 @@ class Controller:
         self.has_buzzer = has_buzzer
         self.tones = True
         self.shutdown_requested = False
-        self.finished_at: float | None = None
+        self._heard = _Heard()  # what the event being handled did (handle() returns it as an Outcome)
+        self._last_press: tuple[str, float] | None = None  # the board's last click: (button, clock time)
         self.notices: dict[str, Screen] = {}
         self._renamed = False  # a player renamed mid-game since the menu opened
         if store.game is None:
@@ -123,11 +140,10 @@ class Controller:
     def say(self, text: str, alert: bool = False) -> None:
         """Show a message on the OLED footer; an alert stays until the next accepted entry."""
         self.message, self.message_alert, self.message_at = text, alert, self.clock()
+        self._heard.said = (text, alert)
 
     def ledger_replaced(self) -> None:
         """The ledger was set aside and started again: carry on with what it holds now."""
-        self.moves = []
-        self.finished_at = None
         if self.game is None:
             self.start_game()
 
@@ -141,6 +157,7 @@ class Controller:
     def _apply(self, action) -> bool:
         """Send one action to the durable ledger; a refusal becomes the message."""
         before = self.game.state.scores if self.game else ()
+        was_over = self.game is not None and self.game.is_over
         try:
             result = self.store.apply(action)
         except (CribbageError, LedgerError) as error:
@@ -148,16 +165,20 @@ class Controller:
             return False
         game = self.game
         now = self.clock()
+        heard = self._heard
         if isinstance(action, GameHeader):
-            self.say(f"New game: {game.variant.name}, {game.dealer} deals")
-            self.finished_at = None
-            self.moves = []
+            text = f"New game: {game.variant.name}, {game.dealer} deals"
+            heard.moves, heard.crossed, heard.won, heard.new_game = (), [], False, True
         else:
             verb = {Command.UNDO: "Undone: ", Command.REDO: "Redone: "}.get(action, "")
-            self.say(verb + result.describe())
+            text = verb + result.describe()
             after = game.state.scores
-            self.moves = [Move(i, b, a, now) for i, (b, a) in enumerate(zip(before, after)) if a > b]
-            self.finished_at = now if game.is_over else None
+            heard.moves = tuple(Move(i, b, a, now) for i, (b, a) in enumerate(zip(before, after)) if a > b)
+            heard.crossed += [Crossed(i, line) for i, (b, a) in enumerate(zip(before, after))
+                              for line in game.skunk_lines if b < line.below <= a]
+            heard.won = game.is_over and not was_over
+        heard.made.append(Made(action, result, text))
+        self.say(text)
         self.dial = 0
         return True
 
@@ -183,21 +204,34 @@ class Controller:
 
     # ---- events ----------------------------------------------------------
 
-    def handle(self, event: InputEvent) -> bool:
-        """Act on one input event; True when the screen or LEDs should change
-        (an accepted entry, or a refusal to show)."""
+    def handle(self, event: InputEvent) -> Outcome:
+        """Act on one input event; what it did (:class:`~.outcome.Outcome`): accepted with
+        the entries made, refused with the reason, or nothing; ``redraw`` when the screen
+        or LEDs should change."""
         if event.kind not in ("turn", "hold", "click"):
-            return False
+            return NOTHING
+        self._heard = _Heard()
+        try:
+            if self._dispatch(event):
+                return self._heard.outcome()
+            return NOTHING
+        finally:
+            self._heard = _Heard()
+
+    def _dispatch(self, event: InputEvent) -> bool:
+        """Send one event to the open panel or act on it; False when it means nothing here."""
         self.notices.clear()
+        if self.panels or (event.kind == "hold" and event.source == "menu"):
+            self._last_press = None  # a press on a panel is never the first of a double press
         if event.kind == "hold" and event.source == "menu":
             if not (self.panels and isinstance(self.panels[-1], CountChecker)):
                 self.check_count()
         elif self.panels:
-            said = self.message_at
             self.panel_alert = ""
             self.panels[-1].handle(event)
-            if self.message_at != said and self.message_alert and self.panels:
-                self.panel_alert = self.message  # shown over the panel until its next event
+            said = self._heard.said
+            if said is not None and said[1] and self.panels:
+                self.panel_alert = said[0]  # shown over the panel until its next event
         elif event.kind == "turn":
             self.dial = max(0, min(MAX_DIAL, self.dial + event.steps))
         elif event.kind == "hold":
@@ -207,27 +241,47 @@ class Controller:
                 self.open_menu()
             elif event.source in COLOUR_BUTTONS:
                 self._claim(COLOUR_BUTTONS.index(event.source))
-        elif event.source == KNOB:
-            self._count_show()
-        elif event.source == "undo":
-            self._apply(Command.UNDO)
-        elif event.source == "menu":
-            self.open_menu()
-        elif event.source in COLOUR_BUTTONS:
-            self._colour(COLOUR_BUTTONS.index(event.source))
+        elif event.source in (KNOB, "undo", "menu", *COLOUR_BUTTONS):
+            since = self._pressed(event)
+            if event.source == KNOB:
+                self._count_show(since)
+            elif event.source == "undo":
+                self._apply(Command.UNDO)
+            elif event.source == "menu":
+                self.open_menu()
+            else:
+                self._colour(COLOUR_BUTTONS.index(event.source))
         else:
             return False
         return True
 
-    def _count_show(self) -> bool:
+    def _pressed(self, event: InputEvent) -> float | None:
+        """Note a click on the board (not on a panel); when the click before it was of the
+        same button, how long before (clock seconds), else None."""
+        now = self.clock()
+        last, self._last_press = self._last_press, (event.source, now)
+        return now - last[1] if last is not None and last[0] == event.source else None
+
+    def _count_show(self, since_last: float | None = None) -> bool:
+        """The knob pressed: the dial pegged as the next count of the show. With nothing
+        dialled soon after the knob's press before, a double press: refused."""
         game = self.game
         nxt = game.next_count()
         if nxt is None:
             self.say("Game over: hold the knob for a new game", alert=True)
             return False
+        if self.dial == 0 and since_last is not None and since_last < DOUBLE_PRESS_SECONDS:
+            self.say("Double press: a 19 is one press on its own", alert=True)
+            return False
+        in_play = game.phase in (Phase.HEELS, Phase.PLAY)
         seat, what = nxt
         entry = Entry.crib(self.dial, seat) if what == "crib" else Entry.hand(seat, self.dial)
-        return self._apply(entry)
+        if not self._apply(entry):
+            return False
+        if in_play:  # the show began with this press: say so, in case it was meant for play points
+            self._heard.play_over = True
+            self.say(f"Play over: {self._heard.made[-1].text} (undo if not)", alert=True)
+        return True
 
     def _seat(self, index: int) -> str | None:
         """The player on a colour button, or None (said) when the game has none there."""
@@ -387,7 +441,14 @@ class Controller:
 
     # ---- what the screen shows ------------------------------------------
 
-    def screen(self) -> Screen:
+    def view(self) -> GameView:
+        """The game as the board shows it (built anew: the board loop keeps one per change)."""
+        pairing = self.club.next_game() if self.club is not None else ""
+        return GameView.of(self.game, self.store.book.match, pairing)
+
+    def screen(self, view: GameView | None = None) -> Screen:
+        """What the OLED shows: a device's problem, the open panel, or the game (from ``view``,
+        the board's view of it, else one made now)."""
         if self.notices:  # several take turns
             shown = list(self.notices.values())
             return shown[int(self.clock() // MESSAGE_SECONDS) % len(shown)]
@@ -397,36 +458,28 @@ class Controller:
             if self.panel_alert:  # a refusal in a picker or menu shows over its footer
                 screen = replace(screen, footer=self.panel_alert, alert=True)
             return screen
+        view = view or self.view()
         game = self.game
-        state = game.state
-        scores = "  ".join(
-            f"{side.name[:6]}{'*' if game.dealer in side.seats else ''} {state.scores[i]}"
-            for i, side in enumerate(game.sides)
-        )
         footer = self.message if fresh else (game.pegged[-1].describe() if game.pegged else "")
-        next_game = self.club.next_game() if self.club is not None else ""
-        if game.outcome is not None:
-            outcome = game.outcome
-            kind = outcome.kind.value.replace("-", " ")
-            tally = " ".join(f"{t.side[:6]} {t.game_points}" for t in self.store.book.match.tally())
+        if view.outcome is not None:
+            outcome = view.outcome
             return Screen(
-                title=scores,
-                lines=(f"{outcome.winner} wins!", f"{kind}, by {outcome.margin}", next_game or f"match: {tally}"),
+                title=scores_title(view),
+                lines=(f"{outcome.winner} wins!", f"{result_text(view)}, by {outcome.margin}",
+                       view.pairing or f"match: {tally_text(view)}"),
                 footer=footer if self.message_alert and fresh else "hold knob: new game",
                 alert=self.message_alert and fresh,
             )
-        order = " > ".join(f"{seat} {what}" for seat, what in game.remaining_show())
-        status = ", ".join(filter(None, (f"deal {state.deal}, {state.phase.value}", lap_note(
-            tuple(side.name for side in game.sides), state.scores, game.variant.target))))
+        status = ", ".join(filter(None, (deal_text(view), laps_note(view))))
         if self.club is not None:  # the club's connection first; before the first entry, its pairing
             status = f"{self.club.connection()} | {status}"
-            if not game.pegged and next_game and not fresh:
-                footer = next_game
+            if not game.pegged and view.pairing and not fresh:
+                footer = view.pairing
         return Screen(
-            title=scores,
+            title=scores_title(view),
             lines=(status,),
             big=str(self.dial),
-            big_caption=f"knob: {order}",
+            big_caption=(PLAY_HINT if view.in_play else "knob: ") + show_text(view),
             footer=footer,
             alert=self.message_alert and fresh,
         )

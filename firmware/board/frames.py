@@ -1,8 +1,8 @@
 """What the LEDs show: a game's pegs as a colour for every LED of the strip (pure).
 
 Front and back peg per side, as on a wooden board; paler each lap past the
-first; the ACC skunk lines marked faintly (in the dealer's colour on the
-dealer's track); a slide when a peg moves and a chase along the winner's track.
+first; the game's own skunk lines (its rule: ACC, lurch, triple or none)
+marked faintly (in the dealer's colour on the dealer's track); a slide when a peg moves and a chase along the winner's track.
 Nothing here touches a device: the board loop hands the frame to the strip.
 """
 
@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from hardware.layout import HOLES_PER_TRACK, START_HOLE, Layout, peg_hole
-from scorer.game import Game
-from scorer.variants import skunk_lines
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
@@ -75,22 +73,15 @@ class Slide:
 
 @dataclass(frozen=True)
 class BoardView:
-    """What the LEDs show of a game."""
+    """What the LEDs show of a game: made from the board's view of it
+    (:attr:`firmware.board.view.GameView.board`)."""
 
     target: int
     scores: tuple[int, ...]
     backs: tuple[int, ...]
     dealer_side: int
     winner_side: int | None
-
-    @classmethod
-    def of(cls, game: Game) -> "BoardView":
-        state = game.state
-        dealer_side = next(i for i, s in enumerate(game.sides) if game.dealer in s.seats)
-        winner = None
-        if game.outcome is not None:
-            winner = next(i for i, s in enumerate(game.sides) if s.name == game.outcome.winner)
-        return cls(game.variant.target, state.scores, state.backs, dealer_side, winner)
+    skunk_marks: tuple[int, ...] = ()  # the game's skunk lines: the score each starts at
 
 
 def scale(colour: RGB, level: float) -> RGB:
@@ -123,12 +114,12 @@ def led_frame(
     faint = scale(MARK_WHITE, style.marks)
     shown = min(len(board.scores), len(layout.tracks))
     for track in range(shown):
-        # The dealer's track shows its skunk-line marks (ACC) in the dealer's colour.
+        # The game's skunk lines, on the dealer's track in the dealer's colour.
         mark = faint
         if track == board.dealer_side:
             mark = scale(style.colours[track % len(style.colours)], style.marks * 2)
-        for line in skunk_lines(board.target):
-            hole, _ = peg_hole(line.below, board.target)
+        for below in board.skunk_marks:
+            hole, _ = peg_hole(below, board.target)
             if 1 <= hole <= HOLES_PER_TRACK:
                 frame[layout.led(track, hole)] = mark
     frame[layout.game_hole.led] = faint

@@ -1,7 +1,8 @@
 """The board's main loop: presses in, the LEDs, the OLED and the buzzer out, and a clean shutdown.
 
-The loop sleeps on the input queue (no busy polling), wakes for events, for
-animation frames, for device retries and for the systemd watchdog, and draws
+The loop sleeps on its own wake event (no busy polling): set by an input, a
+stop, the club link and the ledger check; it also wakes for animation frames,
+for device retries and for the systemd watchdog, and draws
 the LEDs and the OLED from the scorer's state. After every slide and win
 chase it draws one more frame: the settled board, pegs where the ledger says.
 Devices that fail are left out and tried again (:mod:`firmware.board.devices`).
@@ -12,9 +13,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections import deque
 from typing import Callable
 
-from hardware.inputs import InputEvent
 from hardware.power import PowerOffError
 from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
@@ -23,11 +24,13 @@ from ..config import Config
 from .controller import Controller
 from .controls import UNPLUG_WHEN
 from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
-from .frames import BoardView, LedStyle, Slide, led_frame, light_game_counters, next_blink
+from .frames import LedStyle, Slide, led_frame, light_game_counters, next_blink
+from .outcome import Move, Outcome
 from .screens import Screen, oled_image, scores_screen
 from .sdnotify import Notifier
 from .signals import StopSignals
 from .tunes import TUNES, sound_for
+from .view import GameView
 
 SLIDE_SECONDS_PER_HOLE = 0.02
 SLIDE_MAX_SECONDS = 0.6
@@ -70,6 +73,7 @@ class Board:
         self.clock = clock
         self.notifier = notifier or Notifier({})
         self.log = log
+        self.wake = threading.Event()  # set to wake the loop: an input queued, a stop, the club, the ledger check
         self.club = None  # the club link (firmware.club.link), when [club] names a broker
         if config.club.enabled:
             from ..club.link import open_link
@@ -96,6 +100,10 @@ class Board:
         self._motion_shown = False  # the strip's last frame is a slide or chase frame
         self._retry_at = {kind: clock() + devices.retry_s for kind in devices.missing()}
         self._next_ping = clock()
+        self.moves: tuple[Move, ...] = ()  # the last entry's moved pegs: the slide
+        self.finished_at: float | None = None  # when the game was won: the win chase
+        self._view: tuple[tuple, GameView] | None = None  # the last view made, and what it was made of
+        self.outcomes: deque[Outcome] = deque(maxlen=64)  # what the latest inputs did (the simulator reads them)
         self.frames_shown = 0
         self.ledger_check: threading.Thread | None = None
         self._ledger_damage: str | None = None
@@ -112,10 +120,10 @@ class Board:
     def settles_at(self, now: float) -> float | None:
         """When the running slide or win chase ends (clock time); None when all is still."""
         ends = []
-        for move in self.controller.moves[:1]:
+        for move in self.moves[:1]:
             ends.append(move.at + self._slide_seconds(move))
-        if self.controller.finished_at is not None:
-            ends.append(self.controller.finished_at + CELEBRATE_SECONDS)
+        if self.finished_at is not None:
+            ends.append(self.finished_at + CELEBRATE_SECONDS)
         ends = [end for end in ends if end > now]
         return max(ends) if ends else None
 
@@ -123,7 +131,7 @@ class Board:
         return min(SLIDE_MAX_SECONDS, SLIDE_SECONDS_PER_HOLE * (move.end - move.start))
 
     def _slide(self, now: float) -> Slide | None:
-        for move in self.controller.moves[:1]:
+        for move in self.moves[:1]:
             seconds = self._slide_seconds(move)
             progress = (now - move.at) / seconds if seconds else 1.0
             if progress < 1.0:
@@ -131,7 +139,7 @@ class Board:
         return None
 
     def _celebrating(self, now: float) -> float | None:
-        finished = self.controller.finished_at
+        finished = self.finished_at
         if finished is not None and now - finished < CELEBRATE_SECONDS:
             return now - finished
         return None
@@ -145,25 +153,36 @@ class Board:
         self._show_leds(now, settled)
         self._show_screen(self.oled_screen())
 
+    def view(self) -> GameView:
+        """The game as the board shows it: one view per change (of the game, its state or
+        the club's pairing), which the LEDs, the OLED and the terminal board draw."""
+        controller = self.controller
+        game = controller.game
+        pairing = self.club.next_game() if self.club is not None else ""
+        key = (game, game.state, pairing)
+        if self._view is None or self._view[0] != key:
+            self._view = (key, GameView.of(game, self.store.book.match, pairing))
+        return self._view[1]
+
     def oled_screen(self) -> Screen:
         """What the OLED shows: the controller's screen, or in the large-scores mode
         (the controller's ``display_mode`` "scores") the scores, unless a menu or a device problem is up."""
-        screen = self.controller.screen()
         controller = self.controller
+        view = self.view()
+        screen = controller.screen(view)
         if controller.display_mode != "scores" or controller.panels or controller.notices:
             return screen
-        return scores_screen(controller.game, controller.dial, screen.footer, screen.alert)
+        return scores_screen(view, controller.dial, screen.footer, screen.alert)
 
     def _show_leds(self, now: float, settled: bool) -> None:
         strip = self.devices.strip
         if strip is None:
             return
         slide, celebrate = (None, None) if settled else (self._slide(now), self._celebrating(now))
-        frame = led_frame(
-            self.devices.layout, BoardView.of(self.controller.game), self.style, slide, celebrate, now=now)
-        match = self.store.book.match
-        if self.devices.layout.counters and match is not None:  # the match's wins on the game counters
-            light_game_counters(self.devices.layout, frame, [t.wins for t in match.tally()], self.style)
+        view = self.view()
+        frame = led_frame(self.devices.layout, view.board, self.style, slide, celebrate, now=now)
+        if self.devices.layout.counters:  # the match's wins on the game counters
+            light_game_counters(self.devices.layout, frame, view.wins, self.style)
         try:
             strip.show(frame)
         except DEVICE_ERRORS as error:
@@ -240,7 +259,7 @@ class Board:
                 self.log(f"{self.devices.problems[kind]}; trying again every {self.devices.retry_s:g} s")
                 self._show_problem(kind)
         if later:
-            self._show_screen(self.controller.screen())
+            self._show_screen(self.controller.screen(self.view()))
 
     def _device_back(self, kind: str) -> None:
         self._retry_at.pop(kind, None)
@@ -278,9 +297,7 @@ class Board:
         if problem is None:
             return
         self._ledger_damage = problem
-        controls = self.devices.controls
-        if controls is not None:
-            controls.events.put(InputEvent("wake", "board"))  # handled as nothing
+        self.wake.set()
 
     def _set_ledger_aside(self) -> bool:
         """The check found damage: set the file aside as an open would, and say so."""
@@ -294,6 +311,7 @@ class Board:
             return True
         for message in self.store.messages:
             self.log(message)
+        self.moves, self.finished_at = (), None
         self.controller.ledger_replaced()
         for message in self.store.messages:
             self.controller.say(message, alert=True)
@@ -320,41 +338,41 @@ class Board:
         return changed
 
     def _handle_input(self, timeout: float) -> bool:
-        """Sleep on the input queue (or, without buttons, on the stop flag); True if anything changed."""
+        """Sleep on the wake event unless an input waits, then handle every input queued;
+        True if anything changed."""
         controls = self.devices.controls
+        if controls is not None:
+            controls.when_event = self.wake.set  # (the buttons may be new: opened again after a failure)
+        if controls is None or controls.events.empty():
+            self.wake.wait(timeout)
+        self.wake.clear()  # before the queue is read: an input queued from now on wakes the next wait
         if controls is None:
-            self._stop.wait(timeout)
             return False
         changed = False
-        event = controls.get(timeout)
+        event = controls.get(0)
         while event is not None:
-            before = self._heard()
-            changed |= self.controller.handle(event)
-            self._sound(before)
+            outcome = self.controller.handle(event)
+            self.took(outcome)
+            changed |= outcome.redraw
             event = controls.get(0)
         return changed
 
+    def took(self, outcome: Outcome) -> None:
+        """What an input did, as the board shows it: the slide, the win chase, the tone."""
+        self.outcomes.append(outcome)
+        if outcome.accepted:
+            self.moves = outcome.moves
+            self.finished_at = self.clock() if outcome.won else None
+        self._sound(outcome)
+
     # ---- the buzzer ------------------------------------------------------
 
-    def _heard(self) -> tuple:
-        """What a tone depends on: the game, its state and the last message's time."""
-        game = self.controller.game
-        return game, game.state, self.controller.message_at
-
-    def _sound(self, before: tuple) -> None:
-        """Play the tone for what an event did (see tunes.sound_for), if there is a buzzer."""
+    def _sound(self, outcome: Outcome) -> None:
+        """Play the tone for what an input did (see tunes.sound_for), if there is a buzzer."""
         buzzer = self.devices.buzzer
         if buzzer is None or not self.controller.tones:  # tones turned off in the Options menu
             return
-        game, state, said = before
-        now_game = self.controller.game
-        accepted = now_game is not game or now_game.state != state
-        refused = not accepted and self.controller.message_alert and self.controller.message_at != said
-        was_over = now_game is game and state.outcome is not None
-        tone = sound_for(
-            state.scores if now_game is game else (), now_game.state.scores, now_game.variant.target,
-            now_game.options.skunk, accepted and now_game.is_over and not was_over, accepted, refused,
-        )
+        tone = sound_for(outcome)
         if tone is None:
             return
         try:
@@ -378,16 +396,12 @@ class Board:
 
     def _club_changed(self) -> None:
         """The club's connection or pairing changed (the link's thread): wake the loop to show it."""
-        controls = self.devices.controls
-        if controls is not None:
-            controls.events.put(InputEvent("wake", "club"))
+        self.wake.set()
 
     def stop(self) -> None:
         """End the main loop from another thread: it wakes at once and closes down."""
         self._stop.set()
-        controls = self.devices.controls
-        if controls is not None:
-            controls.events.put(InputEvent("wake", "board"))  # handled as nothing
+        self.wake.set()
 
     @property
     def stopped_by(self) -> int | None:

@@ -13,8 +13,10 @@ from functools import lru_cache
 from PIL import Image, ImageDraw, ImageFont
 
 from hardware.display import HEIGHT, WIDTH
-from hardware.layout import lap_of
-from scorer.game import Game
+
+from .view import GameView, lap_note, lap_text, next_text, side_name
+
+__all__ = ["Screen", "font", "lap_note", "oled_image", "scores_screen"]  # lap_note: from .view, as before
 
 
 @lru_cache(maxsize=None)
@@ -41,23 +43,17 @@ class Screen:
     picture: object = None  # a whole 128x64 image drawn elsewhere (the phone view's QR code)
 
 
-def scores_screen(game: Game, dial: int = 0, message: str = "", alert: bool = False) -> Screen:
+def scores_screen(view: GameView, dial: int = 0, message: str = "", alert: bool = False) -> Screen:
     """The large-scores OLED mode: every side's score, large, and whose count is next
     (or who won); the dial and an alert take the footer when there is one."""
-    state, target = game.state, game.variant.target
-    cells = []
-    for index, side in enumerate(game.sides):
-        dealer = "*" if game.dealer in side.seats else ""
-        lap = lap_of(state.scores[index], target)
-        cells.append((side.name[:8] + dealer, str(state.scores[index]), f"lap {lap}" if lap > 1 else ""))
+    cells = tuple((side_name(view, i, 8), str(score), lap_text(view, i)) for i, score in enumerate(view.scores))
     if alert and message:
         footer = message
-    elif game.outcome is not None:
-        footer = f"{game.outcome.winner} wins, by {game.outcome.margin}"
+    elif view.outcome is not None:
+        footer = f"{view.outcome.winner} wins, by {view.outcome.margin}"
     else:
-        seat, what = game.next_count()
-        footer = (f"dial {dial}: " if dial else "next: ") + f"{seat} {what}"
-    return Screen(scores=tuple(cells), footer=footer, alert=alert and bool(message))
+        footer = (f"dial {dial}: " if dial else "next: ") + next_text(view)
+    return Screen(scores=cells, footer=footer, alert=alert and bool(message))
 
 
 def _fit(draw: ImageDraw.ImageDraw, text: str, size: int, width: int) -> str:
@@ -163,13 +159,3 @@ def _draw_scores(draw: ImageDraw.ImageDraw, screen: Screen) -> None:
     else:
         draw.line((0, top - 1, WIDTH - 1, top - 1), fill=1)
     draw.text((1, top - 1), text, font=font(10), fill=0 if screen.alert else 1)
-
-
-def lap_note(names: tuple[str, ...], scores: tuple[int, ...], target: int) -> str:
-    """"lap 2" when every side is past its first lap on the same one, else "Red lap 2" per side
-    past its first; "" on the first lap."""
-    laps = [lap_of(score, target) for score in scores]
-    if all(lap == laps[0] > 1 for lap in laps):
-        return f"lap {laps[0]}"
-    return ", ".join(f"{name[:6]} lap {lap}" for name, lap in zip(names, laps) if lap > 1)
-

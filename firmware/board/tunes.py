@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scorer.variants import SkunkLines, skunk_lines
+from .outcome import Outcome
 
 # The buzzer's tunes: (Hz, seconds) notes, 0 Hz a rest (hardware.buzzer plays 110-1760 Hz).
 TUNES: dict[str, tuple[tuple[float, float], ...]] = {
@@ -10,20 +10,17 @@ TUNES: dict[str, tuple[tuple[float, float], ...]] = {
     "refuse": ((196.0, 0.12), (0.0, 0.04), (147.0, 0.2)),  # low, falling: nothing changed
     "skunk": ((784.0, 0.08), (988.0, 0.08), (1175.0, 0.14)),  # rising: a side is over a skunk line
     "win": ((784.0, 0.1), (988.0, 0.1), (1175.0, 0.1), (1568.0, 0.35)),  # a fanfare: game over
+    "play-over": ((1319.0, 0.05), (0.0, 0.05), (880.0, 0.05), (0.0, 0.05), (880.0, 0.12)),  # blip, then
+    # two lower: saved, and the play is over (the show has begun)
 }
 
 
-def sound_for(
-    before: tuple[int, ...], after: tuple[int, ...], target: int, lines: SkunkLines,
-    won: bool, accepted: bool, refused: bool,
-) -> str | None:
-    """The tone for what one input did: "win" (the game just ended), "skunk" (a side's
-    score rose over a skunk line), "accept" (any other entry taken), "refuse", or None."""
-    if won:
+def sound_for(outcome: Outcome) -> str | None:
+    """The tone for what one input did: "win" (the game just ended), "skunk" (a side's score
+    rose over one of the game's skunk lines), "play-over" (a knob press ended the play; the
+    OLED says so too), "accept" (any other entry taken), "refuse", or None (nothing entered)."""
+    if outcome.won:
         return "win"
-    if accepted:
-        if before and any(b < line.below <= a for b, a in zip(before, after) for line in skunk_lines(target, lines)):
-            return "skunk"
-        return "accept"
-    return "refuse" if refused else None
-
+    if outcome.accepted:
+        return "skunk" if outcome.crossed else "play-over" if outcome.play_over else "accept"
+    return "refuse" if outcome.refused else None

@@ -12,6 +12,7 @@ import io
 import os
 import time
 from pathlib import Path
+from typing import Callable
 
 from PIL import Image, ImageDraw
 
@@ -23,6 +24,7 @@ from scorer.report import state_dict
 from ..board.devices import open_devices
 from ..board.frames import OFF, LedStyle, scale
 from ..board.loop import Board
+from ..board.outcome import Outcome
 from ..config import Config
 from .script import parse_script
 
@@ -129,13 +131,15 @@ def _holes_lit(layout: Layout, frame, track: int, colour) -> list[int]:
 
 
 class SimClock:
-    """Real time, plus the time the simulator skipped to finish animations at once."""
+    """Real time (or ``base``: a test's fixed time), plus the time the simulator skipped
+    to finish animations at once."""
 
-    def __init__(self):
+    def __init__(self, base: Callable[[], float] = time.monotonic):
+        self.base = base
         self.skipped = 0.0
 
     def __call__(self) -> float:
-        return time.monotonic() + self.skipped
+        return self.base() + self.skipped
 
     def skip(self, seconds: float) -> None:
         self.skipped += max(0.0, seconds)
@@ -151,8 +155,9 @@ class Simulator:
 
     def __init__(
         self, config: Config, state: Path, hold_s: float | None = SCRIPT_HOLD_S, animate: bool = False,
+        clock: SimClock | None = None,
     ):
-        self.clock = SimClock()
+        self.clock = clock or SimClock()
         self.animate = animate
         self.store = LedgerWriter(state, holder="cribbage-board (mock board)")
         try:
@@ -165,10 +170,12 @@ class Simulator:
         self.ended = False
         self.board.draw()
 
-    def act(self, verb: str, argument: str) -> None:
-        """One physical action; after a confirmed Shut down the board ends (``ended``)."""
+    def act(self, verb: str, argument: str) -> list[Outcome]:
+        """One physical action; what each input it made did (the controller's outcomes, a
+        turn one a detent). After a confirmed Shut down the board ends (``ended``)."""
         if self.ended:
             raise RuntimeError("the board was shut down")
+        self.board.outcomes.clear()
         controls = self.controls
         if verb == "turn":
             controls.turn(int(argument))
@@ -189,6 +196,7 @@ class Simulator:
             self.ended = True
         elif not self.animate:
             self.finish_animation()
+        return list(self.board.outcomes)
 
     def finish_animation(self) -> None:
         """Skip the clock past the running slide or chase, then step: the board draws the settled frame."""
@@ -249,11 +257,9 @@ def run_script(
                 rejected.append({"line": number, "entry": f"{verb} {argument}",
                                  "error": "not run: the board was shut down"})
                 continue
-            said = sim.board.controller.message_at
-            sim.act(verb, argument)
-            controller = sim.board.controller
-            if controller.message_alert and controller.message_at != said:
-                rejected.append({"line": number, "entry": f"{verb} {argument}", "error": controller.message})
+            for outcome in sim.act(verb, argument):
+                if outcome.refused:
+                    rejected.append({"line": number, "entry": f"{verb} {argument}", "error": outcome.message})
             if snapshots is not None:
                 sim.snapshot(snapshots, f"step-{step:04d}")
         result = state_dict(sim.store.book)

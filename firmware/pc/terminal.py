@@ -24,10 +24,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
-from hardware.layout import HOLES_PER_TRACK, Layout, lap_of
+from hardware.layout import HOLES_PER_TRACK, Layout
 
 from ..board.controls import CONTROLS, key_names
 from ..board.screens import Screen
+from ..board.view import GameView, deal_text, dealer_mark, lap_text, next_text, result_text
 from .simulator import Simulator
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
@@ -153,6 +154,7 @@ ON_KEYS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(pattern), keys) 
     (r"\bknob:", _short(*PRESS) + ":"),
     (r"\bundo:", _short(*UNDO) + ":"),
     (r"\bmenu:", _short(*MENU) + ":"),
+    (r"\bcolour buttons:", _short(*COLOUR) + ":"),
     (r"\b(?:colour|button):", _short(*COLOUR) + ":"),
     (r"\bundo one first\b", "take one back first (" + _short(*UNDO) + ")"),
     (r"\bundo takes\b", _short(*UNDO) + " takes"),
@@ -494,23 +496,17 @@ def choose_plan(layout: Layout, columns: int, rows: int) -> Plan | None:
 
 # ---- what the board shows ------------------------------------------------------
 
-def score_line(game, dial: int = 0) -> str:
+def score_line(view: GameView) -> str:
     """Every side's name and score (its lap past the first, the dealer marked), and
     whose count is next, or who won: one line of plain text."""
-    state, target = game.state, game.variant.target
-    parts = []
-    for index, side in enumerate(game.sides):
-        lap = lap_of(state.scores[index], target)
-        dealer = " (deals)" if game.dealer in side.seats else ""
-        parts.append(f"{side.name} {state.scores[index]}" + (f" lap {lap}" if lap > 1 else "") + dealer)
-    if game.outcome is not None:
-        outcome = game.outcome
-        result = outcome.kind.value.replace("-", " ")
-        tail = f"{outcome.winner} wins by {outcome.margin}" + ("" if result == "win" else f" ({result})")
+    parts = [" ".join(filter(None, (f"{view.names[i]} {score}", lap_text(view, i))))
+             + dealer_mark(view, i, " (deals)") for i, score in enumerate(view.scores)]
+    if view.outcome is not None:
+        result = result_text(view)
+        tail = f"{view.outcome.winner} wins by {view.outcome.margin}" + ("" if result == "win" else f" ({result})")
     else:
-        seat, what = game.next_count()
-        tail = f"next: {seat} {what}"
-    return " · ".join(parts) + f" │ {tail} │ {game.variant.name}, deal {state.deal}, {state.phase.value}"
+        tail = f"next: {next_text(view)}"
+    return " · ".join(parts) + f" │ {tail} │ {view.variant}, {deal_text(view)}"
 
 
 def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
@@ -524,8 +520,7 @@ def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
         for n, line in enumerate(textwrap.wrap(message, max(10, columns))[:rows]):
             canvas.text(n, 0, line)
         return canvas
-    game = sim.board.controller.game
-    canvas.text(0, 0, score_line(game), BOLD if colour else "")
+    canvas.text(0, 0, score_line(sim.board.view()), BOLD if colour else "")
     geometry = board_geometry(layout, plan.hx)
     draw_board(canvas, 1, 0, geometry, sim.shown_frame(), colour)
     top, left = plan.oled

@@ -1,0 +1,84 @@
+"""What one input did: the controller's answer to every event (pure data).
+
+:meth:`firmware.board.controller.Controller.handle` returns an :class:`Outcome`
+for each event; the board loop (slides, the win chase), the tones
+(:func:`firmware.board.tunes.sound_for`) and the simulator's script runner read
+it. Nothing downstream works out what a press did by comparing before with after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scorer.kinds import Kind
+from scorer.variants import SkunkLine
+
+
+class Did(Kind):
+    """Whether an input made an entry, was refused, or entered nothing (a turn of the dial, a menu step)."""
+
+    ACCEPTED = "accepted"
+    REFUSED = "refused"
+    NOTHING = "nothing"
+
+
+@dataclass(frozen=True)
+class Move:
+    """A front peg that moved (scores ``start`` to ``end``) at clock time ``at``: for the LED slide."""
+
+    side: int
+    start: int
+    end: int
+    at: float
+
+
+@dataclass(frozen=True)
+class Made:
+    """One entry the ledger took: the ``action`` sent (an Entry, undo or redo, a game
+    header), what the ledger returned (``result``: the entry pegged, or the new game),
+    and ``text`` as the board says it ("Blue hand 8", "Undone: Red peg 2")."""
+
+    action: object
+    result: object
+    text: str
+
+
+@dataclass(frozen=True)
+class Crossed:
+    """A side's score rose over one of the game's own skunk lines."""
+
+    side: int
+    line: SkunkLine
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one input did.
+
+    ``did``: accepted (``made`` holds the entries, in order), refused (``message`` says
+    why), or nothing. ``moves``: the front pegs that moved; ``crossed``: the skunk lines
+    a score rose over; ``won``: the game ended with this input; ``new_game``: a game
+    began; ``play_over``: a knob press ended the play and began the show. ``message``:
+    the line the OLED shows for it; ``redraw``: the screen or LEDs change (the dial
+    turned, a menu moved)."""
+
+    did: Did = Did.NOTHING
+    made: tuple[Made, ...] = ()
+    moves: tuple[Move, ...] = ()
+    crossed: tuple[Crossed, ...] = ()
+    won: bool = False
+    new_game: bool = False
+    play_over: bool = False
+    message: str = ""
+    redraw: bool = False
+
+    @property
+    def accepted(self) -> bool:
+        return self.did is Did.ACCEPTED
+
+    @property
+    def refused(self) -> bool:
+        return self.did is Did.REFUSED
+
+
+NOTHING = Outcome()
