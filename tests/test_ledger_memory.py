@@ -116,3 +116,33 @@ def test_the_console_says_a_ledger_in_ram_in_one_line_and_the_game_goes_on():
     said = [line for line in result.stdout.splitlines() if "lost at power-off" in line]
     assert len(said) == 1 and said[0].startswith("! ledger ") and "tmpfs" in said[0]
     assert "ok: A peg 3" in result.stdout and "Traceback" not in result.stderr
+
+
+@on_tmpfs
+def test_the_board_says_it_at_start_and_keeps_ram_on_the_oleds_status(tmp_path):
+    """The mock board on a ledger in /dev/shm: the whole line on the OLED at start, then "RAM!"
+    stays on the status line while the game goes on; on a disk, neither."""
+    from firmware.config import load_config
+    from firmware.pc.simulator import Simulator
+
+    folder = Path(subprocess.check_output(["mktemp", "-d", "-p", str(SHM)], text=True).strip())
+    try:
+        sim = Simulator(load_config(), folder / "l.sqlite3")
+        try:
+            controller = sim.board.controller
+            assert "lost at power-off" in controller.message and controller.message_alert
+            sim.act("turn", "3")
+            sim.act("click", "red")  # the game goes on: pegged and written
+            assert controller.game.state.scores[0] == 3
+            screen = controller.screen()
+            assert screen.lines[0].startswith("RAM! ") and "deal 1" in screen.lines[0]
+        finally:
+            sim.close()
+    finally:
+        subprocess.run(["rm", "-rf", str(folder)], check=True)
+    sim = Simulator(load_config(), tmp_path / "l.sqlite3")
+    try:
+        assert "RAM!" not in sim.board.controller.screen().lines[0]
+        assert "power-off" not in sim.board.controller.message
+    finally:
+        sim.close()

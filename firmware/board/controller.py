@@ -45,6 +45,7 @@ from .view import GameView, deal_text, laps_note, result_text, scores_title, sho
 MAX_DIAL = 60
 DOUBLE_PRESS_SECONDS = 1.0  # a knob press with nothing dialled this soon after the one before: refused
 MESSAGE_SECONDS = 4.0
+IN_RAM = "RAM!"  # the status line's mark of a ledger in memory (tmpfs, the Overlay File System): lost at power-off
 NOTICE_CHARS = 22  # a line of the OLED's 10-pixel font, as text wraps
 NOTICE_LINES = 4
 
@@ -471,6 +472,8 @@ class Controller:
                 alert=self.message_alert and fresh,
             )
         status = ", ".join(filter(None, (deal_text(view), laps_note(view))))
+        if getattr(self.store, "in_memory", None):  # said in full at start; kept in sight while it lasts
+            status = f"{IN_RAM} {status}"
         if self.club is not None:  # the club's connection first; before the first entry, its pairing
             status = f"{self.club.connection()} | {status}"
             if not game.pegged and view.pairing and not fresh:
