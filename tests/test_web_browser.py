@@ -293,9 +293,10 @@ def test_long_names_are_cut_with_an_ellipsis_and_clear_of_the_deals_badge(tmp_pa
 
 
 def test_the_board_page_has_a_qr_code_a_reader_takes_to_the_page_and_the_charts_explain_themselves(tmp_path, browser):
-    """The board page, opened as 127.0.0.1, shows a QR code that a reader (zxing-cpp) reads as this machine's
-    address on the network with the server's port; the pegging race has a legend naming each side
-    in its colour; /stats keeps each player's figures in one row on a desktop (1280, 1440, 1920 wide)."""
+    """The board page of a server on every address (0.0.0.0), opened as 127.0.0.1, shows a QR code that a
+    reader (zxing-cpp) reads as this machine's address on the network with the server's port; the pegging
+    race has a legend naming each side in its colour; /stats keeps each player's figures in one row on a
+    desktop (1280, 1440, 1920 wide)."""
     import io
 
     zxingcpp = pytest.importorskip("zxingcpp", reason="pip install zxing-cpp (the test extra) to read the code")
@@ -306,7 +307,7 @@ def test_the_board_page_has_a_qr_code_a_reader_takes_to_the_page_and_the_charts_
     state = tmp_path / "ledger.sqlite3"
     write_long_names(state)
     hosts = lan_hosts()
-    with web_server(state) as base:
+    with web_server(state, host="0.0.0.0") as base:
         port = int(base.rsplit(":", 1)[1])
         for size in (PHONE, TV):
             browser.set_window_size(*size)

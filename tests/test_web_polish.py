@@ -95,6 +95,58 @@ def test_the_qr_code_gives_the_pages_address_on_the_network():
     assert 'href="http://192.168.1.23:9000/"' in html
 
 
+def test_the_qr_code_offers_only_what_the_server_listens_on():
+    """On loopback only (127.0.0.1, ::1, localhost) the page offers no QR code and no network address, only a
+    note; on every address (0.0.0.0, ::) this machine's network address, looked up at most every LAN_SECONDS;
+    on one address, the address the page was reached by."""
+    from firmware.web.qr import LAN_SECONDS, PhoneLink
+
+    asked, now = [], [0.0]
+
+    def lan():
+        asked.append(now[0])
+        return ["192.168.1.23"]
+
+    for host in ("127.0.0.1", "::1", "localhost"):
+        link = PhoneLink(host, 9000, lan, lambda: now[0])
+        assert link.url("http", "127.0.0.1:9000") is None
+        html = link.html("http", "127.0.0.1:9000")
+        assert "No QR code" in html and "<svg" not in html and "192.168" not in html and "--host 0.0.0.0" in html
+    assert asked == []  # the network is not even looked at
+    for host in ("0.0.0.0", "::"):
+        link = PhoneLink(host, 9000, lan, lambda: now[0])
+        assert link.url("http", "127.0.0.1:9000") == "http://192.168.1.23:9000/"
+        assert link.url("http", "localhost:9000") == "http://192.168.1.23:9000/"
+        assert link.url("http", "192.168.1.23:9000") == "http://192.168.1.23:9000/"  # reached by it: as reached
+        assert 'data-url="http://192.168.1.23:9000/"' in link.html("http", "[::1]:9000")
+    asked.clear()
+    link = PhoneLink("0.0.0.0", 9000, lan, lambda: now[0])
+    for _ in range(100):
+        link.url("http", "127.0.0.1:9000")
+    now[0] += LAN_SECONDS
+    link.url("http", "127.0.0.1:9000")
+    assert asked == [0.0, LAN_SECONDS]  # once, then again after LAN_SECONDS: never once a request
+    assert PhoneLink("192.168.1.23", 9000, lan).url("http", "192.168.1.23:9000") == "http://192.168.1.23:9000/"
+
+
+def test_a_server_on_loopback_shows_no_network_address(tmp_path):
+    """``cribbage-board web --host 127.0.0.1``: its lines and its board page name no address but 127.0.0.1 (no QR code)."""
+    from firmware.lan import host_addresses, lan_hosts
+
+    from web_games import get, web_server
+
+    state = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(state) as store:
+        write_games(store, [up_to_a_crib()])
+    with web_server(state) as base:
+        status, _, body = get(base + "/")
+    page = body.decode()
+    assert status == 200 and "No QR code" in page and 'class="qr-code"' not in page
+    for address in lan_hosts(others=host_addresses):
+        assert address not in page
+    assert not re.findall(r"https?://(?!127\.0\.0\.1|www\.w3\.org/2000/svg)[^\s\"<]+", page.split("<main>", 1)[1])
+
+
 def test_lan_hosts_lists_each_address_once_and_falls_back_to_the_name():
     """The route's address first, then the name's others, each once; HOST.local when only the name can be known."""
     from firmware.lan import lan_hosts

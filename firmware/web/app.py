@@ -23,7 +23,7 @@ from . import pages
 from .feed import LiveFeed
 from .follow import LedgerFollower, LedgerUnavailable
 from .icon import favicon
-from .qr import phone_url, qr_html
+from .qr import PhoneLink
 from .site import Site
 
 if TYPE_CHECKING:  # annotations only
@@ -52,18 +52,29 @@ class GameId(Convertor):
 register_url_convertor("game_id", GameId())
 
 
-def create_app(follower: LedgerFollower, layout: Layout | None = None, host_names=()) -> Starlette:
+def create_app(follower: LedgerFollower, layout: Layout | None = None, host_names=(),
+               listen: tuple[str, int] | None = None) -> Starlette:
     """The web view of the ledger ``follower`` reads: pages, JSON and events; nothing that writes.
     It answers requests for localhost, IP literals, ``*.local``, this machine's hostname and
-    ``host_names``."""
+    ``host_names``. ``listen``: the host and port the server listens on, which the board page's
+    QR code offers (:class:`.qr.PhoneLink`); every address of the port it is reached on if None."""
     site = Site(follower, layout)
     feed = LiveFeed(site)
+    links: dict[int, PhoneLink] = {}
+    if listen is not None:
+        links[listen[1]] = PhoneLink(*listen)
+    composed: list = [None, None, None]  # the last page sent: the board's bytes, the QR code's, the whole
 
     async def board(request: Request):
-        url = phone_url(request.url.scheme, request.url.hostname, request.headers.get("host", ""),
-                        request.scope["server"][1] if request.scope.get("server") else request.url.port)
-        page = site.board_page().replace(QR_MARK, qr_html(url).encode(), 1)
-        return Response(page, media_type="text/html; charset=utf-8")
+        scope = request.scope
+        port = scope["server"][1] if scope.get("server") else 0
+        link = links.get(port) or links.setdefault(port, PhoneLink("0.0.0.0", port))
+        authority = next((value.decode("latin-1") for key, value in scope["headers"] if key == b"host"), "")
+        code = link.html(scope["scheme"], authority)
+        page = site.board_page()
+        if composed[0] is not page or composed[1] is not code:  # rendered once a change, not once a request
+            composed[:] = page, code, page.replace(QR_MARK, code.encode(), 1)
+        return Response(composed[2], media_type="text/html; charset=utf-8")
 
     async def script(request: Request):
         return Response(pages.SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
