@@ -44,6 +44,7 @@ def page(title: str, here: str, body: str, live: bool = False) -> str:
     """A whole page: the header, the body, the style inline (allowed by its hash), the live
     page's script by its address (nothing fetched from elsewhere)."""
     links = "".join(f'<a href="{href}"{" class=here" if href == here else ""}>{name}</a>' for href, name in NAV)
+    brand = "span" if "<h1" in body else "h1"  # a page without a heading of its own is headed by the brand
     dot = '<span id="live-dot" class="live-dot" title="not live"></span>' if live else ""
     script = f'<script src="{SCRIPT_URL}" defer></script>' if live else ""
     refresh = '<noscript><meta http-equiv="refresh" content="10"></noscript>' if live else ""
@@ -51,7 +52,7 @@ def page(title: str, here: str, body: str, live: bool = False) -> str:
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"{refresh}<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
-        f'<header><span class="brand">cribbage-board</span>{links}{dot}</header>'
+        f'<header><{brand} class="brand">cribbage-board</{brand}>{links}{dot}</header>'
         f"<main>{body}</main>{script}</body></html>"
     )
 
@@ -61,10 +62,25 @@ def problem_html(problem: str) -> str:
 
 
 def live_title(state: dict | None) -> str:
-    """The page title: the scores, so a tab says them too."""
+    """The page title: the scores, so a tab says them too. Nothing invisible: a tab shows a name's
+    isolates (U+2068, U+2069) as boxes, and a name's own hidden characters are shown as U+FFFD."""
     if not state or not state.get("variant"):
         return "cribbage-board"
-    return " · ".join(f"{name_text(s['name'])} {s['score']}" for s in state["sides"]) + " · cribbage-board"
+    return " · ".join(f"{visible(s['name'])} {s['score']}" for s in state["sides"]) + " · cribbage-board"
+
+
+def said(state: dict | None, recent: list[dict]) -> tuple[str, str]:
+    """(key, text): the newest entry as a screen reader hears it ("Blue pegged 4 for the crib, Blue now
+    45"), and what tells it from the one before (the live region says it only when the key changes)."""
+    if not recent or not state or not state.get("sides") or "said" not in recent[0]:
+        return "", ""
+    newest = recent[0]
+    text = visible(newest["said"])
+    side = next((s for s in state["sides"] if newest.get("seat") in s["seats"]), None)
+    if side is not None:
+        text += f", {visible(side['name'])} now {side['score']}"
+    games = state.get("match", {}).get("games", 0)
+    return f"{games}.{newest['n']}.{newest['action']}.{text}", text
 
 
 def live_html(state: dict | None, problem: str | None, recent: list[dict], messages=(),
@@ -129,7 +145,9 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
 
 def board_page(state, problem, recent, messages=(), layout=None) -> str:
     inner = live_html(state, problem, recent, messages, layout)
-    return page(live_title(state), "/", f'<div id="live">{inner}</div>{QR_MARK}', live=True)  # the QR per request
+    key, _ = said(state, recent)  # said by live.js only for an entry made after the page was loaded
+    region = f'<p id="said" class="vh" role="status" aria-live="polite" aria-atomic="true" data-key="{escape(key)}"></p>'
+    return page(live_title(state), "/", f'<div id="live">{inner}</div>{region}{QR_MARK}', live=True)  # the QR per request
 
 
 # ---- history ----------------------------------------------------------------
