@@ -1,5 +1,6 @@
 """The web view's pages as a player reads them: undone entries, long names, the QR code, the CSV, the charts."""
 
+import json
 import re
 
 from firmware.web import pages
@@ -7,6 +8,7 @@ from firmware.web.follow import LedgerFollower
 from firmware.web.records import taken_back
 from firmware.web.site import Site
 from ledger.writer import LedgerWriter
+from scorer.record import parse_line
 
 from web_games import game_record, write_games
 
@@ -270,3 +272,64 @@ def test_games_csv_keeps_the_scores_of_an_abandoned_game_as_its_page_shows_them(
         status, _, body = get(base + "/games.csv")
     served = {row["id"]: row for row in csv.DictReader(io.StringIO(body.decode(), newline=""))}
     assert status == 200 and served == rows
+
+
+INVISIBLE = re.compile(r"[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
+
+
+def test_every_page_has_an_h1_and_a_title_with_nothing_invisible(tmp_path):
+    """/, /games, a game, /stats and a missing game each have one h1 (the brand where the page has no
+    heading of its own) and a <title> without isolates or other invisible characters."""
+    from web_games import get, match_records, web_server
+
+    state = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(state) as store:
+        write_games(store, match_records(2, seats="Dé,אבי") + [up_to_a_crib()])
+        with web_server(state) as base:
+            for path in ("/", "/games", "/games/1", "/stats", "/games/99"):
+                _, _, body = get(base + path)
+                page = body.decode()
+                assert len(re.findall(r"<h1[ >]", page)) == 1, path
+                title = re.search(r"<title>(.*?)</title>", page).group(1)
+                assert title and not INVISIBLE.search(title), (path, title)
+    assert pages.live_title({"variant": "six-card", "sides": [{"name": "B\u200bob", "score": 16}]}) == \
+        "B\ufffdob 16 · cribbage-board"  # a name's own hidden character shown, not hidden
+
+
+def test_the_newest_entry_is_said_in_words_for_the_live_region(tmp_path):
+    """The live board's event carries the newest entry as a sentence with the side's new score ("Bob pegged
+    2 in the play: 15 two, Bob now 2"), keyed so the live region says each entry once; the page's region
+    starts empty, with the key of the entry it already shows."""
+    from scorer.game import EntryKind, PeggedEntry
+
+    from firmware.web.feed import LiveFeed
+    from firmware.web.records import spoken
+
+    def entry(kind, seat, points, note=""):
+        return PeggedEntry(kind, seat, points, points, 1, None, note)
+
+    assert spoken("entry", entry(EntryKind.PEG, "Bob", 2, "15 two")) == "Bob pegged 2 in the play: 15 two"
+    assert spoken("undo", entry(EntryKind.CRIB, "Ann", 4)) == "Taken back: Ann pegged 4 for the crib"
+    assert spoken("entry", entry(EntryKind.HEELS, "Ann", 2)) == "Ann pegged 2 for his heels"
+    state = tmp_path / "ledger.sqlite3"
+    record = up_to_a_crib()
+    with LedgerWriter(state) as store:
+        write_games(store, [record])
+        follower = LedgerFollower(state)
+        try:
+            site = Site(follower)
+            feed = LiveFeed(site)
+            feed.update()
+            first = json.loads(feed.event.decode().split("data: ", 1)[1])["said"]
+            points = int(record[-1].split()[-1])  # the crib (the dealer's)
+            seat = site.live()["recent"][0]["seat"]  # the dealer of the deal just counted
+            score = next(s["score"] for s in site.live()["state"]["sides"] if seat in s["seats"])
+            assert first["text"] == f"{seat} pegged {points} for the crib, {seat} now {score}"
+            assert f'<p id="said" class="vh" role="status" aria-live="polite" aria-atomic="true" ' \
+                   f'data-key="{first["key"]}"></p>' in site.board_page().decode()
+            store.apply(parse_line("undo"))
+            assert feed.update()
+            second = json.loads(feed.event.decode().split("data: ", 1)[1])["said"]
+            assert second["key"] != first["key"] and second["text"].startswith(f"Taken back: {seat} pegged {points}")
+        finally:
+            follower.close()

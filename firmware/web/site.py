@@ -52,8 +52,10 @@ class Site:
         snap = self.follower.snapshot()
         recent = list(snap.recent)
         html = pages.live_html(snap.state, snap.problem, recent, snap.messages, self.layout)
+        key, text = pages.said(snap.state, recent)
         return {"state": snap.state, "problem": snap.problem, "recent": recent,
-                "messages": list(snap.messages), "html": html, "title": pages.live_title(snap.state)}
+                "messages": list(snap.messages), "html": html, "title": pages.live_title(snap.state),
+                "said": {"key": key, "text": text}}
 
     def board_page(self) -> bytes:
         """The page of ``/``, rendered once per state of the ledger."""
