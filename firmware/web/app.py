@@ -166,7 +166,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
             return HTMLResponse(pages.stats_page([], {}, str(error)), status_code=503)
         sizes = {int(size) for p in players for size in p["hands_by_size"]}
         tables = {size: distribution(size, False) for size in sizes}
-        return HTMLResponse(pages.stats_page(players, tables, None))
+        return HTMLResponse(pages.stats_page(players, tables, None, site.colours()))
 
     async def api_stats(request: Request):
         try:

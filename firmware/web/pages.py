@@ -19,7 +19,7 @@ from scorer.history import race_lines
 from scorer.variants import VARIANTS, SkunkLines
 
 from .board import COLOURS, board_svg, geometry_for, peg_hole
-from .charts import distribution_svg, race_svg
+from .charts import CHART_FONT, PHONE_FONT, distribution_svg, race_svg
 from .names import name_html, name_text, text_html, visible
 from .qr import MARK as QR_MARK
 from .records import line_marks, ordinal, taken_back
@@ -29,7 +29,9 @@ if TYPE_CHECKING:  # annotations only
 
 HERE = Path(__file__).resolve().parent
 SIDE_COLOURS = "".join(f".side-{i} {{ --c:{colour}; }}\n" for i, colour in enumerate(COLOURS))
-STYLE = (HERE / "style.css").read_text(encoding="utf-8") + SIDE_COLOURS
+CHART_STYLE = (f".race text, .dist text {{ font-size:{CHART_FONT}px; }}\n"
+               f"@media (max-width: 600px) {{ .race text, .dist text {{ font-size:{PHONE_FONT}px; }} }}\n")
+STYLE = (HERE / "style.css").read_text(encoding="utf-8") + SIDE_COLOURS + CHART_STYLE
 SCRIPT = (HERE / "live.js").read_bytes()
 SCRIPT_URL = f"/live.js?v={hashlib.sha256(SCRIPT).hexdigest()[:12]}"  # a new script, a new address
 STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
@@ -262,9 +264,18 @@ def games_csv(games: list[GameRow], replayed: dict[int, dict[str, int]] | None =
 # ---- statistics ----------------------------------------------------------------
 
 
-def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: str | None) -> str:
+def player_key(name: str, kind: str = "player"):
+    """What tells a player (or a partnership, ``A+C`` in either order) apart: names ignoring case."""
+    if kind == "partnership":
+        return frozenset(seat.lower() for seat in name.split("+"))
+    return name.lower()
+
+
+def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: str | None,
+               colours: dict | None = None) -> str:
     """Each player (and partnership), as ``scorer.history.player_stats`` counts them: results,
-    averages, best hand, heels, and the hands against the exact distribution of all hands."""
+    averages, best hand, heels, and the hands against the exact distribution of all hands, in the
+    player's colour on the board (``colours``: :func:`.site.side_colours`; the first side's if unknown)."""
     if problem:
         return page("Stats · cribbage-board", "/stats", "<h1>Statistics</h1>" + problem_html(problem))
     if not players:
@@ -275,6 +286,7 @@ def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: 
 
     cards = []
     for p in players:
+        colour = (colours or {}).get(player_key(p["name"], p["kind"]), 0) % len(COLOURS)
         facts = [("games", p["games"]), ("wins", p["wins"]), ("skunks given", p["skunks_given"]),
                  ("skunks taken", p["skunks_taken"]), ("avg hand", fig(p["average_hand"], "{:.2f}")),
                  ("avg crib", fig(p["average_crib"], "{:.2f}")), ("play / deal", fig(p["play_per_deal"], "{:.2f}")),
@@ -286,11 +298,12 @@ def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: 
         by_size = p["hands_by_size"]
         if by_size:
             size = max(by_size, key=lambda k: len(by_size[k]))
-            chart = distribution_svg(by_size[size], tables[int(size)], p["name"], int(size))
+            chart = distribution_svg(by_size[size], tables[int(size)], p["name"], int(size), COLOURS[colour])
         sentence = ""
         if p["percentile"] is not None:
             sentence = (f'<p>{name_html(p["name"])}\'s hands ran at the <b>{ordinal(round(p["percentile"]))} percentile</b> '
                         f'of all possible hands ({len(p["hands"])} hands counted).</p>')
         kind = " (partnership)" if p["kind"] == "partnership" else ""
-        cards.append(f'<section class="card"><h2>{name_html(p["name"])}{kind}</h2><dl>{dl}</dl>{sentence}{chart}</section>')
+        cards.append(f'<section class="card player side-{colour}"><h2>{name_html(p["name"])}{kind}</h2><dl>{dl}</dl>'
+                     f'{sentence}{chart}</section>')
     return page("Stats · cribbage-board", "/stats", "<h1>Statistics</h1>" + "".join(cards))

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 
 from ledger.rows import PLAYING, GameRow, GameTimes
 from ledger.schema import ABANDONED
+from scorer.errors import CribbageError
 from scorer.history import player_stats
+from scorer.record import Scorebook, parse_line
 
 from . import pages
 from .follow import LedgerFollower
@@ -121,6 +123,31 @@ class Site:
 
     def stats(self) -> list[dict]:
         return self.follower.cached("stats", lambda: _stats(self.records()))
+
+    def colours(self) -> dict:
+        """Each player's and partnership's colour on the board (:func:`side_colours`)."""
+        return self.follower.cached("colours", lambda: side_colours(self.records()))
+
+
+def side_colours(records: list[list[str]]) -> dict:
+    """The place of each player's (and partnership's) side in the last game they played, which
+    gives their colour on the board and its LEDs (``board.COLOURS``), by :func:`.pages.player_key`.
+    A record whose game line no longer reads is passed over."""
+    colours = {}
+    for record in records:  # oldest first: the last game played says
+        header = next((line for line in record if line.split("#", 1)[0].strip()), None)
+        try:
+            book = Scorebook()
+            book.apply(parse_line(header))
+            sides = book.game.sides
+        except (CribbageError, AttributeError, TypeError):
+            continue
+        for place, side in enumerate(sides):
+            for seat in side.seats:
+                colours[pages.player_key(seat)] = place
+            if len(side.seats) > 1:
+                colours[pages.player_key(side.name, "partnership")] = place
+    return colours
 
 
 def _stats(records: list[list[str]]) -> list[dict]:
