@@ -419,3 +419,47 @@ def test_charts_are_in_each_players_colour_with_labels_of_12px_clear_of_every_li
                     assert not others, (size, game, t["text"], others)
                 if game == 1:
                     shoot(browser, "game-race-phone" if size == PHONE else "game-race-tv", size)
+
+
+def test_a_new_entry_is_said_by_the_live_region_and_every_page_has_an_h1(tmp_path, browser):
+    """At 390x844 and 1920x1080: each entry another process makes is put in the page's polite live region
+    in words (live.js, from the event; nothing said on loading); each page has one h1, shown; the tab's
+    title holds nothing invisible; a server on 127.0.0.1 offers no QR code."""
+    import re
+
+    state = tmp_path / "ledger.sqlite3"
+    record = game_record("game six-card seats=Alice,Bob dealer=Alice", seed=7, entries=30)
+    region = ("var s = document.getElementById('said'); return [s.getAttribute('aria-live'), s.getAttribute('role'),"
+              " s.textContent, s.getBoundingClientRect().width]")
+    with LedgerWriter(state) as store:
+        write_games(store, [record[:20]])
+        with web_server(state) as base:
+            for size, lines in ((PHONE, record[20:23]), (TV, record[23:26])):
+                browser.set_window_size(*size)
+                browser.get(base + "/")
+                wait_for(browser, lambda d: "live-dot on" in d.page_source)
+                assert browser.execute_script(region)[:3] == ["polite", "status", ""]  # nothing said on loading
+                assert "No QR code" in browser.find_element("css selector", "p.qr").text
+                assert not browser.find_elements("css selector", "figure.qr")
+                for line in lines:
+                    store.apply(parse_line(line))
+                    seat = store.game.history[-1].entry.seat
+                    side = next(s for s in store.game.sides if seat in s.seats)
+                    score = store.game.state.scores[store.game.sides.index(side)]
+                    want = f"{seat} pegged {store.game.history[-1].entry.points}"
+                    wait_for(browser, lambda d: d.execute_script(region)[2].startswith(want)
+                             and d.execute_script(region)[2].endswith(f", {side.name} now {score}"))
+                said = browser.execute_script(region)
+                assert said[3] <= 1  # for a screen reader: not on the screen
+                store.apply(parse_line("undo"))
+                wait_for(browser, lambda d: browser.execute_script(region)[2].startswith("Taken back: "))
+                store.apply(parse_line("redo"))
+                wait_for(browser, lambda d: browser.execute_script(region)[2].startswith("Put back: "))
+                for path in ("/", "/games", "/games/1", "/stats"):
+                    browser.get(base + path)
+                    heads = browser.execute_script(
+                        "return [...document.querySelectorAll('h1')].map(function (h) {"
+                        " var r = h.getBoundingClientRect(); return [h.textContent, r.width > 0 && r.height >= 12]; })")
+                    assert len(heads) == 1 and heads[0][1], (size, path, heads)
+                    title = browser.title
+                    assert title and not re.search("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]", title), title
