@@ -104,8 +104,8 @@ class PhoneLink:
 def local_only_html(host: str, port: int) -> str:
     """The note in place of the QR code on a server that only this machine can reach."""
     shown = escape(f"[{host}]" if ":" in host else host)
-    return (f'<p class="qr muted">No QR code: this view listens on {shown} (port {port}), this machine only, '
-            "so a phone cannot reach it. Serve the network with <code>--host 0.0.0.0</code>.</p>")
+    return (f'<p class="qr muted"><span>No QR code: this view listens on {shown} (port {port}), this machine '
+            "only, so a phone cannot reach it. Serve the network with <code>--host 0.0.0.0</code>.</span></p>")
 
 
 @lru_cache(maxsize=32)
