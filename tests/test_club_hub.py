@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -231,6 +232,7 @@ def test_the_pages_answer_with_security_headers_and_escape_names(tmp_path, broke
         page = hub.get("/club")
         assert "<bdi>&lt;b&gt;Zoë&lt;/b&gt;</bdi>" in page and "<b>Zoë" not in page
         assert "<script>" not in page and 'src="/club/club.js"' in page
+        assert len(re.findall(r"<h1[ >]", page)) == 1 and '<h1 class="brand"><bdi>' in page  # a heading (axe)
         assert [line["player"] for line in hub.get("/api/club/standings?scope=season")] == []
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(urllib.request.Request(hub.base + "/api/club/standings", data=b"x"),

@@ -293,9 +293,10 @@ def test_long_names_are_cut_with_an_ellipsis_and_clear_of_the_deals_badge(tmp_pa
 
 
 def test_the_board_page_has_a_qr_code_a_reader_takes_to_the_page_and_the_charts_explain_themselves(tmp_path, browser):
-    """The board page, opened as 127.0.0.1, shows a QR code that a reader (zxing-cpp) reads as this machine's
-    address on the network with the server's port; the pegging race has a legend naming each side
-    in its colour; /stats keeps each player's figures in one row on a desktop (1280, 1440, 1920 wide)."""
+    """The board page of a server on every address (0.0.0.0), opened as 127.0.0.1, shows a QR code that a
+    reader (zxing-cpp) reads as this machine's address on the network with the server's port; the pegging
+    race has a legend naming each side in its colour; /stats keeps each player's figures in one row on a
+    desktop (1280, 1440, 1920 wide)."""
     import io
 
     zxingcpp = pytest.importorskip("zxingcpp", reason="pip install zxing-cpp (the test extra) to read the code")
@@ -306,7 +307,7 @@ def test_the_board_page_has_a_qr_code_a_reader_takes_to_the_page_and_the_charts_
     state = tmp_path / "ledger.sqlite3"
     write_long_names(state)
     hosts = lan_hosts()
-    with web_server(state) as base:
+    with web_server(state, host="0.0.0.0") as base:
         port = int(base.rsplit(":", 1)[1])
         for size in (PHONE, TV):
             browser.set_window_size(*size)
@@ -338,3 +339,127 @@ def test_the_board_page_has_a_qr_code_a_reader_takes_to_the_page_and_the_charts_
                 "  return Math.round(dd.getBoundingClientRect().top); })).size; })")
             assert set(rows) == {1}, (width, rows)  # "deals" never alone on a second row
         shoot(browser, "stats-1440", (1440, 900))
+
+
+CHART_GAMES = ("game six-card seats=Red,Blue dealer=Red", "game six-card seats=Red,Blue dealer=Blue",  # Blue lost
+               "game three-hand seats=Amy,Ben,Cal dealer=Amy new-match",
+               "game four-hand-individual seats=Dee,Eve,Fay,Gus dealer=Dee new-match")
+CHART_SEEDS = (5, 14, 24, 3)  # the first loser ends on 68, a line through the old "double skunk 61" label
+# Each chart text's size in CSS px as rendered (its font size times the chart's scale), its box in the
+# chart's units, and every line drawn: the race's steps, the skunk lines and the game line.
+CHART_GEOMETRY = """
+return [...document.querySelectorAll(arguments[0])].map(function (svg) {
+  var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  var texts = [...svg.querySelectorAll('text')].map(function (t) {
+    var b = t.getBBox();
+    return {text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale,
+            label: t.classList.contains('line-label') || !!t.closest('.legend'),
+            box: [b.x, b.y, b.x + b.width, b.y + b.height]}; });
+  var segments = [];
+  svg.querySelectorAll('polyline').forEach(function (p) {
+    var pts = [...p.points].map(function (q) { return [q.x, q.y]; });
+    for (var i = 1; i < pts.length; i++) segments.push(pts[i - 1].concat(pts[i]));
+  });
+  svg.querySelectorAll('line').forEach(function (l) {
+    if (!l.closest('.legend')) segments.push([l.x1.baseVal.value, l.y1.baseVal.value, l.x2.baseVal.value, l.y2.baseVal.value]);
+  });
+  return {texts: texts, segments: segments, backed: svg.querySelectorAll(':scope > rect.legend-back').length};
+});
+"""
+
+
+def crosses(box, segment, margin: float = 0.5) -> bool:
+    """Whether an axis-aligned segment comes within ``margin`` of a box (left, top, right, bottom)."""
+    left, top, right, bottom = box
+    x1, y1, x2, y2 = segment
+    return (min(x1, x2) <= right + margin and max(x1, x2) >= left - margin
+            and min(y1, y2) <= bottom + margin and max(y1, y2) >= top - margin)
+
+
+def test_charts_are_in_each_players_colour_with_labels_of_12px_clear_of_every_line(tmp_path, browser):
+    """On a phone (390x844) and a TV (1920x1080): /stats draws each player's bars in the player's colour on the
+    board (Red red, Blue blue; the seat of the last game played), every chart text is at least 12 CSS px,
+    and on each game's pegging race the lines' labels ("double skunk 61") and the legend are clear of every
+    line drawn and of each other (their boxes as Chromium lays them out)."""
+    from firmware.web.board import COLOURS
+
+    state = tmp_path / "ledger.sqlite3"
+    records = [game_record(header, seed=seed) for header, seed in zip(CHART_GAMES, CHART_SEEDS)]
+    with LedgerWriter(state) as store:
+        write_games(store, records)
+    want = {"Red": 0, "Blue": 1, "Amy": 0, "Ben": 1, "Cal": 2, "Dee": 0, "Eve": 1, "Fay": 2, "Gus": 3}
+    with web_server(state) as base:
+        for size in (PHONE, TV):
+            browser.set_window_size(*size)
+            browser.get(base + "/stats")
+            fills = browser.execute_script(
+                "return [...document.querySelectorAll('section.card')].map(function (card) {"
+                " return [card.querySelector('h2').textContent, [...new Set([...card.querySelectorAll('rect.bar')]"
+                "  .map(function (r) { return getComputedStyle(r).fill; }))], getComputedStyle(card).borderTopColor]; })")
+            assert {name for name, _, _ in fills} == set(want)
+            for name, bars, border in fills:
+                colour = COLOURS[want[name]]
+                rgb = "rgb({}, {}, {})".format(*(int(colour[k:k + 2], 16) for k in (1, 3, 5)))
+                assert bars == [rgb] and border == rgb, (name, bars, border)
+            for chart in browser.execute_script(CHART_GEOMETRY, "svg.dist"):
+                small = [(t["text"], round(t["px"], 1)) for t in chart["texts"] if t["px"] < 12]
+                assert not small, (size, small)
+            shoot(browser, "stats-phone-colours" if size == PHONE else "stats-tv-colours", size)
+            for game in range(1, len(CHART_GAMES) + 1):
+                browser.get(f"{base}/games/{game}")
+                chart, = browser.execute_script(CHART_GEOMETRY, "svg.race")
+                small = [(t["text"], round(t["px"], 1)) for t in chart["texts"] if t["px"] < 12]
+                assert not small, (size, game, small)
+                labels = [t for t in chart["texts"] if t["label"]]
+                assert any(t["text"] == "double skunk 61" for t in labels) and chart["backed"] == 0
+                for t in labels:
+                    hit = [s for s in chart["segments"] if crosses(t["box"], s)]
+                    assert not hit, (size, game, t["text"], t["box"], hit[:3])
+                    others = [o["text"] for o in labels if o is not t and crosses(t["box"], o["box"], 0)]
+                    assert not others, (size, game, t["text"], others)
+                if game == 1:
+                    shoot(browser, "game-race-phone" if size == PHONE else "game-race-tv", size)
+
+
+def test_a_new_entry_is_said_by_the_live_region_and_every_page_has_an_h1(tmp_path, browser):
+    """At 390x844 and 1920x1080: each entry another process makes is put in the page's polite live region
+    in words (live.js, from the event; nothing said on loading); each page has one h1, shown; the tab's
+    title holds nothing invisible; a server on 127.0.0.1 offers no QR code."""
+    import re
+
+    state = tmp_path / "ledger.sqlite3"
+    record = game_record("game six-card seats=Alice,Bob dealer=Alice", seed=7, entries=30)
+    region = ("var s = document.getElementById('said'); return [s.getAttribute('aria-live'), s.getAttribute('role'),"
+              " s.textContent, s.getBoundingClientRect().width]")
+    with LedgerWriter(state) as store:
+        write_games(store, [record[:20]])
+        with web_server(state) as base:
+            for size, lines in ((PHONE, record[20:23]), (TV, record[23:26])):
+                browser.set_window_size(*size)
+                browser.get(base + "/")
+                wait_for(browser, lambda d: "live-dot on" in d.page_source)
+                assert browser.execute_script(region)[:3] == ["polite", "status", ""]  # nothing said on loading
+                assert "No QR code" in browser.find_element("css selector", "p.qr").text
+                assert not browser.find_elements("css selector", "figure.qr")
+                for line in lines:
+                    store.apply(parse_line(line))
+                    seat = store.game.history[-1].entry.seat
+                    side = next(s for s in store.game.sides if seat in s.seats)
+                    score = store.game.state.scores[store.game.sides.index(side)]
+                    want = f"{seat} pegged {store.game.history[-1].entry.points}"
+                    wait_for(browser, lambda d: d.execute_script(region)[2].startswith(want)
+                             and d.execute_script(region)[2].endswith(f", {side.name} now {score}"))
+                said = browser.execute_script(region)
+                assert said[3] <= 1  # for a screen reader: not on the screen
+                store.apply(parse_line("undo"))
+                wait_for(browser, lambda d: browser.execute_script(region)[2].startswith("Taken back: "))
+                store.apply(parse_line("redo"))
+                wait_for(browser, lambda d: browser.execute_script(region)[2].startswith("Put back: "))
+                for path in ("/", "/games", "/games/1", "/stats"):
+                    browser.get(base + path)
+                    heads = browser.execute_script(
+                        "return [...document.querySelectorAll('h1')].map(function (h) {"
+                        " var r = h.getBoundingClientRect(); return [h.textContent, r.width > 0 && r.height >= 12]; })")
+                    assert len(heads) == 1 and heads[0][1], (size, path, heads)
+                    title = browser.title
+                    assert title and not re.search("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]", title), title

@@ -131,3 +131,28 @@ def test_when_every_connection_is_busy_a_new_one_is_refused_at_once(ledger, tmp_
         for sock in streams:
             sock.close()
     assert "refused" in log.read_text() and "Traceback" not in log.read_text()
+
+
+def test_a_kept_alive_connection_has_its_deadline_from_the_end_of_each_answer(ledger):
+    """A connection that asks again within REQUEST_SECONDS of each answer is kept, however long it lives;
+    one that then sends nothing, or half a request, is closed REQUEST_SECONDS after its last answer at the
+    earliest (one timer a connection, not one a request: firmware.connections)."""
+    from firmware.connections import REQUEST_SECONDS
+
+    with web_server(ledger) as base:
+        with socket.create_connection(address(base), timeout=CEILING_S) as sock:
+            reader = sock.makefile("rb")
+            began = answered_at = time.monotonic()
+            while answered_at - began < REQUEST_SECONDS * 1.6:  # past the first deadline, kept
+                time.sleep(REQUEST_SECONDS / 5)
+                sock.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                assert reader.readline().startswith(b"HTTP/1.1 200"), "closed though it asked in time"
+                length = 0
+                while (line := reader.readline()) not in (b"\r\n", b""):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                reader.read(length)
+                answered_at = time.monotonic()
+            sock.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slowly: ")  # half a request
+            assert closed_by_the_server([sock]) == 1
+            assert time.monotonic() - answered_at >= REQUEST_SECONDS * 0.5  # not from an earlier wait

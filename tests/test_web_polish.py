@@ -1,12 +1,14 @@
 """The web view's pages as a player reads them: undone entries, long names, the QR code, the CSV, the charts."""
 
+import json
 import re
 
 from firmware.web import pages
 from firmware.web.follow import LedgerFollower
-from firmware.web.records import taken_back
+from firmware.web.records import line_marks, taken_back
 from firmware.web.site import Site
 from ledger.writer import LedgerWriter
+from scorer.record import parse_line
 
 from web_games import game_record, write_games
 
@@ -93,6 +95,58 @@ def test_the_qr_code_gives_the_pages_address_on_the_network():
     html = qr_html("http://192.168.1.23:9000/")
     assert '<figure class="qr" data-url="http://192.168.1.23:9000/"><svg viewBox=' in html
     assert 'href="http://192.168.1.23:9000/"' in html
+
+
+def test_the_qr_code_offers_only_what_the_server_listens_on():
+    """On loopback only (127.0.0.1, ::1, localhost) the page offers no QR code and no network address, only a
+    note; on every address (0.0.0.0, ::) this machine's network address, looked up at most every LAN_SECONDS;
+    on one address, the address the page was reached by."""
+    from firmware.web.qr import LAN_SECONDS, PhoneLink
+
+    asked, now = [], [0.0]
+
+    def lan():
+        asked.append(now[0])
+        return ["192.168.1.23"]
+
+    for host in ("127.0.0.1", "::1", "localhost"):
+        link = PhoneLink(host, 9000, lan, lambda: now[0])
+        assert link.url("http", "127.0.0.1:9000") is None
+        html = link.html("http", "127.0.0.1:9000")
+        assert "No QR code" in html and "<svg" not in html and "192.168" not in html and "--host 0.0.0.0" in html
+    assert asked == []  # the network is not even looked at
+    for host in ("0.0.0.0", "::"):
+        link = PhoneLink(host, 9000, lan, lambda: now[0])
+        assert link.url("http", "127.0.0.1:9000") == "http://192.168.1.23:9000/"
+        assert link.url("http", "localhost:9000") == "http://192.168.1.23:9000/"
+        assert link.url("http", "192.168.1.23:9000") == "http://192.168.1.23:9000/"  # reached by it: as reached
+        assert 'data-url="http://192.168.1.23:9000/"' in link.html("http", "[::1]:9000")
+    asked.clear()
+    link = PhoneLink("0.0.0.0", 9000, lan, lambda: now[0])
+    for _ in range(100):
+        link.url("http", "127.0.0.1:9000")
+    now[0] += LAN_SECONDS
+    link.url("http", "127.0.0.1:9000")
+    assert asked == [0.0, LAN_SECONDS]  # once, then again after LAN_SECONDS: never once a request
+    assert PhoneLink("192.168.1.23", 9000, lan).url("http", "192.168.1.23:9000") == "http://192.168.1.23:9000/"
+
+
+def test_a_server_on_loopback_shows_no_network_address(tmp_path):
+    """``cribbage-board web --host 127.0.0.1``: its lines and its board page name no address but 127.0.0.1 (no QR code)."""
+    from firmware.lan import host_addresses, lan_hosts
+
+    from web_games import get, web_server
+
+    state = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(state) as store:
+        write_games(store, [up_to_a_crib()])
+    with web_server(state) as base:
+        status, _, body = get(base + "/")
+    page = body.decode()
+    assert status == 200 and "No QR code" in page and 'class="qr-code"' not in page
+    for address in lan_hosts(others=host_addresses):
+        assert address not in page
+    assert not re.findall(r"https?://(?!127\.0\.0\.1|www\.w3\.org/2000/svg)[^\s\"<]+", page.split("<main>", 1)[1])
 
 
 def test_lan_hosts_lists_each_address_once_and_falls_back_to_the_name():
@@ -218,3 +272,112 @@ def test_games_csv_keeps_the_scores_of_an_abandoned_game_as_its_page_shows_them(
         status, _, body = get(base + "/games.csv")
     served = {row["id"]: row for row in csv.DictReader(io.StringIO(body.decode(), newline=""))}
     assert status == 200 and served == rows
+
+
+INVISIBLE = re.compile(r"[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
+
+
+def test_every_page_has_an_h1_and_a_title_with_nothing_invisible(tmp_path):
+    """/, /games, a game, /stats and a missing game each have one h1 (the brand where the page has no
+    heading of its own) and a <title> without isolates or other invisible characters."""
+    from web_games import get, match_records, web_server
+
+    state = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(state) as store:
+        write_games(store, match_records(2, seats="Dé,אבי") + [up_to_a_crib()])
+        with web_server(state) as base:
+            for path in ("/", "/games", "/games/1", "/stats", "/games/99"):
+                _, _, body = get(base + path)
+                page = body.decode()
+                assert len(re.findall(r"<h1[ >]", page)) == 1, path
+                title = re.search(r"<title>(.*?)</title>", page).group(1)
+                assert title and not INVISIBLE.search(title), (path, title)
+    assert pages.live_title({"variant": "six-card", "sides": [{"name": "B\u200bob", "score": 16}]}) == \
+        "B\ufffdob 16 · cribbage-board"  # a name's own hidden character shown, not hidden
+
+
+def test_the_newest_entry_is_said_in_words_for_the_live_region(tmp_path):
+    """The live board's event carries the newest entry as a sentence with the side's new score ("Bob pegged
+    2 in the play: 15 two, Bob now 2"), keyed so the live region says each entry once; the page's region
+    starts empty, with the key of the entry it already shows."""
+    from scorer.game import EntryKind, PeggedEntry
+
+    from firmware.web.feed import LiveFeed
+    from firmware.web.records import spoken
+
+    def entry(kind, seat, points, note=""):
+        return PeggedEntry(kind, seat, points, points, 1, None, note)
+
+    assert spoken("entry", entry(EntryKind.PEG, "Bob", 2, "15 two")) == "Bob pegged 2 in the play: 15 two"
+    assert spoken("undo", entry(EntryKind.CRIB, "Ann", 4)) == "Taken back: Ann pegged 4 for the crib"
+    assert spoken("entry", entry(EntryKind.HEELS, "Ann", 2)) == "Ann pegged 2 for his heels"
+    state = tmp_path / "ledger.sqlite3"
+    record = up_to_a_crib()
+    with LedgerWriter(state) as store:
+        write_games(store, [record])
+        follower = LedgerFollower(state)
+        try:
+            site = Site(follower)
+            feed = LiveFeed(site)
+            feed.update()
+            first = json.loads(feed.event.decode().split("data: ", 1)[1])["said"]
+            points = int(record[-1].split()[-1])  # the crib (the dealer's)
+            seat = site.live()["recent"][0]["seat"]  # the dealer of the deal just counted
+            score = next(s["score"] for s in site.live()["state"]["sides"] if seat in s["seats"])
+            assert first["text"] == f"{seat} pegged {points} for the crib, {seat} now {score}"
+            assert f'<p id="said" class="vh" role="status" aria-live="polite" aria-atomic="true" ' \
+                   f'data-key="{first["key"]}"></p>' in site.board_page().decode()
+            store.apply(parse_line("undo"))
+            assert feed.update()
+            second = json.loads(feed.event.decode().split("data: ", 1)[1])["said"]
+            assert second["key"] != first["key"] and second["text"].startswith(f"Taken back: {seat} pegged {points}")
+        finally:
+            follower.close()
+
+
+def test_each_player_has_the_colour_of_their_side_in_the_last_game_they_played():
+    """Red (first seat) is red and Blue blue, as on the board; a partnership has its side's colour; a
+    player's last game decides; a record whose game line does not read is passed over."""
+    from firmware.web.board import COLOURS
+    from firmware.web.site import side_colours
+
+    records = [["game six-card seats=Red,Blue dealer=Red"], ["game four-hand seats=Ann,Ben,Cat,Dan dealer=Ann"],
+               ["game three-hand seats=Eve,Red,Fay dealer=Eve"], ["game nonsense"], []]
+    colours = side_colours(records)
+    assert colours["red"] == 1 and colours["blue"] == 1 and colours["eve"] == 0 and colours["fay"] == 2
+    assert colours[frozenset({"ann", "cat"})] == 0 and colours[frozenset({"ben", "dan"})] == 1
+    html = pages.stats_page([{"name": "Red", "kind": "player", "games": 1, "wins": 1, "skunks_given": 0,
+                              "skunks_taken": 0, "average_hand": 8.0, "average_crib": None, "play_per_deal": 1.0,
+                              "best_hand": 8, "heels": 0, "deals": 1, "abandoned": 0, "hands_by_size": {"4": [8]},
+                              "hands": [8], "percentile": 50.0}], {4: {0: 1, 8: 1}}, None, {"red": 0})
+    assert '<section class="card player side-0">' in html and f'class="bar" fill="{COLOURS[0]}"' in html
+
+
+def test_race_labels_are_placed_clear_of_every_line():
+    """In the SVG as written, each line's label ("double skunk 61") takes a box (at the phone's font, the
+    larger) that no race step, skunk line or other label crosses: in 29 of 30 six-card games, and the
+    one left is drawn over a backing, never bare across a line."""
+    from firmware.web import charts
+    from firmware.web.records import play_record
+
+    backed = 0
+    for seed in range(1, 31):
+        r = play_record(1, game_record("game six-card seats=Red,Blue dealer=Red", seed=seed)).race
+        svg = charts.race_svg([tuple(r["start"])] + [tuple(s) for s in r["scores"]], r["sides"], r["target"],
+                              line_marks(r["lines"]))
+        segments = [tuple(map(float, m)) for m in re.findall(
+            r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)" class="(?:skunk|target)-line"', svg)]
+        for points in re.findall(r'<polyline points="([^"]+)" fill="none" stroke=', svg):
+            pts = [tuple(map(float, p.split(","))) for p in points.split()]
+            segments += [a + b for a, b in zip(pts, pts[1:])]
+        labels = [(float(x), float(y), text) for x, y, text in
+                  re.findall(r'<text x="([\d.]+)" y="([\d.]+)" class="axis line-label">([^<]+)</text>', svg)]
+        assert {text for _, _, text in labels} >= {"skunk 91", "double skunk 61", "game 121"}
+        boxes = [charts.text_box(x, y, text) for x, y, text in labels]
+        clear = all(not charts._hits(box, s, 0) for box in boxes for s in segments)
+        apart = all(not charts._hits(a, b, 0) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+        if '<rect x="' in svg.split('class="legend"')[0].split('class="plot"')[1]:
+            backed += 1  # nowhere clear: over a backing
+        else:
+            assert clear and apart, seed
+    assert backed <= 1

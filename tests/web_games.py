@@ -128,14 +128,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def web_server(state: Path, *extra: str, timeout: float = 30.0, wrap: tuple[str, ...] = (), log: Path | None = None):
-    """``cribbage-board web`` on a free port of 127.0.0.1 (run by the ``wrap`` command, if
-    any; its standard error written to ``log``, if given); yields its base URL."""
+def web_server(state: Path, *extra: str, timeout: float = 30.0, wrap: tuple[str, ...] = (), log: Path | None = None,
+               host: str = "127.0.0.1"):
+    """``cribbage-board web`` on a free port of ``host`` (127.0.0.1 by default; run by the ``wrap``
+    command, if any; its standard error written to ``log``, if given); yields its base URL (127.0.0.1)."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     errors = subprocess.PIPE if log is None else open(log, "w")
     process = subprocess.Popen(
-        [*wrap, sys.executable, "-m", "firmware.cli", "web", "--state", str(state), "--host", "127.0.0.1",
+        [*wrap, sys.executable, "-m", "firmware.cli", "web", "--state", str(state), "--host", host,
          "--port", str(port), *extra],
         stdout=subprocess.PIPE, stderr=errors, text=True, env=env, cwd=ROOT,
     )

@@ -211,7 +211,7 @@ def page(snap) -> str:
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{escape(title(snap))}</title>"
             '<link rel="stylesheet" href="/club/club.css"></head><body>'
-            f'<header><span class="brand">{bdi(snap.club)} club night</span>'
+            f'<header><h1 class="brand">{bdi(snap.club)} club night</h1>'
             '<span id="live-dot" class="live-dot" title="not live"></span></header>'
             f'<main id="live" data-version="{snap.version}">{live_html(snap)}</main>'
             '<script src="/club/club.js"></script></body></html>')

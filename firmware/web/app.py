@@ -8,6 +8,7 @@ every ``/events`` client (:mod:`.feed`).
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
@@ -23,7 +24,7 @@ from . import pages
 from .feed import LiveFeed
 from .follow import LedgerFollower, LedgerUnavailable
 from .icon import favicon
-from .qr import phone_url, qr_html
+from .qr import PhoneLink
 from .site import Site
 
 if TYPE_CHECKING:  # annotations only
@@ -34,6 +35,17 @@ SCRIPT_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable"}  # its
 ICON_HEADERS = {"Cache-Control": "public, max-age=86400"}
 QR_MARK = pages.QR_MARK.encode()
 SECURITY_HEADERS = security_headers(pages.CONTENT_SECURITY_POLICY)
+PAGE_HEADERS = ((b"content-type", b"text/html; charset=utf-8"),)
+
+
+class ASGIEndpoint:
+    """A coroutine function as an ASGI app of a route (a function would be given a Request)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        await self.app(scope, receive, send)
 
 
 class GameId(Convertor):
@@ -52,18 +64,38 @@ class GameId(Convertor):
 register_url_convertor("game_id", GameId())
 
 
-def create_app(follower: LedgerFollower, layout: Layout | None = None, host_names=()) -> Starlette:
+def create_app(follower: LedgerFollower, layout: Layout | None = None, host_names=(),
+               listen: tuple[str, int] | None = None) -> Starlette:
     """The web view of the ledger ``follower`` reads: pages, JSON and events; nothing that writes.
     It answers requests for localhost, IP literals, ``*.local``, this machine's hostname and
-    ``host_names``."""
+    ``host_names``. ``listen``: the host and port the server listens on, which the board page's
+    QR code offers (:class:`.qr.PhoneLink`); every address of the port it is reached on if None."""
     site = Site(follower, layout)
     feed = LiveFeed(site)
+    links: dict[int, PhoneLink] = {}
+    if listen is not None:
+        links[listen[1]] = PhoneLink(*listen)
+    composed: list = [None, None, None, None]  # the last page sent: the board's bytes, the QR code's, the whole, its headers
+    # The board read once a turn of the event loop: requests that arrived together (read from their
+    # sockets before any of them ran) share one look at the ledger, which is as fresh for each of them.
+    turn: list = [None]
 
-    async def board(request: Request):
-        url = phone_url(request.url.scheme, request.url.hostname, request.headers.get("host", ""),
-                        request.scope["server"][1] if request.scope.get("server") else request.url.port)
-        page = site.board_page().replace(QR_MARK, qr_html(url).encode(), 1)
-        return Response(page, media_type="text/html; charset=utf-8")
+    async def board(scope, receive, send):
+        """``/`` as a plain ASGI app (no Request or Response object made per request): the board's
+        page, with its QR code, composed once per change of either, its headers with it."""
+        port = scope["server"][1] if scope.get("server") else 0
+        link = links.get(port) or links.setdefault(port, PhoneLink("0.0.0.0", port))
+        authority = next((value.decode("latin-1") for key, value in scope["headers"] if key == b"host"), "")
+        code = link.html(scope["scheme"], authority)
+        page = turn[0]
+        if page is None:
+            page = turn[0] = site.board_page()
+            asyncio.get_running_loop().call_soon(turn.__setitem__, 0, None)  # forgotten next turn
+        if composed[0] is not page or composed[1] is not code:  # rendered once a change, not once a request
+            whole = page.replace(QR_MARK, code.encode(), 1)
+            composed[:] = page, code, whole, [*PAGE_HEADERS, (b"content-length", str(len(whole)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": composed[3]})
+        await send({"type": "http.response.body", "body": composed[2]})  # uvicorn leaves it out for HEAD
 
     async def script(request: Request):
         return Response(pages.SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
@@ -155,7 +187,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
             return HTMLResponse(pages.stats_page([], {}, str(error)), status_code=503)
         sizes = {int(size) for p in players for size in p["hands_by_size"]}
         tables = {size: distribution(size, False) for size in sizes}
-        return HTMLResponse(pages.stats_page(players, tables, None))
+        return HTMLResponse(pages.stats_page(players, tables, None, site.colours()))
 
     async def api_stats(request: Request):
         try:
@@ -164,7 +196,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
             return JSONResponse({"error": str(error)}, status_code=503)
 
     routes = [
-        Route("/", board, methods=READ_METHODS),
+        Route("/", ASGIEndpoint(board), methods=READ_METHODS),
         Route("/live.js", script, methods=READ_METHODS),
         Route("/favicon.ico", icon, methods=READ_METHODS),
         Route("/api/state", api_state, methods=READ_METHODS),

@@ -43,8 +43,8 @@ class LiveFeed:
         live = self.site.live()
         if live["html"] == self._html:
             return False
-        data = json.dumps({"html": live["html"], "title": live["title"], "state": live["state"],
-                           "problem": live["problem"]})
+        data = json.dumps({"html": live["html"], "title": live["title"], "said": live["said"],
+                           "state": live["state"], "problem": live["problem"]})
         self._html, self.event = live["html"], f"event: message\ndata: {data}\n\n".encode()
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()

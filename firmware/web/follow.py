@@ -20,7 +20,7 @@ from ledger.reader import LedgerReader
 from ledger.rows import GameRow, GameTimes
 from scorer.report import state_dict
 
-from .records import taken_back
+from .records import spoken, taken_back
 
 RECENT = 8  # the last actions the live board shows
 RETRY_SECONDS = 2.0  # a ledger that cannot be read (locked, damaged) is tried again this often
@@ -38,7 +38,9 @@ class Snapshot:
     state: dict | None  # state_dict of the current match, None when the ledger cannot be read
     problem: str | None  # why the ledger cannot be read
     messages: tuple[str, ...] = ()  # what of the ledger no longer replays
-    recent: tuple[dict, ...] = ()  # the current game's last actions, newest first: {"action", "text", "undone"}
+    # the current game's last actions, newest first: {"action", "text", "undone", "n" (its place in the
+    # game's history), "seat", "said" (the sentence a screen reader says)}
+    recent: tuple[dict, ...] = ()
 
 
 class LedgerFollower:
@@ -144,7 +146,8 @@ class LedgerFollower:
             history = book.game.history if book.game else []
             undone = taken_back([event.action for event in history])
             first = max(len(history) - RECENT, 0)
-            recent = tuple({"action": event.action, "text": event.entry.describe(), "undone": n in undone}
+            recent = tuple({"action": event.action, "text": event.entry.describe(), "undone": n in undone,
+                            "n": n, "seat": event.entry.seat, "said": spoken(event.action, event.entry)}
                            for n, event in reversed(list(enumerate(history[first:], start=first))))
             return state_dict(book), tuple(reader.messages), recent
 

@@ -19,7 +19,7 @@ from scorer.history import race_lines
 from scorer.variants import VARIANTS, SkunkLines
 
 from .board import COLOURS, board_svg, geometry_for, peg_hole
-from .charts import distribution_svg, race_svg
+from .charts import CHART_FONT, PHONE_FONT, distribution_svg, race_svg
 from .names import name_html, name_text, text_html, visible
 from .qr import MARK as QR_MARK
 from .records import line_marks, ordinal, taken_back
@@ -29,7 +29,9 @@ if TYPE_CHECKING:  # annotations only
 
 HERE = Path(__file__).resolve().parent
 SIDE_COLOURS = "".join(f".side-{i} {{ --c:{colour}; }}\n" for i, colour in enumerate(COLOURS))
-STYLE = (HERE / "style.css").read_text(encoding="utf-8") + SIDE_COLOURS
+CHART_STYLE = (f".race text, .dist text {{ font-size:{CHART_FONT}px; }}\n"
+               f"@media (max-width: 600px) {{ .race text, .dist text {{ font-size:{PHONE_FONT}px; }} }}\n")
+STYLE = (HERE / "style.css").read_text(encoding="utf-8") + SIDE_COLOURS + CHART_STYLE
 SCRIPT = (HERE / "live.js").read_bytes()
 SCRIPT_URL = f"/live.js?v={hashlib.sha256(SCRIPT).hexdigest()[:12]}"  # a new script, a new address
 STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
@@ -44,6 +46,7 @@ def page(title: str, here: str, body: str, live: bool = False) -> str:
     """A whole page: the header, the body, the style inline (allowed by its hash), the live
     page's script by its address (nothing fetched from elsewhere)."""
     links = "".join(f'<a href="{href}"{" class=here" if href == here else ""}>{name}</a>' for href, name in NAV)
+    brand = "span" if "<h1" in body else "h1"  # a page without a heading of its own is headed by the brand
     dot = '<span id="live-dot" class="live-dot" title="not live"></span>' if live else ""
     script = f'<script src="{SCRIPT_URL}" defer></script>' if live else ""
     refresh = '<noscript><meta http-equiv="refresh" content="10"></noscript>' if live else ""
@@ -51,7 +54,7 @@ def page(title: str, here: str, body: str, live: bool = False) -> str:
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"{refresh}<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
-        f'<header><span class="brand">cribbage-board</span>{links}{dot}</header>'
+        f'<header><{brand} class="brand">cribbage-board</{brand}>{links}{dot}</header>'
         f"<main>{body}</main>{script}</body></html>"
     )
 
@@ -61,10 +64,25 @@ def problem_html(problem: str) -> str:
 
 
 def live_title(state: dict | None) -> str:
-    """The page title: the scores, so a tab says them too."""
+    """The page title: the scores, so a tab says them too. Nothing invisible: a tab shows a name's
+    isolates (U+2068, U+2069) as boxes, and a name's own hidden characters are shown as U+FFFD."""
     if not state or not state.get("variant"):
         return "cribbage-board"
-    return " · ".join(f"{name_text(s['name'])} {s['score']}" for s in state["sides"]) + " · cribbage-board"
+    return " · ".join(f"{visible(s['name'])} {s['score']}" for s in state["sides"]) + " · cribbage-board"
+
+
+def said(state: dict | None, recent: list[dict]) -> tuple[str, str]:
+    """(key, text): the newest entry as a screen reader hears it ("Blue pegged 4 for the crib, Blue now
+    45"), and what tells it from the one before (the live region says it only when the key changes)."""
+    if not recent or not state or not state.get("sides") or "said" not in recent[0]:
+        return "", ""
+    newest = recent[0]
+    text = visible(newest["said"])
+    side = next((s for s in state["sides"] if newest.get("seat") in s["seats"]), None)
+    if side is not None:
+        text += f", {visible(side['name'])} now {side['score']}"
+    games = state.get("match", {}).get("games", 0)
+    return f"{games}.{newest['n']}.{newest['action']}.{text}", text
 
 
 def live_html(state: dict | None, problem: str | None, recent: list[dict], messages=(),
@@ -129,7 +147,9 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
 
 def board_page(state, problem, recent, messages=(), layout=None) -> str:
     inner = live_html(state, problem, recent, messages, layout)
-    return page(live_title(state), "/", f'<div id="live">{inner}</div>{QR_MARK}', live=True)  # the QR per request
+    key, _ = said(state, recent)  # said by live.js only for an entry made after the page was loaded
+    region = f'<p id="said" class="vh" role="status" aria-live="polite" aria-atomic="true" data-key="{escape(key)}"></p>'
+    return page(live_title(state), "/", f'<div id="live">{inner}</div>{region}{QR_MARK}', live=True)  # the QR per request
 
 
 # ---- history ----------------------------------------------------------------
@@ -244,9 +264,18 @@ def games_csv(games: list[GameRow], replayed: dict[int, dict[str, int]] | None =
 # ---- statistics ----------------------------------------------------------------
 
 
-def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: str | None) -> str:
+def player_key(name: str, kind: str = "player"):
+    """What tells a player (or a partnership, ``A+C`` in either order) apart: names ignoring case."""
+    if kind == "partnership":
+        return frozenset(seat.lower() for seat in name.split("+"))
+    return name.lower()
+
+
+def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: str | None,
+               colours: dict | None = None) -> str:
     """Each player (and partnership), as ``scorer.history.player_stats`` counts them: results,
-    averages, best hand, heels, and the hands against the exact distribution of all hands."""
+    averages, best hand, heels, and the hands against the exact distribution of all hands, in the
+    player's colour on the board (``colours``: :func:`.site.side_colours`; the first side's if unknown)."""
     if problem:
         return page("Stats · cribbage-board", "/stats", "<h1>Statistics</h1>" + problem_html(problem))
     if not players:
@@ -257,6 +286,7 @@ def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: 
 
     cards = []
     for p in players:
+        colour = (colours or {}).get(player_key(p["name"], p["kind"]), 0) % len(COLOURS)
         facts = [("games", p["games"]), ("wins", p["wins"]), ("skunks given", p["skunks_given"]),
                  ("skunks taken", p["skunks_taken"]), ("avg hand", fig(p["average_hand"], "{:.2f}")),
                  ("avg crib", fig(p["average_crib"], "{:.2f}")), ("play / deal", fig(p["play_per_deal"], "{:.2f}")),
@@ -268,11 +298,12 @@ def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: 
         by_size = p["hands_by_size"]
         if by_size:
             size = max(by_size, key=lambda k: len(by_size[k]))
-            chart = distribution_svg(by_size[size], tables[int(size)], p["name"], int(size))
+            chart = distribution_svg(by_size[size], tables[int(size)], p["name"], int(size), COLOURS[colour])
         sentence = ""
         if p["percentile"] is not None:
             sentence = (f'<p>{name_html(p["name"])}\'s hands ran at the <b>{ordinal(round(p["percentile"]))} percentile</b> '
                         f'of all possible hands ({len(p["hands"])} hands counted).</p>')
         kind = " (partnership)" if p["kind"] == "partnership" else ""
-        cards.append(f'<section class="card"><h2>{name_html(p["name"])}{kind}</h2><dl>{dl}</dl>{sentence}{chart}</section>')
+        cards.append(f'<section class="card player side-{colour}"><h2>{name_html(p["name"])}{kind}</h2><dl>{dl}</dl>'
+                     f'{sentence}{chart}</section>')
     return page("Stats · cribbage-board", "/stats", "<h1>Statistics</h1>" + "".join(cards))

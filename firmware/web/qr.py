@@ -1,15 +1,22 @@
 """The board page's QR code: the address a phone opens to follow the game, drawn as SVG (segno).
 
 The page is rendered once per change of the ledger; the QR code is put in per
-request, as the address depends on how the page was reached: opened as
-``localhost`` (on the board's own screen) the code gives this machine's address
-on the network instead (:func:`firmware.lan.lan_hosts`), with the port the view
-really serves on; opened by its network address, that address.
+request, as the address depends on what the server listens on and how the page
+was reached (:class:`PhoneLink`):
+
+- listening on loopback only (``--host 127.0.0.1``): no phone can reach it, so no
+  code and no address but a note saying how to serve the network;
+- listening on every address (``0.0.0.0``, ``::``): opened as ``localhost`` (on the
+  board's own screen) the code gives this machine's address on the network
+  (:func:`firmware.lan.lan_hosts`, looked up at most every LAN_SECONDS), with the
+  port the view really serves on; opened by its network address, that address;
+- listening on one address: that address, as the page was reached by it.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import time
 from functools import lru_cache
 from html import escape
 from typing import Callable
@@ -17,6 +24,9 @@ from typing import Callable
 from ..lan import lan_hosts
 
 MARK = "<!--qr-->"  # where the board page takes the QR code
+WILDCARDS = ("0.0.0.0", "::", "")  # a host that means every address this machine has
+LAN_SECONDS = 10.0  # the network's addresses are looked up again at most this often
+KEPT_LINKS = 64  # the phone addresses kept (one per scheme and Host header seen)
 
 
 def loopback(host: str | None) -> bool:
@@ -31,10 +41,17 @@ def loopback(host: str | None) -> bool:
         return False
 
 
+def host_of(authority: str) -> str:
+    """The host of a Host header's value (``[::1]:8121`` -> ``::1``, ``pi.local:80`` -> ``pi.local``)."""
+    if authority.startswith("["):
+        return authority[1:].partition("]")[0]
+    return authority.rpartition(":")[0] if authority.count(":") == 1 else authority
+
+
 def phone_url(scheme: str, host: str | None, authority: str, port: int,
               hosts: Callable[[], list[str]] = lan_hosts) -> str | None:
     """The address a phone on the network opens for the page reached as ``scheme://authority/``
-    (``host`` its host alone) on a server listening on ``port``; None if it has none."""
+    (``host`` its host alone) on a server listening on every address on ``port``; None if it has none."""
     if not loopback(host):
         return f"{scheme}://{authority}/"
     found = hosts()
@@ -42,6 +59,53 @@ def phone_url(scheme: str, host: str | None, authority: str, port: int,
         return None
     lan = found[0]
     return f"{scheme}://{f'[{lan}]' if ':' in lan else lan}:{port}/"
+
+
+class PhoneLink:
+    """The QR code's HTML for each request of a server listening on ``listen_host``:``port``
+    (see the module); ``hosts`` and ``clock`` stand in for lan_hosts and time.monotonic."""
+
+    def __init__(self, listen_host: str, port: int, hosts: Callable[[], list[str]] = lan_hosts,
+                 clock: Callable[[], float] = time.monotonic):
+        self.listen_host = listen_host
+        self.port = port
+        self.hosts = hosts
+        self.clock = clock
+        self.local_only = listen_host not in WILDCARDS and loopback(listen_host)
+        self._kept: dict[tuple[str, str], tuple[float, str | None]] = {}
+
+    def url(self, scheme: str, authority: str) -> str | None:
+        """The address a phone opens, for the page reached as ``scheme://authority/``; None if none can."""
+        if self.local_only:
+            return None
+        key = (scheme, authority)
+        now = self.clock()
+        hit = self._kept.get(key)
+        if hit is not None and now - hit[0] < LAN_SECONDS:
+            return hit[1]
+        host = host_of(authority) or self.listen_host
+        if self.listen_host in WILDCARDS:
+            found = phone_url(scheme, host, authority, self.port, self.hosts)
+        else:  # one address: the page was reached by it (or a name of it)
+            found = f"{scheme}://{authority or self.listen_host}/"
+        if len(self._kept) >= KEPT_LINKS:
+            self._kept.clear()
+        self._kept[key] = (now, found)
+        return found
+
+    def html(self, scheme: str, authority: str) -> str:
+        """The QR code and the address under it, or the note that says why there is none."""
+        if self.local_only:
+            return local_only_html(self.listen_host, self.port)
+        return qr_html(self.url(scheme, authority))
+
+
+@lru_cache(maxsize=8)
+def local_only_html(host: str, port: int) -> str:
+    """The note in place of the QR code on a server that only this machine can reach."""
+    shown = escape(f"[{host}]" if ":" in host else host)
+    return (f'<p class="qr muted"><span>No QR code: this view listens on {shown} (port {port}), this machine '
+            "only, so a phone cannot reach it. Serve the network with <code>--host 0.0.0.0</code>.</span></p>")
 
 
 @lru_cache(maxsize=32)

@@ -98,3 +98,18 @@ def ordinal(number: int) -> str:
     if 10 <= number % 100 <= 20:
         return f"{number}th"
     return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th')}"
+
+
+SPOKEN = {"start": "three for last", "heels": "for his heels", "peg": "in the play", "go": "for the go",
+          "31": "for 31", "hand": "for the hand", "crib": "for the crib", "muggins": "by muggins"}
+
+
+def spoken(action: str, entry) -> str:
+    """An entry (a ``scorer.game.Entry``) said as a sentence for a screen reader: "Blue pegged 4 for
+    the crib", "Red pegged 2 in the play: 15 two"; an undo or a redo says so first."""
+    kind = getattr(entry.kind, "value", entry.kind)
+    text = f"{entry.seat} pegged {entry.points} {SPOKEN.get(kind, kind)}"
+    if entry.note:
+        text += f": {entry.note}"
+    return {"undo": "Taken back: ", "redo": "Put back: "}.get(action, "") + text
+

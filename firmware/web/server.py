@@ -68,7 +68,7 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: L
     from .warm import warm_in_background
 
     follower = LedgerFollower(state)
-    app = create_app(follower, layout, host_names=(host,))
+    app = create_app(follower, layout, host_names=(host,), listen=(host, sock.getsockname()[1]))
     warm_in_background(state)
     first, *more = addresses(host, port, board_port)
     announce(f"cribbage-board web: serving {state} read-only {first}")

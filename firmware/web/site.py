@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 
 from ledger.rows import PLAYING, GameRow, GameTimes
 from ledger.schema import ABANDONED
+from scorer.errors import CribbageError
 from scorer.history import player_stats
+from scorer.record import Scorebook, parse_line
 
 from . import pages
 from .follow import LedgerFollower
@@ -52,8 +54,10 @@ class Site:
         snap = self.follower.snapshot()
         recent = list(snap.recent)
         html = pages.live_html(snap.state, snap.problem, recent, snap.messages, self.layout)
+        key, text = pages.said(snap.state, recent)
         return {"state": snap.state, "problem": snap.problem, "recent": recent,
-                "messages": list(snap.messages), "html": html, "title": pages.live_title(snap.state)}
+                "messages": list(snap.messages), "html": html, "title": pages.live_title(snap.state),
+                "said": {"key": key, "text": text}}
 
     def board_page(self) -> bytes:
         """The page of ``/``, rendered once per state of the ledger."""
@@ -119,6 +123,31 @@ class Site:
 
     def stats(self) -> list[dict]:
         return self.follower.cached("stats", lambda: _stats(self.records()))
+
+    def colours(self) -> dict:
+        """Each player's and partnership's colour on the board (:func:`side_colours`)."""
+        return self.follower.cached("colours", lambda: side_colours(self.records()))
+
+
+def side_colours(records: list[list[str]]) -> dict:
+    """The place of each player's (and partnership's) side in the last game they played, which
+    gives their colour on the board and its LEDs (``board.COLOURS``), by :func:`.pages.player_key`.
+    A record whose game line no longer reads is passed over."""
+    colours = {}
+    for record in records:  # oldest first: the last game played says
+        header = next((line for line in record if line.split("#", 1)[0].strip()), None)
+        try:
+            book = Scorebook()
+            book.apply(parse_line(header))
+            sides = book.game.sides
+        except (CribbageError, AttributeError, TypeError):
+            continue
+        for place, side in enumerate(sides):
+            for seat in side.seats:
+                colours[pages.player_key(seat)] = place
+            if len(side.seats) > 1:
+                colours[pages.player_key(side.name, "partnership")] = place
+    return colours
 
 
 def _stats(records: list[list[str]]) -> list[dict]:
