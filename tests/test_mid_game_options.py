@@ -128,3 +128,25 @@ def test_the_web_never_strikes_out_an_option_change():
     assert taken_back(["entry", "option", "undo"]) == {0}
     played = play_record(1, PLAYED + ["option muggins on"])
     assert played.lines[-1]["text"] == "Muggins on, from now" and not played.problems
+
+
+def test_the_live_board_reads_a_game_with_an_option_change(tmp_path):
+    """The web view's live board (recent entries, the screen reader's words) reads a game in which
+    muggins was turned on, and says the change as it describes itself."""
+    from firmware.web.follow import LedgerFollower
+    from firmware.web.site import Site
+    from ledger.writer import LedgerWriter
+    from scorer.record import parse_line
+
+    path = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(path) as store:
+        for line in PLAYED + ["option muggins on"]:
+            store.apply(parse_line(line))
+    follower = LedgerFollower(path)
+    try:
+        live = Site(follower).live()
+    finally:
+        follower.close()
+    assert live["problem"] is None and live["state"]["options"]["muggins"] is True
+    newest = live["recent"][0]
+    assert newest["action"] == "option" and newest["said"] == "Muggins on, from now"

@@ -106,7 +106,10 @@ SPOKEN = {"start": "three for last", "heels": "for his heels", "peg": "in the pl
 
 def spoken(action: str, entry) -> str:
     """An entry (a ``scorer.game.Entry``) said as a sentence for a screen reader: "Blue pegged 4 for
-    the crib", "Red pegged 2 in the play: 15 two"; an undo or a redo says so first."""
+    the crib", "Red pegged 2 in the play: 15 two"; an undo or a redo says so first; an option
+    changed mid-game (a ``scorer.game.OptionChange``) as it describes itself."""
+    if action == "option":
+        return entry.describe()
     kind = getattr(entry.kind, "value", entry.kind)
     text = f"{entry.seat} pegged {entry.points} {SPOKEN.get(kind, kind)}"
     if entry.note:
