@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prove the service on a booted system: systemd/test-boot-vm.sh [bookworm|trixie] [--arch amd64|arm64]
+# Prove the service on a booted system: systemd/test-boot-vm.sh [bookworm|trixie] [--arch amd64|arm64] [--power-cuts N]
 #
 # Builds a Debian root (debootstrap) with Debian's own kernel, systemd, polkit
 # and the packages install.sh asks for, and the project's dependencies as
@@ -15,7 +15,13 @@
 # `cribbage-board club-network`, sends a game to a Mosquitto on this host,
 # reached through qemu's guestfwd, and a club hub here counts it; the unit
 # reaches no other address, and with the club off it has no network again),
-# and last the menu's shut-down, which must power the VM off. Each check is
+# and last the menu's shut-down, which must power the VM off. With
+# --power-cuts N it runs none of those checks after the install, but cuts the
+# VM's power (SIGKILL of qemu) N times during a burst of entries from the
+# board's unit, and after each boot checks the ledger against what the host
+# heard acknowledged before the cut (see power_main and systemd/README.md),
+# ending with "ok: N power cuts: 0 acknowledged entries lost, ..." or
+# "FAILED: N power cuts: ...". Each check is
 # one line, "ok: ...", "FAILED: ..." or "skipped: <reason>"; the last line
 # is one summary such as
 #   vm bookworm amd64: booted, 13 ok, 0 failed, 0 skipped
@@ -33,18 +39,35 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 [bookworm|trixie] [--arch amd64|arm64]"
+    echo "usage: $0 [bookworm|trixie] [--arch amd64|arm64] [--power-cuts N]"
     echo "Boots a Debian VM (cached in \${CRIBBAGE_VM_CACHE:-~/.cache/cribbage-vm}), installs the"
-    echo "service there with systemd/install.sh and checks it; see systemd/README.md."
+    echo "service there with systemd/install.sh and checks it; with --power-cuts N, cuts its power"
+    echo "N times during a burst of entries instead; see systemd/README.md."
+}
+bad_cuts() {  # WHAT: one line, exit 2.
+    echo "usage: $0 [bookworm|trixie] [--arch amd64|arm64] [--power-cuts N]: --power-cuts needs N, a whole number of cuts from 1 to 1000 ($1)" >&2
+    exit 2
 }
 
 release=bookworm
 arch=amd64
+power_cuts=""  # --power-cuts N: N power cuts instead of the checks
+power_asked=no
 while [ $# -gt 0 ]; do
     case $1 in
         -h | --help)
             usage
             exit 0
+            ;;
+        --power-cuts)
+            [ $# -ge 2 ] || bad_cuts "none given"
+            power_cuts=$2
+            power_asked=yes
+            shift
+            ;;
+        --power-cuts=*)
+            power_cuts=${1#--power-cuts=}
+            power_asked=yes
             ;;
         --arch)
             [ $# -ge 2 ] || { usage >&2; exit 2; }
@@ -67,6 +90,11 @@ case $arch in
         exit 2
         ;;
 esac
+if [ "$power_asked" = yes ]; then
+    if ! [[ $power_cuts =~ ^[1-9][0-9]{0,3}$ ]] || [ "$power_cuts" -gt 1000 ]; then
+        bad_cuts "given: '$power_cuts'"
+    fi
+fi
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 cache=${CRIBBAGE_VM_CACHE:-$HOME/.cache/cribbage-vm}/$release-$arch
@@ -333,28 +361,48 @@ host_club() {  # The guest's board has played its game: the hub's word, one line
 }
 
 start_vm() {  # Boot a copy-on-write overlay of the image, with a second disk holding the working tree and the check.
+    prepare_run
+    start_club
+    make_data_disk
+    boot_vm
+}
+
+prepare_run() {  # The run's folder: the overlay disk (kept across the boots of a run) and the data disk's files.
     run_dir=$(mktemp -d "/var/tmp/cribbage-vm-run.XXXXXX")
     qemu-img create -q -f qcow2 -F raw -b "$cache/base.img" "$run_dir/disk.qcow2"
     copy_tree "$src" "$run_dir/data/src"
     cp "$src/systemd/vm/agent.sh" "$src/systemd/vm/driver.py" "$run_dir/data/"
     port=$(free_port)
-    start_club
-    local net="user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:$port-10.0.2.15:8121"
+}
+
+make_data_disk() { mkfs.ext4 -q -F -d "$run_dir/data" "$run_dir/data.img" 256M >/dev/null; }
+
+disk_cache=""  # qemu's default (writeback) for the checks; the power cuts set their own (see power_main)
+console_log=$cache/console.log
+boot_vm() {  # [ACKS-FILE]: start qemu on the run's disks; with ACKS-FILE, the guest's virtio port cribbage.ack is written there.
+    local net="user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:$port-10.0.2.15:8121" extra=()
     [ -z "$club_port" ] || net+=",guestfwd=tcp:$club_address:1883-cmd:socat STDIO TCP:127.0.0.1:$club_port"
-    mkfs.ext4 -q -F -d "$run_dir/data" "$run_dir/data.img" 256M >/dev/null
+    [ -z "${1:-}" ] || extra+=(-chardev "file,id=ack,path=$1" -device "virtserialport,chardev=ack,name=cribbage.ack")
+    if [ -z "$power_cuts" ]; then
+        extra+=(-serial "file:$console_log")
+    else  # every boot's console in one file
+        extra+=(-chardev "file,id=console,path=$console_log,append=on" -serial chardev:console)
+    fi
+    exec 3<&- 4<&-
+    rm -f "$run_dir/ctl.in" "$run_dir/ctl.out"
     mkfifo "$run_dir/ctl.in" "$run_dir/ctl.out"
     say "booting $release $arch under qemu, $accel; the web view forwarded to 127.0.0.1:$port${club_port:+; the guest reaches the club broker at $club_address:1883}"
     booted_at=$(date +%s)
     "${qemu[@]}" -display none -no-reboot \
         -kernel "$cache/vmlinuz" -initrd "$cache/initrd.img" \
         -append "root=/dev/vda rw console=$console net.ifnames=0 systemd.show_status=0" \
-        -drive "file=$run_dir/disk.qcow2,if=virtio,format=qcow2" \
+        -drive "file=$run_dir/disk.qcow2,if=virtio,format=qcow2${disk_cache:+,cache=$disk_cache}" \
         -drive "file=$run_dir/data.img,if=virtio,format=raw,readonly=on" \
         -netdev "$net" \
         -device virtio-net-pci,netdev=net0 \
         -device virtio-serial-pci -chardev "pipe,id=ctl,path=$run_dir/ctl" \
         -device virtserialport,chardev=ctl,name=cribbage.ctl \
-        -serial "file:$cache/console.log" &
+        "${extra[@]}" &
     qemu_pid=$!
     exec 3<>"$run_dir/ctl.out" 4<>"$run_dir/ctl.in"
 }
@@ -439,6 +487,130 @@ listen() {  # The guest's lines, and what only the host can check: the web view 
     fi
 }
 
+# The power cuts (--power-cuts N): one overlay disk, booted N + 1 times. At each boot but the last, the guest
+# starts a burst of entries from the board's unit and relays each entry the ledger acknowledged to the
+# virtio port cribbage.ack, which qemu writes to a file on this host as it comes (a write(2) by qemu: it
+# stays in this host's kernel whatever becomes of qemu). A random moment into the burst, qemu is killed
+# with SIGKILL: the guest's power is cut, with no shutdown and no sync; what was in its memory (its page
+# cache, anything SQLite had not synced) is gone, what it had written to its disk is what qemu had
+# written to the overlay. The next boot gets the host's record of every entry acknowledged so far, from
+# this host (on the data disk, never from the guest's own disk), and checks the ledger against it.
+#
+# The overlay's cache mode is cache=none: qemu opens it with O_DIRECT, so each write the guest's disk
+# completes has left qemu for this host's disk, not a buffer of qemu's; and the guest is shown a disk with
+# a volatile write cache, so its kernel must send a FLUSH for an fsync (SQLite's synchronous=FULL), on
+# which qemu writes its own qcow2 metadata (the map of newly allocated clusters, which it otherwise keeps
+# in memory) and syncs the file. What the guest flushed is kept across the kill; what it did not flush
+# (a new cluster's mapping) may be lost, as from a real disk's cache. cache=unsafe, which ignores
+# flushes, could lose flushed data to a kill; writeback (qemu's default) would keep it too but passes
+# the guest's data through this host's page cache.
+power_failed=""  # the first failure, after which the summary is a FAILED line
+power_checked=0
+power_heard=0
+power_listen() {  # K: the guest's lines of boot K, until it asks for the cut ("cut"), says "end", or is lost ("").
+    local k=$1 line heard silence=${CRIBBAGE_VM_SILENCE:-900}
+    power_next=""
+    heard=$(date +%s)
+    while :; do
+        line=""
+        if ! IFS= read -r -t 5 -u 3 line; then
+            if ! kill -0 "$qemu_pid" 2>/dev/null; then
+                power_failed=${power_failed:-"boot $k: the VM stopped before the check ended (see $console_log)"}
+                return
+            elif [ $(($(date +%s) - heard)) -ge "$silence" ]; then
+                power_failed=${power_failed:-"boot $k: no word from the guest for $silence s (see $console_log)"}
+                return
+            fi
+            continue
+        fi
+        heard=$(date +%s)
+        line=${line%$'\r'}
+        case $line in
+            "hello "*)
+                booted=yes
+                say "boot $k: booted in $(($(date +%s) - booted_at)) s: ${line#hello }"
+                ;;
+            "power: $k "*)
+                line=${line#"power: $k "}
+                echo "  after power cut $k: $line"
+                power_checked=$((power_checked + 1))
+                [[ $line == ok:* ]] || power_failed=${power_failed:-"after power cut $k: ${line#FAILED: }"}
+                ;;
+            ok:* | FAILED:* | skipped:*) count "$line" ;;
+            "host: cut $((k + 1))")
+                power_next="cut"
+                return
+                ;;
+            end)
+                power_next="end"
+                return
+                ;;
+            *) echo "  $line" ;;
+        esac
+    done
+}
+
+power_cut() {  # K ACKS-FILE: once the guest's burst has been heard acknowledging, a random moment later, SIGKILL qemu.
+    local k=$1 acks=$2 until delay lines first last
+    until=$(($(date +%s) + ${CRIBBAGE_VM_SILENCE:-900}))
+    while [ ! -s "$acks" ]; do
+        if ! kill -0 "$qemu_pid" 2>/dev/null || [ "$(date +%s)" -ge "$until" ]; then
+            power_failed=${power_failed:-"cut $k: no entry heard acknowledged from the burst (see $console_log)"}
+            return 1
+        fi
+        sleep 0.05
+    done
+    delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.1 + 3.9 * r / 32767 }')
+    sleep "$delay"
+    kill -KILL "$qemu_pid"
+    wait "$qemu_pid" 2>/dev/null || true
+    qemu_pid=""
+    # Whole lines only: a line the kill cut short was not heard.
+    lines=$(tr -cd '\n' <"$acks" | wc -c)
+    head -n "$lines" "$acks" >>"$run_dir/data/power/acks.tsv"
+    first=$(head -n 1 "$acks" | cut -f 1)
+    last=$(head -n "$lines" "$acks" | tail -n 1 | cut -f 1)
+    power_heard=$((power_heard + lines))
+    say "power cut $k: qemu killed (SIGKILL) $delay s after the burst's first acknowledgement; $lines entries heard acknowledged (ids $first-$last), $power_heard in all"
+}
+
+power_main() {
+    local k acks
+    prepare_run
+    disk_cache=none  # see above
+    console_log=$cache/power-console.log
+    : >"$console_log"
+    mkdir -p "$run_dir/data/power"
+    echo "$power_cuts" >"$run_dir/data/power/cuts"
+    : >"$run_dir/data/power/acks.tsv"
+    for ((k = 0; k <= power_cuts; k++)); do
+        echo "$k" >"$run_dir/data/power/boot"
+        make_data_disk
+        acks=$run_dir/acks-$k.tsv
+        : >"$acks"
+        boot_vm "$acks"
+        power_listen "$k"
+        if [ "$power_next" = cut ]; then
+            power_cut $((k + 1)) "$acks" || break
+        else
+            break
+        fi
+    done
+    if [ -n "$qemu_pid" ]; then  # the last boot's checks are done: its disk is thrown away
+        kill -KILL "$qemu_pid" 2>/dev/null || true
+        wait "$qemu_pid" 2>/dev/null || true
+        qemu_pid=""
+    fi
+    if [ -z "$power_failed" ] && [ "$power_checked" -ne "$power_cuts" ]; then
+        power_failed="$power_checked of $power_cuts boots after a cut checked"
+    fi
+    if [ -z "$power_failed" ]; then
+        count "ok: $power_cuts power cuts: 0 acknowledged entries lost, the ledger opened and passed its integrity check after every boot"
+    else
+        count "FAILED: $power_cuts power cuts: $power_failed"
+    fi
+}
+
 main() {
     local built=cached
     if [ ! -s "$cache/base.img" ] || [ "$(cat "$cache/recipe" 2>/dev/null)" != "$recipe" ]; then
@@ -447,10 +619,15 @@ main() {
     else
         say "the cached image: $cache/base.img"
     fi
-    start_vm
-    listen
-    wait "$qemu_pid" 2>/dev/null || true
-    qemu_pid=""
+    if [ -n "$power_cuts" ]; then
+        label+=" power cuts"
+        power_main
+    else
+        start_vm
+        listen
+        wait "$qemu_pid" 2>/dev/null || true
+        qemu_pid=""
+    fi
     say "done in $(($(date +%s) - started)) s (the image $built, $accel)"
     [ "$booted" = yes ] || failed=$((failed + 1))
     echo "$label: $([ "$booted" = yes ] && echo booted || echo "not booted"), $ok ok, $failed failed, $skipped skipped"

@@ -168,6 +168,23 @@ def test_boot_vm_script_refuses_what_it_does_not_know(argv):
     assert result.stderr.startswith("usage: ")
 
 
+@pytest.mark.parametrize("argv", [["--power-cuts"], ["bookworm", "--power-cuts"], ["--power-cuts", "x"],
+                                  ["--power-cuts", "0"], ["--power-cuts", "-3"], ["--power-cuts", "1001"],
+                                  ["--power-cuts="], ["--power-cuts=2.5"], ["--power-cuts", "05"]])
+def test_boot_vm_script_refuses_power_cuts_without_a_number(argv):
+    """--power-cuts without N, or with an N that is not a whole number from 1 to 1000: one usage line, exit 2."""
+    result = subprocess.run(["bash", str(BOOT_VM), *argv], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("usage: ") and result.stderr.count("\n") == 1
+    assert "--power-cuts needs N" in result.stderr
+
+
+def test_boot_vm_script_takes_power_cuts_in_its_usage():
+    """--help names --power-cuts N."""
+    result = subprocess.run(["bash", str(BOOT_VM), "--help"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0 and "[--power-cuts N]" in result.stdout
+
+
 def test_boot_vm_driver_says_its_modes():
     """The guest's driver, given no mode, prints its modes and exits 2 (it imports nothing of the board first)."""
     import sys
@@ -175,6 +192,7 @@ def test_boot_vm_driver_says_its_modes():
     result = subprocess.run([sys.executable, str(ROOT / "systemd" / "vm" / "driver.py")],
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "driver.py burst" in result.stderr and "driver.py shutdown" in result.stderr
+    assert "driver.py power-check ACKS" in result.stderr
 
 
 def unit_user(unit: Path) -> str:

@@ -96,23 +96,79 @@ send "hello $(uname -r), $(systemctl --version | head -n 1), PID 1 is $(cat /pro
 systemctl --failed --no-legend --plain | sed 's/^/failed unit: /'
 
 # 1. The install, for real on a booted systemd, the board on the mock backend.
-cp -a "$vm/src" "$tree"
-install -D -m 0644 "$vm/driver.py" "$driver"
-mkdir -p "$dropins"
-cat >"$dropins/50-mock.conf" <<EOF
+install_board() {
+    cp -a "$vm/src" "$tree"
+    install -D -m 0644 "$vm/driver.py" "$driver"
+    mkdir -p "$dropins"
+    cat >"$dropins/50-mock.conf" <<EOF
 # test-boot-vm.sh: the VM has no LED strip, OLED or buttons: the board runs on the mock backend.
 [Service]
 ExecStart=
 ExecStart=$venv/bin/cribbage-board --backend mock --headless
 EOF
-note "the board runs on the mock backend through the drop-in $dropins/50-mock.conf (the VM has no strip, OLED or buttons; no device is faked)"
-echo "--- install.sh"
-if CRIBBAGE_INSTALL_TARGET=vm bash "$tree/systemd/install.sh" 2>&1 | tee /root/install-1.log | sed 's/^/    /'; then
-    ok "systemd/install.sh ran on the booted guest (CRIBBAGE_INSTALL_TARGET=vm: $(grep -c '^skipped: ' /root/install-1.log) Pi-only steps skipped, systemctl daemon-reload, enable and restart for real)"
-else
-    failed "systemd/install.sh exited non-zero on the booted guest: $(tail -n 1 /root/install-1.log)"
+    note "the board runs on the mock backend through the drop-in $dropins/50-mock.conf (the VM has no strip, OLED or buttons; no device is faked)"
+    echo "--- install.sh"
+    if CRIBBAGE_INSTALL_TARGET=vm bash "$tree/systemd/install.sh" 2>&1 | tee /root/install-1.log | sed 's/^/    /'; then
+        ok "systemd/install.sh ran on the booted guest (CRIBBAGE_INSTALL_TARGET=vm: $(grep -c '^skipped: ' /root/install-1.log) Pi-only steps skipped, systemctl daemon-reload, enable and restart for real)"
+    else
+        failed "systemd/install.sh exited non-zero on the booted guest: $(tail -n 1 /root/install-1.log)"
+    fi
+    grep '^skipped: ' /root/install-1.log | sed 's/^/# install.sh /' >&3
+}
+
+# The power cuts (test-boot-vm.sh --power-cuts N) instead of the checks below. This agent runs at every
+# boot of the same disk; the host rewrites the data disk before each boot: power/cuts (N), power/boot
+# (K: 0 at the first boot, else the boot after the Kth cut) and power/acks.tsv (every entry the host
+# heard acknowledged before the cuts so far, as driver.py burst wrote them). After a cut: the board's
+# unit active (the installed unit with the mock drop-in, on the ledger the cut left), then driver.py
+# power-check against the host's record, one line to the host ("power: K ok: ..." or "power: K FAILED:
+# ..."). Before a cut: a burst of entries from the board's unit, each acknowledged entry relayed live to
+# the host's virtio port cribbage.ack; then the host cuts the power whenever it likes.
+power_acks=/run/cribbage-vm-acks  # the FIFO driver.py burst writes to (the unit's /run is read-only, a FIFO in it still opens)
+power_burst() {
+    local runtime=/run/systemd/system/cribbage-board.service.d  # a runtime drop-in: the power cut takes it away
+    mkfifo -m 0600 "$power_acks" && chown cribbage:cribbage "$power_acks"
+    # The relay, as root: the only opener of the port, a line passed on as soon as it is written.
+    (while :; do cat "$power_acks"; done) >/dev/virtio-ports/cribbage.ack &
+    mkdir -p "$runtime"
+    printf '# test-boot-vm.sh --power-cuts: the mock controls driven (burst), until the power goes\n[Service]\nExecStart=\nExecStart=%s/bin/python %s burst\n' \
+        "$venv" "$driver" >"$runtime/60-driver.conf"
+    touch /run/cribbage-vm-burst
+    systemctl daemon-reload
+    systemctl restart cribbage-board
+}
+power_boot() {
+    local cuts boot status check
+    cuts=$(cat "$vm/power/cuts")
+    boot=$(cat "$vm/power/boot")
+    [ "$boot" -gt 0 ] || install_board
+    if wait_for 300 is_active cribbage-board; then
+        status=$(prop cribbage-board StatusText)
+        if [ "$boot" -gt 0 ]; then
+            if [[ $status != "board ready"* ]]; then
+                send "power: $boot FAILED: cribbage-board is active but its StatusText is '$status', not the board's READY status"
+            else
+                check=$("$venv/bin/python" "$driver" power-check "$vm/power/acks.tsv" 2>&1 | tail -n 1)
+                [[ $check == ok:* || $check == FAILED:* ]] || check="FAILED: driver.py power-check said: $check"
+                send "power: $boot ${check%%: *}: cribbage-board active ($status; the guest up $(cut -d ' ' -f 1 /proc/uptime) s); ${check#*: }"
+            fi
+        fi
+    else
+        send "power: $boot FAILED: cribbage-board is not active within 300 s: $(prop cribbage-board ActiveState)/$(prop cribbage-board SubState), $(prop cribbage-board Result)"
+        journal
+    fi
+    if [ "$boot" -lt "$cuts" ]; then
+        power_burst
+        send "host: cut $((boot + 1))"
+        sleep infinity
+    fi
+    send end
+}
+if [ -s "$vm/power/cuts" ]; then
+    power_boot
+    exit 0
 fi
-grep '^skipped: ' /root/install-1.log | sed 's/^/# install.sh /' >&3
+install_board
 
 # 2. Both units up, the board's READY=1 reached.
 if wait_for 90 is_active cribbage-board && wait_for 30 is_active cribbage-board-web && wait_for 30 listening 8121; then

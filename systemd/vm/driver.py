@@ -3,7 +3,19 @@
     driver.py burst      as the board's unit (a drop-in's ExecStart): the board on the
                          mock backend, its controls pressed and turned without pause while
                          /run/cribbage-vm-burst exists, READY=1 and the watchdog sent as
-                         the board sends them
+                         the board sends them; if the FIFO /run/cribbage-vm-acks exists
+                         (the power cuts), each entry the ledger acknowledged (its row
+                         committed) is written there at once as one line, "ID<TAB>GAME
+                         <TAB>SCORES<TAB>LINE" (SCORES the game's scores after it, "a,b"),
+                         for the host to hear live
+    driver.py power-check ACKS
+                         as root, beside the running board, after a power cut: the ledger
+                         read only (PRAGMA integrity_check, every game replayed with the
+                         project's own replay, nothing rejected) and every entry of ACKS
+                         (the host's record of what was acknowledged, lines as above)
+                         there, the same row, and the game replayed up to the last one
+                         acknowledged of each game has the scores acknowledged; one line,
+                         "ok: ..." or "FAILED: ..." naming the first loss
     driver.py shutdown   as the board's unit: Menu > Shut down > Yes on the mock controls,
                          with the real board's power-off (hardware.power, systemctl through
                          logind as the unit's user), so the VM must power off
@@ -45,6 +57,7 @@ from pathlib import Path
 CONFIG = "/etc/cribbage-board/config.toml"
 STATE = Path(os.environ.get("STATE_DIRECTORY", "/var/lib/cribbage-board")) / "ledger.sqlite3"
 BURST_FLAG = Path("/run/cribbage-vm-burst")
+ACKS = Path("/run/cribbage-vm-acks")  # the power cuts: a FIFO that agent.sh relays to the host's virtio port
 CLUB_GAME = Path(__file__).with_name("club-game.txt")  # a whole game in the record format, put here by agent.sh
 CLUB_DONE = Path("/run/cribbage-vm-club-done")  # made by agent.sh once the host's hub has counted the game
 # Beyond the broker: qemu's host side, the Internet, the guest's own web view at its own address and on loopback.
@@ -69,6 +82,8 @@ def burst() -> int:
     sim, notifier = board("burst")
     rng = random.Random()
     acted = 0
+    acks = open(ACKS, "w", buffering=1) if ACKS.exists() else None  # a FIFO: waits for its reader
+    said = _last_id(sim) if acks else 0
     while True:
         notifier.watchdog()
         if not BURST_FLAG.exists():
@@ -82,8 +97,79 @@ def burst() -> int:
         sim.act("turn", str(rng.randint(1, 6)))
         sim.act("click", rng.choice(["red", "blue"]))
         acted += 1
+        if acks is not None:
+            said = _acknowledge(sim, acks, said)
         if acted % 100 == 0:
             print(f"burst: {acted} entries acted", flush=True)
+
+
+def _last_id(sim) -> int:
+    return sim.store._conn.execute("SELECT coalesce(max(id), 0) FROM actions").fetchone()[0]
+
+
+def _acknowledge(sim, acks, said: int) -> int:
+    """Write each entry committed since row ``said`` (read on the writer's own connection:
+    what it has committed, synchronous=FULL) to ``acks``; the last row's id."""
+    rows = sim.store._conn.execute("SELECT id, game_id, line FROM actions WHERE id > ? ORDER BY id", (said,)).fetchall()
+    game = sim.board.controller.game
+    scores = ",".join(str(score) for score in game.state.scores) if game is not None else ""
+    for row_id, game_id, line in rows:
+        acks.write(f"{row_id}\t{game_id}\t{scores if row_id == rows[-1][0] else ''}\t{line}\n")
+    return rows[-1][0] if rows else said
+
+
+def power_check(acks_file: str) -> int:
+    """After a power cut: the ledger sound and replaying, every acknowledged entry in it (see the module's doc)."""
+    import sqlite3
+
+    from ledger.reader import LedgerReader
+    from scorer.record import replay
+
+    acked = []
+    for text in Path(acks_file).read_text().splitlines():
+        fields = text.split("\t")
+        if len(fields) == 4 and fields[0].isdigit() and fields[1].isdigit():
+            acked.append((int(fields[0]), int(fields[1]), fields[2], fields[3]))
+    conn = sqlite3.connect(f"file:{STATE}?mode=ro", uri=True, timeout=30)
+    integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
+    if integrity != "ok":
+        print(f"FAILED: PRAGMA integrity_check: {integrity}")
+        return 1
+    rows = {row_id: (game_id, line) for row_id, game_id, line in conn.execute("SELECT id, game_id, line FROM actions")}
+    conn.close()
+    reader = LedgerReader(STATE)  # the project's own read-only reader, as the web view and export read
+    try:
+        games = {game_id: reader.export(game_id) for game_id in reader.game_ids()}
+    finally:
+        reader.close()
+    for game_id, lines in games.items():
+        result = replay(lines)
+        if result.rejected:
+            print(f"FAILED: game {game_id} of the ledger does not replay: {result.rejected[0]}")
+            return 1
+    for row_id, game_id, _, line in acked:
+        if rows.get(row_id) != (game_id, line):
+            lost = sum(1 for r, g, _, l in acked if rows.get(r) != (g, l))
+            print(f"FAILED: {lost} of {len(acked)} acknowledged entries lost, the first: entry {row_id} "
+                  f"(game {game_id}: {line}); the ledger has {rows.get(row_id) or 'no such entry'}")
+            return 1
+    checked = []
+    for game_id in sorted({game_id for _, game_id, _, _ in acked}):
+        last = max(row_id for row_id, g, _, _ in acked if g == game_id)
+        scores = next(s for r, g, s, _ in acked if r == last)
+        if not scores:  # acknowledged among others of one action: its scores are on the last of them
+            scores = next(s for r, g, s, _ in sorted(acked, reverse=True) if g == game_id and s)
+        upto = sum(1 for r, (g, _) in rows.items() if g == game_id and r <= last)
+        game = replay(games[game_id][:1 + upto]).book.game
+        got = ",".join(str(score) for score in game.state.scores)
+        if got != scores:
+            print(f"FAILED: game {game_id} replayed up to entry {last}, the last acknowledged, "
+                  f"scores {got}, but the acknowledgement said {scores}")
+            return 1
+        checked.append(f"game {game_id} {got}")
+    print(f"ok: integrity_check ok, {len(games)} games replayed ({len(rows)} entries), all {len(acked)} "
+          f"acknowledged entries there; replayed up to the last acknowledged: {'; '.join(checked[-3:]) or 'none yet'}")
+    return 0
 
 
 def shutdown() -> int:
@@ -247,6 +333,8 @@ def oled(port: int) -> int:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["burst"]:
         return burst()
+    if argv[:1] == ["power-check"] and len(argv) == 2:
+        return power_check(argv[1])
     if argv[:1] == ["shutdown"]:
         return shutdown()
     if argv[:1] == ["club"]:
