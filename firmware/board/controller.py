@@ -442,10 +442,14 @@ class Controller:
 
     # ---- what the screen shows ------------------------------------------
 
-    def view(self) -> GameView:
-        """The game as the board shows it (built anew: the board loop keeps one per change)."""
-        pairing = self.club.next_game() if self.club is not None else ""
-        return GameView.of(self.game, self.store.book.match, pairing)
+    def pairing(self) -> str:
+        """The club's next game, as the board shows it ("" without a club)."""
+        return self.club.next_game() if self.club is not None else ""
+
+    def view(self, pairing: str | None = None) -> GameView:
+        """The game as the board shows it, built anew (the board loop keeps one per change);
+        ``pairing``: the club's next game, when the caller has it already."""
+        return GameView.of(self.game, self.store.book.match, self.pairing() if pairing is None else pairing)
 
     def screen(self, view: GameView | None = None) -> Screen:
         """What the OLED shows: a device's problem, the open panel, or the game (from ``view``,
@@ -472,7 +476,7 @@ class Controller:
                 alert=self.message_alert and fresh,
             )
         status = ", ".join(filter(None, (deal_text(view), laps_note(view))))
-        if getattr(self.store, "in_memory", None):  # said in full at start; kept in sight while it lasts
+        if self.store.in_memory:  # said in full at start; kept in sight while it lasts
             status = f"{IN_RAM} {status}"
         if self.club is not None:  # the club's connection first; before the first entry, its pairing
             status = f"{self.club.connection()} | {status}"

@@ -158,10 +158,10 @@ class Board:
         the club's pairing), which the LEDs, the OLED and the terminal board draw."""
         controller = self.controller
         game = controller.game
-        pairing = self.club.next_game() if self.club is not None else ""
+        pairing = controller.pairing()
         key = (game, game.state, pairing)
         if self._view is None or self._view[0] != key:
-            self._view = (key, GameView.of(game, self.store.book.match, pairing))
+            self._view = (key, controller.view(pairing))
         return self._view[1]
 
     def oled_screen(self) -> Screen:

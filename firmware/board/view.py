@@ -95,13 +95,15 @@ def lap_text(view: GameView, side: int) -> str:
 
 def laps_note(view: GameView) -> str:
     """"lap 2" when every side is on the same lap past the first, else "Red lap 2" for each side past its first."""
-    return lap_note(view.names, view.scores, view.target)
+    return _laps_words(view.names, view.laps)
 
 
 def lap_note(names: tuple[str, ...], scores: tuple[int, ...], target: int) -> str:
-    """"lap 2" when every side is past its first lap on the same one, else "Red lap 2" per side
-    past its first; "" on the first lap."""
-    laps = [lap_of(score, target) for score in scores]
+    """:func:`laps_note` of scores on a board of ``target``: "" on the first lap."""
+    return _laps_words(names, [lap_of(score, target) for score in scores])
+
+
+def _laps_words(names, laps) -> str:
     if all(lap == laps[0] > 1 for lap in laps):
         return f"lap {laps[0]}"
     return ", ".join(f"{name[:6]} lap {lap}" for name, lap in zip(names, laps) if lap > 1)
