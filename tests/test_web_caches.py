@@ -5,6 +5,7 @@ once per change, one watcher of the ledger for every /events client."""
 import asyncio
 import json
 import os
+from contextlib import contextmanager
 
 from firmware.web import site as site_module
 from firmware.web.follow import LedgerFollower
@@ -68,6 +69,21 @@ def test_a_replaced_ledger_is_read_afresh_with_nothing_kept(tmp_path):
     assert b"Dan" in stats_page and b"Alice" not in stats_page and b"Bob" not in stats_page
 
 
+@contextmanager
+def one_entry_to_go(tmp_path):
+    """A ledger holding a six-card game but its last entry, a web Site reading it: (the writer, the site,
+    that last entry's line); the reader is closed at the end."""
+    path = tmp_path / "ledger.sqlite3"
+    record = game_record(SIX, seed=2, entries=6)
+    with LedgerWriter(path) as store:
+        write_games(store, [record[:-1]])
+        follower = LedgerFollower(path)
+        try:
+            yield store, Site(follower), record[-1]
+        finally:
+            follower.close()
+
+
 def test_the_board_page_is_rendered_once_per_change(tmp_path, monkeypatch):
     """Requests for / between two entries share one rendering; an entry renders it anew."""
     from firmware.web import pages
@@ -75,18 +91,10 @@ def test_the_board_page_is_rendered_once_per_change(tmp_path, monkeypatch):
     rendered = []
     board_page = pages.board_page
     monkeypatch.setattr(pages, "board_page", lambda *args: rendered.append(args) or board_page(*args))
-    path = tmp_path / "ledger.sqlite3"
-    record = game_record(SIX, seed=2, entries=6)
-    with LedgerWriter(path) as store:
-        write_games(store, [record[:-1]])
-        follower = LedgerFollower(path)
-        site = Site(follower)
-        try:
-            first = [site.board_page() for _ in range(5)]
-            store.apply(parse_line(record[-1]))
-            second = [site.board_page() for _ in range(5)]
-        finally:
-            follower.close()
+    with one_entry_to_go(tmp_path) as (store, site, last):
+        first = [site.board_page() for _ in range(5)]
+        store.apply(parse_line(last))
+        second = [site.board_page() for _ in range(5)]
     assert len(rendered) == 2 and len(set(first)) == len(set(second)) == 1 and first[0] != second[0]
     assert b"</html>" in second[0]
 
@@ -97,14 +105,9 @@ def test_an_entry_made_while_the_board_is_read_shows_at_the_next_look(tmp_path, 
     still until the next entry)."""
     from firmware.web import pages
 
-    path = tmp_path / "ledger.sqlite3"
-    record = game_record(SIX, seed=2, entries=6)
-    with LedgerWriter(path) as store:
-        write_games(store, [record[:-1]])
-        follower = LedgerFollower(path)
-        site = Site(follower)
+    with one_entry_to_go(tmp_path) as (store, site, last):
         live_html = pages.live_html
-        pending = [record[-1]]
+        pending = [last]
 
         def entry_while_read(*args):
             html = live_html(*args)
@@ -113,11 +116,8 @@ def test_an_entry_made_while_the_board_is_read_shows_at_the_next_look(tmp_path, 
             return html
 
         monkeypatch.setattr(pages, "live_html", entry_while_read)
-        try:
-            before = site.live()
-            after = site.live()
-        finally:
-            follower.close()
+        before = site.live()
+        after = site.live()
         final = {side.name: score for side, score in zip(store.game.sides, store.game.state.scores)}
     assert before["state"] != after["state"]
     assert {side["name"]: side["score"] for side in after["state"]["sides"]} == final
