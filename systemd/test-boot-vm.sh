@@ -433,23 +433,33 @@ EOF
     fi
 }
 
-listen() {  # The guest's lines, and what only the host can check: the web view from outside, the power-off.
-    local line heard powered_off="" silence=${CRIBBAGE_VM_SILENCE:-900}  # seconds without a line before giving up
-    heard=$(date +%s)
+guest_line() {  # The guest's next line (fd 3) into the caller's $line, its \r cut, and the time into its $heard;
+    # status 1, with $lost saying why, once qemu has ended or the guest was silent for the caller's $silence s.
     while :; do
         line=""
-        if ! IFS= read -r -t 5 -u 3 line; then
-            if ! kill -0 "$qemu_pid" 2>/dev/null; then
-                count "FAILED: the VM stopped before the check ended (see $cache/console.log)"
-                break
-            elif [ $(($(date +%s) - heard)) -ge "$silence" ]; then
-                count "FAILED: no word from the guest for $silence s (see $cache/console.log)"
-                break
-            fi
-            continue
+        if IFS= read -r -t 5 -u 3 line; then
+            heard=$(date +%s)
+            line=${line%$'\r'}
+            return 0
         fi
-        heard=$(date +%s)
-        line=${line%$'\r'}
+        if ! kill -0 "$qemu_pid" 2>/dev/null; then
+            lost="the VM stopped before the check ended"
+            return 1
+        elif [ $(($(date +%s) - heard)) -ge "$silence" ]; then
+            lost="no word from the guest for $silence s"
+            return 1
+        fi
+    done
+}
+
+listen() {  # The guest's lines, and what only the host can check: the web view from outside, the power-off.
+    local line heard lost powered_off="" silence=${CRIBBAGE_VM_SILENCE:-900}  # seconds without a line before giving up
+    heard=$(date +%s)
+    while :; do
+        if ! guest_line; then
+            count "FAILED: $lost (see $cache/console.log)"
+            break
+        fi
         case $line in
             "hello "*)
                 booted=yes
@@ -508,23 +518,14 @@ power_failed=""  # the first failure, after which the summary is a FAILED line
 power_checked=0
 power_heard=0
 power_listen() {  # K: the guest's lines of boot K, until it asks for the cut ("cut"), says "end", or is lost ("").
-    local k=$1 line heard silence=${CRIBBAGE_VM_SILENCE:-900}
+    local k=$1 line heard lost silence=${CRIBBAGE_VM_SILENCE:-900}
     power_next=""
     heard=$(date +%s)
     while :; do
-        line=""
-        if ! IFS= read -r -t 5 -u 3 line; then
-            if ! kill -0 "$qemu_pid" 2>/dev/null; then
-                power_failed=${power_failed:-"boot $k: the VM stopped before the check ended (see $console_log)"}
-                return
-            elif [ $(($(date +%s) - heard)) -ge "$silence" ]; then
-                power_failed=${power_failed:-"boot $k: no word from the guest for $silence s (see $console_log)"}
-                return
-            fi
-            continue
+        if ! guest_line; then
+            power_failed=${power_failed:-"boot $k: $lost (see $console_log)"}
+            return
         fi
-        heard=$(date +%s)
-        line=${line%$'\r'}
         case $line in
             "hello "*)
                 booted=yes
