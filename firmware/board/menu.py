@@ -29,7 +29,6 @@ NAMES_NEXT_GAME = "New names: next game"
 # When an option applies: the note under it in the Options menu.
 APPLIES_NOW, APPLIES_NEXT_GAME = "applies at once", "applies next game"
 ON = {True: "on", False: "off"}
-NO_BUZZER = "no buzzer: set [buzzer] enabled"  # why Tones cannot be chosen
 
 
 @dataclass(frozen=True)
@@ -259,11 +258,9 @@ class MenuTree:
             if host.set_muggins(not host.settings.options.muggins):
                 again(1, f"Muggins {ON[host.settings.options.muggins]}: from now")
 
-        tones_reason = "" if host.has_buzzer else NO_BUZZER
-
         def tones():
-            if tones_reason:
-                host.say(tones_reason, alert=True)
+            if not host.has_buzzer:
+                host.say("no buzzer: set [buzzer] enabled", alert=True)
                 return
             host.set_tones(not host.tones)
             again(2, f"Tones {ON[host.tones]}")
@@ -272,6 +269,7 @@ class MenuTree:
             host.set_palette(palettes[(palettes.index(host.palette) + 1) % len(palettes)])
             again(3, f"Palette: {host.palette}")
 
+        tones_reason = "" if host.has_buzzer else "no buzzer: set [buzzer] enabled"
         host.push(Menu(host, "Options", [
             Item("Back", host.back),
             Item(f"Muggins: {ON[options.muggins]}", muggins, note=APPLIES_NOW),
