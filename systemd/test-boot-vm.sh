@@ -307,6 +307,59 @@ EOF
     say "the club: Mosquitto on 127.0.0.1:$club_port, the hub on 127.0.0.1:$hub_port ($hub_said); $(wc -l <"$data/club-game.txt") record lines of it for the guest's board"
 }
 
+# The club for the power cuts: Mosquitto on this host as for the club check, the hub in the guest
+# (the shipped cribbage-hub.service beside the board, so a cut takes both), and here a listener of the
+# hub's "kept" words: the hub publishes one after each commit, so every word this host heard names what
+# the hub's ledger must still hold after the cut. The listener writes each as it comes (one write(2) a
+# line), so what it heard survives the kill of qemu; the guest gets it on the data disk.
+start_power_club() {  # On the data disk: club.env; or club-none.txt, the guest's line saying why there is no club.
+    local data=$run_dir/data py=${CRIBBAGE_VM_PYTHON:-$src/.venv/bin/python} mosquitto why=""
+    mosquitto=$(command -v mosquitto || command -v /usr/sbin/mosquitto || true)
+    if [ -z "$mosquitto" ]; then
+        why="skipped: club: Mosquitto is not installed on the host (apt-get install mosquitto)"
+    elif ! command -v socat >/dev/null; then
+        why="skipped: club: socat is not installed on the host (qemu's guestfwd runs it; apt-get install socat)"
+    elif ! "$py" -c 'import paho.mqtt.client' 2>/dev/null; then
+        why="skipped: club: $py cannot listen to the hub's words (make the README's venv with .[test], or set CRIBBAGE_VM_PYTHON)"
+    fi
+    if [ -n "$why" ]; then
+        echo "$why" >"$data/club-none.txt"
+        return 0
+    fi
+    club_port=$(free_port)
+    printf '# test-boot-vm.sh --power-cuts: the club'"'"'s broker\nlistener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' \
+        "$club_port" >"$run_dir/mosquitto.conf"
+    "$mosquitto" -c "$run_dir/mosquitto.conf" >"$run_dir/mosquitto.log" 2>&1 &
+    club_pids+=($!)
+    : >"$run_dir/kept-live.jsonl"
+    "$py" - "$club_port" "$club_name" "$run_dir/kept-live.jsonl" >"$run_dir/kept.err" 2>&1 <<'PY' &
+import os, sys, time
+import paho.mqtt.client as mqtt
+port, club, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+fd = os.open(out, os.O_WRONLY | os.O_APPEND)
+
+def connected(client, userdata, flags, reason_code, properties):
+    client.subscribe(f"cribbage/{club}/table/+/kept", qos=1)
+
+def heard(client, userdata, message):
+    if message.payload:  # an empty payload clears a retained word: nothing said
+        os.write(fd, message.payload.replace(b"\n", b" ") + b"\n")
+
+client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-boot-vm-kept-listener")
+client.on_connect, client.on_message = connected, heard
+for _ in range(100):  # Mosquitto starting
+    try:
+        client.connect("127.0.0.1", port)
+        break
+    except OSError:
+        time.sleep(0.1)
+client.loop_forever(retry_first_connection=True)
+PY
+    club_pids+=($!)
+    printf 'club_broker=mqtt://%s:1883\nclub_name=%s\nclub_table=%s\n' "$club_address" "$club_name" "$club_table" >"$data/club.env"
+    say "the club for the cuts: Mosquitto on 127.0.0.1:$club_port; the hub's kept words heard into kept-live.jsonl"
+}
+
 hub_api() {  # SECONDS made|counted: until the hub's round is made, or its game counted; one line saying what the hub has.
     python3 - "$hub_port" "$1" "$2" "$run_dir/club-expected.txt" <<'EOF'
 import json, sys, time, urllib.request
@@ -517,6 +570,8 @@ listen() {  # The guest's lines, and what only the host can check: the web view 
 power_failed=""  # the first failure, after which the summary is a FAILED line
 power_checked=0
 power_heard=0
+club_failed=""  # the first failure of the hub's or the club's check after a cut
+power_club_checked=0  # their lines: two after each cut with the club on
 power_listen() {  # K: the guest's lines of boot K, until it asks for the cut ("cut"), says "end", or is lost ("").
     local k=$1 line heard lost silence=${CRIBBAGE_VM_SILENCE:-900}
     power_next=""
@@ -530,6 +585,12 @@ power_listen() {  # K: the guest's lines of boot K, until it asks for the cut ("
             "hello "*)
                 booted=yes
                 say "boot $k: booted in $(($(date +%s) - booted_at)) s: ${line#hello }"
+                ;;
+            "power: $k hub "* | "power: $k club "*)
+                line=${line#"power: $k "}
+                echo "  after power cut $k, the ${line%% *}: ${line#* }"
+                power_club_checked=$((power_club_checked + 1))
+                [[ ${line#* } == ok:* ]] || club_failed=${club_failed:-"after power cut $k, the ${line%% *}: ${line#* FAILED: }"}
                 ;;
             "power: $k "*)
                 line=${line#"power: $k "}
@@ -573,6 +634,11 @@ power_cut() {  # K ACKS-FILE: once the guest's burst has been heard acknowledgin
     last=$(head -n "$lines" "$acks" | tail -n 1 | cut -f 1)
     power_heard=$((power_heard + lines))
     say "power cut $k: qemu killed (SIGKILL) $delay s after the burst's first acknowledgement; $lines entries heard acknowledged (ids $first-$last), $power_heard in all"
+    if [ -n "$club_port" ]; then  # every kept word heard so far, whole lines only, for the next boot's check
+        lines=$(tr -cd '\n' <"$run_dir/kept-live.jsonl" | wc -c)
+        head -n "$lines" "$run_dir/kept-live.jsonl" >"$run_dir/data/power/kept.jsonl"
+        say "power cut $k: $lines kept words heard from the hub so far"
+    fi
 }
 
 power_main() {
@@ -584,6 +650,8 @@ power_main() {
     mkdir -p "$run_dir/data/power"
     echo "$power_cuts" >"$run_dir/data/power/cuts"
     : >"$run_dir/data/power/acks.tsv"
+    : >"$run_dir/data/power/kept.jsonl"
+    start_power_club
     for ((k = 0; k <= power_cuts; k++)); do
         echo "$k" >"$run_dir/data/power/boot"
         make_data_disk
@@ -609,6 +677,15 @@ power_main() {
         count "ok: $power_cuts power cuts: 0 acknowledged entries lost, the ledger opened and passed its integrity check after every boot"
     else
         count "FAILED: $power_cuts power cuts: $power_failed"
+    fi
+    if [ -z "$club_port" ]; then
+        count "$(cat "$run_dir/data/club-none.txt")"
+    elif [ -z "$club_failed" ] && [ "$power_club_checked" -ne $((2 * power_cuts)) ]; then
+        count "FAILED: the club through $power_cuts power cuts: $((power_club_checked / 2)) of $power_cuts boots after a cut had the hub's and the club's checks"
+    elif [ -z "$club_failed" ]; then
+        count "ok: the club through $power_cuts power cuts: after every boot the hub's ledger held all its kept words had acknowledged ($(wc -l <"$run_dir/data/power/kept.jsonl") words heard), and every entry the board had acknowledged reached it: the club watermark skipped none the hub lacked"
+    else
+        count "FAILED: the club through $power_cuts power cuts: $club_failed"
     fi
 }
 

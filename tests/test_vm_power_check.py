@@ -1,5 +1,6 @@
 """The guest's check after a power cut (systemd/vm/driver.py power-check), on a ledger made here."""
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -60,3 +61,73 @@ def test_power_check_replays_to_the_acknowledged_scores(tmp_path):
     result = power_check(tmp_path, acks)
     assert result.returncode == 1
     assert f"the last acknowledged, scores {scores}, but the acknowledgement said 99,99" in result.stdout
+
+
+# ---- the club through the cuts: driver.py hub-check and club-sync, on ledgers made here ----
+
+CLUB, TABLE = "vmclub", "1"
+
+
+def club_ledgers(folder: Path, kept_upto: int) -> tuple[list[str], str]:
+    """The board's ledger with GAME played for the club (its acknowledgements, as burst writes them),
+    and a hub ledger holding the game's line and its entries up to ``kept_upto``: (acks, ledger id)."""
+    with LedgerWriter(folder / "ledger.sqlite3") as store:
+        store.join_club(CLUB, TABLE)
+        for line in GAME:
+            store.apply(parse_line(line))
+        ledger = store.ledger_id
+    conn = sqlite3.connect(folder / "ledger.sqlite3")
+    rows = conn.execute("SELECT id, game_id, line FROM actions ORDER BY id").fetchall()
+    conn.close()
+    acks = [f"{row_id}\t{game_id}\t\t{line}" for row_id, game_id, line in rows]
+    from ledger.hub import HubLedger
+
+    with HubLedger(folder / "hub.sqlite3") as hub:
+        night = hub.night(CLUB, "vm", "standard", "acc", 0)
+        with hub.write() as w:
+            w.add_entry(night.id, CLUB, TABLE, ledger, rows[0][1], 0, GAME[0], None)
+            for seq, (_, game_id, line) in enumerate(rows[:kept_upto], start=1):
+                w.add_entry(night.id, CLUB, TABLE, ledger, game_id, seq, line, None)
+    return acks, ledger
+
+
+def run_driver(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, STATE_DIRECTORY=str(folder), PYTHONPATH=str(ROOT),
+               CRIBBAGE_VM_HUB_STATE=str(folder / "hub.sqlite3"))
+    return subprocess.run([sys.executable, str(DRIVER), *args], capture_output=True, text=True, timeout=60, env=env)
+
+
+def kept_word(ledger: str, seq: int) -> str:
+    return json.dumps({"v": 1, "table": TABLE, "ledger": ledger, "from": 1, "games": [[1, seq, None, None]]})
+
+
+def test_club_sync_passes_when_the_hub_has_every_acknowledged_entry(tmp_path):
+    acks, ledger = club_ledgers(tmp_path, kept_upto=4)
+    (tmp_path / "acks.tsv").write_text("".join(line + "\n" for line in acks))
+    result = run_driver(tmp_path, "club-sync", str(tmp_path / "acks.tsv"), "5")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith(f"ok: the hub's ledger has all 4 entries the board acknowledged (ledger {ledger}, 1 games)")
+
+
+def test_club_sync_names_the_first_entry_the_hub_still_lacks(tmp_path):
+    """The hub kept entries 1 and 2 of 4: after the wait, FAILED naming entry 3 and the board's watermark."""
+    acks, _ = club_ledgers(tmp_path, kept_upto=2)
+    (tmp_path / "acks.tsv").write_text("".join(line + "\n" for line in acks))
+    (tmp_path / "ledger.sqlite3.club").write_text("")
+    result = run_driver(tmp_path, "club-sync", str(tmp_path / "acks.tsv"), "1")
+    assert result.returncode == 1
+    assert "the hub still lacks 2 of 5 acknowledged entries and game lines, the first: table 1 game 1 entry 3" in result.stdout
+    assert result.stdout.rstrip().endswith("the board's watermark: empty")
+
+
+def test_hub_check_passes_what_the_hub_kept_and_fails_a_word_beyond_it(tmp_path):
+    """Every word's places in the hub's ledger: ok; a word saying entry 3 was kept when it is not: FAILED."""
+    _, ledger = club_ledgers(tmp_path, kept_upto=2)
+    (tmp_path / "kept.jsonl").write_text(kept_word(ledger, 1) + "\n" + kept_word(ledger, 2) + "\n")
+    result = run_driver(tmp_path, "hub-check", str(tmp_path / "kept.jsonl"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "all it said it kept before the cut is there (2 kept words heard by the host, 5 line and entry places" in result.stdout
+    (tmp_path / "kept.jsonl").write_text(kept_word(ledger, 3) + "\n")
+    result = run_driver(tmp_path, "hub-check", str(tmp_path / "kept.jsonl"))
+    assert result.returncode == 1
+    assert result.stdout.startswith(f"FAILED: the hub's ledger lacks what its word said it kept: table 1 ledger {ledger} game 1 entry 3")

@@ -116,6 +116,11 @@ EOF
     grep '^skipped: ' /root/install-1.log | sed 's/^/# install.sh /' >&3
 }
 
+club_config_on() {  # CONFIG: its [club] set to the host's club ($club_broker, $club_name, $club_table).
+    sed -i -e '/^\[club\]/,/^\[/{' -e "s|^broker = .*|broker = \"$club_broker\"|" -e "s|^name = .*|name = \"$club_name\"|" \
+        -e "s|^table = .*|table = \"$club_table\"|" -e '}' "$1"
+}
+
 # The power cuts (test-boot-vm.sh --power-cuts N) instead of the checks below. This agent runs at every
 # boot of the same disk; the host rewrites the data disk before each boot: power/cuts (N), power/boot
 # (K: 0 at the first boot, else the boot after the Kth cut) and power/acks.tsv (every entry the host
@@ -125,6 +130,8 @@ EOF
 # ..."). Before a cut: a burst of entries from the board's unit, each acknowledged entry relayed live to
 # the host's virtio port cribbage.ack; then the host cuts the power whenever it likes.
 power_acks=/run/cribbage-vm-acks  # the FIFO driver.py burst writes to (the unit's /run is read-only, a FIFO in it still opens)
+hub_env=/etc/cribbage-board/hub.env
+power_club=no  # the club on for the cuts: the host put club.env on the data disk
 power_burst() {
     local runtime=/run/systemd/system/cribbage-board.service.d  # a runtime drop-in: the power cut takes it away
     mkfifo -m 0600 "$power_acks" && chown cribbage:cribbage "$power_acks"
@@ -137,11 +144,57 @@ power_burst() {
     systemctl daemon-reload
     systemctl restart cribbage-board
 }
+# The club for the cuts, set up once at the first boot as a club sets it up: the board's [club] and
+# club-network's drop-in (as install.sh runs it), and the hub on this same machine as the shipped
+# cribbage-hub.service (its header's steps), both through the host's Mosquitto (qemu's guestfwd). A
+# cut then takes the board and the hub down at once.
+power_club_setup() {
+    local config=/etc/cribbage-board/config.toml said
+    # shellcheck source=/dev/null  # club_broker, club_name, club_table: the host's
+    . "$vm/club.env"
+    club_config_on "$config"
+    said=$("$venv/bin/cribbage-board" club-network --config "$config" 2>&1) ||
+        send "power: 0 FAILED: club-network: $said"
+    echo "    club-network: $said"
+    install -m 0644 "$tree/systemd/cribbage-hub.service" /etc/systemd/system/
+    install -m 0644 /dev/null "$hub_env"
+    printf 'CLUB_BROKER=%s\nCLUB_NAME=%s\n' "$club_broker" "$club_name" >"$hub_env"
+    install -m 0600 /dev/null /etc/cribbage-board/hub.password
+    echo "the host's broker is anonymous" >/etc/cribbage-board/hub.password
+    systemctl daemon-reload
+    systemctl enable --now cribbage-hub 2>&1 | sed 's/^/    /'
+    systemctl restart cribbage-board
+    note "the club for the cuts: the board's [club] $club_broker club $club_name table $club_table, club-network's drop-in; cribbage-hub.service on this machine"
+}
+power_club_checks() {  # K: after the Kth cut, the hub's ledger against its words, then the board's entries reaching it.
+    local k=$1 check
+    if ! wait_for 300 is_active cribbage-hub; then
+        send "power: $k FAILED: cribbage-hub is not active within 300 s: $(prop cribbage-hub ActiveState)/$(prop cribbage-hub SubState), $(prop cribbage-hub Result)"
+        journalctl -b -u cribbage-hub --no-pager | tail -n 20
+        return
+    fi
+    wait_for 120 test -e /var/lib/cribbage-hub/hub.sqlite3 || true
+    check=$("$venv/bin/python" "$driver" hub-check "$vm/power/kept.jsonl" 2>&1 | tail -n 1)
+    [[ $check == ok:* || $check == FAILED:* ]] || check="FAILED: driver.py hub-check said: $check"
+    send "power: $k hub ${check%%: *}: cribbage-hub active; ${check#*: }"
+    check=$("$venv/bin/python" "$driver" club-sync "$vm/power/acks.tsv" 600 2>&1 | tail -n 1)
+    [[ $check == ok:* || $check == FAILED:* ]] || check="FAILED: driver.py club-sync said: $check"
+    send "power: $k club ${check%%: *}: ${check#*: }"
+}
 power_boot() {
     local cuts boot status check
     cuts=$(cat "$vm/power/cuts")
     boot=$(cat "$vm/power/boot")
-    [ "$boot" -gt 0 ] || install_board
+    [ ! -s "$vm/club.env" ] || power_club=yes
+    if [ "$boot" -eq 0 ]; then
+        install_board
+        if [ "$power_club" = yes ]; then
+            power_club_setup
+        else
+            send "$(cat "$vm/club-none.txt" 2>/dev/null || echo "skipped: club: the host put no club on the data disk")"
+        fi
+        sync  # the set-up is the test's, not the board's: on the disk before the first cut
+    fi
     if wait_for 300 is_active cribbage-board; then
         status=$(prop cribbage-board StatusText)
         if [ "$boot" -gt 0 ]; then
@@ -152,6 +205,7 @@ power_boot() {
                 [[ $check == ok:* || $check == FAILED:* ]] || check="FAILED: driver.py power-check said: $check"
                 send "power: $boot ${check%%: *}: cribbage-board active ($status; the guest up $(cut -d ' ' -f 1 /proc/uptime) s); ${check#*: }"
             fi
+            [ "$power_club" = no ] || power_club_checks "$boot"
         fi
     else
         send "power: $boot FAILED: cribbage-board is not active within 300 s: $(prop cribbage-board ActiveState)/$(prop cribbage-board SubState), $(prop cribbage-board Result)"
@@ -417,8 +471,7 @@ club_check() {
     systemctl stop cribbage-board
     cp -a "$config" /root/config-without-club.toml
     score_off=$(security_of cribbage-board.service)
-    sed -i -e '/^\[club\]/,/^\[/{' -e "s|^broker = .*|broker = \"$club_broker\"|" -e "s|^name = .*|name = \"$club_name\"|" \
-        -e "s|^table = .*|table = \"$club_table\"|" -e '}' "$config"
+    club_config_on "$config"
     got=$("$venv/bin/python" -c 'import sys; from firmware.config import load_config
 club = load_config(sys.argv[1]).club; print(club.broker, club.name, club.table)' "$config" 2>&1)
     [ "$got" = "$club_broker $club_name $club_table" ] ||

@@ -16,6 +16,21 @@
                          there, the same row, and the game replayed up to the last one
                          acknowledged of each game has the scores acknowledged; one line,
                          "ok: ..." or "FAILED: ..." naming the first loss
+    driver.py hub-check KEPT
+                         as root, beside the running hub, after a power cut: the hub's
+                         ledger read only (PRAGMA integrity_check, opened by the project's
+                         HubReader) and every entry and result that a "kept" word of KEPT
+                         (the hub's words to the tables, one JSON payload a line, as the
+                         host heard them from its broker before the cut) says the hub had
+                         kept is in it; one line, "ok: ..." or "FAILED: ..."
+    driver.py club-sync ACKS SECONDS
+                         as root, beside the running board and hub, after a power cut:
+                         waits up to SECONDS until the hub's ledger holds every entry of
+                         ACKS (the board's acknowledged entries, lines as for power-check)
+                         and its game's line, under the board's ledger id, table, game and
+                         place, with the same text; so the board's club watermark made it
+                         skip none the hub lacked; one line, "ok: ..." or "FAILED: ..."
+                         naming the first entry the hub still lacks
     driver.py shutdown   as the board's unit: Menu > Shut down > Yes on the mock controls,
                          with the real board's power-off (hardware.power, systemctl through
                          logind as the unit's user), so the VM must power off
@@ -59,7 +74,8 @@ STATE = Path(os.environ.get("STATE_DIRECTORY", "/var/lib/cribbage-board")) / "le
 BURST_FLAG = Path("/run/cribbage-vm-burst")
 ACKS = Path("/run/cribbage-vm-acks")  # the power cuts: a FIFO that agent.sh relays to the host's virtio port
 CLUB_GAME = Path(__file__).with_name("club-game.txt")  # a whole game in the record format, put here by agent.sh
-CLUB_DONE = Path("/run/cribbage-vm-club-done")  # made by agent.sh once the host's hub has counted the game
+CLUB_DONE = Path("/run/cribbage-vm-club-done")
+HUB_STATE = Path(os.environ.get("CRIBBAGE_VM_HUB_STATE", "/var/lib/cribbage-hub/hub.sqlite3"))  # cribbage-hub.service's  # made by agent.sh once the host's hub has counted the game
 # Beyond the broker: qemu's host side, the Internet, the guest's own web view at its own address and on loopback.
 OUTSIDE = [("10.0.2.2", 80), ("1.1.1.1", 80), ("10.0.2.15", 8121), ("127.0.0.1", 8121)]
 SHUT_DOWN = [("click", "menu"), ("turn", "7"), ("click", "knob"), ("turn", "1"), ("click", "knob")]  # Menu > Shut down > Yes
@@ -125,11 +141,7 @@ def power_check(acks_file: str) -> int:
     from ledger.reader import LedgerReader
     from scorer.record import replay
 
-    acked = []
-    for text in Path(acks_file).read_text().splitlines():
-        fields = text.split("\t")
-        if len(fields) == 4 and fields[0].isdigit() and fields[1].isdigit():
-            acked.append((int(fields[0]), int(fields[1]), fields[2], fields[3]))
+    acked = _acked_rows(acks_file)
     conn = sqlite3.connect(f"file:{STATE}?mode=ro", uri=True, timeout=30)
     integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
     if integrity != "ok":
@@ -170,6 +182,131 @@ def power_check(acks_file: str) -> int:
     print(f"ok: integrity_check ok, {len(games)} games replayed ({len(rows)} entries), all {len(acked)} "
           f"acknowledged entries there; replayed up to the last acknowledged: {'; '.join(checked[-3:]) or 'none yet'}")
     return 0
+
+
+def _acked_rows(acks_file: str) -> list[tuple[int, int, str, str]]:
+    """The host's record of acknowledged entries: (id, game, scores, line), whole lines only."""
+    acked = []
+    for text in Path(acks_file).read_text().splitlines():
+        fields = text.split("\t")
+        if len(fields) == 4 and fields[0].isdigit() and fields[1].isdigit():
+            acked.append((int(fields[0]), int(fields[1]), fields[2], fields[3]))
+    return acked
+
+
+def hub_check(kept_file: str) -> int:
+    """After a power cut under the hub: its ledger sound, and all it said it kept still in it."""
+    import json
+    import sqlite3
+
+    from ledger.hub import HubReader
+
+    words = []
+    for text in Path(kept_file).read_text().splitlines():
+        try:
+            word = json.loads(text)
+        except ValueError:
+            print(f"FAILED: a kept word the host heard is not JSON: {text[:120]!r}")
+            return 1
+        words.append(word)
+    conn = sqlite3.connect(f"file:{HUB_STATE}?mode=ro", uri=True, timeout=30)
+    integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
+    if integrity != "ok":
+        print(f"FAILED: the hub's ledger: PRAGMA integrity_check: {integrity}")
+        return 1
+    entries = {tuple(row) for row in conn.execute("SELECT tbl, ledger, game, seq FROM entries")}
+    results = {}
+    for tbl, ledger, game, rev in conn.execute(
+            "SELECT tbl, ledger, game, rev FROM results UNION ALL "
+            "SELECT tbl, ledger, game, number FROM conflicts WHERE kind = 'refused'"):
+        results[tbl, ledger, game] = max(rev, results.get((tbl, ledger, game), rev))
+    conn.close()
+    with HubReader(HUB_STATE) as reader:  # the project's own reader
+        counts = reader.counts()
+    said_entries = said_results = 0
+    for word in words:
+        table, ledger = word["table"], word["ledger"]
+        for game, seq, rev, _status in word["games"]:
+            for place in range(seq + 1):
+                said_entries += 1
+                if (table, ledger, game, place) not in entries:
+                    print(f"FAILED: the hub's ledger lacks what its word said it kept: table {table} ledger "
+                          f"{ledger} game {game} {'its line' if place == 0 else f'entry {place}'} (the word "
+                          f"said kept through {seq}); {len(entries)} entries in it")
+                    return 1
+            if rev is not None:
+                said_results += 1
+                if results.get((table, ledger, game), -1) < rev:
+                    print(f"FAILED: the hub's ledger lacks the result its word said it kept: table {table} ledger "
+                          f"{ledger} game {game} revision {rev}")
+                    return 1
+    print(f"ok: the hub's ledger: integrity_check ok, opened by HubReader ({counts.get('entries', 0)} entries, "
+          f"{counts.get('results', 0)} results); all it said it kept before the cut is there ({len(words)} kept "
+          f"words heard by the host, {said_entries} line and entry places and {said_results} results acknowledged)")
+    return 0
+
+
+def club_sync(acks_file: str, seconds: float) -> int:
+    """After a power cut with the club on: every acknowledged entry of the board reaches the hub."""
+    import sqlite3
+
+    from ledger.schema import ledger_id
+
+    acked = _acked_rows(acks_file)
+    board = sqlite3.connect(f"file:{STATE}?mode=ro", uri=True, timeout=30)
+    ledger = ledger_id(board)
+    clubs = {game: (club, tbl) for game, club, tbl in board.execute("SELECT game_id, club, tbl FROM club_games")}
+    place: dict[int, tuple[int, int]] = {}
+    counted: dict[int, int] = {}
+    for row_id, game in board.execute("SELECT id, game_id FROM actions ORDER BY id"):
+        counted[game] = counted.get(game, 0) + 1
+        place[row_id] = (game, counted[game])
+    board.close()
+    wanted: dict[tuple, str] = {}
+    for row_id, game, _, line in acked:
+        if game not in clubs:
+            print(f"FAILED: entry {row_id} (game {game}: {line}) was acknowledged in a game the board's ledger "
+                  f"does not mark as the club's: its link would never send it")
+            return 1
+        club, tbl = clubs[game]
+        wanted[(club, tbl, ledger, game, place[row_id][1])] = line
+        wanted.setdefault((club, tbl, ledger, game, 0), None)  # the game's line: any text
+    began = time.monotonic()
+    while True:
+        hub = sqlite3.connect(f"file:{HUB_STATE}?mode=ro", uri=True, timeout=30)
+        have = {(c, t, l, g, s): text for c, t, l, g, s, text in hub.execute(
+            "SELECT club, tbl, ledger, game, seq, line FROM entries WHERE ledger = ?", (ledger,))}
+        hub.close()
+        missing = [key for key in wanted if key not in have]
+        wrong = [key for key, line in wanted.items() if key in have and line is not None and have[key] != line]
+        if wrong:
+            club, tbl, _, game, seq = wrong[0]
+            print(f"FAILED: the hub keeps table {tbl} game {game} entry {seq} as {have[wrong[0]]!r}, the board "
+                  f"acknowledged {wanted[wrong[0]]!r}")
+            return 1
+        took = time.monotonic() - began
+        if not missing:
+            print(f"ok: the hub's ledger has all {len(acked)} entries the board acknowledged (ledger {ledger}, "
+                  f"{len({key[3] for key in wanted})} games), {took:.1f} s after the check began; the board's "
+                  f"watermark: {_watermark()}")
+            return 0
+        if took > seconds:
+            club, tbl, _, game, seq = sorted(missing, key=lambda key: (key[3], key[4]))[0]
+            print(f"FAILED: {seconds:.0f} s after the boot's check began the hub still lacks {len(missing)} of "
+                  f"{len(wanted)} acknowledged entries and game lines, the first: table {tbl} game {game} "
+                  f"{'its line' if seq == 0 else f'entry {seq}'}; the board's watermark: {_watermark()}")
+            return 1
+        time.sleep(2)
+
+
+def _watermark() -> str:
+    """The club watermark beside the board's ledger, as one short line."""
+    path = STATE.with_name(STATE.name + ".club")
+    try:
+        text = path.read_text(errors="replace").strip()
+    except OSError as error:
+        return f"none ({error.strerror})"
+    return " ".join(text.split())[:160] or "empty"
 
 
 def shutdown() -> int:
@@ -335,6 +472,10 @@ def main(argv: list[str]) -> int:
         return burst()
     if argv[:1] == ["power-check"] and len(argv) == 2:
         return power_check(argv[1])
+    if argv[:1] == ["hub-check"] and len(argv) == 2:
+        return hub_check(argv[1])
+    if argv[:1] == ["club-sync"] and len(argv) == 3:
+        return club_sync(argv[1], float(argv[2]))
     if argv[:1] == ["shutdown"]:
         return shutdown()
     if argv[:1] == ["club"]:
