@@ -14,8 +14,10 @@ commit per entry. Each case runs in a child process of its own, so that nothing 
   so the device's count over as long a time idle is printed beside it.
 
 What SQLite's WAL checkpoints add is the same lines again with ``PRAGMA wal_autocheckpoint=0`` on the
-writer's connection; the close (the last checkpoint, the WAL removed) is a row of its own. From the
-figures: a year of weekly club nights against a card's endurance, each assumption said as one.
+writer's connection; the close (the last checkpoint, the WAL removed) is a row of its own. A club night
+(4 games, the ledger opened and closed, so its WAL grows from nothing) is measured as a case of its own,
+and from it a year of weekly club nights against a card's endurance, each assumption said as one.
+Every case counts its rows afterwards and stops unless all it was given is in the file.
 
 Run: .venv/bin/python bench/sd_wear.py [ENTRIES]   (default 1000: enough to cross the WAL's checkpoints)
 """
