@@ -111,8 +111,11 @@ def device_bytes(stat: Path | None) -> int | None:
 
 def wal_restarts(path: Path) -> int:
     """The WAL header's checkpoint sequence number: how many times the WAL began again after a checkpoint."""
-    wal = Path(f"{path}-wal")
-    header = wal.read_bytes()[:16] if wal.exists() else b""
+    try:
+        with open(f"{path}-wal", "rb") as wal:
+            header = wal.read(16)
+    except FileNotFoundError:
+        header = b""
     return struct.unpack(">I", header[12:16])[0] if len(header) == 16 else 0
 
 
