@@ -23,6 +23,35 @@ def test_a_small_run_of_a_benchmark_finishes_and_prints_its_table(script, argume
     assert "Traceback" not in result.stderr
 
 
+def test_a_small_run_of_the_sd_wear_benchmark_measures_the_ledger_beside_bare_sqlite(tmp_path):
+    """bench/sd_wear.py with 60 entries, from another folder: each case in its child process wrote what it
+    was given (the script stops otherwise), on a disk, and the table gives bytes an entry, the ratio to a
+    bare SQLite insert with the writer's own synchronous setting, and the year against a card."""
+    import re
+
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "sd_wear.py"), "60"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert "Traceback" not in result.stderr
+    assert "synchronous=FULL (read from it)" in out and "not in memory" in out, out
+    entries = re.search(r"^ledger: (\d+) entries .*?: ([\d.]+) KB an entry", out, re.M)
+    assert entries and int(entries[1]) >= 60 and float(entries[2]) > 0, out
+    assert re.search(r"^bare SQLite insert, WAL, synchronous=FULL: \d+ rows", out, re.M), out
+    ratio = re.search(r"^ledger / bare SQLite, an entry +([\d.]+)x$", out, re.M)
+    assert ratio and float(ratio[1]) > 0, out
+    assert re.search(r"^a 30-entry game +[\d.]+ KB", out, re.M), out
+    assert re.search(r"^a year: 52 club nights .* [\d.]+ MB by write_bytes", out, re.M), out
+    assert re.search(r"years to wear out a card .* +[\d,]+ years", out), out
+
+
+def test_the_sd_wear_benchmark_refuses_a_count_that_is_not_a_number():
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "sd_wear.py"), "many"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == "sd_wear: give the entries to write as a whole number, at least 2 (default 1000)"
+
+
 def test_no_benchmark_puts_bench_before_the_project_on_its_path():
     """A script that puts bench/ on sys.path and imports the project's packages puts the root first."""
     import re
