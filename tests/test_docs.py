@@ -228,3 +228,17 @@ def test_no_file_names_a_path_outside_the_repository():
             continue  # binary (the golden PNGs) or deleted in the work tree
         offenders += [f"{path.relative_to(ROOT)}: {name}" for name in outside if name.lower() in text.lower()]
     assert not offenders, "\n".join(offenders)
+
+
+def test_no_file_keeps_a_merge_conflict():
+    """No tracked file holds the markers a merge left unresolved (bench/run once did, and failed `bash -n`)."""
+    markers = ("<" * 7 + " ", "=" * 7 + "\n", ">" * 7 + " ")  # spelt in pieces so this file has none
+    offenders = []
+    for path in _tracked_files():
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        except (UnicodeDecodeError, FileNotFoundError):
+            continue
+        offenders += [f"{path.relative_to(ROOT)}:{n}" for n, line in enumerate(lines, 1)
+                      if line.startswith(markers[0]) or line == markers[1] or line.startswith(markers[2])]
+    assert not offenders, "unresolved merge markers: " + ", ".join(offenders)
