@@ -5,6 +5,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from ledger.writer import LedgerWriter
@@ -91,9 +92,9 @@ def club_ledgers(folder: Path, kept_upto: int) -> tuple[list[str], str]:
     return acks, ledger
 
 
-def run_driver(folder: Path, *args: str) -> subprocess.CompletedProcess:
+def run_driver(folder: Path, *args: str, booted: float | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, STATE_DIRECTORY=str(folder), PYTHONPATH=str(ROOT),
-               CRIBBAGE_VM_HUB_STATE=str(folder / "hub.sqlite3"))
+               CRIBBAGE_VM_HUB_STATE=str(folder / "hub.sqlite3"), CRIBBAGE_VM_BOOTED=str(booted or time.time()))
     return subprocess.run([sys.executable, str(DRIVER), *args], capture_output=True, text=True, timeout=60, env=env)
 
 
@@ -107,6 +108,7 @@ def test_club_sync_passes_when_the_hub_has_every_acknowledged_entry(tmp_path):
     result = run_driver(tmp_path, "club-sync", str(tmp_path / "acks.tsv"), "5")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith(f"ok: the hub's ledger has all 4 entries the board acknowledged (ledger {ledger}, 1 games)")
+    assert "0 of them and their games' lines kept by the hub since this boot (sent again: the cut came first), 0 still lacking" in result.stdout
 
 
 def test_club_sync_names_the_first_entry_the_hub_still_lacks(tmp_path):
@@ -131,3 +133,25 @@ def test_hub_check_passes_what_the_hub_kept_and_fails_a_word_beyond_it(tmp_path)
     result = run_driver(tmp_path, "hub-check", str(tmp_path / "kept.jsonl"))
     assert result.returncode == 1
     assert result.stdout.startswith(f"FAILED: the hub's ledger lacks what its word said it kept: table 1 ledger {ledger} game 1 entry 3")
+
+
+def test_club_sync_waits_for_the_entries_the_board_sends_again(tmp_path):
+    """The hub lacks entries 3 and 4 when the check begins; they arrive while it waits: ok, saying 2 lacked."""
+    acks, ledger = club_ledgers(tmp_path, kept_upto=2)
+    (tmp_path / "acks.tsv").write_text("".join(line + "\n" for line in acks))
+    env = dict(os.environ, STATE_DIRECTORY=str(tmp_path), PYTHONPATH=str(ROOT),
+               CRIBBAGE_VM_HUB_STATE=str(tmp_path / "hub.sqlite3"), CRIBBAGE_VM_BOOTED=str(time.time()))
+    check = subprocess.Popen([sys.executable, str(DRIVER), "club-sync", str(tmp_path / "acks.tsv"), "60"],
+                             stdout=subprocess.PIPE, text=True, env=env)
+    assert check.stdout.readline().startswith("club-sync: the hub lacks 2 of 5; waiting up to 60 s")
+    from ledger.hub import HubLedger
+
+    rows = [line.split("\t") for line in acks]
+    with HubLedger(tmp_path / "hub.sqlite3") as hub:
+        night = hub.night(CLUB, "vm", "standard", "acc", 0)
+        with hub.write() as w:
+            for seq in (3, 4):
+                w.add_entry(night.id, CLUB, TABLE, ledger, int(rows[seq - 1][1]), seq, rows[seq - 1][3], None)
+    out, _ = check.communicate(timeout=60)
+    assert check.returncode == 0, out
+    assert "2 of them and their games' lines kept by the hub since this boot (sent again: the cut came first), 2 still lacking" in out

@@ -271,11 +271,17 @@ def club_sync(acks_file: str, seconds: float) -> int:
         club, tbl = clubs[game]
         wanted[(club, tbl, ledger, game, place[row_id][1])] = line
         wanted.setdefault((club, tbl, ledger, game, 0), None)  # the game's line: any text
+    from ledger.single_writer import stamp
+
+    booted = stamp(float(os.environ.get("CRIBBAGE_VM_BOOTED") or time.time() - _uptime()))
     began = time.monotonic()
+    lacked = None  # entries and game lines the hub lacked when the check began: sent again since the boot
     while True:
         hub = sqlite3.connect(f"file:{HUB_STATE}?mode=ro", uri=True, timeout=30)
-        have = {(c, t, l, g, s): text for c, t, l, g, s, text in hub.execute(
-            "SELECT club, tbl, ledger, game, seq, line FROM entries WHERE ledger = ?", (ledger,))}
+        rows = hub.execute("SELECT club, tbl, ledger, game, seq, line, received FROM entries WHERE ledger = ?",
+                           (ledger,)).fetchall()
+        have = {(c, t, l, g, s): text for c, t, l, g, s, text, _ in rows}
+        since_boot = {(c, t, l, g, s) for c, t, l, g, s, _, received in rows if received >= booted}
         hub.close()
         missing = [key for key in wanted if key not in have]
         wrong = [key for key, line in wanted.items() if key in have and line is not None and have[key] != line]
@@ -285,10 +291,15 @@ def club_sync(acks_file: str, seconds: float) -> int:
                   f"acknowledged {wanted[wrong[0]]!r}")
             return 1
         took = time.monotonic() - began
+        if lacked is None:
+            lacked = len(missing)
+            if missing:
+                print(f"club-sync: the hub lacks {lacked} of {len(wanted)}; waiting up to {seconds:.0f} s", flush=True)
         if not missing:
             print(f"ok: the hub's ledger has all {len(acked)} entries the board acknowledged (ledger {ledger}, "
-                  f"{len({key[3] for key in wanted})} games), {took:.1f} s after the check began; the board's "
-                  f"watermark: {_watermark()}")
+                  f"{len({key[3] for key in wanted})} games), {took:.1f} s after the check began; {len(since_boot & wanted.keys())} of "
+                  f"them and their games' lines kept by the hub since this boot (sent again: the cut came first), "
+                  f"{lacked} still lacking when the check began; the board's watermark: {_watermark()}")
             return 0
         if took > seconds:
             club, tbl, _, game, seq = sorted(missing, key=lambda key: (key[3], key[4]))[0]
@@ -297,6 +308,11 @@ def club_sync(acks_file: str, seconds: float) -> int:
                   f"{'its line' if seq == 0 else f'entry {seq}'}; the board's watermark: {_watermark()}")
             return 1
         time.sleep(2)
+
+
+def _uptime() -> float:
+    with open("/proc/uptime") as uptime:
+        return float(uptime.read().split()[0])
 
 
 def _watermark() -> str:
