@@ -21,7 +21,10 @@
 # board's unit, and after each boot checks the ledger against what the host
 # heard acknowledged before the cut (see power_main and systemd/README.md),
 # ending with "ok: N power cuts: 0 acknowledged entries lost, ..." or
-# "FAILED: N power cuts: ...". Each check is
+# "FAILED: N power cuts: ..."; the club on through the cuts (the hub in the
+# guest as cribbage-hub.service, Mosquitto here; start_power_club), its
+# ledger checked against the kept words heard here and every entry of the
+# board's checked to reach it, in one more line. Each check is
 # one line, "ok: ...", "FAILED: ..." or "skipped: <reason>"; the last line
 # is one summary such as
 #   vm bookworm amd64: booted, 13 ok, 0 failed, 0 skipped
