@@ -1,20 +1,16 @@
 """The board's configuration, declared once: each key is a field of its section's frozen
-dataclass, with its default, its check and what it does (:func:`key`).
+dataclass (:func:`key`: its default, its check and what it does).
 
-From that one declaration come the checks of the system file and of command-line
-overrides, the default file ``firmware/default-config.toml`` and the reference
-``docs/configuration.md`` (both written by :mod:`firmware.config_files`, and a
-test keeps them current). The sections are :class:`GameSettings`,
-:class:`LedsConfig`, :class:`DisplayConfig`, :class:`InputsConfig`,
-:class:`BuzzerConfig`, :class:`WebConfig` and :class:`ClubConfig`, gathered in a
-:class:`Config` (whose own keys are the top-level ones) with the board layout it
-names and the ledger's path (:meth:`Config.state_path`, the one place that decides
-it). Choices come from their owners (:mod:`hardware`, :mod:`scorer`,
-:mod:`firmware.palette`) and pins two parts would share from
-:mod:`hardware.wiring`. Unknown keys and bad values are one-line errors
-(:class:`~firmware.errors.ConfigError`) that name the file and the key. The
-hardware is given the typed settings it needs (:mod:`hardware` never reads this
-file's keys); nothing outside this module reads the raw TOML.
+The declaration checks the system file and the --set overrides (unknown keys and bad
+values are one-line errors, :class:`~firmware.errors.ConfigError`, naming file and key)
+and writes ``firmware/default-config.toml`` and ``docs/configuration.md``
+(:mod:`firmware.config_files`; a test keeps them current). The sections
+(:class:`GameSettings`, :class:`LedsConfig`, :class:`DisplayConfig`, :class:`InputsConfig`,
+:class:`BuzzerConfig`, :class:`WebConfig`, :class:`ClubConfig`) are fields of a
+:class:`Config`, whose own keys are the top-level ones, with the board layout it names and
+the ledger's path (:meth:`Config.state_path`, the one place that decides it). Choices come
+from their owners, and the pins two parts would share from :mod:`hardware.wiring`. The
+hardware is given typed settings (it never reads these keys); nothing else reads the TOML.
 """
 
 from __future__ import annotations
@@ -217,7 +213,8 @@ def key(default, check: Callable[[Any], Any], doc: str, hexadecimal: bool = Fals
 
 def keys(build: Callable[..., Any], **declared: Key):
     """A field made of several keys (``build`` takes them by name and gives the field's value)."""
-    return field(default_factory=build, kw_only=True, metadata={"keys": declared, "build": build})
+    return field(default_factory=lambda: build(**{name: k.check(k.default) for name, k in declared.items()}),
+                 kw_only=True, metadata={"keys": declared, "build": build})
 
 
 def section(cls: type):
