@@ -191,7 +191,6 @@ def _club_name(what: str, numbers: bool = False):
     return _allows('"" or 1 to 32 letters, digits, - or _')(check)
 
 
-
 # ---- the declaration ---------------------------------------------------------
 
 class Key(NamedTuple):
