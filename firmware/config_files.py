@@ -27,7 +27,8 @@ cannot use, stops it with a one-line message naming the file and the key. Any ke
 also be given on the command line:
   cribbage-board --set leds.max_brightness=0.3 --set game.variant=five-card
 
-Written from firmware/config.py by python -m firmware.config_files: change the keys there."""
+The packaged copy is written from firmware/config.py (python -m firmware.config_files); \
+the copy in /etc is yours to edit."""
 
 
 def toml_value(value, hexadecimal: bool = False) -> str:
