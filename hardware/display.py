@@ -15,6 +15,7 @@ from .errors import DeviceNotFoundError, HardwareError
 
 WIDTH, HEIGHT = 128, 64
 CHIPS = ("ssd1306", "sh1106")
+BUSES = ("i2c", "spi")
 
 
 class Display(Protocol):
@@ -49,7 +50,7 @@ class DisplaySettings:
     def __post_init__(self):
         if self.chip not in CHIPS:
             raise ValueError(f"OLED chip {self.chip!r}: use one of {', '.join(CHIPS)}")
-        if self.bus not in ("i2c", "spi"):
+        if self.bus not in BUSES:
             raise ValueError(f"OLED bus {self.bus!r}: use i2c or spi")
         if self.rotate not in (0, 1, 2, 3):
             raise ValueError("OLED rotate must be 0, 1, 2 or 3 quarter turns")

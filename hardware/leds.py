@@ -159,6 +159,7 @@ class MockStrip:
 
 
 SPI_PIN = 10  # GPIO10, /dev/spidev0.0: no root needed
+LED_DRIVERS = ("auto", "spi", "ws281x")  # StripSettings.driver: auto means spi (hardware.model.led_driver_for)
 PWM_PINS = (12, 18, 13, 19)
 
 
@@ -388,7 +389,7 @@ def open_strip(
     "auto" is spi on every model (see :func:`hardware.model.led_driver_for`); a
     ws281x strip is never constructed on a board rpi_ws281x does not support.
     """
-    from .model import LED_DRIVERS, led_driver_for, pi_model, ws281x_problem
+    from .model import led_driver_for, pi_model, ws281x_problem
 
     model = pi_model() if model is False else model
     name = driver.strip().lower() if isinstance(driver, str) else driver

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-LED_DRIVERS = ("auto", "spi", "ws281x")
 MODEL_FILE = Path("/proc/device-tree/model")
 
 

@@ -13,7 +13,6 @@ and the two share one ground.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from xml.sax.saxutils import escape
 
 from .display import DisplaySettings
 from .inputs import BUTTONS, InputPins
@@ -30,6 +29,7 @@ HEADER: dict[int, str] = {
     37: "GPIO26", 38: "GPIO20", 39: "GND", 40: "GPIO21",
 }
 PHYSICAL: dict[int, int] = {int(name[4:]): pin for pin, name in HEADER.items() if name.startswith("GPIO")}
+SPI0_TAKEN = ((9, "SPI0 MISO"), (11, "SPI0 SCLK"), (8, "SPI0 CE0"))  # besides MOSI (GPIO10): its GPIO, its name
 ENCODER = (("encoder_a", "encoder A (CLK)"), ("encoder_b", "encoder B (DT)"),
            ("encoder_button", "encoder push (SW)"))
 # Fixed supply pins: the OLED and encoder power near their lines, the strip's
@@ -62,12 +62,14 @@ class Hookup:
 
 @dataclass(frozen=True)
 class Wire:
-    """One wire from a header pin: the physical pin, what it goes to, and the part it belongs to."""
+    """One wire from a header pin: the physical pin, what it goes to, the part it belongs to,
+    and a button's or an encoder line's name (as :class:`~hardware.inputs.InputPins` names them)."""
 
     pin: int
     to: str
     part: str
     gpio: int | None = None
+    name: str = ""
 
 
 def physical_pin(gpio: int) -> int:
@@ -97,9 +99,9 @@ def wires(hookup: Hookup) -> list[Wire]:
     found = []
     for name in BUTTONS:
         gpio = pins.buttons[name]
-        found.append(Wire(physical_pin(gpio), f"{name} button", "button", gpio))
+        found.append(Wire(physical_pin(gpio), f"{name} button", "button", gpio, name))
     for key, label in ENCODER:
-        found.append(Wire(physical_pin(encoder[key]), label, "encoder", encoder[key]))
+        found.append(Wire(physical_pin(encoder[key]), label, "encoder", encoder[key], key))
     found.append(Wire(ENCODER_VCC, "encoder +", "encoder"))
     found.append(Wire(ENCODER_GND, "encoder GND", "encoder"))
     found.append(Wire(BUTTON_GND, "buttons' ground bus", "ground"))
@@ -129,12 +131,30 @@ def wires(hookup: Hookup) -> list[Wire]:
 
 def clashes(found: list[Wire]) -> list[str]:
     """One line for each GPIO pin that two wires would share."""
+    return [f"pin {group[0].pin} ({HEADER[group[0].pin]}) is wired to both " + " and ".join(w.to for w in group)
+            for group in _sharing(found)]
+
+
+def shared_pins(hookup: Hookup) -> list[list[Wire]]:
+    """The wires, and the pins a driver takes without one, that would share a GPIO: a list a pin,
+    in pin order (the config refuses them; the diagram draws what it is given)."""
+    return _sharing(wires(hookup) + taken(hookup))
+
+
+def taken(hookup: Hookup) -> list[Wire]:
+    """The GPIOs the strip's driver takes beyond its data line when that is SPI0 MOSI: SPI0's
+    other pins (no wire goes to them, but nothing else can use them)."""
+    if hookup.strip.data_gpio != SPI_PIN:
+        return []
+    return [Wire(physical_pin(gpio), f"{label} (the strip's SPI driver)", "spi", gpio) for gpio, label in SPI0_TAKEN]
+
+
+def _sharing(found: list[Wire]) -> list[list[Wire]]:
     by_pin: dict[int, list[Wire]] = {}
     for wire in found:
         if wire.gpio is not None:
             by_pin.setdefault(wire.pin, []).append(wire)
-    return [f"pin {pin} ({HEADER[pin]}) is wired to both " + " and ".join(w.to for w in group)
-            for pin, group in sorted(by_pin.items()) if len(group) > 1]
+    return [group for _, group in sorted(by_pin.items()) if len(group) > 1]
 
 
 # ---- drawing ----
@@ -150,6 +170,8 @@ def _row_y(pin: int) -> int:
 
 
 def _text(x, y, text, size=12, anchor="start", colour="black", weight="normal", extra="") -> str:
+    from xml.sax.saxutils import escape  # here: it imports urllib, which the config's check of pins never needs
+
     return (f'<text x="{x}" y="{y}" font-family="DejaVu Sans, Arial, sans-serif" font-size="{size}" '
             f'text-anchor="{anchor}" fill="{colour}" font-weight="{weight}"{extra}>{escape(text)}</text>')
 
@@ -256,6 +278,8 @@ def _ground(x: int, y: int, side: int) -> list[str]:
 
 def wiring_svg(hookup: Hookup, source: str = "the default config") -> str:
     """The wiring diagram for the board's pins, as an SVG document."""
+    from xml.sax.saxutils import escape
+
     found = wires(hookup)
     driver = hookup.strip.driver
     problems = clashes(found)

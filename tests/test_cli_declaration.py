@@ -169,3 +169,13 @@ def test_where_names_the_commands_that_use_each_board_option():
         named = set(re.findall(r"[a-z][a-z-]*", WHERE[option.dest]))
         for command in COMMANDS:
             assert (command.name in named) == (option.dest in command.board), (option.dest, command.name)
+
+
+def test_the_hubs_skunk_choices_are_the_scorers():
+    """hub --skunk offers exactly SkunkLines' values: spelled out in the declaration, which imports
+    no scorer module (``count`` starts without them), and held to its owner here."""
+    from scorer.variants import SkunkLines
+
+    options = {flag: option for command in COMMANDS for option in command.options for flag in option.flags}
+    assert sorted(options["--skunk"].choices) == sorted(lines.value for lines in SkunkLines)
+    assert options["--skunk"].default in options["--skunk"].choices

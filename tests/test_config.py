@@ -141,3 +141,70 @@ def test_the_state_path_is_decided_in_one_place(tmp_path, monkeypatch):
     monkeypatch.delenv("STATE_DIRECTORY")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
     assert load_config().state_path() == tmp_path / "xdg" / "cribbage-board" / "ledger.sqlite3"
+
+
+# ---- the declaration and the files it writes ----------------------------------------
+
+def _declared():
+    """(section, key, its declaration) for every key the config declares."""
+    from firmware.config import declared_keys, sections
+
+    return [(name, key, declared) for name, cls in sections().items() for key, declared in declared_keys(cls).items()]
+
+
+def test_the_default_file_and_the_reference_are_what_the_declaration_writes():
+    """firmware/default-config.toml and docs/configuration.md are written from the declaration
+    (python -m firmware.config_files), never by hand: a change to a key shows here until they are."""
+    from firmware.config_files import main, written
+
+    for path, text in written().items():
+        assert path.read_text(encoding="utf-8") == text, f"run python -m firmware.config_files: {path} is stale"
+    assert main(["--check"]) == 0
+
+
+def test_every_key_has_its_doc_and_is_in_both_files():
+    """Each key says what it does and what it takes, and appears in the default file (with its
+    default, which load_config reads as the defaults) and in its section's table of the reference."""
+    import tomllib
+    from dataclasses import replace
+
+    from firmware.config_files import DEFAULT_FILE, REFERENCE, toml_value
+
+    text = DEFAULT_FILE.read_text(encoding="utf-8")
+    assert tomllib.loads(text) == defaults()
+    assert load_config(DEFAULT_FILE) == replace(load_config(None), sources=("default config", str(DEFAULT_FILE)))
+    reference = REFERENCE.read_text(encoding="utf-8")
+    tables = {part.split("\n", 1)[0]: part for part in reference.split("\n## ")[1:]}
+    declared = _declared()
+    assert len(declared) == 2 + 7 + 12 + 7 + 11 + 2 + 1 + 7  # every key: none lost, none made up
+    for section, key, declaration in declared:
+        assert declaration.doc.strip() and declaration.doc.endswith("."), key
+        assert declaration.check.allowed, key
+        value = toml_value(declaration.default, declaration.hexadecimal)
+        table = tables["[" + section + "]" if section else "Top level"]
+        assert f"| `{key}` | `{value}` | {declaration.check.allowed} | " in table, key
+        assert re.search(rf"^{key} = {re.escape(value)}$", text, re.MULTILINE), key
+
+
+@pytest.mark.parametrize("section, key", [(s, k) for s, k, _ in _declared()])
+def test_every_key_refuses_a_bad_value_in_one_line(section, key):
+    """A value no key takes (a table) is refused in one line naming the key, whichever key."""
+    setting = f"{section}.{key}" if section else key
+    name = f"[{section}] {key}" if section else key
+    with pytest.raises(ConfigError) as caught:
+        load_config(None, [f"{setting}={{bad = 1}}"])
+    assert str(caught.value).startswith(f"--set {setting}={{bad = 1}}: {name} = {{'bad': 1}}: ")
+    assert "\n" not in str(caught.value)
+
+
+def test_an_unknown_key_names_the_keys_its_section_takes():
+    """An unknown key in any section is one line listing that section's keys, from the declaration."""
+    from firmware.config import declared_keys, sections
+
+    for name, cls in sections().items():
+        setting = f"{name}.nope" if name else "nope"
+        with pytest.raises(ConfigError) as caught:
+            load_config(None, [f"{setting}=1"])
+        takes = f"[{name}] takes" if name else "use"
+        assert str(caught.value) == f"--set {setting}=1: unknown key {'[' + name + '] ' if name else ''}nope: " \
+                                    f"{takes} {', '.join(declared_keys(cls))}"

@@ -9,6 +9,7 @@ import pytest
 
 from firmware.cli import main
 from firmware.config import load_config
+from firmware.errors import ConfigError
 from hardware.leds import StripSettings
 from hardware.wiring import buzzer_ground, clashes, physical_pin, wires, wiring_svg
 
@@ -91,14 +92,33 @@ def test_ws281x_driver_draws_the_strip_on_leds_pin():
     assert StripSettings(pin=18).data_gpio == 10  # the driver left as it is: auto, which is spi
 
 
-def test_a_pin_used_twice_is_shown_as_a_clash(capsys, tmp_path):
-    """A button on the OLED's SDA pin is drawn in red and named on stderr, not hidden."""
+def test_a_pin_used_twice_is_refused_by_the_config_and_drawn_as_a_clash(capsys, tmp_path):
+    """A button on the OLED's SDA pin: the config refuses it in one line naming both (the pins
+    come from the wiring), and a hookup built with it is drawn in red, not hidden."""
     code, out, captured = draw(capsys, tmp_path, "--set", "inputs.menu=2")
-    assert code == 0
-    assert "pin 3 (GPIO2) is wired to both" in captured.err
-    text = out.read_text()
+    assert code == 2 and not out.exists()
+    assert captured.err == ("cribbage-board: --set inputs.menu=2: [inputs] menu = 2 is also "
+                            "[display] I2C SDA (the OLED): give the button its own pin\n")
+    hookup = load_config(None).hookup
+    clashing = replace(hookup, pins=replace(hookup.pins, buttons={**hookup.pins.buttons, "menu": 2}))
+    assert clashes(wires(clashing)) == ["pin 3 (GPIO2) is wired to both menu button and OLED SDA"]
+    text = wiring_svg(clashing)
     assert "clash: pin 3 (GPIO2)" in text and "#e00000" in text
-    assert clashes(wires(load_config(None).hookup)) == []
+    assert clashes(wires(hookup)) == []
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("inputs.red=11", "[inputs] red = 11 is also [leds] SPI0 SCLK (the strip's SPI driver): give the button its own pin"),
+    ("display.bus=spi", "[leds] pin = 10 is also [display] SPI DIN (MOSI) (the OLED): give the strip its own pin"),
+    ("inputs.encoder_b=3", "[inputs] encoder_b = 3 is also [display] I2C SCL (the OLED): give the encoder its own pin"),
+])
+def test_every_pin_the_wiring_shares_is_refused(setting, message):
+    """The config refuses each GPIO that hardware.wiring finds two parts on, with the pins the
+    strip's SPI driver takes; an OLED that is off takes none."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(None, [setting])
+    assert str(caught.value) == f"--set {setting}: {message}"
+    load_config(None, ["display.enabled=false", "inputs.encoder_b=3"])
 
 
 def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from .output import PROG, fail
 
 
@@ -74,7 +72,7 @@ def wiring(args) -> int:
     """``wiring -o wiring.svg``: the wiring diagram for the config's pins."""
     from pathlib import Path
 
-    from hardware.wiring import clashes, physical_pin, wires, wiring_svg
+    from hardware.wiring import physical_pin, wiring_svg
 
     from ..config import load_config
 
@@ -87,8 +85,6 @@ def wiring(args) -> int:
         Path(args.output).write_text(svg, encoding="utf-8")
     except OSError as error:
         return fail(f"{PROG}: cannot write {args.output}: {error.strerror or error}")
-    for line in clashes(wires(hookup)):
-        print(f"{PROG}: {line}: give each its own pin", file=sys.stderr)
     data, buzzer = hookup.strip.data_gpio, hookup.buzzer_pin
     parts = (f"buttons, encoder, OLED and buzzer on GPIO{buzzer} (pin {physical_pin(buzzer)})"
              if hookup.buzzer else "buttons, encoder and OLED (buzzer off: --set buzzer.enabled=true)")
