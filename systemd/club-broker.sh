@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up this machine's Mosquitto for a cribbage club night (docs/club.md), the
-# director's first command; the hub is the second (README, "Club night"):
+# director's first command; the hub is the second (docs/club.md, "Set-up"):
 #
 #   sudo systemd/club-broker.sh --club thursday 1 2 3 4      # the club's name, then its tables'
 #   sudo systemd/club-broker.sh --club thursday --tls 1 2 3 4   # the same over TLS (port 8883)

@@ -10,6 +10,7 @@ from firmware.config import load_config
 from firmware.pc.simulator import Simulator, board_png, run_script
 from hardware.layout import load_layout
 
+from docs_text import doc_text
 from golden import assert_matches_golden
 
 RED, BLUE = (255, 0, 0), (0, 80, 255)
@@ -263,8 +264,8 @@ def test_simulate_command_json_and_syntax_errors(tmp_path, capsys):
 
     from firmware.cli import main
 
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
-    example = readme.split("For example, his heels")[1].split("```\n")[1]
+    page = doc_text("docs/mock-board.md")
+    example = page.split("For example, his heels")[1].split("```\n")[1]
     script = tmp_path / "s.txt"
     script.write_text(example)
     assert main(["simulate", str(script), "--json"]) == 0

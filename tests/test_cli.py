@@ -11,6 +11,8 @@ import pytest
 from firmware.cli import main
 from firmware.pc.console import run_console
 
+from docs_text import doc_text, section
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "tests" / "data" / "example-game.txt"
 
@@ -22,7 +24,7 @@ def run(capsys, *argv):
 
 
 def test_replay_json_of_the_readme_example(capsys):
-    """The README's example game replays to a finished game, Alice skunking Bob."""
+    """docs/record.md's example game replays to a finished game, Alice skunking Bob."""
     code, out, err = run(capsys, "replay", str(EXAMPLE), "--json")
     assert code == 0, err
     state = json.loads(out)
@@ -33,10 +35,9 @@ def test_replay_json_of_the_readme_example(capsys):
     assert [r["line"] for r in state["rejected"]] == [22, 28, 42]
 
 
-def test_readme_example_is_the_test_file():
-    """The example game in the README is the one the tests replay."""
-    readme = (ROOT / "README.md").read_text()
-    assert EXAMPLE.read_text().strip() in readme
+def test_the_record_page_example_is_the_test_file():
+    """The example game in docs/record.md is the one the tests replay."""
+    assert EXAMPLE.read_text().strip() in section(doc_text("docs/record.md"), "An example game")
 
 
 def test_replay_syntax_error_exits_2_with_file_and_line(tmp_path, capsys):

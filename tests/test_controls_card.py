@@ -13,6 +13,8 @@ from firmware.pc.terminal import HELP, KEYS
 from hardware.inputs import COLOUR_BUTTONS, KNOB
 from ledger.writer import LedgerWriter
 
+from docs_text import doc_text, section
+
 A6_POINTS = (105 / 25.4 * 72, 148 / 25.4 * 72)
 
 
@@ -139,11 +141,8 @@ def test_terminal_keys_are_the_controls_table():
 
 
 def test_readme_key_table_names_every_terminal_key():
-    """The README's mock board table shows each key the terminal board takes (Enter and = aside)."""
-    from pathlib import Path
-
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    table = readme.split("## The mock board")[1].split("Its ledger lives")[0]
+    """docs/mock-board.md's key table shows each key the terminal board takes (Enter and = aside)."""
+    table = section(doc_text("docs/mock-board.md"), "The terminal board")
     for key in KEYS:
         if key.isprintable() and not key.isspace() and key != "=":
             assert f"`{key}`" in table, key

@@ -236,7 +236,7 @@ def test_closed_pipe_is_quiet():
 
 
 def test_head_of_the_output_is_quiet():
-    """The README's ``... | head -1`` case through a shell: the first line and nothing on stderr."""
+    """A closed pipe, ``... | head -1``, through a shell: the first line and nothing on stderr."""
     result = subprocess.run(f"{sys.executable} -m firmware.cli replay {EXAMPLE} --json | head -1",
                             shell=True, capture_output=True, cwd=ROOT, timeout=60)
     assert result.stdout == b"{\n" and result.stderr == b""

@@ -5,6 +5,7 @@ from firmware.board.menu import Item, Menu, tracks_reason
 from firmware.board.screens import oled_image
 from scorer.variants import VARIANTS
 
+from docs_text import doc_text
 from tests.test_board import make, sim  # noqa: F401 (sim is a fixture)
 
 # The main menu from the item it opens on (New game); Close is at the top, one turn back.
@@ -219,7 +220,6 @@ def test_a_rename_mid_game_is_said_on_the_oled_and_applies_at_the_next_game(sim)
     """Renaming a player while a game is under way: the Players menu says the new names wait for the
     next game, the board's screen says so when the menu closes, and the next new game has them."""
     from dataclasses import replace
-    from pathlib import Path
 
     from PIL import Image, ImageDraw
 
@@ -253,5 +253,5 @@ def test_a_rename_mid_game_is_said_on_the_oled_and_applies_at_the_next_game(sim)
     assert controller.game.seats == ("Red", "Bo")
     open_item(sim, "Players")
     assert controller.screen().footer == ""  # nothing waits now
-    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
-    assert f'they apply from the next new game, and the OLED says "{NAMES_NEXT_GAME}"' in readme
+    playing = " ".join(doc_text("docs/playing.md").split())
+    assert f'they apply from the next new game, and the OLED says "{NAMES_NEXT_GAME}"' in playing

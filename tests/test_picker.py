@@ -10,6 +10,8 @@ from scorer.cards import parse_card, parse_cards
 from scorer.counting import score_hand
 from scorer.game import Entry, EntryKind
 
+from docs_text import doc_text
+
 # 5C 5D JC QC + 5H, the rank dial starting on 5: two presses, 6 detents, a press,
 # 1 detent, a press, 6 detents (Q K A 2 3 4 5) and the starter's press.
 TYPICAL = """
@@ -259,12 +261,10 @@ def test_typed_names_are_one_capitalised_word():
     assert name == "Mary-Ann"
 
 
-def test_the_readme_check_my_count_script_runs(tmp_path):
-    """The README's check my count script ends on the breakdown's second page of a 20 hand."""
-    from pathlib import Path
-
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    script = readme.split("Check my count of 5C 5D JC QC with the starter 5H")[1].split("```\n")[1]
+def test_the_check_my_count_script_of_the_docs_runs(tmp_path):
+    """docs/mock-board.md's check my count script ends on the breakdown's second page of a 20 hand."""
+    page = doc_text("docs/mock-board.md")
+    script = page.split("Check my count of 5C 5D JC QC with the starter 5H")[1].split("```\n")[1]
     result = run_script(script.splitlines(), load_config(), tmp_path / "l.sqlite3")
     assert result["screen"]["title"] == "Hand 20  2/4" and result["rejected"] == []
     assert result["screen"]["lines"][0] == "fifteen 2: 5C JC"

@@ -268,7 +268,7 @@ def test_the_real_backend_powers_off_and_the_mock_does_not(monkeypatch):
 
 
 def test_every_text_gives_the_one_safe_shutdown_instruction(tmp_path, capsys):
-    """The menu, the controls card, the OLED, the board's log and the READMEs all say to unplug once
+    """The menu, the controls card, the OLED, the board's log and the docs all say to unplug once
     the Pi's green light stays off, not when the LEDs go dark; none says the LEDs going dark is enough."""
     import re
     from pathlib import Path
@@ -288,14 +288,15 @@ def test_every_text_gives_the_one_safe_shutdown_instruction(tmp_path, capsys):
         "controls card": card_text,
         "OLED": " ".join(SAFE_TO_UNPLUG.lines),
         "log": re.search(r'self\.log\(f"(ledger closed[^"]*)"\)', loop).group(1).replace("{UNPLUG_WHEN}", UNPLUG_WHEN),
-        "README.md": (root / "README.md").read_text(),
+        "docs/playing.md": (root / "docs" / "playing.md").read_text(),
         "hardware/README.md": (root / "hardware" / "README.md").read_text(),
     }
     for where, text in texts.items():
         flat = " ".join(text.split())
         assert f"once {UNPLUG_WHEN}" in flat, where
         assert where == "log" or "not when the LEDs go dark" in flat, where
-    others = [root / "docs" / name for name in ("rules.md", "architecture.md")] + [root / "systemd" / "README.md"]
+    others = [root / "docs" / name for name in ("rules.md", "architecture.md")]
+    others += [root / "README.md", root / "systemd" / "README.md"]
     for text in [*texts.values(), *(path.read_text() for path in others)]:
         flat = " ".join(text.split())
         assert not re.search(r"unplug[^.;]*(?<!not )when the (LEDs|lights) (are|go) (dark|off)", flat)

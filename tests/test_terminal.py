@@ -37,6 +37,8 @@ from firmware.pc.terminal import (
 )
 from hardware.layout import BUNDLED, load_layout
 
+from docs_text import doc_text, section
+
 ROOT = Path(__file__).resolve().parent.parent
 CSI = re.compile(r"\x1b\[([?0-9;]*)([A-Za-z])")
 
@@ -185,12 +187,11 @@ def test_the_canvas_cuts_text_at_its_edges():
 
 
 def test_help_readme_and_screen_show_the_same_keys(capsys):
-    """The README's key table, --help and the screen's help list the same keys for the same things."""
+    """docs/mock-board.md's key table, --help and the screen's help list the same keys for the same things."""
     from firmware.cli import main
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## The mock board"):readme.index("## Playing on the board")]
-    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("| ")][1:]
+    keys_section = section(doc_text("docs/mock-board.md"), "The terminal board")
+    rows = [line.strip("|").split("|") for line in keys_section.splitlines() if line.startswith("| ")][1:]
     table = [(" ".join(cell.replace("`", "").split()), does.strip()) for cell, does in rows]
     assert [keys for keys, _ in table] == [keys for keys, _ in key_help()]
     assert all(does.startswith(short) for (_, does), (_, short) in zip(table, key_help()))
@@ -289,7 +290,7 @@ def test_the_80x24_key_help_keeps_every_item_whole(sim):
 
 
 def test_the_game_hole_is_drawn_apart_from_the_skunk_lines(sim):
-    """At 80x24 the game hole is ◦, as the README says, and the skunk lines' marks are •; a peg
+    """At 80x24 the game hole is ◦, as docs/mock-board.md says, and the skunk lines' marks are •; a peg
     in the game hole is drawn as a peg."""
     from firmware.pc.terminal import led_cell
 
@@ -301,8 +302,8 @@ def test_the_game_hole_is_drawn_apart_from_the_skunk_lines(sim):
     assert canvas.rows[1 + row][col][0] == "◦"  # the board starts below the score line
     faint = [canvas.rows[1 + r][c][0] for led, (r, c) in geometry.cells.items() if led != layout.game_hole.led]
     assert faint.count("•") >= 2 and "◦" not in faint  # the skunk and double skunk lines
-    readme = (ROOT / "README.md").read_text()
-    assert "• a faint mark such as a skunk line" in readme and "◦ the game hole" in readme
+    page = doc_text("docs/mock-board.md")
+    assert "• a faint mark such as a skunk line" in page and "◦ the game hole" in page
     assert led_cell((0, 0, 0), True, game_hole=True)[0] == "◦"
     assert led_cell((255, 0, 0), True, game_hole=True)[0] == "●"
 

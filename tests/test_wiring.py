@@ -13,6 +13,8 @@ from firmware.errors import ConfigError
 from hardware.leds import StripSettings
 from hardware.wiring import buzzer_ground, clashes, physical_pin, wires, wiring_svg
 
+from docs_text import section
+
 SVG = "{http://www.w3.org/2000/svg}"
 # The header's BCM -> physical pin numbers, from the Raspberry Pi pinout (not from the module).
 PINOUT = {2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 10: 19, 12: 32, 13: 33, 16: 36, 17: 11, 18: 12, 19: 35,
@@ -246,12 +248,8 @@ def test_the_buzzer_ground_is_a_gnd_pin_no_other_wire_uses():
         ET.fromstring(wiring_svg(with_buzzer))
 
 
-def _section(text: str, heading: str) -> str:
-    return text.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
-
-
 def _parts_rows() -> list[list[str]]:
-    rows = [line for line in _section(README.read_text(encoding="utf-8"), "Parts").splitlines()
+    rows = [line for line in section(README.read_text(encoding="utf-8"), "Parts").splitlines()
             if line.startswith("| ")]
     assert rows[0] == "| part | qty | for | notes |"
     return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows[1:]]
@@ -290,7 +288,7 @@ def test_the_power_section_is_honest_about_headroom():
     """The strip's supply against the config's LED budget (a third spare, as it says), the Pi on its own
     official supply (a Pi 4's is 3 A, not 'about 1 A'), and one supply for both sized for both."""
     budget_a = load_config(None).leds.budget_ma / 1000
-    power = " ".join(_section(README.read_text(encoding="utf-8"), "Power").split())
+    power = " ".join(section(README.read_text(encoding="utf-8"), "Power").split())
     supply = float(re.search(r"\*\*The strip\*\* \(and the 74AHCT125\) has its own 5 V supply, (\d+) A", power).group(1))
     assert f"{budget_a:g} A of budget leaves {supply - budget_a:g} A of headroom, a third of the supply" in power
     assert (supply - budget_a) / supply >= 1 / 3
@@ -325,7 +323,7 @@ def test_the_enclosure_section_gives_the_top_and_where_everything_goes():
     from hardware.layout import load_layout
     from hardware.template import template_drawing
 
-    enclosure = " ".join(_section(README.read_text(encoding="utf-8"), "Enclosure").split())
+    enclosure = " ".join(section(README.read_text(encoding="utf-8"), "Enclosure").split())
     for name in ("classic-121", "three-track-121", "four-track-121"):
         drawing = template_drawing(load_layout(name), legend=False)
         assert f"{drawing.width:.0f} x {drawing.height:.0f} mm" in enclosure, name

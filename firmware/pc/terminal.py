@@ -47,7 +47,7 @@ ALIAS_NAMES = {">": ("-", "+", "arrows"), " ": ("Enter",)}
 
 def key_help() -> list[tuple[str, str]]:
     """(keys, what they do) for every key of the board, in the controls table's order:
-    the one list the screen, ``--help`` and the README show."""
+    the one list the screen, ``--help`` and docs/mock-board.md show."""
     rows: dict[str, list[str]] = {}
     for control in CONTROLS:
         names = [key_names(control)] + [alias for key in control.keys for alias in ALIAS_NAMES.get(key, ())]
