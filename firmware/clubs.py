@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from cribbage_board_errors import CribbageBoardError
+
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")  # a club's or a table's name: safe in an MQTT topic
 # The broker's logins that are not tables (the shipped ACL's users): the ACL's patterns let every
 # login write the table topics of its own name, so no table may have one of these names, nor
@@ -19,7 +21,7 @@ BRIDGE_PREFIX = "bridge-"
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
 
 
-class BrokerError(ValueError):
+class BrokerError(CribbageBoardError, ValueError):
     """A broker address or its settings cannot be used; the message says how to mend it."""
 
 

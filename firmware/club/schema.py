@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 
+from cribbage_board_errors import CribbageBoardError
 from scorer.variants import SkunkLines
 
 from ..clubs import name_problem
@@ -39,7 +40,7 @@ LEDGER_ID = re.compile(r"[0-9a-f]{16}")
 STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z")
 
 
-class PayloadError(ValueError):
+class PayloadError(CribbageBoardError, ValueError):
     """A received message that breaks the schema; the message says what, in one line."""
 
 

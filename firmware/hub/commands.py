@@ -4,13 +4,14 @@ new row with its reason, never an edit; each is in the ledger before the command
 
 from __future__ import annotations
 
+from cribbage_board_errors import CribbageBoardError
 from scorer.names import name_problem, normal
 from scorer.standings import GameResult, ResultError, name_key
 
 NAME_MOST = 40  # characters in a player's name at most
 
 
-class DirectorError(ValueError):
+class DirectorError(CribbageBoardError, ValueError):
     """A director's command that cannot be done; the message says why and what to do."""
 
 

@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+from cribbage_board_errors import CribbageBoardError
 from scorer.errors import CribbageError
 from scorer.standings import name_key
 from scorer.variants import SkunkLines, parse_game_points
@@ -30,7 +31,7 @@ DEFAULT_HOST = "127.0.0.1"
 MAX_PASSWORD_BYTES = 1024
 
 
-class HubError(Exception):
+class HubError(CribbageBoardError, ValueError):
     """The hub cannot start as asked; the message says what to change."""
 
 
