@@ -64,8 +64,8 @@ class LedgerWriter(SingleWriter):
     (the default, ``time.time``), a datetime (naive: UTC) or the ISO 8601 string.
 
     ``check`` is when SQLite's ``quick_check`` reads the whole file: ``"open"``
-    (before the first entry; it costs time in proportion to the file, about
-    10 ms per 1,000 games here, 8-15x that on a Pi Zero 2 W) or ``"later"``:
+    (before the first entry; it costs time in proportion to the file: see
+    "Integrity" in the module's docstring for the figures) or ``"later"``:
     not at open, but when the caller runs :meth:`check` (the board does, in a
     thread of its own after READY=1) and, if it finds damage, :meth:`set_aside`,
     which does what an open would have done. Either way opening reads only the
