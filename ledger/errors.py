@@ -24,4 +24,5 @@ class DiskFullError(LedgerError):
 
 class Damaged(CribbageBoardError, ValueError):
     """Inside the package only: the file is ours (or claims to be) but its content cannot
-    be read as a ledger (a ``ValueError``: the file is there, what it holds is wrong). The writer sets such a file aside; the reader says it is damaged."""
+    be read as a ledger (a ``ValueError``: the file is there, what it holds is wrong).
+    The writer sets such a file aside; the reader says it is damaged."""

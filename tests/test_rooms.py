@@ -192,11 +192,13 @@ def test_a_planted_cycle_is_found(module, line, loop):
 
 
 @pytest.mark.parametrize("module, line, why", [
-    ("scorer.game", "import ledger.writer", "scorer.game -> ledger.writer: scorer may import ['cribbage_board_errors']"),
+    ("scorer.game", "import ledger.writer",
+     "scorer.game -> ledger.writer: scorer may import ['cribbage_board_errors']"),
     ("cribbage_board_errors", "from scorer.errors import CribbageError",
      "cribbage_board_errors -> scorer.errors: cribbage_board_errors may import no other room"),
     ("hardware.leds", "from firmware.config import Config", "hardware.leds -> firmware.config: hardware may import"),
-    ("ledger.reader", "import hardware.layout", "ledger.reader -> hardware.layout: ledger may import ['cribbage_board_errors', 'scorer']"),
+    ("ledger.reader", "import hardware.layout",
+     "ledger.reader -> hardware.layout: ledger may import ['cribbage_board_errors', 'scorer']"),
     ("firmware.board.loop", "from ..pc.simulator import Simulator",
      "firmware.board.loop -> firmware.pc.simulator: firmware.board may not import firmware.pc"),
     ("firmware.config", "def f():\n    from .board.frames import LedStyle",

@@ -270,7 +270,8 @@ def _scores(value) -> str | None:
     if not isinstance(value, dict) or not 1 <= len(value) <= 4:
         return "must map each side to its score"
     for side, score in value.items():
-        if len(side) > SIDE_NAME_MOST or isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= 1000:
+        if (len(side) > SIDE_NAME_MOST or isinstance(score, bool) or not isinstance(score, int)
+                or not 0 <= score <= 1000):
             return f"{shown(side)}: {shown(score)} is not a score"
     return None
 

@@ -44,10 +44,12 @@ def live_game(state) -> tuple[tuple, str | None, str | None]:
             sides.append((side["name"], side["score"]))
     upcoming = state.get("next")
     after = None
-    if (isinstance(upcoming, dict) and isinstance(upcoming.get("seat"), str) and len(upcoming["seat"]) <= PLAYER_NAME_MOST
-            and upcoming["seat"].isprintable() and upcoming.get("count") in ("hand", "crib")):
+    if (isinstance(upcoming, dict) and isinstance(upcoming.get("seat"), str)
+            and len(upcoming["seat"]) <= PLAYER_NAME_MOST and upcoming["seat"].isprintable()
+            and upcoming.get("count") in ("hand", "crib")):
         after = f"{upcoming['seat']} {upcoming['count']}"
-    winner = state.get("winner") if isinstance(state.get("winner"), str) and len(state["winner"]) <= SIDE_NAME_MOST else None
+    winner = state.get("winner")
+    winner = winner if isinstance(winner, str) and len(winner) <= SIDE_NAME_MOST else None
     return tuple(sides[:4]), after, winner
 
 
