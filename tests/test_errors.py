@@ -106,6 +106,16 @@ def test_a_locked_ledger_is_ledger_in_use_an_os_error_and_ours(tmp_path):
     assert isinstance(caught.value, CribbageBoardError)
 
 
+def test_a_second_writer_with_the_lock_file_gone_is_still_in_use(tmp_path):
+    """The ledger file's own flock refuses it, and the writer's ``except OSError`` (said as a lock
+    failure) lets that LedgerInUseError through as it is, though a LedgerError is an OSError too."""
+    path = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(path, holder="first"):
+        (tmp_path / "ledger.sqlite3.lock").unlink()
+        with pytest.raises(LedgerInUseError, match="its lock file .* was removed or replaced"):
+            LedgerWriter(path)
+
+
 def test_a_refused_entry_is_a_rule_error_a_value_error_and_ours():
     game = Game(find_variant("six-card"), ["Alice", "Bob"], "Alice")
     with pytest.raises(UnknownSeatError) as caught:
