@@ -10,10 +10,12 @@ import stat
 import tomllib
 from pathlib import Path
 
+from cribbage_board_errors import CribbageBoardError
+
 MAX_BYTES = 256 * 1024  # the default config is 3 KB, a bundled layout 4 KB
 
 
-class TomlFileError(ValueError):
+class TomlFileError(CribbageBoardError, ValueError):
     """A file that cannot be used as TOML; the message names the file and what to do."""
 
 

@@ -1,7 +1,8 @@
 """The board application: wires inputs to the scorer and the scorer to the LEDs and OLED.
 
 Its base, shared by every wing: :mod:`~firmware.config` (the TOML as frozen
-dataclasses, the ledger's path), :mod:`~firmware.clubs` (a broker's address), :mod:`~firmware.errors`,
+dataclasses, the ledger's path), :mod:`~firmware.club_settings` (a broker's address,
+the club and table names), :mod:`~firmware.errors`,
 :mod:`~firmware.listen` (the web view's and the hub's socket), :mod:`~firmware.palette`.
 Its wings, by purpose: :mod:`firmware.board` (the main loop, the devices, the
 controller and its panels, the views), :mod:`firmware.pc` (the simulator, the

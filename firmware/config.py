@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # annotations only
     from hardware.wiring import Hookup, Wire
     from scorer.record import GameHeader
 
-    from .clubs import Broker
+    from .club_settings import Broker
 
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
 MAX_CONFIG_BYTES = MAX_BYTES  # 256 KB; the default file is 8 KB
@@ -175,10 +175,10 @@ def _login(value):
 
 
 def _club_name(what: str, numbers: bool = False):
-    """A club or table name: "" (no club) or one that firmware.clubs' name rule accepts.
+    """A club or table name: "" (no club) or one that firmware.club_settings' name rule accepts.
     With ``numbers``, a TOML number is taken as its digits (table = 3)."""
     def check(value):
-        from .clubs import name_problem
+        from .club_settings import club_name_problem as name_problem
 
         if numbers and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
@@ -471,7 +471,7 @@ class ClubConfig:
 
     def address(self) -> Broker:
         """The broker's address with the credentials (checked when the config was read)."""
-        from .clubs import parse_broker
+        from .club_settings import parse_broker
 
         return parse_broker(self.broker, self.username, self.password, self.ca_file)
 
@@ -646,7 +646,7 @@ def _built(values: dict, sources: tuple[str, ...]) -> Config:
 
 def _check_club(club: ClubConfig, where: str) -> None:
     """[club]: with a broker, a club and a table name, and a broker address that reads."""
-    from .clubs import BrokerError, parse_broker
+    from .club_settings import BrokerError, parse_broker
 
     if not club.enabled:
         return

@@ -1,6 +1,8 @@
 """The application's own exception, apart so that every command can catch it
 without importing the config reader."""
 
+from cribbage_board_errors import CribbageBoardError
 
-class ConfigError(ValueError):
+
+class ConfigError(CribbageBoardError, ValueError):
     """A configuration that cannot be used; the message names the file and key."""

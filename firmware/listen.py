@@ -6,8 +6,10 @@ from __future__ import annotations
 import errno
 import socket
 
+from cribbage_board_errors import CribbageBoardError
 
-class ListenError(Exception):
+
+class ListenError(CribbageBoardError, OSError):
     """The socket cannot be had; the message says what to do."""
 
 

@@ -1,7 +1,12 @@
-"""The hardware layer's exceptions: each names the device and what to do."""
+"""The hardware layer's exceptions: each names the device and what to do.
+
+A device that cannot be used is an ``OSError``, as the failure of the bus or file
+beneath it would be; a layout that does not fit together is a ``ValueError`` too."""
+
+from cribbage_board_errors import CribbageBoardError
 
 
-class HardwareError(Exception):
+class HardwareError(CribbageBoardError, OSError):
     """A device that cannot be used; the message says which and what to try."""
 
 

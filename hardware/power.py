@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from cribbage_board_errors import CribbageBoardError
+
 if TYPE_CHECKING:
     import subprocess
 
@@ -19,7 +21,7 @@ TIMEOUT_SECONDS = 20.0
 FIX = "let the board's user power off: sudo systemd/install.sh puts the polkit rule in place"
 
 
-class PowerOffError(RuntimeError):
+class PowerOffError(CribbageBoardError, RuntimeError):
     """The power-off was not accepted; the message is one line that ends with the fix."""
 
 

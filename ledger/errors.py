@@ -1,13 +1,16 @@
 """The ledger's exceptions: :class:`LedgerError` and its tree.
 
-It is its own tree, not a ``ValueError``: a full disk or a locked file is not
-bad input. Every message names the ledger's path and the cause, in one line
-(:mod:`ledger.causes` says what an OS or SQLite error means). This module
-imports nothing, so a command can catch a LedgerError without loading SQLite.
+A LedgerError is an ``OSError``, not a ``ValueError``: a full disk or a locked
+file is not bad input. Every message names the ledger's path and the cause, in
+one line (:mod:`ledger.causes` says what an OS or SQLite error means). This module
+imports only the root (:mod:`cribbage_board_errors`), so a command can catch a
+LedgerError without loading SQLite.
 """
 
+from cribbage_board_errors import CribbageBoardError
 
-class LedgerError(Exception):
+
+class LedgerError(CribbageBoardError, OSError):
     """The ledger could not be opened, read or written; nothing was acknowledged."""
 
 
@@ -19,6 +22,7 @@ class DiskFullError(LedgerError):
     """The disk is full: the entry was not saved."""
 
 
-class Damaged(Exception):
-    """Inside the package only: the file is ours (or claims to be) but cannot be read
-    as a ledger. The writer sets such a file aside; the reader says it is damaged."""
+class Damaged(CribbageBoardError, ValueError):
+    """Inside the package only: the file is ours (or claims to be) but its content cannot
+    be read as a ledger (a ``ValueError``: the file is there, what it holds is wrong).
+    The writer sets such a file aside; the reader says it is damaged."""

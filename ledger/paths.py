@@ -46,12 +46,11 @@ def check_parent(path: Path) -> None:
         try:
             if ancestor.is_dir():
                 return
-            if ancestor.exists():
-                raise LedgerError(
-                    f"ledger {path} cannot be created: {ancestor} is a file, not a folder"
-                )
+            in_the_way = ancestor.exists()
         except OSError as error:
             raise LedgerError(f"ledger {path} cannot be created: {os_cause(error)}") from error
+        if in_the_way:
+            raise LedgerError(f"ledger {path} cannot be created: {ancestor} is a file, not a folder")
 
 
 def set_aside(path: Path, moment: float, error: Exception) -> Path:

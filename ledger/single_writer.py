@@ -237,6 +237,8 @@ class SingleWriter:
         """Hold the ledger file itself (see WriterLock.hold); an OSError is said as the lock's are."""
         try:
             self._lock.hold()
+        except LedgerError:  # an OSError too: LedgerInUseError as it is
+            raise
         except OSError as error:
             raise LedgerError(f"ledger {self.path} cannot be locked: {os_cause(error)}") from error
 

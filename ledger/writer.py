@@ -10,8 +10,9 @@ one more bound value), plus an UPDATE of the game's outcome, finish and
 status only when the entry changes them.
 
 Integrity: SQLite reports damage on the pages it reads; ``PRAGMA quick_check``
-reads the whole file, about 9 ms per 1,000 games (4 ms per MB) on the machine
-the benchmarks ran on, 8-15x that on a Pi Zero 2 W. ``LedgerWriter(check="open")``
+reads the whole file, about 4 ms of CPU per MB (a ledger of 1,000 games is 3.6 MB:
+14 ms; ``bench/ledger.py 1000``) on the machine the benchmarks ran on, 8-15x that
+on a Pi Zero 2 W. ``LedgerWriter(check="open")``
 (the default) runs it before the first entry; with ``check="later"`` the board
 runs it in a thread after READY=1 (:meth:`LedgerWriter.check`, on a read-only
 connection of its own) and sets a damaged file aside on its next loop step,
@@ -64,8 +65,8 @@ class LedgerWriter(SingleWriter):
     (the default, ``time.time``), a datetime (naive: UTC) or the ISO 8601 string.
 
     ``check`` is when SQLite's ``quick_check`` reads the whole file: ``"open"``
-    (before the first entry; it costs time in proportion to the file, about
-    10 ms per 1,000 games here, 8-15x that on a Pi Zero 2 W) or ``"later"``:
+    (before the first entry; it costs time in proportion to the file: see
+    "Integrity" in the module's docstring for the figures) or ``"later"``:
     not at open, but when the caller runs :meth:`check` (the board does, in a
     thread of its own after READY=1) and, if it finds damage, :meth:`set_aside`,
     which does what an open would have done. Either way opening reads only the

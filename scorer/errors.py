@@ -1,11 +1,14 @@
 """The scorer's exception tree.
 
-Every refusal is a ``ValueError`` subclass whose message fits a small
-screen and tells the player what to do instead.
+Every refusal is a ``ValueError`` (and a ``CribbageBoardError``, the root of
+all of ours) whose message fits a small screen and tells the player what to do
+instead.
 """
 
+from cribbage_board_errors import CribbageBoardError
 
-class CribbageError(ValueError):
+
+class CribbageError(CribbageBoardError, ValueError):
     """Base of every error the scorer raises for bad input."""
 
 

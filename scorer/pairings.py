@@ -40,12 +40,14 @@ import hashlib
 from collections import Counter, namedtuple
 from typing import Iterator, Sequence
 
+from cribbage_board_errors import CribbageBoardError
+
 from .standings import name_key
 
 BUDGET = 200_000  # positions tried in one round's searches, at most
 
 
-class PairingError(ValueError):
+class PairingError(CribbageBoardError, ValueError):
     """Players that cannot be paired as given (one listed twice); the message says who."""
 
 

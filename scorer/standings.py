@@ -23,13 +23,15 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Iterable
 
+from cribbage_board_errors import CribbageBoardError
+
 from .names import normal
 from .variants import GAME_POINT_PRESETS, GamePoints, ResultKind, SkunkLines, result_kind
 
 ACC_POINTS = GAME_POINT_PRESETS["acc"]
 
 
-class ResultError(ValueError):
+class ResultError(CribbageBoardError, ValueError):
     """A result whose sides, seats and scores do not fit together; the message says how."""
 
 

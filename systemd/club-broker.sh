@@ -92,13 +92,13 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-# The name rule of firmware/clubs.py: letters, digits, - and _, up to 32.
+# The name rule of firmware/club_settings.py: letters, digits, - and _, up to 32.
 name_rule='^[A-Za-z0-9_-]{1,32}$'
 [ -n "$club" ] || fail "name the club: sudo $0 --club thursday 1 2 3 4"
 [[ "$club" =~ $name_rule ]] || fail "club name '$club': use letters, digits, - and _ (up to 32), e.g. thursday"
 check_table() {
     [[ "$1" =~ $name_rule ]] || fail "table name '$1': use letters, digits, - and _ (up to 32), e.g. 3"
-    case "$1" in  # the logins that are not tables (firmware/clubs.py)
+    case "$1" in  # the logins that are not tables (firmware/club_settings.py)
         hub | homeassistant | bridge-*) fail "table name '$1' is a reserved user name: name the table otherwise" ;;
     esac
 }

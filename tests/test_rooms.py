@@ -3,10 +3,12 @@
 Every import counts: at the top, inside a function, under ``TYPE_CHECKING``. No
 import cycle between project modules; no import against the room order:
 
-- ``scorer`` and ``tomlfile`` import no other room;
+- ``cribbage_board_errors`` (the root of every exception of ours) imports nothing, and every room may
+  import it: each room's exceptions derive from it;
+- ``scorer`` and ``tomlfile`` import no other room (but the root);
 - ``ledger`` imports ``scorer``; ``hardware`` imports ``scorer`` and ``tomlfile``;
 - ``firmware`` may import any room. Inside it, its base (the package itself,
-  ``config``, ``clubs``, ``errors``, ``lan``, ``listen``, ``guard``, ``connections``, ``palette``)
+  ``config``, ``club_settings``, ``errors``, ``lan``, ``listen``, ``guard``, ``connections``, ``palette``)
   imports no wing; the club wing (the wire protocol and the board's link) no other wing and nothing
   of ``hardware``; the board wing, of the club, the link alone; the PC side the board and the club
   link; the club hub (``firmware.hub``) the club's wire protocol (schema and broker), never the link,
@@ -23,14 +25,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ROOMS = ("scorer", "ledger", "hardware", "firmware", "tomlfile")
+ROOMS = ("scorer", "ledger", "hardware", "firmware", "tomlfile", "cribbage_board_errors")
+ROOT_ERROR = "cribbage_board_errors"  # below every room: each room's exceptions derive from its root
 # What each room may import besides itself.
 ROOM_MAY_IMPORT = {
-    "scorer": set(),
-    "tomlfile": set(),
-    "ledger": {"scorer"},
-    "hardware": {"scorer", "tomlfile"},
-    "firmware": {"scorer", "ledger", "hardware", "tomlfile"},
+    ROOT_ERROR: set(),
+    "scorer": {ROOT_ERROR},
+    "tomlfile": {ROOT_ERROR},
+    "ledger": {"scorer", ROOT_ERROR},
+    "hardware": {"scorer", "tomlfile", ROOT_ERROR},
+    "firmware": {"scorer", "ledger", "hardware", "tomlfile", ROOT_ERROR},
 }
 WINGS = ("firmware.board", "firmware.pc", "firmware.web", "firmware.club", "firmware.hub", "firmware.cli")
 # What each part of firmware may import of firmware: its own modules, and these.
@@ -55,7 +59,7 @@ CLUB_FOR = {
 
 def project_modules() -> dict[str, Path]:
     """Every module of the rooms: dotted name -> file."""
-    found = {"tomlfile": ROOT / "tomlfile.py"}
+    found = {name: ROOT / f"{name}.py" for name in ("tomlfile", ROOT_ERROR)}
     for room in ROOMS[:4]:
         for path in sorted((ROOT / room).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
@@ -164,6 +168,7 @@ def test_no_import_cycle_between_project_modules():
     """No module imports itself through others, however the import is written."""
     graph = import_graph()
     assert len(graph) > 70 and graph["firmware.board.loop"] and graph["firmware.cli.command"]  # it read them
+    assert ROOT_ERROR in graph["scorer.errors"] and ROOT_ERROR in graph["hardware.errors"]
     assert cycles(graph) == []
 
 
@@ -187,9 +192,13 @@ def test_a_planted_cycle_is_found(module, line, loop):
 
 
 @pytest.mark.parametrize("module, line, why", [
-    ("scorer.game", "import ledger.writer", "scorer.game -> ledger.writer: scorer may import no other room"),
+    ("scorer.game", "import ledger.writer",
+     "scorer.game -> ledger.writer: scorer may import ['cribbage_board_errors']"),
+    ("cribbage_board_errors", "from scorer.errors import CribbageError",
+     "cribbage_board_errors -> scorer.errors: cribbage_board_errors may import no other room"),
     ("hardware.leds", "from firmware.config import Config", "hardware.leds -> firmware.config: hardware may import"),
-    ("ledger.reader", "import hardware.layout", "ledger.reader -> hardware.layout: ledger may import ['scorer']"),
+    ("ledger.reader", "import hardware.layout",
+     "ledger.reader -> hardware.layout: ledger may import ['cribbage_board_errors', 'scorer']"),
     ("firmware.board.loop", "from ..pc.simulator import Simulator",
      "firmware.board.loop -> firmware.pc.simulator: firmware.board may not import firmware.pc"),
     ("firmware.config", "def f():\n    from .board.frames import LedStyle",

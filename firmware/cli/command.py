@@ -155,16 +155,13 @@ def _runner(command: str | None):
     return {"console": _console, "web": _web, "hub": _hub, "club-network": _club_network}.get(command, _board)
 
 
-def _reported_errors() -> tuple[type[Exception], ...]:
-    """The errors a command reports in one line. Python evaluates an ``except`` clause only
-    when an exception reaches it, so a command that succeeds never imports these."""
-    from hardware.errors import HardwareError
-    from ledger.errors import LedgerError
-    from scorer.errors import CribbageError
+def _reported_errors() -> type[Exception]:
+    """The errors a command reports in one line: every one of ours (a config, rule, ledger or device
+    error...). Python evaluates an ``except`` clause only when an exception reaches it, so a command
+    that succeeds never imports this."""
+    from cribbage_board_errors import CribbageBoardError
 
-    from ..errors import ConfigError
-
-    return CribbageError, LedgerError, ConfigError, HardwareError
+    return CribbageBoardError
 
 
 def _console(args) -> int:

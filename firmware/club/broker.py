@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ssl
 
-from ..clubs import Broker, BrokerError, parse_broker
+from ..club_settings import Broker, BrokerError, parse_broker
 
 __all__ = ["Broker", "BrokerError", "parse_broker", "make_client", "refusal"]
 

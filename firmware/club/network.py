@@ -19,6 +19,7 @@ import socket
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from cribbage_board_errors import CribbageBoardError
 from ledger.files import replace_durably
 
 from ..config import ClubConfig
@@ -29,7 +30,7 @@ APPLY = "sudo systemctl daemon-reload && sudo systemctl restart cribbage-board"
 AGAIN = "sudo /opt/cribbage-board/venv/bin/cribbage-board club-network"  # as systemd/install.sh installs it
 
 
-class NetworkError(Exception):
+class NetworkError(CribbageBoardError, OSError):
     """The drop-in cannot be worked out or written; the message says what to do."""
 
 

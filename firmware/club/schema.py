@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 import re
 
+from cribbage_board_errors import CribbageBoardError
 from scorer.variants import SkunkLines
 
-from ..clubs import name_problem
+from ..club_settings import club_name_problem, shown
 
 VERSION = 1
 ROOT = "cribbage"
@@ -34,12 +35,14 @@ KEPT_GAMES = 64  # games a "kept" lists at most, from the board's floor on
 RESULT_STATUSES = ("finished", "abandoned", "open")  # open: the game's end was undone
 MAX_SEQ = 10**9  # entries of one game, revisions of one result: far more than any game has
 MAX_LINE = 200  # a record line (scorer.record: 160)
+PLAYER_NAME_MOST = 40  # characters in a player's name on the wire, and as the hub's director adds one
+SIDE_NAME_MOST = 90  # characters in a side's name (partners: two players' names and a +)
 SKUNK_LINES = tuple(lines.value for lines in SkunkLines)
 LEDGER_ID = re.compile(r"[0-9a-f]{16}")
 STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z")
 
 
-class PayloadError(ValueError):
+class PayloadError(CribbageBoardError, ValueError):
     """A received message that breaks the schema; the message says what, in one line."""
 
 
@@ -60,7 +63,7 @@ class Topics:
 
     def __init__(self, club: str, table: str | None = None):
         for kind, name in (("club", club), ("table", table)):
-            if name is not None and (problem := name_problem(kind, name)):
+            if name is not None and (problem := club_name_problem(kind, name)):
                 raise ValueError(problem)
         self.club, self.table = club, table
         self.base = f"{ROOT}/{club}"
@@ -89,7 +92,7 @@ class Topics:
         """(table, kind) of one of this club's table topics; None for any other topic."""
         parts = topic.split("/")
         if (len(parts) != 5 or f"{parts[0]}/{parts[1]}" != self.base or parts[2] != "table"
-                or name_problem("table", parts[3]) or parts[4] not in TABLE_KINDS):
+                or club_name_problem("table", parts[3]) or parts[4] not in TABLE_KINDS):
             return None
         return parts[3], parts[4]
 
@@ -175,7 +178,7 @@ def decode(kind: str, table: str, data: bytes) -> dict:
     is too large, not UTF-8 JSON, of another version, of the wrong shape or for another table."""
     limit = MAX_BYTES.get(kind)
     if limit is None:
-        raise PayloadError(f"no such message kind {_short(kind)}")
+        raise PayloadError(f"no such message kind {shown(kind)}")
     if len(data) > limit:
         raise PayloadError(f"{kind}: {len(data)} bytes, more than the {limit} a {kind} may have")
     try:
@@ -188,9 +191,9 @@ def decode(kind: str, table: str, data: bytes) -> dict:
         raise PayloadError(f"{kind}: a JSON object is needed, not {type(payload).__name__}")
     version = payload.get("v")
     if version != VERSION or isinstance(version, bool):
-        raise PayloadError(f"{kind}: schema version {_short(version)}; this hub reads version {VERSION}")
+        raise PayloadError(f"{kind}: schema version {shown(version)}; this hub reads version {VERSION}")
     if kind in TABLE_KINDS and payload.get("table") != table:
-        raise PayloadError(f"{kind}: claims table {_short(payload.get('table'))} on table {table}'s topic")
+        raise PayloadError(f"{kind}: claims table {shown(payload.get('table'))} on table {table}'s topic")
     for field, check in _FIELDS[kind].items():
         problem = check(payload.get(field, _MISSING))
         if problem:
@@ -206,11 +209,6 @@ def decode(kind: str, table: str, data: bytes) -> dict:
 _MISSING = object()
 
 
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _is(kinds: tuple, optional: bool = False):
     def check(value):
         if optional and value in (None, _MISSING):
@@ -218,7 +216,7 @@ def _is(kinds: tuple, optional: bool = False):
         if value is _MISSING or value is None:
             return "is missing"
         if isinstance(value, bool) != (bool in kinds) or not isinstance(value, kinds):
-            return f"is {_short(value)}: the wrong type"
+            return f"is {shown(value)}: the wrong type"
         return None
     return check
 
@@ -230,7 +228,7 @@ def _count(low: int, high: int = MAX_SEQ, optional: bool = False):
         if value is _MISSING:
             return "is missing"
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            return f"is {_short(value)}: a whole number from {low} to {high} is needed"
+            return f"is {shown(value)}: a whole number from {low} to {high} is needed"
         return None
     return check
 
@@ -240,9 +238,9 @@ def _text(limit: int, pattern: re.Pattern | None = None, optional: bool = False)
         if optional and (value is None or value is _MISSING):
             return None
         if not isinstance(value, str) or value is _MISSING:
-            return "is missing" if value is _MISSING else f"is {_short(value)}: text is needed"
+            return "is missing" if value is _MISSING else f"is {shown(value)}: text is needed"
         if len(value) > limit or not value.isprintable() or (pattern and not pattern.fullmatch(value)):
-            return f"is {_short(value)}: not a valid value"
+            return f"is {shown(value)}: not a valid value"
         return None
     return check
 
@@ -251,10 +249,10 @@ def _player(value) -> str | None:
     from scorer.names import name_problem as problem_of
     from scorer.names import normal
 
-    if not isinstance(value, str) or len(value) > 40:
-        return f"{_short(value)} is not a player's name"
+    if not isinstance(value, str) or len(value) > PLAYER_NAME_MOST:
+        return f"{shown(value)} is not a player's name"
     problem = problem_of(normal(value))
-    return f"{_short(value)}: {problem}" if problem else None
+    return f"{shown(value)}: {problem}" if problem else None
 
 
 def _players(low: int, high: int):
@@ -272,8 +270,9 @@ def _scores(value) -> str | None:
     if not isinstance(value, dict) or not 1 <= len(value) <= 4:
         return "must map each side to its score"
     for side, score in value.items():
-        if len(side) > 90 or isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= 1000:
-            return f"{_short(side)}: {_short(score)} is not a score"
+        if (len(side) > SIDE_NAME_MOST or isinstance(score, bool) or not isinstance(score, int)
+                or not 0 <= score <= 1000):
+            return f"{shown(side)}: {shown(score)} is not a score"
     return None
 
 
@@ -283,7 +282,7 @@ def _losers(value) -> str | None:
     for loser in value:
         if not isinstance(loser, dict):
             return "each loser is an object"
-        for field, check in (("side", _text(90)), ("score", _count(0, 1000)), ("result", _text(20)),
+        for field, check in (("side", _text(SIDE_NAME_MOST)), ("score", _count(0, 1000)), ("result", _text(20)),
                              ("margin", _count(-1000, 1000)), ("game_points", _count(0, 100))):
             problem = check(loser.get(field, _MISSING))
             if problem:
@@ -310,7 +309,7 @@ def _check_result(payload: dict) -> None:
     target, lowball, scores = variant.target, variant.lowball, payload["scores"]
     for side, score in scores.items():
         if score > target:
-            raise PayloadError(f"result: {_short(side)} on {score} is past the target {target}")
+            raise PayloadError(f"result: {shown(side)} on {score} is past the target {target}")
     if payload["status"] != "finished":
         if payload["winner"] is not None or payload["losers"]:
             raise PayloadError(f"result: a game {payload['status']} has no winner")
@@ -319,7 +318,7 @@ def _check_result(payload: dict) -> None:
         return
     winner = payload["winner"]
     if winner not in scores:
-        raise PayloadError(f"result: winner {_short(winner)} is not one of its sides")
+        raise PayloadError(f"result: winner {shown(winner)} is not one of its sides")
     try:
         GameResult.of(payload["seats"], scores, winner, lowball)
     except ResultError as error:
@@ -328,7 +327,7 @@ def _check_result(payload: dict) -> None:
     if lowball and (won >= target or target not in scores.values()):
         raise PayloadError(f"result: in {variant.name} the loser reaches the target {target} and the winner does not")
     if not lowball and won != target:
-        raise PayloadError(f"result: winner {_short(winner)} on {won}, not at the target {target}")
+        raise PayloadError(f"result: winner {shown(winner)} on {won}, not at the target {target}")
     losers = payload["losers"]
     if sorted(loser["side"] for loser in losers) != sorted(side for side in scores if side != winner):
         raise PayloadError("result: its losers are not the sides other than the winner")
@@ -338,15 +337,15 @@ def _check_result(payload: dict) -> None:
     for loser in losers:
         side, right = loser["side"], expected[loser["side"]]
         if loser["score"] != scores[side] or loser["margin"] != right.margin:
-            raise PayloadError(f"result: {_short(side)}'s score or margin ({loser['score']}, {loser['margin']}) "
+            raise PayloadError(f"result: {shown(side)}'s score or margin ({loser['score']}, {loser['margin']}) "
                                f"does not follow from the scores ({scores[side]}, {right.margin})")
         readings = ({right.kind.value} if lines is not None or lowball else
                     {result_kind(loser["score"], target, each).value for each in SkunkLines})
         if loser["result"] not in readings:
-            raise PayloadError(f"result: {_short(side)} on {loser['score']} of {target} is not "
-                               f"{_short(loser['result'])} ({' or '.join(sorted(readings))})")
+            raise PayloadError(f"result: {shown(side)} on {loser['score']} of {target} is not "
+                               f"{shown(loser['result'])} ({' or '.join(sorted(readings))})")
         if points is not None and lines is not None and loser["game_points"] != points.for_kind(right.kind):
-            raise PayloadError(f"result: {_short(side)}'s {loser['game_points']} game points are not the "
+            raise PayloadError(f"result: {shown(side)}'s {loser['game_points']} game points are not the "
                                f"{points.for_kind(right.kind)} of {loser['result']} by points {payload['points']}")
     if payload["margin"] not in {loser["margin"] for loser in losers}:
         raise PayloadError(f"result: margin {payload['margin']} is no loser's")
@@ -363,16 +362,16 @@ def _kept_games(value) -> str | None:
             return "each game is [game, seq, rev, status]"
         game, seq, rev, status = item
         problem = (_count(1)(game) or _count(-1)(seq) or _count(0, optional=True)(rev)
-                   or (None if status in (None, *RESULT_STATUSES) else f"status {_short(status)} is not one"))
+                   or (None if status in (None, *RESULT_STATUSES) else f"status {shown(status)} is not one"))
         if problem or (rev is None) != (status is None):
-            return f"{_short(item)}: {problem or 'a rev needs its status'}"
+            return f"{shown(item)}: {problem or 'a rev needs its status'}"
     return None
 
 
 def _one_of(choices: tuple[str, ...]):
     def check(value):
         return None if value is None or value is _MISSING or value in choices else \
-            f"is {_short(value)}: use one of {', '.join(choices)}"
+            f"is {shown(value)}: use one of {', '.join(choices)}"
     return check
 
 
@@ -383,9 +382,9 @@ _FIELDS: dict[str, dict] = {
     "entry": {**_LEDGER, "seq": _count(0), "line": _text(MAX_LINE), "at": _text(30, STAMP, optional=True)},
     "result": {
         **_LEDGER, "rev": _count(0), "status": lambda v: None if v in RESULT_STATUSES else
-        f"is {_short(v)}: use one of {', '.join(RESULT_STATUSES)}",
+        f"is {shown(v)}: use one of {', '.join(RESULT_STATUSES)}",
         "variant": _text(30), "seats": _players(2, 4), "scores": _scores,
-        "winner": _text(90, optional=True), "losers": _losers, "margin": _count(-1000, 1000, optional=True),
+        "winner": _text(SIDE_NAME_MOST, optional=True), "losers": _losers, "margin": _count(-1000, 1000, optional=True),
         "result": _text(20, optional=True), "game_points": _count(0, 100, optional=True),
         "skunk": _is((bool,), optional=True), "at": _text(30, STAMP, optional=True),
         "target": _count(31, 1000, optional=True), "skunk_lines": _one_of(SKUNK_LINES),

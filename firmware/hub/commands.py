@@ -4,13 +4,14 @@ new row with its reason, never an edit; each is in the ledger before the command
 
 from __future__ import annotations
 
+from cribbage_board_errors import CribbageBoardError
 from scorer.names import name_problem, normal
 from scorer.standings import GameResult, ResultError, name_key
 
-NAME_MOST = 40  # characters in a player's name at most
+from ..club.schema import PLAYER_NAME_MOST
 
 
-class DirectorError(ValueError):
+class DirectorError(CribbageBoardError, ValueError):
     """A director's command that cannot be done; the message says why and what to do."""
 
 
@@ -18,8 +19,8 @@ def player_name(name: str) -> str:
     """A player's name by the rule for names (scorer.names); DirectorError if it breaks it."""
     name = normal(name.strip())
     problem = name_problem(name)
-    if problem or len(name) > NAME_MOST:
-        raise DirectorError(f"player {name!r}: {problem or f'at most {NAME_MOST} characters'}")
+    if problem or len(name) > PLAYER_NAME_MOST:
+        raise DirectorError(f"player {name!r}: {problem or f'at most {PLAYER_NAME_MOST} characters'}")
     return name
 
 

@@ -46,6 +46,7 @@ from ledger.hub import HubLedger, KeptBoard, Night
 
 from ..club import schema
 from ..club.broker import Broker
+from ..club_settings import club_name_problem
 from . import night as nights
 from .commands import Commands, DirectorError
 from .inbox import (BrokerChanged, Connected, FloorMoved, Inbox, Job, PresenceAsked, Received, Stop,
@@ -408,7 +409,7 @@ class Hub:
         at = {p.table: list(p.players) for p in current.pairings if p.table} if current else {}
         names = set(at) | set(self.tables()) | set(self.link.published_tables())
         for table in sorted(names, key=nights.table_order):
-            if schema.name_problem("table", table):
+            if club_name_problem("table", table):
                 continue
             self.link.publish(self.topics.of_table("pairing", table),
                               schema.pairing_payload(table, self.night.name, view.round or 1, at.get(table, [])),

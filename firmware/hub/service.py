@@ -16,13 +16,14 @@ import threading
 import time
 from pathlib import Path
 
+from cribbage_board_errors import CribbageBoardError
 from scorer.errors import CribbageError
 from scorer.standings import name_key
 from scorer.variants import SkunkLines, parse_game_points
 
 from .. import __version__
-from ..club import schema
 from ..club.broker import BrokerError, parse_broker
+from ..club_settings import club_name_problem
 from .commands import DirectorError, player_name
 from .hub import Hub, Journal, Settings
 
@@ -30,7 +31,7 @@ DEFAULT_HOST = "127.0.0.1"
 MAX_PASSWORD_BYTES = 1024
 
 
-class HubError(Exception):
+class HubError(CribbageBoardError, ValueError):
     """The hub cannot start as asked; the message says what to change."""
 
 
@@ -63,7 +64,7 @@ def settings_from(args) -> Settings:
     """The hub's settings from the parsed command line; HubError (one line) for anything wrong."""
     if not args.club:
         raise HubError("--club NAME is needed (the club's name in the topics, e.g. thursday)")
-    if problem := schema.name_problem("club", args.club):
+    if problem := club_name_problem("club", args.club):
         raise HubError(f"--club: {problem}")
     if not args.broker:
         raise HubError("--broker URL is needed, e.g. --broker mqtt://127.0.0.1:1883")
@@ -73,7 +74,7 @@ def settings_from(args) -> Settings:
         raise HubError(f"--broker: {error}") from None
     tables = _names(args.tables)
     for table in tables:
-        if problem := schema.name_problem("table", table):
+        if problem := club_name_problem("table", table):
             raise HubError(f"--tables: {problem}")
     if len({name_key(t) for t in tables}) != len(tables):
         raise HubError("--tables: a table is listed twice")

@@ -21,6 +21,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from cribbage_board_errors import CribbageBoardError
+
 from .. import HUB_PORT, connections, listen
 from ..guard import READ_METHODS, Guard, security_headers, served_names
 from . import pages
@@ -37,7 +39,7 @@ SECURITY_HEADERS = security_headers(pages.CONTENT_SECURITY_POLICY,
                                     (b"x-frame-options", b"DENY"), (b"cache-control", b"no-store"))
 
 
-class HubServerError(Exception):
+class HubServerError(CribbageBoardError, OSError):
     """The hub's web server cannot start; the message says what to do."""
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from ledger.hub import Night
 from scorer.standings import PlayerStanding, credits, ranked, tally
 
+from ..club.schema import PLAYER_NAME_MOST, SIDE_NAME_MOST
 from . import night as nights
 
 CHANGE_LOG = 4096  # snapshots whose changes are kept: a viewer further behind gets a whole snapshot
@@ -37,16 +38,18 @@ def live_game(state) -> tuple[tuple, str | None, str | None]:
         return (), None, None
     sides = []
     for side in state.get("sides") if isinstance(state.get("sides"), list) else ():
-        if (isinstance(side, dict) and isinstance(side.get("name"), str) and 0 < len(side["name"]) <= 90
+        if (isinstance(side, dict) and isinstance(side.get("name"), str) and 0 < len(side["name"]) <= SIDE_NAME_MOST
                 and side["name"].isprintable() and isinstance(side.get("score"), int)
                 and not isinstance(side.get("score"), bool) and 0 <= side["score"] <= 1000):
             sides.append((side["name"], side["score"]))
     upcoming = state.get("next")
     after = None
-    if (isinstance(upcoming, dict) and isinstance(upcoming.get("seat"), str) and len(upcoming["seat"]) <= 40
-            and upcoming["seat"].isprintable() and upcoming.get("count") in ("hand", "crib")):
+    if (isinstance(upcoming, dict) and isinstance(upcoming.get("seat"), str)
+            and len(upcoming["seat"]) <= PLAYER_NAME_MOST and upcoming["seat"].isprintable()
+            and upcoming.get("count") in ("hand", "crib")):
         after = f"{upcoming['seat']} {upcoming['count']}"
-    winner = state.get("winner") if isinstance(state.get("winner"), str) and len(state["winner"]) <= 90 else None
+    winner = state.get("winner")
+    winner = winner if isinstance(winner, str) and len(winner) <= SIDE_NAME_MOST else None
     return tuple(sides[:4]), after, winner
 
 

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from cribbage_board_errors import CribbageBoardError
 from ledger.errors import LedgerError
 from ledger.reader import LedgerReader
 from ledger.rows import GameRow, GameTimes
@@ -26,7 +27,7 @@ RECENT = 8  # the last actions the live board shows
 RETRY_SECONDS = 2.0  # a ledger that cannot be read (locked, damaged) is tried again this often
 
 
-class LedgerUnavailable(Exception):
+class LedgerUnavailable(CribbageBoardError, OSError):
     """The ledger cannot be read now; the message says why, for the page."""
 
 
@@ -193,7 +194,7 @@ def _problem(path: Path, error: Exception) -> str:
     text = " ".join(str(error).split())
     if isinstance(error, FileNotFoundError):
         text = f"no ledger at {path}"
-    elif isinstance(error, OSError):
+    elif isinstance(error, OSError) and not isinstance(error, LedgerError):  # a LedgerError says it all
         text = f"ledger {path} cannot be read: {error.strerror or error}"
     if text.startswith("no ledger"):
         return f"{text}: the board has not started a game yet (or --state names another file)"

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cribbage_board_errors import CribbageBoardError
+
 from .. import WEB_PORT, listen
 
 if TYPE_CHECKING:  # annotations only
@@ -21,7 +23,7 @@ if TYPE_CHECKING:  # annotations only
 DEFAULT_HOST = "0.0.0.0"
 
 
-class WebError(Exception):
+class WebError(CribbageBoardError, OSError):
     """The server cannot start; the message says what to do."""
 
 

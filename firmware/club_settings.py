@@ -1,7 +1,9 @@
-"""What the configuration knows of a club: a broker's address and the rule for club and table names.
+"""A club's settings, as the configuration knows them: a broker's address and the rule for club and
+table names.
 
-Checked when the config is read (:mod:`firmware.config`, ``[club]``) and used by the
-club wing (:mod:`firmware.club`), which alone talks to a broker.
+Checked when the config is read (:mod:`firmware.config`, ``[club]``) and by the hub's command line,
+and used by the club wing (:mod:`firmware.club`, the package beside this module), which alone talks to
+a broker. It sits in firmware's base, so that the config reads no wing (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from cribbage_board_errors import CribbageBoardError
+
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")  # a club's or a table's name: safe in an MQTT topic
 # The broker's logins that are not tables (the shipped ACL's users): the ACL's patterns let every
 # login write the table topics of its own name, so no table may have one of these names, nor
@@ -17,9 +21,10 @@ NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")  # a club's or a table's name: safe in
 RESERVED_USERS = ("hub", "homeassistant")
 BRIDGE_PREFIX = "bridge-"
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
+SHOWN_MOST = 40  # characters of a value that is not what was asked for, shown in a message at most
 
 
-class BrokerError(ValueError):
+class BrokerError(CribbageBoardError, ValueError):
     """A broker address or its settings cannot be used; the message says how to mend it."""
 
 
@@ -64,13 +69,17 @@ def parse_broker(url: str, username: str | None = None, password: str | None = N
                   username or None, password or None)
 
 
+def shown(value: object) -> str:
+    """``value``'s repr for a message, cut to SHOWN_MOST characters (a payload or a line may hold anything)."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_MOST else text[:SHOWN_MOST - 3] + "..."
 
 
-def name_problem(kind: str, name: object) -> str | None:
-    """Why ``name`` cannot be a club's or a table's name (``kind``), or None if it can."""
+def club_name_problem(kind: str, name: object) -> str | None:
+    """Why ``name`` cannot be a club's or a table's name (``kind``: "club" or "table"), or None if it
+    can. (A player's name has its own rule: :func:`scorer.names.name_problem`.)"""
     if not isinstance(name, str) or not NAME.fullmatch(name):
-        shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:37] + "..."
-        return f"{kind} {shown}: use 1 to 32 letters, digits, - or _"
+        return f"{kind} {shown(name)}: use 1 to 32 letters, digits, - or _"
     if kind == "table" and name in RESERVED_USERS:  # a table's login is its name: these are others'
         return f"table {name!r}: the broker's user {name!r} is not a table's (systemd/club-broker.sh): name it otherwise"
     if kind == "table" and name.startswith(BRIDGE_PREFIX):
