@@ -314,7 +314,11 @@ EOF
 # (the shipped cribbage-hub.service beside the board, so a cut takes both), and here a listener of the
 # hub's "kept" words: the hub publishes one after each commit, so every word this host heard names what
 # the hub's ledger must still hold after the cut. The listener writes each as it comes (one write(2) a
-# line), so what it heard survives the kill of qemu; the guest gets it on the data disk.
+# line), so what it heard survives the kill of qemu; the guest gets it on the data disk. The broker is
+# killed with each cut and starts again empty (persistence false): what the hub had not kept, the
+# broker no longer queues for it either, so it can only come again from the board's ledger, as far
+# back as the board's club watermark (LEDGER.club) says; and the guest pauses the hub (SIGSTOP) a
+# random 0 to 3 s into each burst, so that the hub is behind the board when the cut comes.
 start_power_club() {  # On the data disk: club.env; or club-none.txt, the guest's line saying why there is no club.
     local data=$run_dir/data py=${CRIBBAGE_VM_PYTHON:-$src/.venv/bin/python} mosquitto why=""
     mosquitto=$(command -v mosquitto || command -v /usr/sbin/mosquitto || true)
@@ -332,8 +336,8 @@ start_power_club() {  # On the data disk: club.env; or club-none.txt, the guest'
     club_port=$(free_port)
     printf '# test-boot-vm.sh --power-cuts: the club'"'"'s broker\nlistener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' \
         "$club_port" >"$run_dir/mosquitto.conf"
-    "$mosquitto" -c "$run_dir/mosquitto.conf" >"$run_dir/mosquitto.log" 2>&1 &
-    club_pids+=($!)
+    power_broker="$mosquitto"
+    start_power_broker
     : >"$run_dir/kept-live.jsonl"
     "$py" - "$club_port" "$club_name" "$run_dir/kept-live.jsonl" >"$run_dir/kept.err" 2>&1 <<'PY' &
 import os, sys, time
@@ -350,6 +354,7 @@ def heard(client, userdata, message):
 
 client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-boot-vm-kept-listener")
 client.on_connect, client.on_message = connected, heard
+client.reconnect_delay_set(0.1, 1)  # the broker is killed at each cut and back at once
 for _ in range(100):  # Mosquitto starting
     try:
         client.connect("127.0.0.1", port)
@@ -361,6 +366,19 @@ PY
     club_pids+=($!)
     printf 'club_broker=mqtt://%s:1883\nclub_name=%s\nclub_table=%s\n' "$club_address" "$club_name" "$club_table" >"$data/club.env"
     say "the club for the cuts: Mosquitto on 127.0.0.1:$club_port; the hub's kept words heard into kept-live.jsonl"
+}
+
+power_broker=""  # Mosquitto, started anew (empty: persistence false) after each cut
+power_broker_pid=""
+start_power_broker() {
+    "$power_broker" -c "$run_dir/mosquitto.conf" >>"$run_dir/mosquitto.log" 2>&1 &
+    power_broker_pid=$!
+    club_pids+=("$power_broker_pid")
+}
+cut_power_broker() {  # The club's broker goes down with the power too (SIGKILL), and comes back empty.
+    kill -KILL "$power_broker_pid" 2>/dev/null || true
+    wait "$power_broker_pid" 2>/dev/null || true
+    start_power_broker
 }
 
 hub_api() {  # SECONDS made|counted: until the hub's round is made, or its game counted; one line saying what the hub has.
@@ -638,9 +656,10 @@ power_cut() {  # K ACKS-FILE: once the guest's burst has been heard acknowledgin
     power_heard=$((power_heard + lines))
     say "power cut $k: qemu killed (SIGKILL) $delay s after the burst's first acknowledgement; $lines entries heard acknowledged (ids $first-$last), $power_heard in all"
     if [ -n "$club_port" ]; then  # every kept word heard so far, whole lines only, for the next boot's check
+        cut_power_broker
         lines=$(tr -cd '\n' <"$run_dir/kept-live.jsonl" | wc -c)
         head -n "$lines" "$run_dir/kept-live.jsonl" >"$run_dir/data/power/kept.jsonl"
-        say "power cut $k: $lines kept words heard from the hub so far"
+        say "power cut $k: $lines kept words heard from the hub so far; the club's Mosquitto killed too (SIGKILL) and started again empty"
     fi
 }
 
