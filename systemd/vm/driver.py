@@ -161,7 +161,7 @@ def power_check(acks_file: str) -> int:
             return 1
     for row_id, game_id, _, line in acked:
         if rows.get(row_id) != (game_id, line):
-            lost = sum(1 for r, g, _, l in acked if rows.get(r) != (g, l))
+            lost = sum(1 for r, g, _, ln in acked if rows.get(r) != (g, ln))
             print(f"FAILED: {lost} of {len(acked)} acknowledged entries lost, the first: entry {row_id} "
                   f"(game {game_id}: {line}); the ledger has {rows.get(row_id) or 'no such entry'}")
             return 1
@@ -274,7 +274,7 @@ def club_sync(acks_file: str, seconds: float) -> int:
     began = time.monotonic()
     while True:
         hub = sqlite3.connect(f"file:{HUB_STATE}?mode=ro", uri=True, timeout=30)
-        have = {(c, t, l, g, s): text for c, t, l, g, s, text in hub.execute(
+        have = {(c, t, lg, g, s): text for c, t, lg, g, s, text in hub.execute(
             "SELECT club, tbl, ledger, game, seq, line FROM entries WHERE ledger = ?", (ledger,))}
         hub.close()
         missing = [key for key in wanted if key not in have]
