@@ -42,6 +42,10 @@ from .memory import memory_warning
 from .paths import set_aside, writable_file
 from .schema import BUSY_TIMEOUT_MS, close_connection, roll_back, uri
 
+TYPE_CHECKING = False  # as the standard library does
+if TYPE_CHECKING:  # annotations only
+    from typing import Any
+
 # ---- times ---------------------------------------------------------------------
 
 
@@ -139,13 +143,13 @@ class SingleWriter:
 
     # ---- what each ledger says ------------------------------------------
 
-    def _inspect(self, conn: sqlite3.Connection) -> tuple[bool, object]:
+    def _inspect(self, conn: sqlite3.Connection) -> tuple[bool, Any]:
         """In a read transaction: whether the file is new (empty), and what :meth:`_prepare` needs to
         know of it. LedgerError if it is not this ledger's (another program's, a newer schema);
         Damaged for its marker on a schema that is not its own."""
         raise NotImplementedError
 
-    def _prepare(self, conn: sqlite3.Connection, new: bool, found: object) -> None:
+    def _prepare(self, conn: sqlite3.Connection, new: bool, found: Any) -> None:
         """In the opening write transaction: make a new file's schema, or migrate an older one
         (``new`` and ``found``: what :meth:`_inspect` said)."""
         raise NotImplementedError
@@ -153,11 +157,11 @@ class SingleWriter:
     def _opened(self) -> None:
         """After the file is open and held: read what the ledger needs (damage found here sets it aside too)."""
 
-    def _salvage(self) -> object:
+    def _salvage(self) -> Any:
         """Before a damaged file is set aside: what of it still reads (read-only), for :meth:`_carry_over`."""
         return None
 
-    def _carry_over(self, salvage: object) -> str | None:
+    def _carry_over(self, salvage: Any) -> str | None:
         """Into the new file that replaced a damaged one: the salvage; what was kept, said in a few words."""
         return None
 
@@ -265,6 +269,12 @@ class SingleWriter:
         except BaseException:
             roll_back(conn)
             raise
+
+    def _connection(self) -> sqlite3.Connection:
+        """The writer's connection, usable or not (to read back after a failed write); LedgerError once closed."""
+        if self._conn is None:
+            raise LedgerError(f"ledger {self.path} is closed")
+        return self._conn
 
     def _require(self) -> sqlite3.Connection:
         """The writer's connection; LedgerError once it is closed or unusable."""

@@ -37,7 +37,7 @@ import threading
 import time
 from typing import Callable
 
-from scorer.game import Game, PeggedEntry
+from scorer.game import Game, OptionChange, PeggedEntry
 from scorer.record import Action, GameHeader, Scorebook
 
 from . import schema
@@ -88,6 +88,7 @@ class LedgerWriter(SingleWriter):
         self._checked.set()
         self._current = CurrentMatch(Scorebook())
         self._outcome: str | None = None
+        self._game_id: int | None = None
         self._replaced_played = False  # whether the game a game line replaces had entries
         self._club: tuple[str, str] | None = None  # (club, table) new games are played for (join_club)
         # Called, with nothing, after every entry is durable and after a damaged file was
@@ -105,7 +106,7 @@ class LedgerWriter(SingleWriter):
         schema.prepare(conn, *found)
 
     def _opened(self) -> None:
-        self._resume(read_current_match(self._conn, self.path, self.messages))
+        self._resume(read_current_match(self._connection(), self.path, self.messages))
 
     def _replace_damaged(self, error: Exception) -> None:
         """Set the damaged file aside, start a new ledger, and carry over what of
@@ -172,7 +173,7 @@ class LedgerWriter(SingleWriter):
         """The salvage in the new file, with the old ledger's id: the club link's names
         for its games (ledger, game, entry) stay what they were."""
         matches, games, actions, old_id, clubs = salvage
-        conn = self._conn
+        conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
             if old_id is not None:
@@ -201,7 +202,7 @@ class LedgerWriter(SingleWriter):
         """The ledger's id (see :func:`ledger.schema.ledger_id`)."""
         return schema.ledger_id(self._conn) if self._conn is not None else None
 
-    def apply(self, action: Action) -> PeggedEntry | Game:
+    def apply(self, action: Action) -> PeggedEntry | OptionChange | Game:
         """Apply an action and make it durable; only then return (acknowledge).
 
         A refused action raises and nothing is written. If the write fails the
@@ -221,7 +222,7 @@ class LedgerWriter(SingleWriter):
             failure = error if isinstance(error, LedgerError) else self._write_failure(error)
             cause = error.__cause__ if failure is error else error  # what SQLite said, if it did
             try:
-                self._resume(read_current_match(self._conn, self.path, []))
+                self._resume(read_current_match(self._connection(), self.path, []))
             except sqlite3.Error as reread:
                 self._broken = f"ledger {self.path} cannot be read back ({reread}): restart the board"
                 raise LedgerError(f"{failure}; {self._broken}") from cause
@@ -233,6 +234,7 @@ class LedgerWriter(SingleWriter):
         transaction; an entry is one INSERT, and an UPDATE of the game's stored
         outcome only when that changes (the winning entry, its undo and redo)."""
         game = self.book.game
+        assert game is not None, "the book has the game the action was applied to"
         if isinstance(action, GameHeader):
             self._write_header(game)
             return
@@ -255,15 +257,16 @@ class LedgerWriter(SingleWriter):
         standing row in the same transaction) or the first of a new match. A game
         it replaces before its end is marked abandoned, never dropped."""
         header = game.header()
-        same_match = self._game_id is not None and bool(self.book.games)
+        previous = self._game_id
+        same_match = previous is not None and bool(self.book.games)
         abandoned = self._game_id if self._game_id is not None and self._outcome is None else None
         status = ABANDONED if self._replaced_played else EMPTY
         standing = None
-        if same_match:
+        if previous is not None and same_match:
             current = self._current.standing
             if current is not None and current.match_id == self._current.match_id:
                 outcome = self.book.games[-1].outcome
-                standing = current.add(self._game_id, outcome, empty=outcome is None and status == EMPTY)
+                standing = current.add(previous, outcome, empty=outcome is None and status == EMPTY)
         now = self.now()
         with self._transaction() as conn:
             if abandoned is not None:  # before the standing row: its trigger watches counted games
@@ -310,9 +313,9 @@ class LedgerWriter(SingleWriter):
         self.book, self._game_id, self._outcome = current.book, current.game_id, current.outcome
         if current.counted and current.standing is not None:
             try:
-                current.standing.save(self._conn)
+                current.standing.save(self._connection())
             except sqlite3.Error:
-                roll_back(self._conn)
+                roll_back(self._connection())
             else:
                 current.counted = False
 
@@ -359,14 +362,14 @@ class LedgerWriter(SingleWriter):
 
     def game_ids(self) -> list[int]:
         """Every game in the ledger, oldest first."""
-        return game_ids(self._conn)
+        return game_ids(self._connection())
 
     def export(self, game_id: int | None = None) -> list[str]:
         """A game (the current one by default) as game-record lines."""
         game_id = self._game_id if game_id is None else game_id
         if game_id is None:
             return []
-        return export_game(self._conn, self.path, game_id)
+        return export_game(self._connection(), self.path, game_id)
 
     def close(self) -> None:
         """Stop a running check and let its connection close, then close the ledger (see SingleWriter.close)."""

@@ -1,4 +1,5 @@
-"""The static checks, run as tests: ruff's lint rules (pyproject.toml's [tool.ruff])."""
+"""The static checks, run as tests: ruff's lint rules and mypy's types (pyproject.toml's
+[tool.ruff] and [tool.mypy]: strict on scorer, the files mypy checks listed there)."""
 
 import importlib.util
 import subprocess
@@ -21,4 +22,10 @@ def run_tool(module: str, *args: str) -> subprocess.CompletedProcess:
 def test_ruff_finds_nothing():
     """ruff check, with the project's rules, finds nothing anywhere in the checkout."""
     result = run_tool("ruff", "check", "--no-cache", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_passes():
+    """mypy, with the project's settings (the files and how strictly each is checked), finds no error."""
+    result = run_tool("mypy")
     assert result.returncode == 0, result.stdout + result.stderr
