@@ -52,7 +52,10 @@ from .single_writer import SingleWriter
 
 TYPE_CHECKING = False  # as the standard library does
 if TYPE_CHECKING:  # annotations only
+    from collections.abc import Iterable, Iterator
     from typing import Any
+
+    from .single_writer import Clock
 
 APPLICATION_ID = 0x434C5542  # "CLUB"
 BOARD_APPLICATION_ID = 0x43524942  # "CRIB": a board's ledger, not ours
@@ -124,7 +127,7 @@ _COLUMNS = {
 _SINCE = {"conflicts": 2}  # the schema a table came with (the others: 1)
 
 
-def _append_only(tables) -> list[str]:
+def _append_only(tables: Iterable[str]) -> list[str]:
     return [f"CREATE TRIGGER {table}_kept_{what} BEFORE {what.upper()} ON {table} "
             f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: add a row instead'); END"
             for table in tables for what in ("update", "delete")]
@@ -246,7 +249,7 @@ class HubLedger(SingleWriter):
     AGAIN = "restart the hub"
     ANY_THREAD = True
 
-    def __init__(self, path: str | os.PathLike, holder: str | None = None, clock=time.time):
+    def __init__(self, path: str | os.PathLike[str], holder: str | None = None, clock: Clock = time.time):
         super().__init__(path, clock, holder)
 
     # ---- the hub's schema in the single writer's open ----------------------
@@ -266,7 +269,7 @@ class HubLedger(SingleWriter):
     # ---- writing ---------------------------------------------------------
 
     @contextmanager
-    def write(self):
+    def write(self) -> Iterator[HubLedger]:
         """One transaction: ``with ledger.write() as w: w.add_entry(...)``; durable when the block
         ends, or nothing of it is kept and LedgerError (DiskFullError for a full disk) is raised."""
         with self._transaction():
@@ -291,7 +294,7 @@ class HubLedger(SingleWriter):
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (night_id, club, table, ledger, game, seq, line, at, self.now()))
         return cursor.rowcount == 1
 
-    def add_result(self, night_id: int, round_number: int, club: str, payload: dict) -> bool:
+    def add_result(self, night_id: int, round_number: int, club: str, payload: dict[str, Any]) -> bool:
         """Inside :meth:`write`: one revision of a game's result (a decoded ``result`` payload);
         False if that revision was already kept."""
         cursor = self._connection().execute(
@@ -307,7 +310,7 @@ class HubLedger(SingleWriter):
                                  (club, table, ledger, game, seq)).fetchone()
         return row[0] if row else None
 
-    def result_payload(self, club: str, table: str, ledger: str, game: int, rev: int) -> dict | None:
+    def result_payload(self, club: str, table: str, ledger: str, game: int, rev: int) -> dict[str, Any] | None:
         """Inside :meth:`write`: the result kept under this key (None: none)."""
         row = self._connection().execute("SELECT payload FROM results WHERE club=? AND tbl=? AND ledger=? AND game=? AND rev=?",
                                  (club, table, ledger, game, rev)).fetchone()
@@ -339,7 +342,8 @@ class HubLedger(SingleWriter):
             [(round_id, p.table, json.dumps(list(p.players), ensure_ascii=False), int(p.bye)) for p in pairings])
 
     def add_correction(self, night_id: int, game_key: tuple[str, str, str, int], action: str, reason: str,
-                       seats=None, scores=None, winner: str | None = None) -> None:
+                       seats: Iterable[str] | None = None, scores: Iterable[tuple[str, int]] | None = None,
+                       winner: str | None = None) -> None:
         """Inside :meth:`write`: a director's word on a game, kept with its reason and time."""
         if action not in CORRECTION_ACTIONS:
             raise ValueError(f"correction {action!r}: use one of {', '.join(CORRECTION_ACTIONS)}")
@@ -358,7 +362,7 @@ class HubLedger(SingleWriter):
         return HubRows(self._require())
 
 
-def _run(conn: sqlite3.Connection, statements) -> None:
+def _run(conn: sqlite3.Connection, statements: Iterable[str]) -> None:
     """Each statement that is not blank, on the opening transaction."""
     for statement in statements:
         if statement.strip():
@@ -435,7 +439,7 @@ class KeptBoard:
         if game not in self.results or (rev, stored) > self.results[game][:2]:
             self.results[game] = (rev, stored, status)
 
-    def word(self, first: int | None, most: int) -> tuple[int, list[list]]:
+    def word(self, first: int | None, most: int) -> tuple[int, list[list[Any]]]:
         """(from, [[game, seq, rev, status], ...]) for at most ``most`` games from ``first``, the board's
         floor, on; ``seq`` the last of its line and entries kept without a gap (-1: its line is not),
         ``rev`` and ``status`` its result's highest revision kept, or refused (None: none). The floor not known
@@ -506,7 +510,7 @@ class HubRows:
             "SELECT id, night_id, club, tbl, ledger, game, kind, number, kept, sent, reason, received "
             f"FROM conflicts {where} ORDER BY id", args)]
 
-    def kept(self, club: str, table: str, ledger: str, first: int | None, most: int) -> tuple[int, list[list]]:
+    def kept(self, club: str, table: str, ledger: str, first: int | None, most: int) -> tuple[int, list[list[Any]]]:
         """What is kept of a board's ledger, as the hub's word says it (firmware.club.schema.kept_payload):
         see :meth:`KeptBoard.word`."""
         return self.kept_board(club, table, ledger).word(first, most)
@@ -547,7 +551,7 @@ class HubRows:
 class HubReader(HubRows):
     """A hub ledger opened read-only (tests, the bench, a backup's check); never in the writer's way."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
         try:
             conn = sqlite3.connect(uri(self.path, "ro"), uri=True, isolation_level=None)
@@ -565,5 +569,5 @@ class HubReader(HubRows):
     def __enter__(self) -> "HubReader":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

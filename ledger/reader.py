@@ -89,7 +89,7 @@ class LedgerReader:
     ``mode=ro`` reads them: SQLite rebuilds the index in memory.)
     """
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
         self.messages: list[str] = []
         if not self.path.is_file():
@@ -217,7 +217,7 @@ class LedgerReader:
 
     def current_game_id(self) -> int | None:
         """The game the writer is playing (the newest), None if there is none."""
-        return self._reading(lambda conn: conn.execute("SELECT max(id) FROM games").fetchone()[0])
+        return self._reading(_newest_game)
 
     def export(self, game_id: int | None = None) -> list[str]:
         """A game (the current one by default) as game-record lines."""
@@ -244,7 +244,7 @@ class LedgerReader:
         """The ledger's id (see :func:`ledger.schema.ledger_id`)."""
         return self._reading(schema.ledger_id)
 
-    def feed(self, read):
+    def feed(self, read: Callable[[sqlite3.Connection], T]) -> T:
         """``read(connection)`` (one of :mod:`ledger.feed`'s functions) in one snapshot."""
         return self._reading(lambda conn: _snapshot(conn, read))
 
@@ -257,8 +257,12 @@ class LedgerReader:
         opened, so it changes when an immutable reader reopens (a few stats and
         one lock query each call while immutable: that is how it sees the board
         start)."""
-        return self._reading(
-            lambda conn: self._opened << 32 | conn.execute("PRAGMA data_version").fetchone()[0])
+
+        def read(conn: sqlite3.Connection) -> int:
+            version: int = conn.execute("PRAGMA data_version").fetchone()[0]
+            return self._opened << 32 | version  # after a reopen in _reading: counted
+
+        return self._reading(read)
 
     @property
     def book(self) -> Scorebook:
@@ -281,11 +285,16 @@ class LedgerReader:
     def __enter__(self) -> "LedgerReader":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def _snapshot(conn: sqlite3.Connection, read):
+def _newest_game(conn: sqlite3.Connection) -> int | None:
+    newest: int | None = conn.execute("SELECT max(id) FROM games").fetchone()[0]
+    return newest
+
+
+def _snapshot(conn: sqlite3.Connection, read: Callable[[sqlite3.Connection], T]) -> T:
     """``read(conn)`` inside one read transaction: every query it makes sees the same ledger."""
     conn.execute("BEGIN")
     try:

@@ -44,12 +44,16 @@ from .schema import BUSY_TIMEOUT_MS, close_connection, roll_back, uri
 
 TYPE_CHECKING = False  # as the standard library does
 if TYPE_CHECKING:  # annotations only
-    from typing import Any
+    from collections.abc import Callable, Iterator
+    from datetime import datetime
+    from typing import Any, Self
+
+    Clock = Callable[[], float | str | datetime]  # what a ledger takes the time from
 
 # ---- times ---------------------------------------------------------------------
 
 
-def stamp(value) -> str:
+def stamp(value: float | str | datetime) -> str:
     """A clock reading as every ledger keeps a time: UTC ISO 8601 with milliseconds and a Z
     (``2026-12-02T19:48:42.123Z``). The reading may be seconds since the epoch, a datetime
     (naive: UTC) or that ISO string itself (kept as it is).
@@ -66,7 +70,7 @@ def stamp(value) -> str:
     """
     if isinstance(value, str):
         return value
-    if hasattr(value, "utcoffset"):  # a datetime; imported only by clocks that give one
+    if not isinstance(value, (int, float)):  # a datetime; imported only by clocks that give one
         offset = value.utcoffset()
         if offset is not None:
             value = value.replace(tzinfo=None) - offset
@@ -82,7 +86,7 @@ def stamp(value) -> str:
 _second: tuple[int | None, str] = (None, "")  # the last second stamped, and its text
 
 
-def epoch(value) -> float:
+def epoch(value: float | str | datetime) -> float:
     """Seconds since the epoch of a clock reading (any form :func:`stamp` takes)."""
     if isinstance(value, (int, float)):
         return float(value)
@@ -117,7 +121,7 @@ class SingleWriter:
     AGAIN = "restart to open a ledger there"  # what to do once the file was moved or deleted
     ANY_THREAD = False  # whether its connection may be used by threads other than the one that opened it
 
-    def __init__(self, path: str | os.PathLike, clock=time.time, holder: str | None = None,
+    def __init__(self, path: str | os.PathLike[str], clock: Clock = time.time, holder: str | None = None,
                  check_at_open: bool = True):
         self.path = Path(path)
         self.messages: list[str] = []
@@ -251,7 +255,7 @@ class SingleWriter:
         return stamp(self._clock())
 
     @contextmanager
-    def _transaction(self):
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction on the writer's connection (yielded): durable when the block ends,
         or rolled back and nothing of it kept; an SQLite error is said as :meth:`_write_failure` says."""
         conn = self._require()
@@ -312,8 +316,8 @@ class SingleWriter:
         close_connection(self._conn)
         self._conn = None
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

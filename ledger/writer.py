@@ -47,6 +47,12 @@ from .errors import Damaged, LedgerError
 from .schema import ABANDONED, BUSY_TIMEOUT_MS, CHECKS, EMPTY, FINISHED, roll_back, uri
 from .single_writer import SingleWriter
 
+TYPE_CHECKING = False  # as the standard library does
+if TYPE_CHECKING:  # annotations only
+    from typing import Any
+
+    from .single_writer import Clock
+
 CHECK_STOP_SECONDS = 2.0  # how long close() waits for an interrupted check to let its connection go
 
 # ---- the writer --------------------------------------------------------------
@@ -77,7 +83,7 @@ class LedgerWriter(SingleWriter):
     AGAIN = "start again to open a ledger there"
 
     def __init__(
-        self, path: str | os.PathLike, clock=time.time, holder: str | None = None, check: str = "open",
+        self, path: str | os.PathLike[str], clock: Clock = time.time, holder: str | None = None, check: str = "open",
     ):
         if check not in CHECKS:
             raise ValueError(f"check={check!r}: use one of {', '.join(CHECKS)}")
@@ -114,7 +120,7 @@ class LedgerWriter(SingleWriter):
         super()._replace_damaged(error)
         self._committed()
 
-    def _carry_over(self, salvage: tuple | None) -> str:
+    def _carry_over(self, salvage: tuple[Any, ...] | None) -> str:
         if salvage and self._restore(salvage):
             _, games, actions, _, _ = salvage
             return (f"the current match was carried over ({len(games)} games, "
@@ -125,7 +131,7 @@ class LedgerWriter(SingleWriter):
         """A refused entry's line as the board shows it, on its footer: without the path."""
         return said
 
-    def _salvage(self) -> tuple | None:
+    def _salvage(self) -> tuple[Any, ...] | None:
         """The latest match's row, games and current game's actions, and the ledger's id,
         if they still read (read-only: the damaged file is kept as it is)."""
         try:
@@ -169,7 +175,7 @@ class LedgerWriter(SingleWriter):
             conn.close()
         return [tuple(match)], games, actions, old_id, clubs
 
-    def _restore(self, salvage: tuple) -> bool:
+    def _restore(self, salvage: tuple[Any, ...]) -> bool:
         """The salvage in the new file, with the old ledger's id: the club link's names
         for its games (ledger, game, entry) stay what they were."""
         matches, games, actions, old_id, clubs = salvage
@@ -275,6 +281,7 @@ class LedgerWriter(SingleWriter):
                 match_id = self._current.match_id
             else:
                 match_id = conn.execute("INSERT INTO matches (started) VALUES (?)", (now,)).lastrowid
+                assert match_id is not None, "an INSERT gives its row's id"
                 standing = StandingCache(match_id, 0)
             game_id = conn.execute(
                 "INSERT INTO games (match_id, header, started) VALUES (?, ?, ?)", (match_id, header, now)
