@@ -12,13 +12,17 @@ it, as an enum member does::
 
 Members are compared by identity, hashable, immutable, and say their class
 and name in their repr. The standard library's ``enum`` does the same, but
-loading it (with the functools and collections it imports) costs a replay of
-the example game a quarter of its run; this does what the rules need in a few
-lines.
+loading it (with the functools it imports) costs a replay of the example game
+much of its run; this does what the rules need in a few lines, and type checkers
+read a Kind as the ``enum.Enum`` it behaves as.
 """
 
 from __future__ import annotations
 
+# Measured (bench/startup.py on an installed copy, Python 3.11, December 2026): with
+# enum.Enum as Kind at run time, `replay example-game.txt` ran 87.9 M instructions
+# against 76.2 M with this class, 2.30x `python -c pass` against 2.00x (its target:
+# 2x); `count` and `--version` the same (they load no Kind). So enum stays unloaded.
 TYPE_CHECKING = False  # as the standard library does, to keep typing (and enum) unloaded
 if TYPE_CHECKING:  # type checkers read a Kind as the enum it behaves as
     from enum import Enum as Kind
