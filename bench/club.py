@@ -60,9 +60,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # before bench/: its ledger.py 
 from ledger.hub import HubReader  # noqa: E402
 
 from broker import Mosquitto  # noqa: E402
-from club_load import (  # noqa: E402
-    Baseline, Hub, HubFailed, Publishers, cpu_seconds, load, peak_mb, watcher,
-)
+from club_load import Baseline, Hub, HubFailed, Publishers, cpu_seconds, load, peak_mb, watcher  # noqa: E402
 
 PACE_S = 25.0  # a player's pace: a six-card game is about 36 entries in 15 minutes, an entry every 25 s at a table
 TABLES_A_PUBLISHER = 250

@@ -26,6 +26,10 @@ from .leds import LedStrip, MockStrip, StripSettings, open_strip
 from .model import pi_model
 from .power import power_off
 
+TYPE_CHECKING = False  # as the standard library does
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Mapping
+
 ENV_VAR = "CRIBBAGE_BACKEND"
 
 
@@ -130,12 +134,12 @@ class MockBackend(Backend):
 def choose_backend(
     argument: str | None = None,
     config: str | None = None,
-    environ: dict | None = None,
+    environ: Mapping[str, str] | None = None,
     model: str | None | bool = False,
 ) -> Backend:
     """The backend to use; ``model`` is the Pi model (False: look it up)."""
     environ = os.environ if environ is None else environ
-    model = pi_model() if model is False else model
+    model = pi_model() if isinstance(model, bool) else model  # False (a bool): look it up
     for source, value in (
         ("argument", argument), ("environment", environ.get(ENV_VAR)), ("config", config),
     ):

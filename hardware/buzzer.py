@@ -111,6 +111,7 @@ class TonalBuzzer:
                 if self._closing:
                     return
                 tune, self._tune = self._tune, None
+                assert tune is not None, "the wait ends on a tune or on closing"
             try:
                 self._play(tune)
             except Exception as error:  # the pin library's own errors included

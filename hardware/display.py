@@ -129,7 +129,8 @@ def open_display(settings: DisplaySettings | None = None) -> LumaDisplay:
     settings = settings or DisplaySettings()
     try:
         from luma.core.error import DeviceNotFoundError as LumaNotFound
-        from luma.core.error import DevicePermissionError, Error as LumaError
+        from luma.core.error import DevicePermissionError
+        from luma.core.error import Error as LumaError
         from luma.core.interface.serial import i2c, spi
         from luma.oled import device as oled
     except ImportError as error:

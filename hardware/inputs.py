@@ -12,9 +12,17 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
 from .errors import HardwareError
+
+
+class Timer(Protocol):
+    """What the controls need of a hold timer: threading.Timer's start and cancel (ManualTimer's too)."""
+
+    def start(self) -> None: ...
+
+    def cancel(self) -> None: ...
 
 KNOB = "knob"  # the encoder's push switch
 ENCODER = "encoder"
@@ -96,7 +104,7 @@ class Controls:
         pin_factory=None,
         clock: Callable[[], float] = time.monotonic,
         settle_timers: bool = True,
-        timer: Callable[[float, Callable[[], None]], "threading.Timer"] | None = None,
+        timer: Callable[[float, Callable[[], None]], Timer] | None = None,
     ):
         # DigitalInputDevice, not Button: a Button starts a hold thread that wakes ten
         # times a second for ever; holds are timed here by one timer per press instead.
@@ -114,7 +122,7 @@ class Controls:
         self._debounce: dict[str, Debouncer] = {}
         self._pressed_at: dict[str, float] = {}
         self._held: set[str] = set()
-        self._hold_timers: dict[str, threading.Timer] = {}
+        self._hold_timers: dict[str, Timer] = {}
         wanted = dict(self.pins.buttons)
         wanted[KNOB] = self.pins.encoder_button
         try:
@@ -181,7 +189,7 @@ class Controls:
         if timer is not None:
             timer.cancel()
 
-    def _hold(self, name: str, timer: threading.Timer) -> None:
+    def _hold(self, name: str, timer: Timer) -> None:
         with self._lock:
             # Only the timer of the press still down counts (not one that fired
             # while its button was being released).
@@ -278,12 +286,12 @@ class ManualClock:
         """Move on ``seconds``, running each timer that falls due, in time order, at its time."""
         end = self.now + seconds
         while True:
-            due = [t for t in self.pending if t.due <= end]
+            due = [(t.due, t) for t in self.pending if t.due is not None and t.due <= end]  # pending: started
             if not due:
                 break
-            first = min(due, key=lambda t: t.due)
+            at, first = min(due, key=lambda pair: pair[0])
             self.pending.remove(first)
-            self.now = max(self.now, first.due)
+            self.now = max(self.now, at)
             first.action()
         self.now = end
 

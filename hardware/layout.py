@@ -125,8 +125,8 @@ def _range(text, where: str) -> list[int]:
     if isinstance(text, int):
         return [text]
     try:
-        first, _, last = str(text).partition("-")
-        first, last = int(first), int(last or first)
+        low, _, high = str(text).partition("-")
+        first, last = int(low), int(high or low)
     except ValueError:
         raise LayoutError(f"{where}: {_shown.repr(text)} is not a range like \"1-30\"") from None
     if abs(last - first) >= HOLES_PER_TRACK:
@@ -178,7 +178,8 @@ def parse_layout(data: dict, source: str = "layout", counters: int = 0) -> Layou
             raise LayoutError(f"{where}: LED {led} is already {used[led]}")
         used[led] = what
 
-    tracks, starts = [], []
+    tracks: list[tuple[Hole, ...]] = []
+    starts: list[Hole | None] = []
     for t, track in enumerate(tracks_data):
         where = f"{source}: track {t + 1}"
         if not isinstance(track, dict):
@@ -215,7 +216,7 @@ def parse_layout(data: dict, source: str = "layout", counters: int = 0) -> Layou
             led = _led(start, f"{where} start")
             claim(led, f"track {t + 1} start hole", f"{where} start")
             starts.append(Hole(t, START_HOLE, led, *_point(start, f"{where} start")))
-    game = data.get("game_hole")
+    game = data.get("game_hole") or {}  # missing: _led says it needs an LED
     led = _led(game, f"{source}: game_hole")
     claim(led, "the game hole", f"{source}: the game hole")
     game_hole = Hole(-1, GAME_HOLE, led, *_point(game, f"{source}: game_hole"))
@@ -281,7 +282,8 @@ def load_layout(name_or_path: str | Path, counters: int = 0) -> Layout:
     if text_name in BUNDLED:
         # Beside this module (a package's data files are plain files once installed);
         # importlib.resources would cost start-up more than the reading does.
-        path, source = Path(__file__).parent / "layouts" / f"{text_name}.toml", f"{text_name} (bundled)"
+        path: Path | str = Path(__file__).parent / "layouts" / f"{text_name}.toml"
+        source = f"{text_name} (bundled)"
     else:
         path = source = text_name
     try:

@@ -210,11 +210,12 @@ class Ws281xStrip:
                     "the LED strip needs a Raspberry Pi and this is not one: use --backend mock"
                 )
             try:
-                import rpi_ws281x as library  # imported here, never at module import
+                import rpi_ws281x  # imported here, never at module import
             except ImportError:
                 raise DeviceNotFoundError(
                     "rpi_ws281x is not installed: on the Pi run pip install rpi_ws281x in the venv"
                 ) from None
+            library = rpi_ws281x
         self.count = count
         self.pin = pin
         self.pipeline = FramePipeline(count, power)
@@ -301,11 +302,12 @@ class SpiStrip:
         self.pipeline = FramePipeline(count, power)
         if library is None:
             try:
-                import spidev as library  # imported here, never at module import
+                import spidev  # imported here, never at module import
             except ImportError:
                 raise DeviceNotFoundError(
                     "spidev is not installed: on the Pi run pip install spidev in the venv"
                 ) from None
+            library = spidev
         spi = library.SpiDev()
         try:
             spi.open(*device)
@@ -391,7 +393,7 @@ def open_strip(
     """
     from .model import led_driver_for, pi_model, ws281x_problem
 
-    model = pi_model() if model is False else model
+    model = pi_model() if isinstance(model, bool) else model  # False (a bool): look it up
     name = driver.strip().lower() if isinstance(driver, str) else driver
     if name not in LED_DRIVERS:
         raise HardwareError(f"leds.driver = {driver!r}: use one of {', '.join(LED_DRIVERS)}")

@@ -40,7 +40,7 @@ def ws281x_problem(model: str | None) -> str | None:
     if generation is None or generation <= 4:
         return None
     if generation == 5:
-        family = "" if model.startswith("Raspberry Pi 5 ") else f" family (this is a {model})"
+        family = "" if (model or "").startswith("Raspberry Pi 5 ") else f" family (this is a {model})"
         return f'ws281x does not support the Raspberry Pi 5{family}: set leds.driver = "spi"'
     return f'ws281x does not know the {model}: set leds.driver = "spi"'
 

@@ -329,9 +329,9 @@ def _groups_and_marks(layout: Layout, marks: dict[int, str], group: int, placed:
 
     shapes: list[Shape] = []
     for track in layout.tracks:
-        for a, b in zip(track, track[1:]):
-            if a.number % group == 0 and _adjacent(a, b):
-                shapes.append(_tick(pos(a), pos(b), pitch * 0.45, "group", INK, 0.3))
+        for here, there in zip(track, track[1:]):
+            if here.number % group == 0 and _adjacent(here, there):
+                shapes.append(_tick(pos(here), pos(there), pitch * 0.45, "group", INK, 0.3))
         for number, label in sorted(marks.items()):
             if 2 <= number <= len(track):
                 before, at = track[number - 2], track[number - 1]

@@ -26,7 +26,7 @@ from .errors import LedgerError
 UNREADABLE = (ValueError, KeyError, TypeError, AttributeError, RecursionError)
 
 
-def parse_stored(line) -> Action:
+def parse_stored(line: object) -> Action:
     """A stored record line as an action; ValueError (a CribbageError among them) if it does not read."""
     if not isinstance(line, str):
         raise ValueError(f"not text: {line!r}")
@@ -67,7 +67,7 @@ class StandingCache:
         })
 
     @classmethod
-    def from_row(cls, match_id: int, through, text) -> "StandingCache":
+    def from_row(cls, match_id: int, through: int, text: str) -> "StandingCache":
         """A tallies row; raises ValueError (or KeyError, TypeError) if it does not read."""
         data = json.loads(text)
         wins = tuple((str(side), int(won), int(points)) for side, won, points in data["wins"])

@@ -23,7 +23,7 @@ _OS_CAUSES = {
 }
 
 
-def error_code(error: sqlite3.Error) -> int:
+def error_code(error: BaseException) -> int:
     """SQLite's primary result code of an error (0 when it has none)."""
     return getattr(error, "sqlite_errorcode", 0) & 0xFF
 
@@ -33,7 +33,7 @@ def is_damage(error: BaseException) -> bool:
     return isinstance(error, Damaged) or (isinstance(error, sqlite3.Error) and error_code(error) in DAMAGED_CODES)
 
 
-def sqlite_cause(error: sqlite3.Error, folder: Path) -> str:
+def sqlite_cause(error: BaseException, folder: Path) -> str:
     """What an SQLite error means for the user, from its result code."""
     code = error_code(error)
     name = getattr(error, "sqlite_errorname", "") or type(error).__name__
@@ -59,4 +59,4 @@ def _disk_is_full(folder: Path) -> bool:
 
 def os_cause(error: OSError) -> str:
     """What an OS error on the ledger's files means, in a few words."""
-    return _OS_CAUSES.get(error.errno, error.strerror or str(error))
+    return _OS_CAUSES.get(error.errno or 0, error.strerror or str(error))

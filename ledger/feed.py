@@ -76,7 +76,8 @@ def entry_number(conn: sqlite3.Connection, game: int, action: int) -> int:
     """Which entry of its game an action is (1 for the first); 0 for the game line."""
     if action == 0:
         return 0
-    return conn.execute("SELECT count(*) FROM actions WHERE game_id=? AND id<=?", (game, action)).fetchone()[0]
+    number: int = conn.execute("SELECT count(*) FROM actions WHERE game_id=? AND id<=?", (game, action)).fetchone()[0]
+    return number
 
 
 def place_of(conn: sqlite3.Connection, game: int, seq: int) -> tuple[int, int]:

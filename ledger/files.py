@@ -15,7 +15,7 @@ from pathlib import Path
 SPARE_SUFFIX = ".new"
 
 
-def replace_durably(path: str | os.PathLike, data: bytes, mode: int | None = None) -> None:
+def replace_durably(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
     """Make ``data`` the whole content of ``path``, durably (see the module); OSError if it cannot.
     ``mode``: the new file's permissions exactly (else 0o666 less the umask)."""
     path = Path(path)
@@ -43,7 +43,7 @@ def replace_durably(path: str | os.PathLike, data: bytes, mode: int | None = Non
     sync_folder(path.parent)
 
 
-def sync_folder(folder: str | os.PathLike) -> None:
+def sync_folder(folder: str | os.PathLike[str]) -> None:
     """fsync a folder, so that the names made, renamed or removed in it are on the disk."""
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:

@@ -40,14 +40,22 @@ import json
 import os
 import sqlite3
 import time
-from collections import namedtuple
 from contextlib import contextmanager
 from pathlib import Path
+
+from scorer.tuples import NamedTuple
 
 from .causes import sqlite_cause
 from .errors import Damaged, LedgerError
 from .schema import BUSY_TIMEOUT_MS, close_connection, uri
 from .single_writer import SingleWriter
+
+TYPE_CHECKING = False  # as the standard library does
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Iterable, Iterator
+    from typing import Any
+
+    from .single_writer import Clock
 
 APPLICATION_ID = 0x434C5542  # "CLUB"
 BOARD_APPLICATION_ID = 0x43524942  # "CRIB": a board's ledger, not ours
@@ -119,7 +127,7 @@ _COLUMNS = {
 _SINCE = {"conflicts": 2}  # the schema a table came with (the others: 1)
 
 
-def _append_only(tables) -> list[str]:
+def _append_only(tables: Iterable[str]) -> list[str]:
     return [f"CREATE TRIGGER {table}_kept_{what} BEFORE {what.upper()} ON {table} "
             f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: add a row instead'); END"
             for table in tables for what in ("update", "delete")]
@@ -128,52 +136,99 @@ def _append_only(tables) -> list[str]:
 # ---- rows ----------------------------------------------------------------------
 
 
-class Night(namedtuple("Night", "id club name points skunk rounds started")):
+class Night(NamedTuple):
     """A club night and the rule it is scored by (``points``, ``skunk``: their spellings). Immutable."""
 
-    __slots__ = ()
+    id: int
+    club: str
+    name: str
+    points: str
+    skunk: str
+    rounds: int
+    started: str
 
 
-class PlayerRow(namedtuple("PlayerRow", "id night_id action name at")):
-    __slots__ = ()
+class PlayerRow(NamedTuple):
+    id: int
+    night_id: int
+    action: str
+    name: str
+    at: str
 
 
-class ResultRow(namedtuple("ResultRow", "id night_id round club table ledger game rev status payload received")):
+class ResultRow(NamedTuple):
     """One stored revision of a game's result; ``payload`` is the decoded JSON the table sent. Immutable."""
 
-    __slots__ = ()
+    id: int
+    night_id: int
+    round: int
+    club: str
+    table: str
+    ledger: str
+    game: int
+    rev: int
+    status: str
+    payload: dict[str, Any]
+    received: str
 
     @property
     def game_key(self) -> tuple[str, str, str, int]:
         return (self.club, self.table, self.ledger, self.game)
 
 
-class ConflictRow(namedtuple("ConflictRow", "id night_id club table ledger game kind number kept sent reason "
-                                            "received")):
+class ConflictRow(NamedTuple):
     """What a table sent that was not kept: ``kind`` "entry" or "result" (sent again as ``sent`` under
     a key already ``kept`` otherwise; ``number`` its seq or rev) or "refused" (an impossible result,
     ``reason`` why). Immutable."""
 
-    __slots__ = ()
+    id: int
+    night_id: int
+    club: str
+    table: str
+    ledger: str
+    game: int
+    kind: str
+    number: int
+    kept: str
+    sent: str
+    reason: str
+    received: str
 
 
-class RoundRow(namedtuple("RoundRow", "id night_id number made how pairings")):
+class RoundRow(NamedTuple):
     """A round made: its ``pairings`` are PairingRows, the bye among them. Immutable."""
 
-    __slots__ = ()
+    id: int
+    night_id: int
+    number: int
+    made: str
+    how: str
+    pairings: tuple[PairingRow, ...]
 
 
-class PairingRow(namedtuple("PairingRow", "table players bye")):
+class PairingRow(NamedTuple):
     """Who plays at ``table`` (None: the round had more pairs than tables), or the ``bye``. Immutable."""
 
-    __slots__ = ()
+    table: str | None
+    players: tuple[str, ...]
+    bye: bool
 
 
-class CorrectionRow(namedtuple("CorrectionRow", "id night_id club table ledger game action seats scores winner "
-                                                "reason at")):
+class CorrectionRow(NamedTuple):
     """A director's word on a game: ``seats`` and ``scores`` ((side, score) pairs) for a correction. Immutable."""
 
-    __slots__ = ()
+    id: int
+    night_id: int
+    club: str
+    table: str
+    ledger: str
+    game: int
+    action: str
+    seats: tuple[str, ...] | None
+    scores: tuple[tuple[str, int], ...] | None
+    winner: str | None
+    reason: str
+    at: str
 
     @property
     def game_key(self) -> tuple[str, str, str, int]:
@@ -194,7 +249,7 @@ class HubLedger(SingleWriter):
     AGAIN = "restart the hub"
     ANY_THREAD = True
 
-    def __init__(self, path: str | os.PathLike, holder: str | None = None, clock=time.time):
+    def __init__(self, path: str | os.PathLike[str], holder: str | None = None, clock: Clock = time.time):
         super().__init__(path, clock, holder)
 
     # ---- the hub's schema in the single writer's open ----------------------
@@ -214,7 +269,7 @@ class HubLedger(SingleWriter):
     # ---- writing ---------------------------------------------------------
 
     @contextmanager
-    def write(self):
+    def write(self) -> Iterator[HubLedger]:
         """One transaction: ``with ledger.write() as w: w.add_entry(...)``; durable when the block
         ends, or nothing of it is kept and LedgerError (DiskFullError for a full disk) is raised."""
         with self._transaction():
@@ -234,15 +289,15 @@ class HubLedger(SingleWriter):
     def add_entry(self, night_id: int, club: str, table: str, ledger: str, game: int, seq: int, line: str,
                   at: str | None) -> bool:
         """Inside :meth:`write`: one record line; False if it was already kept (a redelivery)."""
-        cursor = self._conn.execute(
+        cursor = self._connection().execute(
             "INSERT OR IGNORE INTO entries (night_id, club, tbl, ledger, game, seq, line, at, received) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (night_id, club, table, ledger, game, seq, line, at, self.now()))
         return cursor.rowcount == 1
 
-    def add_result(self, night_id: int, round_number: int, club: str, payload: dict) -> bool:
+    def add_result(self, night_id: int, round_number: int, club: str, payload: dict[str, Any]) -> bool:
         """Inside :meth:`write`: one revision of a game's result (a decoded ``result`` payload);
         False if that revision was already kept."""
-        cursor = self._conn.execute(
+        cursor = self._connection().execute(
             "INSERT OR IGNORE INTO results (night_id, round, club, tbl, ledger, game, rev, status, payload, received) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (night_id, round_number, club, payload["table"], payload["ledger"], payload["game"], payload["rev"],
@@ -251,13 +306,13 @@ class HubLedger(SingleWriter):
 
     def entry_line(self, club: str, table: str, ledger: str, game: int, seq: int) -> str | None:
         """Inside :meth:`write`: the line kept under this key (None: none)."""
-        row = self._conn.execute("SELECT line FROM entries WHERE club=? AND tbl=? AND ledger=? AND game=? AND seq=?",
+        row = self._connection().execute("SELECT line FROM entries WHERE club=? AND tbl=? AND ledger=? AND game=? AND seq=?",
                                  (club, table, ledger, game, seq)).fetchone()
         return row[0] if row else None
 
-    def result_payload(self, club: str, table: str, ledger: str, game: int, rev: int) -> dict | None:
+    def result_payload(self, club: str, table: str, ledger: str, game: int, rev: int) -> dict[str, Any] | None:
         """Inside :meth:`write`: the result kept under this key (None: none)."""
-        row = self._conn.execute("SELECT payload FROM results WHERE club=? AND tbl=? AND ledger=? AND game=? AND rev=?",
+        row = self._connection().execute("SELECT payload FROM results WHERE club=? AND tbl=? AND ledger=? AND game=? AND rev=?",
                                  (club, table, ledger, game, rev)).fetchone()
         return json.loads(row[0]) if row else None
 
@@ -267,7 +322,7 @@ class HubLedger(SingleWriter):
         the same was noted before."""
         if kind not in CONFLICT_KINDS:
             raise ValueError(f"conflict {kind!r}: use one of {', '.join(CONFLICT_KINDS)}")
-        cursor = self._conn.execute(
+        cursor = self._connection().execute(
             "INSERT OR IGNORE INTO conflicts (night_id, club, tbl, ledger, game, kind, number, kept, sent, reason, "
             "received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (night_id, club, table, ledger, game, kind, number, kept, sent, reason, self.now()))
@@ -275,24 +330,25 @@ class HubLedger(SingleWriter):
 
     def add_player(self, night_id: int, name: str, action: str = "add") -> None:
         """Inside :meth:`write`: a player added to the night, or removed from it."""
-        self._conn.execute("INSERT INTO players (night_id, action, name, at) VALUES (?, ?, ?, ?)",
+        self._connection().execute("INSERT INTO players (night_id, action, name, at) VALUES (?, ?, ?, ?)",
                            (night_id, action, name, self.now()))
 
     def add_round(self, night_id: int, number: int, pairings: list[PairingRow], how: str) -> None:
         """Inside :meth:`write`: round ``number`` and its pairings (``how``: who made it, e.g. "start")."""
-        round_id = self._conn.execute("INSERT INTO rounds (night_id, number, made, how) VALUES (?, ?, ?, ?)",
+        round_id = self._connection().execute("INSERT INTO rounds (night_id, number, made, how) VALUES (?, ?, ?, ?)",
                                       (night_id, number, self.now(), how)).lastrowid
-        self._conn.executemany(
+        self._connection().executemany(
             "INSERT INTO pairings (round_id, tbl, players, bye) VALUES (?, ?, ?, ?)",
             [(round_id, p.table, json.dumps(list(p.players), ensure_ascii=False), int(p.bye)) for p in pairings])
 
     def add_correction(self, night_id: int, game_key: tuple[str, str, str, int], action: str, reason: str,
-                       seats=None, scores=None, winner: str | None = None) -> None:
+                       seats: Iterable[str] | None = None, scores: Iterable[tuple[str, int]] | None = None,
+                       winner: str | None = None) -> None:
         """Inside :meth:`write`: a director's word on a game, kept with its reason and time."""
         if action not in CORRECTION_ACTIONS:
             raise ValueError(f"correction {action!r}: use one of {', '.join(CORRECTION_ACTIONS)}")
         club, table, ledger, game = game_key
-        self._conn.execute(
+        self._connection().execute(
             "INSERT INTO corrections (night_id, club, tbl, ledger, game, action, seats, scores, winner, reason, at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (night_id, club, table, ledger, game, action,
@@ -306,7 +362,7 @@ class HubLedger(SingleWriter):
         return HubRows(self._require())
 
 
-def _run(conn: sqlite3.Connection, statements) -> None:
+def _run(conn: sqlite3.Connection, statements: Iterable[str]) -> None:
     """Each statement that is not blank, on the opening transaction."""
     for statement in statements:
         if statement.strip():
@@ -357,7 +413,7 @@ class KeptBoard:
     revision). :meth:`HubRows.kept_board` reads it whole; the hub's writer keeps it up to date after each
     commit (:meth:`entry`, :meth:`result`), which gives what reading it again would."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.through: dict[int, int] = {}  # game -> the last seq kept without a gap (-1: not its line)
         self.beyond: dict[int, set[int]] = {}  # game -> seqs kept past a gap
         self.results: dict[int, tuple[int, bool, str]] = {}  # game -> (rev, stored, status)
@@ -369,7 +425,7 @@ class KeptBoard:
             if seq > through:
                 self.beyond.setdefault(game, set()).add(seq)
             return
-        waiting = self.beyond.get(game, ())
+        waiting = self.beyond.get(game, set())
         through = seq
         while through + 1 in waiting:
             through += 1
@@ -383,7 +439,7 @@ class KeptBoard:
         if game not in self.results or (rev, stored) > self.results[game][:2]:
             self.results[game] = (rev, stored, status)
 
-    def word(self, first: int | None, most: int) -> tuple[int, list[list]]:
+    def word(self, first: int | None, most: int) -> tuple[int, list[list[Any]]]:
         """(from, [[game, seq, rev, status], ...]) for at most ``most`` games from ``first``, the board's
         floor, on; ``seq`` the last of its line and entries kept without a gap (-1: its line is not),
         ``rev`` and ``status`` its result's highest revision kept, or refused (None: none). The floor not known
@@ -420,7 +476,7 @@ class HubRows:
         rows = self._conn.execute(
             "SELECT id, night_id, round, club, tbl, ledger, game, rev, status, payload, received FROM results "
             f"{where} ORDER BY id", args)
-        return [ResultRow(*row[:9], json.loads(row[9]), row[10]) for row in rows]
+        return [ResultRow._make((*row[:9], json.loads(row[9]), row[10])) for row in rows]
 
     def rounds(self, night_id: int, after: int = 0) -> list[RoundRow]:
         """The night's rounds (those numbered after ``after``) with their pairings, in order."""
@@ -444,7 +500,7 @@ class HubRows:
                 f"FROM corrections {where} ORDER BY id", args):
             seats = tuple(json.loads(row[7])) if row[7] is not None else None
             scores = tuple((side, score) for side, score in json.loads(row[8])) if row[8] is not None else None
-            out.append(CorrectionRow(*row[:7], seats, scores, *row[9:]))
+            out.append(CorrectionRow._make((*row[:7], seats, scores, *row[9:])))
         return out
 
     def conflicts(self, night_id: int | None = None) -> list[ConflictRow]:
@@ -454,7 +510,7 @@ class HubRows:
             "SELECT id, night_id, club, tbl, ledger, game, kind, number, kept, sent, reason, received "
             f"FROM conflicts {where} ORDER BY id", args)]
 
-    def kept(self, club: str, table: str, ledger: str, first: int | None, most: int) -> tuple[int, list[list]]:
+    def kept(self, club: str, table: str, ledger: str, first: int | None, most: int) -> tuple[int, list[list[Any]]]:
         """What is kept of a board's ledger, as the hub's word says it (firmware.club.schema.kept_payload):
         see :meth:`KeptBoard.word`."""
         return self.kept_board(club, table, ledger).word(first, most)
@@ -495,7 +551,7 @@ class HubRows:
 class HubReader(HubRows):
     """A hub ledger opened read-only (tests, the bench, a backup's check); never in the writer's way."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
         try:
             conn = sqlite3.connect(uri(self.path, "ro"), uri=True, isolation_level=None)
@@ -513,5 +569,5 @@ class HubReader(HubRows):
     def __enter__(self) -> "HubReader":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

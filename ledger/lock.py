@@ -173,7 +173,7 @@ def _mark_held(fd: int) -> None:
             pass
 
 
-def writer_running(ledger: str | os.PathLike) -> bool | None:
+def writer_running(ledger: str | os.PathLike[str]) -> bool | None:
     """Whether a writer (the board) holds the ledger's lock now: True, False, or None
     where this system cannot tell (no OFD locks). It only asks the kernel (F_OFD_GETLK
     on ``LEDGER.lock`` opened read-only): it takes no lock, so it never makes a
@@ -181,7 +181,7 @@ def writer_running(ledger: str | os.PathLike) -> bool | None:
     return lock_held(lock_path(ledger))
 
 
-def lock_path(ledger: str | os.PathLike) -> str:
+def lock_path(ledger: str | os.PathLike[str]) -> str:
     """``LEDGER.lock`` beside the real file, as ``WriterLock`` names it."""
     return os.path.realpath(ledger) + ".lock"
 
@@ -198,7 +198,8 @@ def lock_held(lock: str) -> bool | None:
         return None
     try:
         probe = struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)
-        return struct.unpack(_FLOCK, fcntl.fcntl(fd, _OFD_GETLK, probe))[0] != fcntl.F_UNLCK
+        held: bool = struct.unpack(_FLOCK, fcntl.fcntl(fd, _OFD_GETLK, probe))[0] != fcntl.F_UNLCK
+        return held
     except OSError:
         return None
     finally:

@@ -99,7 +99,7 @@ def _existing(path: Path) -> str:
     return "/"
 
 
-def memory_warning(ledger: str | os.PathLike, mountinfo: Path = MOUNTINFO, cmdline: Path = CMDLINE) -> str | None:
+def memory_warning(ledger: str | os.PathLike[str], mountinfo: Path = MOUNTINFO, cmdline: Path = CMDLINE) -> str | None:
     """One line if the ledger's folder lives in memory (its games are lost at power-off), else None.
     Nothing is said when the mounts cannot be read (not Linux): the board goes on either way."""
     try:

@@ -17,12 +17,19 @@ from pathlib import Path
 from scorer.record import Scorebook
 
 from . import schema
-from .book import export_game, game_ids, read_current_match
+from .book import CurrentMatch, export_game, game_ids, read_current_match
 from .causes import error_code, is_damage, sqlite_cause
 from .errors import Damaged, LedgerError
 from .lock import lock_held, lock_path
 from .rows import GameRow, GameTimes, game_rows, game_times, listed_games
 from .schema import BUSY_TIMEOUT_MS, close_connection
+
+TYPE_CHECKING = False  # as the standard library does
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 WAL_HEADER = 32  # bytes: a -wal no longer than its header holds no frame (no entry)
 RETRY_LIVE_SECONDS = 1.0  # an immutable reader that could not go live tries again this often (or when a file changes)
@@ -32,7 +39,7 @@ RETRY_LIVE_SECONDS = 1.0  # an immutable reader that could not go live tries aga
 class _Files:
     """What a reader sees of a ledger's files, to tell that a writer started or the file changed."""
 
-    db: tuple  # the database: (st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)
+    db: tuple[int, ...]  # the database: (st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)
     wal: int | None  # size of LEDGER-wal, None when there is none
     shm: bool  # whether LEDGER-shm is there
     writer: bool | None  # writer_running()
@@ -42,7 +49,7 @@ class _Files:
         """The files of the ledger at ``path`` (a str: this runs at every poll) with lock ``lock``."""
         try:
             st = os.stat(path)
-            db = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            db: tuple[int, ...] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         except OSError:
             db = ()
         try:
@@ -82,7 +89,7 @@ class LedgerReader:
     ``mode=ro`` reads them: SQLite rebuilds the index in memory.)
     """
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
         self.messages: list[str] = []
         if not self.path.is_file():
@@ -157,7 +164,7 @@ class LedgerReader:
 
     def _still(self, files: _Files) -> bool:
         """Whether the immutable connection still reads the whole ledger: same file, no frames."""
-        return files.db == self._seen.db and not files.has_frames
+        return self._seen is not None and files.db == self._seen.db and not files.has_frames
 
     def _follow(self) -> None:
         """An immutable reader: reopen (live) once anything moved; keep it while it still holds."""
@@ -176,17 +183,24 @@ class LedgerReader:
                 raise
             self._tried = (files, time.monotonic())  # the board is starting: the file still holds
 
-    def _reading(self, read):
+    def _require(self) -> sqlite3.Connection:
+        """The reader's connection; LedgerError once it is closed."""
+        if self._conn is None:
+            raise LedgerError(f"ledger {self.path} is closed")
+        return self._conn
+
+    def _reading(self, read: Callable[[sqlite3.Connection], T]) -> T:
+        """``read(connection)``, once more if the file changed under it (see the class)."""
         with self._turn:
-            if self._conn is None:
-                raise LedgerError(f"ledger {self.path} is closed")
+            self._require()
             if self.immutable:
                 self._follow()
             for _ in range(2):
+                failure: sqlite3.Error | None = None
                 try:
-                    result, failure = read(), None
+                    result = read(self._require())
                 except sqlite3.Error as error:
-                    result, failure = None, error
+                    failure = error
                 if not self.immutable or self._still(self._files()):
                     if failure is not None:
                         raise LedgerError(
@@ -199,40 +213,40 @@ class LedgerReader:
 
     def game_ids(self) -> list[int]:
         """Every game in the ledger, oldest first."""
-        return self._reading(lambda: game_ids(self._conn))
+        return self._reading(game_ids)
 
     def current_game_id(self) -> int | None:
         """The game the writer is playing (the newest), None if there is none."""
-        return self._reading(lambda: self._conn.execute("SELECT max(id) FROM games").fetchone()[0])
+        return self._reading(_newest_game)
 
     def export(self, game_id: int | None = None) -> list[str]:
         """A game (the current one by default) as game-record lines."""
         game_id = self.current_game_id() if game_id is None else game_id
         if game_id is None:
             return []
-        return self._reading(lambda: export_game(self._conn, self.path, game_id))
+        return self._reading(lambda conn: export_game(conn, self.path, game_id))
 
     def games(self) -> list[GameRow]:
         """Every game but the live one (and those replaced before anything was entered
         in them), newest first, from the stored game rows (no replay): see
         :class:`~ledger.rows.GameRow`. A game whose stored lines no longer read is
         left out and said in ``messages``."""
-        rows = self._reading(lambda: game_rows(self._conn))
+        rows = self._reading(game_rows)
         listed, self.messages = listed_games(rows, self.path)
         return listed
 
     def times(self, game_id: int) -> GameTimes:
         """When a game happened (:class:`~ledger.rows.GameTimes`): its start, its end
         and each entry's time, aligned with ``export(game_id)[1:]``."""
-        return self._reading(lambda: game_times(self._conn, self.path, game_id))
+        return self._reading(lambda conn: game_times(conn, self.path, game_id))
 
     def ledger_id(self) -> str | None:
         """The ledger's id (see :func:`ledger.schema.ledger_id`)."""
-        return self._reading(lambda: schema.ledger_id(self._conn))
+        return self._reading(schema.ledger_id)
 
-    def feed(self, read):
+    def feed(self, read: Callable[[sqlite3.Connection], T]) -> T:
         """``read(connection)`` (one of :mod:`ledger.feed`'s functions) in one snapshot."""
-        return self._reading(lambda: _snapshot(self._conn, read))
+        return self._reading(lambda conn: _snapshot(conn, read))
 
     def data_version(self) -> int:
         """A change token: SQLite's ``PRAGMA data_version`` on this reader's
@@ -243,15 +257,24 @@ class LedgerReader:
         opened, so it changes when an immutable reader reopens (a few stats and
         one lock query each call while immutable: that is how it sees the board
         start)."""
-        return self._reading(
-            lambda: self._opened << 32 | self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+        def read(conn: sqlite3.Connection) -> int:
+            version: int = conn.execute("PRAGMA data_version").fetchone()[0]
+            return self._opened << 32 | version  # after a reopen in _reading: counted
+
+        return self._reading(read)
 
     @property
     def book(self) -> Scorebook:
         """The current match as it stands now (read afresh at each use); what does
         not replay is said in ``messages``."""
         messages: list[str] = []
-        current = self._reading(lambda: messages.clear() or read_current_match(self._conn, self.path, messages))
+
+        def read(conn: sqlite3.Connection) -> CurrentMatch:
+            messages.clear()
+            return read_current_match(conn, self.path, messages)
+
+        current = self._reading(read)
         self.messages = messages
         return current.book
 
@@ -262,11 +285,16 @@ class LedgerReader:
     def __enter__(self) -> "LedgerReader":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def _snapshot(conn: sqlite3.Connection, read):
+def _newest_game(conn: sqlite3.Connection) -> int | None:
+    newest: int | None = conn.execute("SELECT max(id) FROM games").fetchone()[0]
+    return newest
+
+
+def _snapshot(conn: sqlite3.Connection, read: Callable[[sqlite3.Connection], T]) -> T:
     """``read(conn)`` inside one read transaction: every query it makes sees the same ledger."""
     conn.execute("BEGIN")
     try:

@@ -19,6 +19,10 @@ from .book import UNREADABLE, parse_stored
 from .errors import LedgerError
 from .schema import ABANDONED, EMPTY, FINISHED, has_times
 
+TYPE_CHECKING = False  # as the standard library does
+if TYPE_CHECKING:  # annotations only
+    from typing import Any
+
 PLAYING = "playing"  # a row for the game in play (which the ledger does not list; the web view does)
 
 
@@ -49,7 +53,7 @@ class GameRow:
     started: str | None = None
     finished: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The row as JSON data (lists for tuples; each loser as a mapping)."""
         return {
             "id": self.id, "match_id": self.match_id, "variant": self.variant, "seats": list(self.seats),
@@ -72,7 +76,7 @@ class GameTimes:
     entries: tuple[str | None, ...]
 
 
-def game_rows(conn: sqlite3.Connection) -> list[tuple]:
+def game_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
     """(id, match_id, header, outcome, started, finished, status) of every game, newest first."""
     conn.execute("BEGIN")
     try:
@@ -87,7 +91,7 @@ def game_rows(conn: sqlite3.Connection) -> list[tuple]:
             conn.execute("COMMIT")
 
 
-def listed_games(rows: list[tuple], path: Path) -> tuple[list[GameRow], list[str]]:
+def listed_games(rows: list[tuple[Any, ...]], path: Path) -> tuple[list[GameRow], list[str]]:
     """The rows of :func:`game_rows` as GameRows, leaving out the live game and those
     replaced before anything was entered in them; a game whose stored lines no longer
     read is left out and said in the messages returned beside the rows."""
@@ -142,14 +146,14 @@ def game_times(conn: sqlite3.Connection, path: Path, game_id: int) -> GameTimes:
 _decode = json.JSONDecoder().decode
 
 
-def result_of(outcome: Outcome) -> dict:
+def result_of(outcome: Outcome) -> dict[str, Any]:
     """A finished game's result fields of its GameRow, from its Outcome."""
     return {"winner": outcome.winner, "loser": outcome.loser, "losers": outcome.losers,
             "result": outcome.kind.value, "margin": outcome.margin, "game_points": outcome.game_points,
             "scores": dict(outcome.scores)}
 
 
-def _result(text: str, header: GameHeader) -> dict:
+def _result(text: str, header: GameHeader) -> dict[str, Any]:
     """A finished game's result fields from its stored outcome, read as stored; an outcome
     stored before ``losers`` was kept is read whole, its losers worked out by the rules."""
     data = _decode(text)
@@ -164,7 +168,7 @@ def _result(text: str, header: GameHeader) -> dict:
 
 
 @lru_cache(maxsize=256)
-def _header(line) -> GameHeader | None:
+def _header(line: str) -> GameHeader | None:
     """A stored game line parsed (a match's games share theirs), None if it does not read."""
     try:
         header = parse_stored(line)

@@ -42,10 +42,18 @@ from .memory import memory_warning
 from .paths import set_aside, writable_file
 from .schema import BUSY_TIMEOUT_MS, close_connection, roll_back, uri
 
+TYPE_CHECKING = False  # as the standard library does
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Callable, Iterator
+    from datetime import datetime
+    from typing import Any, Self
+
+    Clock = Callable[[], float | str | datetime]  # what a ledger takes the time from
+
 # ---- times ---------------------------------------------------------------------
 
 
-def stamp(value) -> str:
+def stamp(value: float | str | datetime) -> str:
     """A clock reading as every ledger keeps a time: UTC ISO 8601 with milliseconds and a Z
     (``2026-12-02T19:48:42.123Z``). The reading may be seconds since the epoch, a datetime
     (naive: UTC) or that ISO string itself (kept as it is).
@@ -62,7 +70,7 @@ def stamp(value) -> str:
     """
     if isinstance(value, str):
         return value
-    if hasattr(value, "utcoffset"):  # a datetime; imported only by clocks that give one
+    if not isinstance(value, (int, float)):  # a datetime; imported only by clocks that give one
         offset = value.utcoffset()
         if offset is not None:
             value = value.replace(tzinfo=None) - offset
@@ -78,7 +86,7 @@ def stamp(value) -> str:
 _second: tuple[int | None, str] = (None, "")  # the last second stamped, and its text
 
 
-def epoch(value) -> float:
+def epoch(value: float | str | datetime) -> float:
     """Seconds since the epoch of a clock reading (any form :func:`stamp` takes)."""
     if isinstance(value, (int, float)):
         return float(value)
@@ -113,7 +121,7 @@ class SingleWriter:
     AGAIN = "restart to open a ledger there"  # what to do once the file was moved or deleted
     ANY_THREAD = False  # whether its connection may be used by threads other than the one that opened it
 
-    def __init__(self, path: str | os.PathLike, clock=time.time, holder: str | None = None,
+    def __init__(self, path: str | os.PathLike[str], clock: Clock = time.time, holder: str | None = None,
                  check_at_open: bool = True):
         self.path = Path(path)
         self.messages: list[str] = []
@@ -139,13 +147,13 @@ class SingleWriter:
 
     # ---- what each ledger says ------------------------------------------
 
-    def _inspect(self, conn: sqlite3.Connection) -> tuple[bool, object]:
+    def _inspect(self, conn: sqlite3.Connection) -> tuple[bool, Any]:
         """In a read transaction: whether the file is new (empty), and what :meth:`_prepare` needs to
         know of it. LedgerError if it is not this ledger's (another program's, a newer schema);
         Damaged for its marker on a schema that is not its own."""
         raise NotImplementedError
 
-    def _prepare(self, conn: sqlite3.Connection, new: bool, found: object) -> None:
+    def _prepare(self, conn: sqlite3.Connection, new: bool, found: Any) -> None:
         """In the opening write transaction: make a new file's schema, or migrate an older one
         (``new`` and ``found``: what :meth:`_inspect` said)."""
         raise NotImplementedError
@@ -153,11 +161,11 @@ class SingleWriter:
     def _opened(self) -> None:
         """After the file is open and held: read what the ledger needs (damage found here sets it aside too)."""
 
-    def _salvage(self) -> object:
+    def _salvage(self) -> Any:
         """Before a damaged file is set aside: what of it still reads (read-only), for :meth:`_carry_over`."""
         return None
 
-    def _carry_over(self, salvage: object) -> str | None:
+    def _carry_over(self, salvage: Any) -> str | None:
         """Into the new file that replaced a damaged one: the salvage; what was kept, said in a few words."""
         return None
 
@@ -249,7 +257,7 @@ class SingleWriter:
         return stamp(self._clock())
 
     @contextmanager
-    def _transaction(self):
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction on the writer's connection (yielded): durable when the block ends,
         or rolled back and nothing of it kept; an SQLite error is said as :meth:`_write_failure` says."""
         conn = self._require()
@@ -267,6 +275,12 @@ class SingleWriter:
         except BaseException:
             roll_back(conn)
             raise
+
+    def _connection(self) -> sqlite3.Connection:
+        """The writer's connection, usable or not (to read back after a failed write); LedgerError once closed."""
+        if self._conn is None:
+            raise LedgerError(f"ledger {self.path} is closed")
+        return self._conn
 
     def _require(self) -> sqlite3.Connection:
         """The writer's connection; LedgerError once it is closed or unusable."""
@@ -304,8 +318,8 @@ class SingleWriter:
         close_connection(self._conn)
         self._conn = None
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -38,7 +38,7 @@ import threading
 import time
 from typing import Callable
 
-from scorer.game import Game, PeggedEntry
+from scorer.game import Game, OptionChange, PeggedEntry
 from scorer.record import Action, GameHeader, Scorebook
 
 from . import schema
@@ -47,6 +47,12 @@ from .causes import is_damage, sqlite_cause
 from .errors import Damaged, LedgerError
 from .schema import ABANDONED, BUSY_TIMEOUT_MS, CHECKS, EMPTY, FINISHED, roll_back, uri
 from .single_writer import SingleWriter
+
+TYPE_CHECKING = False  # as the standard library does
+if TYPE_CHECKING:  # annotations only
+    from typing import Any
+
+    from .single_writer import Clock
 
 CHECK_STOP_SECONDS = 2.0  # how long close() waits for an interrupted check to let its connection go
 
@@ -78,7 +84,7 @@ class LedgerWriter(SingleWriter):
     AGAIN = "start again to open a ledger there"
 
     def __init__(
-        self, path: str | os.PathLike, clock=time.time, holder: str | None = None, check: str = "open",
+        self, path: str | os.PathLike[str], clock: Clock = time.time, holder: str | None = None, check: str = "open",
     ):
         if check not in CHECKS:
             raise ValueError(f"check={check!r}: use one of {', '.join(CHECKS)}")
@@ -89,6 +95,7 @@ class LedgerWriter(SingleWriter):
         self._checked.set()
         self._current = CurrentMatch(Scorebook())
         self._outcome: str | None = None
+        self._game_id: int | None = None
         self._replaced_played = False  # whether the game a game line replaces had entries
         self._club: tuple[str, str] | None = None  # (club, table) new games are played for (join_club)
         # Called, with nothing, after every entry is durable and after a damaged file was
@@ -106,7 +113,7 @@ class LedgerWriter(SingleWriter):
         schema.prepare(conn, *found)
 
     def _opened(self) -> None:
-        self._resume(read_current_match(self._conn, self.path, self.messages))
+        self._resume(read_current_match(self._connection(), self.path, self.messages))
 
     def _replace_damaged(self, error: Exception) -> None:
         """Set the damaged file aside, start a new ledger, and carry over what of
@@ -114,7 +121,7 @@ class LedgerWriter(SingleWriter):
         super()._replace_damaged(error)
         self._committed()
 
-    def _carry_over(self, salvage: tuple | None) -> str:
+    def _carry_over(self, salvage: tuple[Any, ...] | None) -> str:
         if salvage and self._restore(salvage):
             _, games, actions, _, _ = salvage
             return (f"the current match was carried over ({len(games)} games, "
@@ -125,7 +132,7 @@ class LedgerWriter(SingleWriter):
         """A refused entry's line as the board shows it, on its footer: without the path."""
         return said
 
-    def _salvage(self) -> tuple | None:
+    def _salvage(self) -> tuple[Any, ...] | None:
         """The latest match's row, games and current game's actions, and the ledger's id,
         if they still read (read-only: the damaged file is kept as it is)."""
         try:
@@ -169,11 +176,11 @@ class LedgerWriter(SingleWriter):
             conn.close()
         return [tuple(match)], games, actions, old_id, clubs
 
-    def _restore(self, salvage: tuple) -> bool:
+    def _restore(self, salvage: tuple[Any, ...]) -> bool:
         """The salvage in the new file, with the old ledger's id: the club link's names
         for its games (ledger, game, entry) stay what they were."""
         matches, games, actions, old_id, clubs = salvage
-        conn = self._conn
+        conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
             if old_id is not None:
@@ -202,7 +209,7 @@ class LedgerWriter(SingleWriter):
         """The ledger's id (see :func:`ledger.schema.ledger_id`)."""
         return schema.ledger_id(self._conn) if self._conn is not None else None
 
-    def apply(self, action: Action) -> PeggedEntry | Game:
+    def apply(self, action: Action) -> PeggedEntry | OptionChange | Game:
         """Apply an action and make it durable; only then return (acknowledge).
 
         A refused action raises and nothing is written. If the write fails the
@@ -222,7 +229,7 @@ class LedgerWriter(SingleWriter):
             failure = error if isinstance(error, LedgerError) else self._write_failure(error)
             cause = error.__cause__ if failure is error else error  # what SQLite said, if it did
             try:
-                self._resume(read_current_match(self._conn, self.path, []))
+                self._resume(read_current_match(self._connection(), self.path, []))
             except sqlite3.Error as reread:
                 self._broken = f"ledger {self.path} cannot be read back ({reread}): restart the board"
                 raise LedgerError(f"{failure}; {self._broken}") from cause
@@ -234,6 +241,7 @@ class LedgerWriter(SingleWriter):
         transaction; an entry is one INSERT, and an UPDATE of the game's stored
         outcome only when that changes (the winning entry, its undo and redo)."""
         game = self.book.game
+        assert game is not None, "the book has the game the action was applied to"
         if isinstance(action, GameHeader):
             self._write_header(game)
             return
@@ -256,15 +264,16 @@ class LedgerWriter(SingleWriter):
         standing row in the same transaction) or the first of a new match. A game
         it replaces before its end is marked abandoned, never dropped."""
         header = game.header()
-        same_match = self._game_id is not None and bool(self.book.games)
+        previous = self._game_id
+        same_match = previous is not None and bool(self.book.games)
         abandoned = self._game_id if self._game_id is not None and self._outcome is None else None
         status = ABANDONED if self._replaced_played else EMPTY
         standing = None
-        if same_match:
+        if previous is not None and same_match:
             current = self._current.standing
             if current is not None and current.match_id == self._current.match_id:
                 outcome = self.book.games[-1].outcome
-                standing = current.add(self._game_id, outcome, empty=outcome is None and status == EMPTY)
+                standing = current.add(previous, outcome, empty=outcome is None and status == EMPTY)
         now = self.now()
         with self._transaction() as conn:
             if abandoned is not None:  # before the standing row: its trigger watches counted games
@@ -273,6 +282,7 @@ class LedgerWriter(SingleWriter):
                 match_id = self._current.match_id
             else:
                 match_id = conn.execute("INSERT INTO matches (started) VALUES (?)", (now,)).lastrowid
+                assert match_id is not None, "an INSERT gives its row's id"
                 standing = StandingCache(match_id, 0)
             game_id = conn.execute(
                 "INSERT INTO games (match_id, header, started) VALUES (?, ?, ?)", (match_id, header, now)
@@ -311,9 +321,9 @@ class LedgerWriter(SingleWriter):
         self.book, self._game_id, self._outcome = current.book, current.game_id, current.outcome
         if current.counted and current.standing is not None:
             try:
-                current.standing.save(self._conn)
+                current.standing.save(self._connection())
             except sqlite3.Error:
-                roll_back(self._conn)
+                roll_back(self._connection())
             else:
                 current.counted = False
 
@@ -360,14 +370,14 @@ class LedgerWriter(SingleWriter):
 
     def game_ids(self) -> list[int]:
         """Every game in the ledger, oldest first."""
-        return game_ids(self._conn)
+        return game_ids(self._connection())
 
     def export(self, game_id: int | None = None) -> list[str]:
         """A game (the current one by default) as game-record lines."""
         game_id = self._game_id if game_id is None else game_id
         if game_id is None:
             return []
-        return export_game(self._conn, self.path, game_id)
+        return export_game(self._connection(), self.path, game_id)
 
     def close(self) -> None:
         """Stop a running check and let its connection close, then close the ledger (see SingleWriter.close)."""

@@ -33,43 +33,43 @@ class Card:
         object.__setattr__(self, "rank", rank)
         object.__setattr__(self, "suit", suit)
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"a card cannot change: cannot assign to {name!r}")
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"a card cannot change: cannot delete {name!r}")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Card], tuple[int, str]]:
         return Card, (self.rank, self.suit)
 
     def __repr__(self) -> str:
         return f"Card(rank={self.rank!r}, suit={self.suit!r})"
 
-    def __eq__(self, other):
-        if other.__class__ is not Card:
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Card:
             return NotImplemented
         return self.rank == other.rank and self.suit == other.suit
 
     def __hash__(self) -> int:
         return hash((self.rank, self.suit))
 
-    def __lt__(self, other):
-        if other.__class__ is not Card:
+    def __lt__(self, other: object) -> bool:
+        if type(other) is not Card:
             return NotImplemented
         return (self.rank, self.suit) < (other.rank, other.suit)
 
-    def __le__(self, other):
-        if other.__class__ is not Card:
+    def __le__(self, other: object) -> bool:
+        if type(other) is not Card:
             return NotImplemented
         return (self.rank, self.suit) <= (other.rank, other.suit)
 
-    def __gt__(self, other):
-        if other.__class__ is not Card:
+    def __gt__(self, other: object) -> bool:
+        if type(other) is not Card:
             return NotImplemented
         return (self.rank, self.suit) > (other.rank, other.suit)
 
-    def __ge__(self, other):
-        if other.__class__ is not Card:
+    def __ge__(self, other: object) -> bool:
+        if type(other) is not Card:
             return NotImplemented
         return (self.rank, self.suit) >= (other.rank, other.suit)
 

@@ -17,6 +17,7 @@ from .errors import CardError, PlayError
 TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
 if TYPE_CHECKING:  # annotations only
     from collections.abc import Iterable, Sequence
+    from typing import Any
 
 HAND_SIZES = (3, 4, 5)
 CRIB_SIZE = 4
@@ -30,30 +31,33 @@ class ScoreItem:
     Card is: a named tuple would load collections at start)."""
 
     __slots__ = ("kind", "points", "cards")
+    kind: str
+    points: int
+    cards: tuple[Card, ...]
 
     def __init__(self, kind: str, points: int, cards: tuple[Card, ...]) -> None:
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "points", points)
         object.__setattr__(self, "cards", tuple(cards))
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"a score item cannot change: cannot assign to {name!r}")
 
-    def __eq__(self, other):
-        if other.__class__ is not ScoreItem:
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not ScoreItem:
             return NotImplemented
         return (self.kind, self.points, self.cards) == (other.kind, other.points, other.cards)
 
     def __hash__(self) -> int:
         return hash((self.kind, self.points, self.cards))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[ScoreItem], tuple[str, int, tuple[Card, ...]]]:
         return ScoreItem, (self.kind, self.points, self.cards)
 
     def __repr__(self) -> str:
         return f"ScoreItem(kind={self.kind!r}, points={self.points!r}, cards={self.cards!r})"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "points": self.points, "cards": [str(c) for c in self.cards]}
 
 
@@ -62,29 +66,31 @@ class Score:
     Immutable, equal by value, hashable."""
 
     __slots__ = ("total", "items")
+    total: int
+    items: tuple[ScoreItem, ...]
 
     def __init__(self, total: int, items: tuple[ScoreItem, ...]) -> None:
         object.__setattr__(self, "total", total)
         object.__setattr__(self, "items", tuple(items))
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"a score cannot change: cannot assign to {name!r}")
 
-    def __eq__(self, other):
-        if other.__class__ is not Score:
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Score:
             return NotImplemented
         return (self.total, self.items) == (other.total, other.items)
 
     def __hash__(self) -> int:
         return hash((self.total, self.items))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Score], tuple[int, tuple[ScoreItem, ...]]]:
         return Score, (self.total, self.items)
 
     def __repr__(self) -> str:
         return f"Score(total={self.total!r}, items={self.items!r})"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"total": self.total, "items": [item.to_dict() for item in self.items]}
 
     def say(self) -> str:
@@ -125,15 +131,16 @@ class Score:
 
 
 def _as_cards(cards: Iterable[Card | str], already: Iterable[Card] = ()) -> list[Card]:
-    cards = list(cards)
-    if all(isinstance(c, Card) for c in cards):
+    given = list(cards)
+    known = [c for c in given if isinstance(c, Card)]
+    if len(known) == len(given):
         seen = set(already)
-        for card in cards:
+        for card in known:
             if card in seen:
                 raise CardError(f"{card} is given twice: each card is in the pack once")
             seen.add(card)
-        return cards
-    return parse_cards([str(c) for c in cards], already)
+        return known
+    return parse_cards([str(c) for c in given], already)
 
 
 # What the cards' values and ranks alone decide, kept by the values and ranks (sorted): at
@@ -169,7 +176,7 @@ def _count_pairs_and_runs(ranks: tuple[int, ...]) -> tuple[tuple[str, int, tuple
     by_rank: dict[int, list[int]] = {}
     for index, rank in enumerate(ranks):
         by_rank.setdefault(rank, []).append(index)
-    found = [("pair", 2, pair) for rank in by_rank for pair in combinations(by_rank[rank], 2)]
+    found: list[tuple[str, int, tuple[int, ...]]] = [("pair", 2, pair) for rank in by_rank for pair in combinations(by_rank[rank], 2)]
     for run_ranks in _maximal_runs(by_rank):
         for run in product(*(by_rank[r] for r in run_ranks)):
             found.append(("run", len(run), run))
@@ -206,7 +213,7 @@ def score_hand(cards: Iterable[Card | str], starter: Card | str, crib: bool = Fa
     return Score(sum(item.points for item in items), tuple(items))
 
 
-def _maximal_runs(by_rank) -> list[list[int]]:
+def _maximal_runs(by_rank: dict[int, list[int]]) -> list[list[int]]:
     """Rank sequences of 3 or more consecutive ranks that cannot be extended."""
     runs, current = [], []
     for rank in range(1, 15):

@@ -15,6 +15,10 @@ from .cards import JACK, SUITS
 from .counting import HAND_SIZES
 from .errors import CardError
 
+TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Iterator
+
 _VALUES = tuple(min(r, 10) for r in range(1, 14))
 
 
@@ -53,10 +57,10 @@ def _rank_points(counts: tuple[int, ...]) -> int:
     return points
 
 
-def _hand_patterns(size: int):
+def _hand_patterns(size: int) -> Iterator[tuple[int, ...]]:
     """Every rank-count vector of ``size`` cards, at most 4 of a rank."""
 
-    def walk(index: int, left: int, prefix: list[int]):
+    def walk(index: int, left: int, prefix: list[int]) -> Iterator[tuple[int, ...]]:
         if index == 13:
             if left == 0:
                 yield tuple(prefix)
@@ -70,16 +74,16 @@ def _hand_patterns(size: int):
 
 
 @lru_cache(maxsize=None)
-def _suit_outcomes(hand_counts: tuple[int, ...], starter_rank: int, crib: bool) -> tuple:
+def _suit_outcomes(hand_counts: tuple[int, ...], starter_rank: int, crib: bool) -> tuple[tuple[int, int], ...]:
     """For one rank pattern: (extra points from flush and nobs, number of
     distinct card combinations) pairs, by enumerating the suits once."""
-    tally: Counter = Counter()
+    tally: Counter[int] = Counter()
     ranks = [r for r in range(1, 14) if hand_counts[r - 1]]
     choices = [list(combinations(SUITS, hand_counts[r - 1])) for r in ranks]
     size = sum(hand_counts)
     for picks in product(*choices):
-        used_at_starter = ()
-        jack_suits = ()
+        used_at_starter: tuple[str, ...] = ()
+        jack_suits: tuple[str, ...] = ()
         suits: list[str] = []
         for rank, chosen in zip(ranks, picks):
             suits.extend(chosen)
@@ -103,7 +107,7 @@ def _suit_outcomes(hand_counts: tuple[int, ...], starter_rank: int, crib: bool) 
     return tuple(sorted(tally.items()))
 
 
-def _suit_key(hand_counts: tuple[int, ...], starter_rank: int) -> tuple:
+def _suit_key(hand_counts: tuple[int, ...], starter_rank: int) -> tuple[tuple[int, ...], int, int, bool]:
     """What the flush and nobs counts depend on: the multiset of counts,
     the count at the starter's rank, the jacks, and whether the starter is a jack."""
     return (
@@ -120,8 +124,8 @@ def distribution(hand_size: int = 4, crib: bool = False) -> dict[int, int]:
     score each total: ``{total: count}``, totals in increasing order."""
     if hand_size not in HAND_SIZES:
         raise CardError(f"a hand has 3, 4 or 5 cards, not {hand_size}")
-    by_key: dict[tuple, tuple] = {}
-    totals: Counter = Counter()
+    by_key: dict[tuple[tuple[int, ...], int, int, bool], tuple[tuple[int, int], ...]] = {}
+    totals: Counter[int] = Counter()
     for hand_counts in _hand_patterns(hand_size):
         for starter_rank in range(1, 14):
             if hand_counts[starter_rank - 1] == 4:

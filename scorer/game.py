@@ -9,8 +9,6 @@ same seats, with the tally) is :mod:`scorer.match`'s.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from .counting import CRIB_SIZE, possible_totals
 from .errors import (
     GameOverError,
@@ -23,11 +21,18 @@ from .errors import (
 )
 from .kinds import Kind
 from .names import normal
+from .tuples import NamedTuple
 from .variants import VARIANTS, Options, ResultKind, SkunkLine, Variant, result_kind, skunk_lines
+
+TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Iterable
+    from typing import Any
 
 MAX_PLAY_POINTS = 15  # no single card can peg more
 
 # The value types are named tuples from collections (GameState was the first),
+# declared as typing.NamedTuple classes are (scorer.tuples, without importing typing),
 # not dataclasses: ``replay`` then starts without importing dataclasses (and the
 # inspect and ast it pulls in), and without running the code dataclasses writes
 # for each class (issue 11). A new value is ``value._replace(field=...)``.
@@ -59,12 +64,14 @@ class Phase(Kind):
     OVER = "over"
 
 
-class Entry(namedtuple("Entry", "kind seat points", defaults=(None, 0))):
+class Entry(NamedTuple):
     """An entry a player makes: ``kind`` (EntryKind), ``seat`` (str, or None for
     heels and crib: the dealer's) and ``points`` (int; heels, go and 31 have fixed
     points). Immutable."""
 
-    __slots__ = ()
+    kind: EntryKind
+    seat: str | None = None
+    points: int = 0
 
     @classmethod
     def heels(cls) -> "Entry":
@@ -106,12 +113,18 @@ class Entry(namedtuple("Entry", "kind seat points", defaults=(None, 0))):
         return f"{kind.value} {self.seat} {self.points}"
 
 
-class PeggedEntry(namedtuple("PeggedEntry", "kind seat points pegged deal entry note", defaults=("",))):
+class PeggedEntry(NamedTuple):
     """An accepted entry: ``kind``, ``seat``, the ``points`` claimed and the points
     that moved the peg (``pegged``: fewer under exact-out), the ``deal`` it belongs
     to, the ``entry`` as made and a ``note``. Immutable."""
 
-    __slots__ = ()
+    kind: EntryKind
+    seat: str
+    points: int
+    pegged: int
+    deal: int
+    entry: Entry
+    note: str = ""
 
     def describe(self) -> str:
         """Short text for a small screen: "Bob hand 8"."""
@@ -127,16 +140,26 @@ class PeggedEntry(namedtuple("PeggedEntry", "kind seat points pegged deal entry 
 MID_GAME_OPTIONS = ("muggins",)
 
 
-class OptionChange(namedtuple("OptionChange", "name value")):
+class OptionChange(NamedTuple):
     """An option changed mid-game (``name`` one of MID_GAME_OPTIONS, ``value`` a bool): a
     record line of its own (``option muggins on``), in the game's history where it was made,
     so a replay applies it at the same place. It pegs nothing: ``seat`` None, ``pegged`` 0,
     as a history event's entry reads. Immutable."""
 
-    __slots__ = ()
-    seat = None
-    points = 0
-    pegged = 0
+    name: str
+    value: bool
+
+    @property
+    def seat(self) -> None:
+        return None
+
+    @property
+    def points(self) -> int:
+        return 0
+
+    @property
+    def pegged(self) -> int:
+        return 0
 
     def record(self) -> str:
         return f"option {self.name} {'on' if self.value else 'off'}"
@@ -146,31 +169,36 @@ class OptionChange(namedtuple("OptionChange", "name value")):
         return f"{self.name.capitalize()} {'on' if self.value else 'off'}, from now"
 
 
-class Side(namedtuple("Side", "name seats")):
+class Side(NamedTuple):
     """A scoring side: its ``name`` and ``seats`` (a tuple: one seat, or a
     partnership of two). Immutable."""
 
-    __slots__ = ()
+    name: str
+    seats: tuple[str, ...]
 
 
-class LoserResult(namedtuple("LoserResult", "side score kind margin game_points")):
+class LoserResult(NamedTuple):
     """One losing side's result: the ``side``, its ``score``, the result ``kind`` its
     score makes against the skunk lines, the winner's ``margin`` over it and the
     ``game_points`` it gives. Immutable."""
 
-    __slots__ = ()
+    side: str
+    score: int
+    kind: ResultKind
+    margin: int
+    game_points: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"side": self.side, "score": self.score, "result": self.kind.value,
                 "margin": self.margin, "game_points": self.game_points}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "LoserResult":
+    def from_dict(cls, data: dict[str, Any]) -> "LoserResult":
         return cls(str(data["side"]), int(data["score"]), ResultKind(data["result"]),
                    int(data["margin"]), int(data["game_points"]))
 
 
-def loser_results(scores, winner: str, target: int, options: Options,
+def loser_results(scores: tuple[tuple[str, int], ...], winner: str, target: int, options: Options,
                   lowball: bool = False) -> tuple[LoserResult, ...]:
     """Every losing side's result, in side order, from the final ``scores``
     (``(side, score)`` pairs): each loser against the skunk lines on its own
@@ -189,9 +217,7 @@ def loser_results(scores, winner: str, target: int, options: Options,
     return tuple(results)
 
 
-class Outcome(namedtuple(
-    "Outcome", "winner loser kind margin game_points scores lowball losers", defaults=(False, ()),
-)):
+class Outcome(NamedTuple):
     """The result of a finished game: the ``winner`` and ``loser`` (side names; the
     loser in low-ball is the side that reached the target), the result ``kind``,
     the ``margin``, the ``game_points``, the final ``scores`` ((side name, score)
@@ -203,9 +229,16 @@ class Outcome(namedtuple(
     ``margin`` its result (the biggest of the game), and ``game_points`` what
     the winner earns in all: the sum of every loser's (``losers``)."""
 
-    __slots__ = ()
+    winner: str
+    loser: str
+    kind: ResultKind
+    margin: int
+    game_points: int
+    scores: tuple[tuple[str, int], ...]
+    lowball: bool = False
+    losers: tuple[LoserResult, ...] = ()
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "winner": self.winner,
             "loser": self.loser,
@@ -218,7 +251,7 @@ class Outcome(namedtuple(
         }
 
     @classmethod
-    def from_dict(cls, data: dict, target: int | None = None, options: Options | None = None) -> "Outcome":
+    def from_dict(cls, data: dict[str, Any], target: int | None = None, options: Options | None = None) -> "Outcome":
         """An outcome as ``to_dict`` wrote it. One stored before ``losers`` was kept
         gets them from its scores: the game's ``target`` and ``options`` are needed
         for that with more than two sides (without them, only ``loser`` is listed)."""
@@ -244,29 +277,36 @@ class Outcome(namedtuple(
         )
 
 
-class GameState(namedtuple(
-    "GameState", "scores backs dealer deal phase shown last_count outcome note", defaults=(None, None, ""),
-)):
+class GameState(NamedTuple):
     """Everything that changes as entries are pegged; immutable, one per pegged entry:
     ``scores`` and ``backs`` (tuples, one a side), ``dealer`` (seat index), ``deal``,
     ``phase``, ``shown`` (show counts finished in this deal), ``last_count`` (index
     in ``pegged`` of a count muggins may still be claimed on), ``outcome`` and ``note``.
     A named tuple: ``_replace`` is what replay spends its time on."""
 
-    __slots__ = ()
+    scores: tuple[int, ...]
+    backs: tuple[int, ...]
+    dealer: int
+    deal: int
+    phase: Phase
+    shown: int
+    last_count: int | None = None
+    outcome: Outcome | None = None
+    note: str = ""
 
 
-class HistoryEvent(namedtuple("HistoryEvent", "action entry")):
+class HistoryEvent(NamedTuple):
     """One line of the visible history: an ``entry`` (PeggedEntry) accepted, undone
     or redone (``action``: "entry", "undo" or "redo"), or an option changed
     (``action`` "option", ``entry`` the OptionChange). Immutable."""
 
-    __slots__ = ()
+    action: str
+    entry: PeggedEntry | OptionChange
 
     def record(self) -> str:
-        if self.action == "entry":
+        if self.action == "entry" and isinstance(self.entry, PeggedEntry):
             return self.entry.entry.record()
-        if self.action == "option":
+        if self.action == "option" and isinstance(self.entry, OptionChange):
             return self.entry.record()
         return self.action
 
@@ -306,7 +346,7 @@ class Game:
             self._base, bonus = self._peg(
                 self._base, EntryKind.START, Entry(EntryKind.START, pone, variant.start_bonus)
             )
-            self._start_entries = (bonus,)
+            self._start_entries: tuple[PeggedEntry, ...] = (bonus,)
         else:
             self._start_entries = ()
 
@@ -443,7 +483,8 @@ class Game:
             raise RuleError(f"{change.name} is on or off, not {change.value!r}")
         if getattr(self.options, change.name) == change.value:
             raise RuleError(f"{change.name.capitalize()} is {'on' if change.value else 'off'} already")
-        self.options = self.options._replace(**{change.name: change.value})
+        changed: dict[str, Any] = {change.name: change.value}
+        self.options = self.options._replace(**changed)
         self.history.append(HistoryEvent("option", change))
         return change
 
@@ -562,6 +603,7 @@ class Game:
         if state.last_count is None:
             raise OutOfTurnError("Muggins is claimed right after a count")
         counted = self.pegged[state.last_count]
+        assert entry.seat is not None and counted.seat is not None, "muggins and counts are a seat's"
         if self._side_of_seat[entry.seat] == self._side_of_seat[counted.seat]:
             raise RuleError("Muggins is for an opponent's missed points")
         if entry.points == 0:
@@ -588,6 +630,7 @@ class Game:
 
     def _peg(self, state: GameState, kind: EntryKind, entry: Entry) -> tuple[GameState, PeggedEntry]:
         """Move the side's pegs; count the game out the instant it reaches the target."""
+        assert entry.seat is not None, "the caller names the seat (the dealer's for heels and a crib)"
         side = self._side_of_seat[entry.seat]
         target = self.variant.target
         score = state.scores[side]
@@ -657,8 +700,8 @@ def _default_target(variant: Variant) -> int:
     return base.target if base else variant.target
 
 
-def _check_seats(variant: Variant, seats) -> tuple[str, ...]:
-    seats = tuple(str(s).strip() for s in seats)
+def _check_seats(variant: Variant, given: Iterable[object]) -> tuple[str, ...]:
+    seats = tuple(str(s).strip() for s in given)
     if len(seats) != variant.players:
         raise SetupError(
             f"{variant.name} is for {variant.players} players, not {len(seats)}: name {variant.players} seats"

@@ -19,13 +19,18 @@ refuse change nothing, as at the board.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from functools import lru_cache
 
 from .errors import CribbageError
 from .game import EntryKind, Game
 from .record import GameHeader, Scorebook, parse_line
-from .variants import SkunkLines, skunk_lines
+from .tuples import NamedTuple
+from .variants import SkunkLine, SkunkLines, skunk_lines
+
+TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
+if TYPE_CHECKING:  # annotations only
+    from collections.abc import Iterable
+    from typing import Any
 
 SKUNKS = ("skunk", "double-skunk", "triple-skunk", "lurch")  # results that count as a skunk given/taken
 _PLAY = (EntryKind.PEG, EntryKind.GO, EntryKind.THIRTY_ONE)
@@ -47,7 +52,13 @@ def _start(line: str) -> Scorebook:
     return book
 
 
-def _replay(record) -> Game:
+def _game(book: Scorebook) -> Game:
+    """The game :func:`_start` started."""
+    assert book.game is not None, "_start starts the game"
+    return book.game
+
+
+def _replay(record: Iterable[str]) -> Game:
     """The game of one record, replayed; ValueError if the record is not one game."""
     lines = [line for line in record if line.split("#", 1)[0].strip()]
     if not lines:
@@ -55,7 +66,7 @@ def _replay(record) -> Game:
     book = _start(lines[0])
     for line in lines[1:]:
         _apply(book, line)
-    return book.game
+    return _game(book)
 
 
 def _apply(book: Scorebook, line: str) -> None:
@@ -74,18 +85,18 @@ def _apply(book: Scorebook, line: str) -> None:
         pass
 
 
-def race_lines(target: int, skunk: SkunkLines) -> list[dict]:
+def race_lines(target: int, skunk: SkunkLines) -> list[dict[str, Any]]:
     """A game's skunk lines (:func:`scorer.variants.skunk_lines`) as data for its race chart:
     each ``{"result", "below"}``, a loser on a score under ``below`` gets that ``result``
     (the worst line it is under wins)."""
     return _line_data(skunk_lines(target, skunk))
 
 
-def _line_data(lines) -> list[dict]:
+def _line_data(lines: Iterable[SkunkLine]) -> list[dict[str, Any]]:
     return [{"result": line.kind.value, "below": line.below} for line in lines]
 
 
-def race(header_and_lines) -> dict:
+def race(header_and_lines: Iterable[str]) -> dict[str, Any]:
     """Each side's score after each line of a record, for a pegging-race chart.
 
     Returns ``{"target", "sides", "start", "scores", "lines"}``: ``sides`` the side
@@ -100,7 +111,7 @@ def race(header_and_lines) -> dict:
     if not lines:
         raise ValueError("an empty record: give a game's lines, header first")
     book = _start(lines[0])
-    game = book.game
+    game = _game(book)
     start = list(game.state.scores)
     scores = []
     for line in lines[1:]:
@@ -126,7 +137,7 @@ class _Totals:
         self.hands: list[tuple[int, int]] = []  # (hand size, points)
         self.cribs: list[int] = []
 
-    def row(self, percentile: bool) -> dict:
+    def row(self, percentile: bool) -> dict[str, Any]:
         counts = [points for _, points in self.hands]
         by_size: dict[str, list[int]] = {}
         for size, points in self.hands:
@@ -156,11 +167,11 @@ class _Totals:
         }
 
 
-def _mean(values) -> float | None:
+def _mean(values: list[int]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def player_stats(games, percentile: bool = True) -> list[dict]:
+def player_stats(games: Iterable[Iterable[str]], percentile: bool = True) -> list[dict[str, Any]]:
     """Figures per player, then per partnership (four-hand), from records (see the
     module docstring), each a dict:
 
@@ -181,9 +192,9 @@ def player_stats(games, percentile: bool = True) -> list[dict]:
     a partnership is its two players in either order. Rows are sorted by wins,
     then games, then name; players first. ValueError if a record is not one
     game's lines (a line that does not read, a second game line)."""
-    totals: dict[tuple, _Totals] = {}
+    totals: dict[tuple[str, str | frozenset[str]], _Totals] = {}
 
-    def totals_of(key: tuple, name: str, kind: str) -> _Totals:
+    def totals_of(key: tuple[str, str | frozenset[str]], name: str, kind: str) -> _Totals:
         if key not in totals:
             totals[key] = _Totals(name, kind)
         return totals[key]
@@ -226,12 +237,23 @@ def player_stats(games, percentile: bool = True) -> list[dict]:
             for row in rows_of(seat):
                 row.play += play
                 row.heels += heels
-    rows = [t.row(percentile) for t in totals.values()]
-    rows.sort(key=lambda r: (r["kind"] != "player", -r["wins"], -r["games"], r["name"].lower()))
-    return rows
+    table = [t.row(percentile) for t in totals.values()]
+    table.sort(key=lambda r: (r["kind"] != "player", -r["wins"], -r["games"], r["name"].lower()))
+    return table
 
 
-_Figures = namedtuple("_Figures", "sides side_of winner losers deals hand_size hands cribs seats")
+class _Figures(NamedTuple):
+    """What one game gives the statistics (see _figures)."""
+
+    sides: tuple[tuple[str, tuple[str, ...]], ...]  # (side, its seats)
+    side_of: dict[str, str]  # seat -> side
+    winner: str | None
+    losers: tuple[tuple[str, bool], ...]  # (side, skunked)
+    deals: int
+    hand_size: int
+    hands: tuple[tuple[str, int], ...]  # (seat, points)
+    cribs: tuple[tuple[str, int], ...]
+    seats: tuple[tuple[str, int, int], ...]  # (seat, play points, heels)
 
 
 @lru_cache(maxsize=16384)
@@ -286,7 +308,7 @@ def _table(hand_size: int) -> tuple[float, ...]:
     return tuple(percentiles({t: counts.get(t, 0) for t in range(max(counts) + 1)}).values())
 
 
-def hand_percentile(counts, hand_size: int) -> float:
+def hand_percentile(counts: Iterable[int], hand_size: int) -> float:
     """Where a player's hands ran: the mean, over ``counts`` (hand totals, starter
     included), of each total's mid-rank percentile among all ``hand_size``-card
     hands with a starter from a full pack (the exact distribution

@@ -3,26 +3,29 @@ with each side's tally of wins and game points."""
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from .errors import SetupError
 from .game import Game, Outcome
+from .tuples import NamedTuple
 from .variants import Options, Variant
 
 
-class Tally(namedtuple("Tally", "side wins game_points")):
+class Tally(NamedTuple):
     """A side's standing in the match: ``side``, ``wins`` and ``game_points``. Immutable."""
 
-    __slots__ = ()
+    side: str
+    wins: int
+    game_points: int
 
 
-class Standing(namedtuple("Standing", "games wins abandoned", defaults=(0, (), 0))):
+class Standing(NamedTuple):
     """Finished games of a match as counts, all the tally needs of them: how many
     (``games``), each winning side's wins and game points (``wins``: (side, wins,
     game points) triples) and the games replaced by the next before they ended
     (``abandoned``: they count for nobody). Immutable."""
 
-    __slots__ = ()
+    games: int = 0
+    wins: tuple[tuple[str, int, int], ...] = ()
+    abandoned: int = 0
 
     def add(self, outcome: Outcome | None) -> "Standing":
         """This standing with one more game: finished, or abandoned (``outcome`` None)."""
@@ -48,7 +51,7 @@ class Match:
     def __init__(
         self,
         variant: Variant,
-        seats,
+        seats: list[str] | tuple[str, ...],
         dealer: str | None = None,
         options: Options | None = None,
         results: list[Outcome] | None = None,

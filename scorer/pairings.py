@@ -37,12 +37,13 @@ the same positions in the same order as before, so the pairings are the same.
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, namedtuple
-from typing import Iterator, Sequence
+from collections import Counter
+from typing import Any, Iterator, Sequence
 
 from cribbage_board_errors import CribbageBoardError
 
 from .standings import name_key
+from .tuples import NamedTuple
 
 BUDGET = 200_000  # positions tried in one round's searches, at most
 
@@ -51,11 +52,12 @@ class PairingError(CribbageBoardError, ValueError):
     """Players that cannot be paired as given (one listed twice); the message says who."""
 
 
-class Round(namedtuple("Round", "pairs bye", defaults=(None,))):
+class Round(NamedTuple):
     """One round: its ``pairs`` ((player, player) tuples, the higher-ranked first, best pair
     first) and its ``bye`` (the player who sits out, or None). Immutable."""
 
-    __slots__ = ()
+    pairs: tuple[tuple[str, str], ...]
+    bye: str | None = None
 
 
 def first_order(players: Sequence[str], seed: str | None = None) -> list[str]:
@@ -95,8 +97,8 @@ def pair_round(order: Sequence[str], past: Sequence[Round] = (), rounds_after: i
     index = {key: k for k, key in enumerate(keys)}
     phantom = n if n % 2 else None  # the bye, as a player
     size = n + (phantom is not None)
-    times: Counter = Counter()  # (low, high) -> games between them
-    last = set()
+    times: Counter[tuple[int, int]] = Counter()  # (low, high) -> games between them
+    last: set[tuple[int, int]] = set()
     for number, each in enumerate(past):
         games = [tuple(index.get(name_key(p)) for p in pair) for pair in each.pairs]
         if each.bye is not None and phantom is not None:
@@ -169,7 +171,7 @@ def _repeat_free(size: int, met: list[set[int]], phantom: int | None, rounds_aft
     is none (or the budget ran out before one was found)."""
     ahead = _LookAhead(size, met, rounds_after)
     links = _Unmatched(size)
-    stack: list[list] = []  # per pairing made: [vertex, its options, the one tried]
+    stack: list[list[Any]] = []  # per pairing made: [vertex, its options, the one tried]
     fallback = None
     while True:
         # a new position: the pairings on the stack
@@ -276,8 +278,8 @@ def _disjoint_matchings(graph: list[int], count: int, spent: _Budget) -> bool | 
             return False
 
 
-def _fewest_repeats(size: int, met: list[set[int]], times: Counter, last: set, phantom: int | None,
-                    spent: _Budget) -> list[tuple[int, int]]:
+def _fewest_repeats(size: int, met: list[set[int]], times: Counter[tuple[int, int]], last: set[tuple[int, int]],
+                    phantom: int | None, spent: _Budget) -> list[tuple[int, int]]:
     """The matching of least cost (see the module), by branch and bound in Swiss order; the
     best found when the budget runs out (the first found is the greedy Swiss pairing)."""
 
@@ -295,8 +297,8 @@ def _fewest_repeats(size: int, met: list[set[int]], times: Counter, last: set, p
         yield from sorted(again, key=lambda other: (cost(vertex, other), other))
 
     links = _Unmatched(size)
-    best: list = [None, None]  # cost, matching
-    stack: list[list] = []  # per pairing made: [vertex, cost so far, its options, the one tried]
+    best: list[Any] = [None, None]  # cost, matching
+    stack: list[list[Any]] = []  # per pairing made: [vertex, cost so far, its options, the one tried]
     total = (0, 0, 0)
     while True:
         # a new position (within the bound, the budget spent on it): the pairings on the stack
@@ -315,16 +317,16 @@ def _fewest_repeats(size: int, met: list[set[int]], times: Counter, last: set, p
                 total = tuple(x + y for x, y in zip(frame[1], cost(frame[0], other)))
                 if best[0] is None or total < best[0]:
                     if best[0] is not None and not spent.spend():
-                        return best[1]  # no later position could be tried either
+                        return list(best[1])  # no later position could be tried either
                     frame[3] = other
                     links.remove(other)
                     break
             links.restore(frame[0])
             stack.pop()
         else:
-            return best[1]
+            return list(best[1])
 
 
-def opponents(rounds: Sequence[Round]) -> Counter:
+def opponents(rounds: Sequence[Round]) -> Counter[frozenset[str]]:
     """How often each pair of players (a frozenset of name keys) was paired."""
     return Counter(frozenset((name_key(a), name_key(b))) for each in rounds for a, b in each.pairs)

@@ -18,18 +18,18 @@ points and targets have at most 4 digits.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from .errors import CribbageError, RecordSyntaxError, RuleError, SetupError
 from .game import MID_GAME_OPTIONS, Entry, EntryKind, Game, OptionChange, PeggedEntry
 from .kinds import Kind
 from .match import Match
 from .names import checked_name, normal
-from .variants import Options, SkunkLines, find_variant, parse_game_points
+from .tuples import NamedTuple
+from .variants import Options, SkunkLines, Variant, find_variant, parse_game_points
 
 TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
 if TYPE_CHECKING:  # annotations only
     from collections.abc import Iterable
+    from typing import Any
 
 
 class Command(Kind):
@@ -44,13 +44,15 @@ class Command(Kind):
 # (see scorer/game.py). A new header is ``header._replace(field=...)``.
 
 
-class GameHeader(namedtuple(
-    "GameHeader", "variant seats dealer options new_match", defaults=(None, Options(), False),
-)):
+class GameHeader(NamedTuple):
     """A ``game`` line: the ``variant``, the ``seats`` (a tuple, clockwise), the first
     ``dealer`` (None: the first seat), the ``options`` and ``new_match``. Immutable."""
 
-    __slots__ = ()
+    variant: Variant
+    seats: tuple[str, ...]
+    dealer: str | None = None
+    options: Options = Options()
+    new_match: bool = False
 
     def same_match(self, match: Match) -> bool:
         """Whether this game continues ``match`` (same variant, seats and options,
@@ -150,7 +152,7 @@ def _parse_option(args: list[str]) -> OptionChange:
     return OptionChange(name, value == "on")
 
 
-def _expect(verb: str, args: list[str], count, usage: str) -> None:
+def _expect(verb: str, args: list[str], count: int | tuple[int, ...], usage: str) -> None:
     counts = count if isinstance(count, tuple) else (count,)
     if len(args) not in counts:
         raise RecordSyntaxError(f"{verb} takes: {usage}")
@@ -216,7 +218,7 @@ class Scorebook:
     def game(self) -> Game | None:
         return self.match.game if self.match else None
 
-    def apply(self, action: Action) -> PeggedEntry | Game:
+    def apply(self, action: Action) -> PeggedEntry | OptionChange | Game:
         """Apply one action; raises a CribbageError (and changes nothing) if refused."""
         if isinstance(action, GameHeader):
             return self.start(action)
@@ -253,13 +255,15 @@ class Scorebook:
         return lines + (self.game.record_lines() if self.game else [])
 
 
-class Rejection(namedtuple("Rejection", "line entry error")):
+class Rejection(NamedTuple):
     """A record line the rules refused (its number ``line``, the ``entry`` as written,
     the ``error``); it is skipped, like a refused button press. Immutable."""
 
-    __slots__ = ()
+    line: int
+    entry: str
+    error: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"line": self.line, "entry": self.entry, "error": self.error}
 
 
@@ -273,12 +277,12 @@ class Replay:
         self.book = book
         self.rejected = rejected
 
-    def __eq__(self, other):
-        if other.__class__ is not Replay:
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Replay:
             return NotImplemented
         return self.book == other.book and self.rejected == other.rejected
 
-    __hash__ = None  # mutable: equal by value, so not hashable
+    __hash__ = None  # type: ignore[assignment]  # mutable: equal by value, so not hashable
 
     def __repr__(self) -> str:
         return f"Replay(book={self.book!r}, rejected={self.rejected!r})"

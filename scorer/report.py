@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from .record import Rejection, Scorebook
 
+TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
+if TYPE_CHECKING:  # annotations only
+    from typing import Any
 
-def state_dict(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> dict:
+
+def state_dict(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...] = ()) -> dict[str, Any]:
     """The state the replay and simulate commands print as JSON."""
-    game = book.game
-    if game is None:
+    match = book.match
+    game = match.game if match else None  # book.game
+    if match is None or game is None:
         return {"variant": None, "rejected": [r.to_dict() for r in rejected]}
     state = game.state
     outcome = game.outcome
     remaining = game.remaining_show()
     pegged = game.pegged
-    match = book.match
     return {
         "variant": game.variant.name,
         "target": game.variant.target,
@@ -62,7 +66,7 @@ def state_dict(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> dict:
     }
 
 
-def summary(book: Scorebook, rejected: list[Rejection] | tuple = ()) -> str:
+def summary(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...] = ()) -> str:
     """A few lines for a person: scores, dealer, what comes next, the result."""
     game = book.game
     if game is None:

@@ -20,12 +20,12 @@ Ranked by game points, then wins, then spread, all descending, then the name.
 
 from __future__ import annotations
 
-from collections import namedtuple
-from typing import Iterable
+from typing import Any, Iterable
 
 from cribbage_board_errors import CribbageBoardError
 
 from .names import normal
+from .tuples import NamedTuple
 from .variants import GAME_POINT_PRESETS, GamePoints, ResultKind, SkunkLines, result_kind
 
 ACC_POINTS = GAME_POINT_PRESETS["acc"]
@@ -40,18 +40,22 @@ def name_key(name: str) -> str:
     return normal(name).casefold()
 
 
-class GameResult(namedtuple("GameResult", "seats scores winner lowball", defaults=(False,))):
+class GameResult(NamedTuple):
     """A finished game as the standings need it: the ``seats`` (players' names), the final
     ``scores`` ((side, score) pairs; a side is a seat's name, or two seats joined by ``+``),
     the ``winner`` (a side) and ``lowball`` (the first side to the target lost). Immutable."""
 
-    __slots__ = ()
+    seats: tuple[str, ...]
+    scores: tuple[tuple[str, int], ...]
+    winner: str
+    lowball: bool = False
 
     @classmethod
-    def of(cls, seats, scores, winner: str, lowball: bool = False) -> "GameResult":
+    def of(cls, seats: Iterable[str], scores: dict[str, int] | Iterable[tuple[str, int]], winner: str,
+           lowball: bool = False) -> "GameResult":
         """A result from plain data (``scores`` a mapping or pairs); ResultError if it does not fit."""
         pairs = tuple(scores.items()) if isinstance(scores, dict) else tuple(tuple(pair) for pair in scores)
-        result = cls(tuple(seats), pairs, winner, bool(lowball))
+        result = cls(tuple(seats), pairs, winner, bool(lowball))  # type: ignore[arg-type]  # plain data: sides() checks it
         result.sides()  # checks it
         return result
 
@@ -90,16 +94,23 @@ class GameResult(namedtuple("GameResult", "seats scores winner lowball", default
         return next(item for item in self.sides() if name_key(item[0]) == name_key(self.winner))
 
 
-class Credit(namedtuple("Credit", "player won game_points spread")):
+class Credit(NamedTuple):
     """What one game gives one player: ``won`` (bool), ``game_points`` and ``spread``. Immutable."""
 
-    __slots__ = ()
+    player: str
+    won: bool
+    game_points: int
+    spread: int
 
 
-class LoserLine(namedtuple("LoserLine", "side score kind margin game_points")):
+class LoserLine(NamedTuple):
     """One losing side as the club's rule reads it. Immutable."""
 
-    __slots__ = ()
+    side: str
+    score: int
+    kind: ResultKind
+    margin: int
+    game_points: int
 
 
 def losers(result: GameResult, lines: SkunkLines = SkunkLines.ACC,
@@ -133,13 +144,18 @@ def credits(result: GameResult, lines: SkunkLines = SkunkLines.ACC,
     return tuple(out[seat] for seat in result.seats)
 
 
-class PlayerStanding(namedtuple("PlayerStanding", "player game_points wins losses spread games")):
+class PlayerStanding(NamedTuple):
     """A player's line: ``player`` (as first seen), ``game_points``, ``wins``, ``losses``,
     ``spread`` and ``games``. Immutable."""
 
-    __slots__ = ()
+    player: str
+    game_points: int
+    wins: int
+    losses: int
+    spread: int
+    games: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return dict(self._asdict())
 
     def add(self, other: "PlayerStanding") -> "PlayerStanding":
@@ -170,7 +186,7 @@ def merge(*tallies: dict[str, PlayerStanding]) -> dict[str, PlayerStanding]:
     return merged
 
 
-def rank_key(line: PlayerStanding) -> tuple:
+def rank_key(line: PlayerStanding) -> tuple[int, int, int, str, str]:
     """Game points, wins, spread (each the more the better), then the name: a stable order."""
     return (-line.game_points, -line.wins, -line.spread, name_key(line.player), line.player)
 

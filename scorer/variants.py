@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from .errors import UnknownVariantError
 from .kinds import Kind
+from .tuples import NamedTuple
 
 # The value types are named tuples from collections, not dataclasses: ``replay``
 # then starts without importing dataclasses (and the inspect and ast it pulls
@@ -13,17 +12,22 @@ from .kinds import Kind
 # A new value is ``value._replace(field=...)``.
 
 
-class Variant(namedtuple(
-    "Variant", "name players dealt hand_size target partnership start_bonus lowball description",
-    defaults=(False, 0, False, ""),
-)):
+class Variant(NamedTuple):
     """One way of playing: ``name``, ``players``, cards ``dealt`` each, ``hand_size``
     (cards each player keeps for the play and the show), ``target``; ``partnership``
     (four-hand: partners opposite peg as one side), ``start_bonus`` (five-card: pone
     pegs 3 at the start of the game), ``lowball`` (the first side to reach the target
     loses) and a ``description``. Immutable."""
 
-    __slots__ = ()
+    name: str
+    players: int
+    dealt: int
+    hand_size: int
+    target: int
+    partnership: bool = False
+    start_bonus: int = 0
+    lowball: bool = False
+    description: str = ""
 
     @property
     def sides(self) -> int:
@@ -87,13 +91,15 @@ class ResultKind(Kind):
     LURCH = "lurch"
 
 
-class GamePoints(namedtuple(
-    "GamePoints", "win skunk double_skunk triple_skunk lurch", defaults=(2, 3, 3, 3, 4),
-)):
+class GamePoints(NamedTuple):
     """Match points a winner earns for each kind of result: ``win``, ``skunk``,
     ``double_skunk``, ``triple_skunk`` and ``lurch`` (ints). Immutable."""
 
-    __slots__ = ()
+    win: int = 2
+    skunk: int = 3
+    double_skunk: int = 3
+    triple_skunk: int = 3
+    lurch: int = 4
 
     def for_kind(self, kind: ResultKind) -> int:
         return {
@@ -141,22 +147,23 @@ def parse_game_points(text: str) -> GamePoints:
     return GamePoints(**values)
 
 
-class Options(namedtuple(
-    "Options", "exact_out muggins skunk points",
-    defaults=(False, False, SkunkLines.ACC, GAME_POINT_PRESETS["acc"]),
-)):
+class Options(NamedTuple):
     """House rules, all off by default: ``exact_out`` and ``muggins`` (bools), the
     ``skunk`` lines (SkunkLines, ACC by default) and the game ``points``
     (GamePoints, the ACC preset by default). Immutable."""
 
-    __slots__ = ()
+    exact_out: bool = False
+    muggins: bool = False
+    skunk: SkunkLines = SkunkLines.ACC
+    points: GamePoints = GAME_POINT_PRESETS["acc"]
 
 
-class SkunkLine(namedtuple("SkunkLine", "kind below")):
+class SkunkLine(NamedTuple):
     """One skunk line: a loser on a score under ``below`` gets the result ``kind``
     (a ResultKind), unless a worse line below it applies. Immutable."""
 
-    __slots__ = ()
+    kind: ResultKind
+    below: int
 
 
 def skunk_lines(target: int, lines: SkunkLines = SkunkLines.ACC) -> tuple[SkunkLine, ...]:

@@ -7,11 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from docs_text import doc_text, section
 
 from firmware.cli import main
 from firmware.pc.console import run_console
-
-from docs_text import doc_text, section
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "tests" / "data" / "example-game.txt"

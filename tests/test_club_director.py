@@ -4,7 +4,6 @@ an answer or one line saying what to type; corrections, seasons and the CSV cell
 from __future__ import annotations
 
 import pytest
-from club_hub import result_payload
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +13,8 @@ from firmware.hub.hub import DirectorError, Hub, Journal, Settings
 from firmware.hub.inbox import Connected, Received
 from firmware.hub.pages import FORMULA_STARTS, neutral, night_csv
 from ledger.hub import HubLedger
+
+from club_hub import result_payload
 
 
 def make_hub(path, night: str = "n1", players=("Ann", "Bob", "Cy", "Di")) -> Hub:

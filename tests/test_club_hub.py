@@ -151,12 +151,12 @@ def test_a_correction_changes_the_standings_and_keeps_its_reason(hub, tables):
     play(tables["1"], 1, [a, b], (121, 100))
     wait_for(lambda: any(line["games"] for line in hub.standings()), "the game was not counted")
     hub.say(f'correct 1 1 {a}:121 {b}:80 reason="crib miscounted"')
-    wait_for(lambda: {l["player"]: l for l in hub.standings()}[a]["game_points"] == 3, "the correction did not count")
-    assert {l["player"]: l for l in hub.standings()}[b]["spread"] == -41
+    wait_for(lambda: {row["player"]: row for row in hub.standings()}[a]["game_points"] == 3, "the correction did not count")
+    assert {row["player"]: row for row in hub.standings()}[b]["spread"] == -41
     hub.say('void 1 1 reason="wrong players sat down"')
-    wait_for(lambda: {l["player"]: l for l in hub.standings()}[a]["games"] == 0, "the void did not count")
+    wait_for(lambda: {row["player"]: row for row in hub.standings()}[a]["games"] == 0, "the void did not count")
     hub.say('restore 1 1 reason="they were right"')
-    wait_for(lambda: {l["player"]: l for l in hub.standings()}[a]["game_points"] == 2, "the restore did not count")
+    wait_for(lambda: {row["player"]: row for row in hub.standings()}[a]["game_points"] == 2, "the restore did not count")
     hub.say("correct 1 1 nonsense")
     hub.say("frobnicate")
     hub.say("rounds")

@@ -87,7 +87,7 @@ def test_the_unit_with_the_drop_in_still_verifies_and_its_exposure_is_reported(t
     def exposure() -> float:
         result = subprocess.run(["systemd-analyze", "security", "--offline=yes", f"--root={tmp_path}", UNIT.name],
                                 capture_output=True, text=True, timeout=60)
-        line = next(l for l in result.stdout.splitlines() if "Overall exposure level" in l)
+        line = next(ln for ln in result.stdout.splitlines() if "Overall exposure level" in ln)
         return float(line.split(":")[1].split()[0])
 
     alone = exposure()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from docs_text import doc_text, section
+
 from firmware.board.controller import Controller, GameSettings
 from firmware.board.controls import CONTROLS, MENU_ITEMS, controls_card, key_names
 from firmware.cli import card as card_module
@@ -12,8 +14,6 @@ from firmware.config import load_config
 from firmware.pc.terminal import HELP, KEYS
 from hardware.inputs import COLOUR_BUTTONS, KNOB
 from ledger.writer import LedgerWriter
-
-from docs_text import doc_text, section
 
 A6_POINTS = (105 / 25.4 * 72, 148 / 25.4 * 72)
 

@@ -3,8 +3,8 @@
 import os
 import re
 import tomllib
-from functools import cache
 import xml.etree.ElementTree as ET
+from functools import cache
 from importlib import resources
 from pathlib import Path
 

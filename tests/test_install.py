@@ -1,8 +1,8 @@
 """The Pi install: install.sh's boot-file edits on temp files, the polkit rule, the scripts' syntax."""
 
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path

@@ -1,12 +1,13 @@
 """The menu through the mock pins: variants only as the board can show them, current choices, player names."""
 
 
+from docs_text import doc_text
+
 from firmware.board.menu import Item, Menu, tracks_reason
 from firmware.board.screens import oled_image
 from scorer.variants import VARIANTS
 
-from docs_text import doc_text
-from tests.test_board import make, sim  # noqa: F401 (sim is a fixture)
+from conftest import make
 
 # The main menu from the item it opens on (New game); Close is at the top, one turn back.
 MENU = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",

@@ -1,6 +1,7 @@
 """Check my count through the mock pins: cards by rank and suit, the paged breakdown, muggins from it."""
 
 import pytest
+from docs_text import doc_text
 
 from firmware.board.picker import Breakdown, fits, typed
 from firmware.config import load_config
@@ -9,8 +10,6 @@ from firmware.pc.simulator import Simulator, run_script
 from scorer.cards import parse_card, parse_cards
 from scorer.counting import score_hand
 from scorer.game import Entry, EntryKind
-
-from docs_text import doc_text
 
 # 5C 5D JC QC + 5H, the rank dial starting on 5: two presses, 6 detents, a press,
 # 1 detent, a press, 6 detents (Q K A 2 3 4 5) and the starter's press.

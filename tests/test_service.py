@@ -155,7 +155,7 @@ def exposure(unit: Path) -> float:
     """The overall exposure ``systemd-analyze security --offline=yes`` gives a unit."""
     result = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(unit)],
                             capture_output=True, text=True, timeout=60)
-    line = next(l for l in result.stdout.splitlines() if "Overall exposure level" in l)
+    line = next(ln for ln in result.stdout.splitlines() if "Overall exposure level" in ln)
     return float(line.split(":")[1].split()[0])
 
 
@@ -231,7 +231,7 @@ def test_install_prints_the_web_address_with_the_configs_port(tmp_path):
     result = web_notice(config)
     assert result.returncode == 0, result.stderr
     assert web_settings(str(config), None)[2] == 9090
-    line = next(l for l in result.stdout.splitlines() if l.startswith("The web view"))
+    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("The web view"))
     assert line.endswith(":9090/") and "http://" in line
     config.write_text("[display]\nenabled = false\n")
     result = web_notice(config)

@@ -177,7 +177,7 @@ def test_every_page_has_a_100_mm_scale_bar_and_its_label(pdf):
     total = len(pdf.pages)
     assert total > 2
     for n, page in enumerate(pdf.pages, 1):
-        bars = [l for l in pdf_lines(page) if l[1] == l[3] and abs(abs(l[2] - l[0]) - 100 * PT) < 0.01]
+        bars = [seg for seg in pdf_lines(page) if seg[1] == seg[3] and abs(abs(seg[2] - seg[0]) - 100 * PT) < 0.01]
         assert bars, f"page {n} has no 100 mm bar"
         text = " ".join(page.extract_text().split())
         assert f"page {n} of {total}" in text and (n == 1 or "row " in text and "column " in text)
@@ -211,7 +211,7 @@ def test_holes_are_printed_at_1_to_1(pdf):
     assert abs((p6[0] - p1[0]) - 5 * pitch_pt) < 1e-6
     lines = pdf_lines(pdf.pages[1])
     for x, y in (p1, p6):
-        assert any(l[1] == l[3] and abs(l[1] - y) < 0.01 and abs((l[0] + l[2]) / 2 - x) < 0.01 for l in lines)
+        assert any(seg[1] == seg[3] and abs(seg[1] - y) < 0.01 and abs((seg[0] + seg[2]) / 2 - x) < 0.01 for seg in lines)
 
 
 @pytest.mark.parametrize("name", BUNDLED)

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from docs_text import doc_text, section
 
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator
@@ -36,8 +37,6 @@ from firmware.pc.terminal import (
     run_terminal,
 )
 from hardware.layout import BUNDLED, load_layout
-
-from docs_text import doc_text, section
 
 ROOT = Path(__file__).resolve().parent.parent
 CSI = re.compile(r"\x1b\[([?0-9;]*)([A-Za-z])")

@@ -3,12 +3,9 @@
 import csv
 import io
 import json
-import os
 import re
 import shutil
 import socket
-import subprocess
-import sys
 import tempfile
 import time
 from html.parser import HTMLParser
@@ -24,7 +21,7 @@ from scorer.record import replay
 from scorer.report import state_dict
 
 from waits import CEILING_S
-from web_games import OTHER_USER_PROBLEM, ROOT, free_port, get, get_json, match_records, web_server, write_games
+from web_games import OTHER_USER_PROBLEM, get, get_json, match_records, web_server, write_games
 
 # ---- helpers -------------------------------------------------------------------------
 

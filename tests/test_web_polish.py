@@ -300,10 +300,9 @@ def test_the_newest_entry_is_said_in_words_for_the_live_region(tmp_path):
     """The live board's event carries the newest entry as a sentence with the side's new score ("Bob pegged
     2 in the play: 15 two, Bob now 2"), keyed so the live region says each entry once; the page's region
     starts empty, with the key of the entry it already shows."""
-    from scorer.game import EntryKind, PeggedEntry
-
     from firmware.web.feed import LiveFeed
     from firmware.web.records import spoken
+    from scorer.game import EntryKind, PeggedEntry
 
     def entry(kind, seat, points, note=""):
         return PeggedEntry(kind, seat, points, points, 1, None, note)

@@ -6,14 +6,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from docs_text import section
 
 from firmware.cli import main
 from firmware.config import load_config
 from firmware.errors import ConfigError
 from hardware.leds import StripSettings
 from hardware.wiring import buzzer_ground, clashes, physical_pin, wires, wiring_svg
-
-from docs_text import section
 
 SVG = "{http://www.w3.org/2000/svg}"
 # The header's BCM -> physical pin numbers, from the Raspberry Pi pinout (not from the module).

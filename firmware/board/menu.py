@@ -290,8 +290,8 @@ class MenuTree:
                 host.say(f"Brightness {round(level * 10)}")
             return chosen
         cursor = 1 + min(range(10), key=lambda k: abs(levels[k] - host.brightness))
-        host.push(Menu(host, "Brightness", [Item("Back", host.back)] + [Item(f"{round(l * 10)}", pick(l))
-                                                                        for l in levels], cursor))
+        host.push(Menu(host, "Brightness", [Item("Back", host.back)] + [Item(f"{round(lv * 10)}", pick(lv))
+                                                                        for lv in levels], cursor))
 
 
     def display(self) -> None:

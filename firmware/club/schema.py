@@ -349,9 +349,9 @@ def _check_result(payload: dict) -> None:
                                f"{points.for_kind(right.kind)} of {loser['result']} by points {payload['points']}")
     if payload["margin"] not in {loser["margin"] for loser in losers}:
         raise PayloadError(f"result: margin {payload['margin']} is no loser's")
-    if payload["game_points"] is not None and payload["game_points"] != sum(l["game_points"] for l in losers):
+    if payload["game_points"] is not None and payload["game_points"] != sum(loser["game_points"] for loser in losers):
         raise PayloadError(f"result: game points {payload['game_points']} are not its losers' "
-                           f"{sum(l['game_points'] for l in losers)}")
+                           f"{sum(loser['game_points'] for loser in losers)}")
 
 
 def _kept_games(value) -> str | None:

@@ -49,8 +49,7 @@ from ..club.broker import Broker
 from ..club_settings import club_name_problem
 from . import night as nights
 from .commands import Commands, DirectorError
-from .inbox import (BrokerChanged, Connected, FloorMoved, Inbox, Job, PresenceAsked, Received, Stop,
-                    TableChanged)
+from .inbox import BrokerChanged, Connected, FloorMoved, Inbox, Job, PresenceAsked, Received, Stop, TableChanged
 from .journal import Journal
 from .mqtt import LOOK_AGAIN_S, HubLink
 from .state import NightState, Shown, Snapshot

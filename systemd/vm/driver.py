@@ -161,7 +161,7 @@ def power_check(acks_file: str) -> int:
             return 1
     for row_id, game_id, _, line in acked:
         if rows.get(row_id) != (game_id, line):
-            lost = sum(1 for r, g, _, l in acked if rows.get(r) != (g, l))
+            lost = sum(1 for r, g, _, ln in acked if rows.get(r) != (g, ln))
             print(f"FAILED: {lost} of {len(acked)} acknowledged entries lost, the first: entry {row_id} "
                   f"(game {game_id}: {line}); the ledger has {rows.get(row_id) or 'no such entry'}")
             return 1
@@ -280,8 +280,8 @@ def club_sync(acks_file: str, seconds: float) -> int:
         hub = sqlite3.connect(f"file:{HUB_STATE}?mode=ro", uri=True, timeout=30)
         rows = hub.execute("SELECT club, tbl, ledger, game, seq, line, received FROM entries WHERE ledger = ?",
                            (ledger,)).fetchall()
-        have = {(c, t, l, g, s): text for c, t, l, g, s, text, _ in rows}
-        since_boot = {(c, t, l, g, s) for c, t, l, g, s, _, received in rows if received >= booted}
+        have = {(c, t, lg, g, s): text for c, t, lg, g, s, text, _ in rows}
+        since_boot = {(c, t, lg, g, s) for c, t, lg, g, s, _, received in rows if received >= booted}
         hub.close()
         missing = [key for key in wanted if key not in have]
         wrong = [key for key, line in wanted.items() if key in have and line is not None and have[key] != line]
