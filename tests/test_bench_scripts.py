@@ -9,13 +9,18 @@ from pathlib import Path
 
 import pytest
 
+from helpers import read_only_mount_problem
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("script, argument", [("ledger.py", "5"), ("stopped_board.py", "2"), ("pairings.py", "40")])
 def test_a_small_run_of_a_benchmark_finishes_and_prints_its_table(script, argument, tmp_path):
     """Run from another folder, the script imports the project's packages (its ledger package, not
-    bench/ledger.py), times something and prints figures."""
+    bench/ledger.py), times something and prints figures (stopped_board.py: where a read-only bind mount
+    can be made, as the web unit's; a chroot refuses the mount namespace)."""
+    if script == "stopped_board.py" and read_only_mount_problem() is not None:
+        pytest.skip(f"bench/stopped_board.py: {read_only_mount_problem()}")
     result = subprocess.run([sys.executable, str(ROOT / "bench" / script), argument], cwd=tmp_path,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]

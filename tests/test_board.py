@@ -7,25 +7,13 @@ from PIL import Image
 
 from firmware.board.screens import Screen, oled_image
 from firmware.config import load_config
-from firmware.pc.simulator import Simulator, board_png, run_script
+from firmware.pc.simulator import board_png, run_script
 from hardware.layout import load_layout
 
 from golden import assert_matches_golden
+from helpers import make
 
 RED, BLUE = (255, 0, 0), (0, 80, 255)
-
-
-def make(tmp_path, *overrides):
-    return Simulator(load_config(overrides=list(overrides)), tmp_path / "ledger.sqlite3")
-
-
-@pytest.fixture
-def sim(tmp_path):
-    board = make(tmp_path)
-    try:
-        yield board
-    finally:
-        board.close()
 
 
 def dial_and(sim, points, button):

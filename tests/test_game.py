@@ -13,7 +13,7 @@ from scorer.errors import (
 from scorer.game import Entry, Game, Phase
 from scorer.variants import Options, SkunkLines, find_variant
 
-from conftest import play
+from helpers import play
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 

@@ -367,21 +367,6 @@ def test_permissions_are_refused_with_the_cause(shared_dir, case):
 # ---- tmpfs: a read-only file system, a full disk ------------------------------------
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 1 MB tmpfs, unmounted afterwards; skipped where mounting is not permitted."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0777", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or done.returncode}): run as root to test a full disk")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
 def fill(folder: Path) -> Path:
     """Fill the file system up to the last byte; the filler file."""
     filler = folder / "filler"

@@ -5,7 +5,7 @@ from firmware.board.menu import Item, Menu, tracks_reason
 from firmware.board.screens import oled_image
 from scorer.variants import VARIANTS
 
-from tests.test_board import make, sim  # noqa: F401 (sim is a fixture)
+from helpers import make
 
 # The main menu from the item it opens on (New game); Close is at the top, one turn back.
 MENU = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",

@@ -6,7 +6,7 @@ from firmware.board.menu import APPLIES_NEXT_GAME, APPLIES_NOW
 from firmware.palette import PALETTES
 from ledger.reader import LedgerReader
 
-from tests.test_board import make, sim  # noqa: F401 (sim is a fixture)
+from helpers import make
 
 # The main menu's items from New game, where it opens (Close is one turn back, at the top).
 MAIN = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",

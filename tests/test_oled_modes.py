@@ -12,7 +12,7 @@ from hardware.layout import lap_of
 from scorer.record import replay
 
 from golden import assert_matches_golden
-from tests.test_strip_settles import script_to_win
+from helpers import script_to_win
 
 SEVEN_CARD = ["game.variant=seven-card"]
 

@@ -5,10 +5,12 @@ import pytest
 from firmware.board.picker import Breakdown, fits, typed
 from firmware.config import load_config
 from firmware.pc.script import parse_script
-from firmware.pc.simulator import Simulator, run_script
+from firmware.pc.simulator import run_script
 from scorer.cards import parse_card, parse_cards
 from scorer.counting import score_hand
 from scorer.game import Entry, EntryKind
+
+from helpers import make
 
 # 5C 5D JC QC + 5H, the rank dial starting on 5: two presses, 6 detents, a press,
 # 1 detent, a press, 6 detents (Q K A 2 3 4 5) and the starter's press.
@@ -25,17 +27,10 @@ click green  # the starter, 5H
 """
 
 
-def make(tmp_path, *overrides):
-    return Simulator(load_config(overrides=list(overrides)), tmp_path / "ledger.sqlite3")
-
-
 @pytest.fixture
-def sim(tmp_path):
-    board = make(tmp_path, "game.muggins=true")
-    try:
-        yield board
-    finally:
-        board.close()
+def sim_overrides():
+    """The sim fixture's board (conftest.py) plays muggins."""
+    return ("game.muggins=true",)
 
 
 def presses(script: str) -> int:

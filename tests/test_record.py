@@ -8,7 +8,7 @@ from scorer.record import Command, GameHeader, parse_line, replay
 from scorer.report import state_dict, summary
 from scorer.variants import SkunkLines
 
-from conftest import play
+from helpers import play
 
 
 @pytest.mark.parametrize("line, action", [

@@ -18,7 +18,7 @@ from ledger.single_writer import SingleWriter, stamp
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line
 
-from test_ledger import FaultyConnection, fill, listing, small_disk  # noqa: F401 (small_disk: a fixture)
+from test_ledger import FaultyConnection, fill, listing
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = {"board": LedgerWriter, "hub": HubLedger}
