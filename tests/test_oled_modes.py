@@ -26,6 +26,7 @@ def test_laps_are_counted_from_one():
     assert lap_note(("Alice", "Bob"), (100, 95), 181) == ""
 
 
+@pytest.mark.slow
 def test_the_oled_says_lap_2_in_a_181_game(tmp_path):
     """Seven-card past 120: the play screen's line says whose peg is on lap 2."""
     result = run_script(script_to_win(target=140), load_config(overrides=SEVEN_CARD), tmp_path / "l.sqlite3")

@@ -160,6 +160,7 @@ def broken_rules(graph: dict[str, set[str]]) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_no_import_cycle_between_project_modules():
     """No module imports itself through others, however the import is written."""
     graph = import_graph()
@@ -172,6 +173,7 @@ def test_every_import_keeps_the_room_order():
     assert broken_rules(import_graph()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module, line, loop", [
     ("scorer.cards", "from .game import Game", {"scorer.cards", "scorer.counting", "scorer.game"}),
     ("firmware.board.panels", "from .controller import Controller",
@@ -186,6 +188,7 @@ def test_a_planted_cycle_is_found(module, line, loop):
     assert len(found) == 1 and loop <= found[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module, line, why", [
     ("scorer.game", "import ledger.writer", "scorer.game -> ledger.writer: scorer may import no other room"),
     ("hardware.leds", "from firmware.config import Config", "hardware.leds -> firmware.config: hardware may import"),

@@ -196,6 +196,7 @@ def test_real_loop_ends_on_the_settled_strip_after_heels_play_and_undo(tmp_path)
         running.stop()
 
 
+@pytest.mark.slow
 def test_real_loop_ends_on_the_settled_strip_after_the_win_chase(tmp_path, monkeypatch):
     """The win chase runs on the winner's track, then the last frame shows the pegs where they ended."""
     monkeypatch.setattr(app, "CELEBRATE_SECONDS", 0.5)
