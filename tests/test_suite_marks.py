@@ -1,7 +1,9 @@
 """The suite's markers (pyproject.toml) are on the tests they name, so the fast lane
 (``-m "not slow and not browser and not broker"``, docs/architecture.md) leaves out what it says."""
 
+import functools
 import inspect
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +15,14 @@ def _uses(item, fixture: str, calls: tuple[str, ...] = ()) -> bool:
     if fixture in getattr(item, "fixturenames", ()):
         return True
     function = getattr(item, "function", None)
-    return function is not None and any(call in inspect.getsource(function) for call in calls)
+    if function is None or not any(call in _module_text(item.fspath) for call in calls):
+        return False
+    return any(call in inspect.getsource(function) for call in calls)
+
+
+@functools.cache
+def _module_text(path) -> str:
+    return Path(path).read_text()
 
 
 def test_every_test_that_starts_a_broker_or_a_browser_carries_its_marker(request):
