@@ -31,7 +31,7 @@ def _other_user_problem() -> str | None:
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", "import firmware.web"],
         cwd=Path(__file__).parent.parent, capture_output=True, timeout=60,
     )
-    if probe.returncode != 0:  # e.g. the tree or the venv under /root (0700), as in the arm64 install test
+    if probe.returncode != 0:  # e.g. the tree or the venv under /root (0700)
         return "user nobody cannot run this venv's python on this tree (it is not readable by other users)"
     return None
 
