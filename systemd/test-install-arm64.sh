@@ -106,20 +106,24 @@ EOF
 printf 'console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 fsck.repair=yes rootwait\n' \
     >"$root/boot/firmware/cmdline.txt"
 
-# 4. The working tree (tracked and new files, not the venv or caches).
-copy_tree "$src" "$root/root/cribbage-board"
+# 4. The working tree (tracked and new files, not the venv or caches), in /srv (0755), not /root
+# (0700): the tests run the venv's python on it as other users (nobody, the board's and the web's),
+# so every folder and file in it is readable by all, whatever the umask it was checked out with.
+tree=/srv/cribbage-board
+copy_tree "$src" "$root$tree"
+chmod -R a+rX "$root$tree"
 
 # 5. The install, twice.
 log=$cache/install-$release.log
 say "systemd/install.sh (CRIBBAGE_INSTALL_TARGET=chroot), log in $log"
-in_root env CRIBBAGE_INSTALL_TARGET=chroot bash /root/cribbage-board/systemd/install.sh >"$log" 2>&1 ||
+in_root env CRIBBAGE_INSTALL_TARGET=chroot bash "$tree/systemd/install.sh" >"$log" 2>&1 ||
     { tail -n 30 "$log"; fail "install.sh exited non-zero"; }
 grep '^skipped: ' "$log" || true
 grep -E '^(config\.txt|cmdline\.txt): ' "$log" || true
 boot_sum=$(cat "$root/boot/firmware/config.txt" "$root/boot/firmware/cmdline.txt" | md5sum)
 accounts_sum=$(cat "$root"/etc/{passwd,group,shadow,gshadow} | md5sum)
 say "systemd/install.sh again (it must change nothing)"
-in_root env CRIBBAGE_INSTALL_TARGET=chroot bash /root/cribbage-board/systemd/install.sh >"$log.2" 2>&1 ||
+in_root env CRIBBAGE_INSTALL_TARGET=chroot bash "$tree/systemd/install.sh" >"$log.2" 2>&1 ||
     { tail -n 30 "$log.2"; fail "install.sh exited non-zero the second time"; }
 
 # 6. What the install must have left.
@@ -156,11 +160,13 @@ say "install ok"
 # Python 3.13 on plain Debian, which has no python3-lgpio or liblgpio-dev).
 say "README venv route and the test suite (under qemu: slow)"
 tests_log=$cache/tests-$release.log
-in_root bash -c 'cd /root/cribbage-board && python3 -m venv --system-site-packages .venv &&
-    PYPI=1 .venv/bin/pip install -q -e ".[test]"' >"$tests_log" 2>&1 ||
+in_root bash -c "cd $tree && umask 022 && python3 -m venv --system-site-packages .venv &&
+    PYPI=1 .venv/bin/pip install -q -e '.[test]'" >"$tests_log" 2>&1 ||
     { tail -n 30 "$tests_log"; fail "pip install -e .[test] failed"; }
 status=0
-in_root bash -c 'cd /root/cribbage-board && .venv/bin/python -m pytest -q -p no:cacheprovider' >>"$tests_log" 2>&1 || status=$?
+# A worker a core (pyproject's -n 4 is for a machine that mostly waits): under qemu the tests are
+# CPU-bound, and more workers would only stretch each test's waits towards their ceilings.
+in_root bash -c "cd $tree && .venv/bin/python -m pytest -q -p no:cacheprovider -n $(nproc)" >>"$tests_log" 2>&1 || status=$?
 tail -n 15 "$tests_log"
 summary=$(grep -E '^=*.*[0-9]+ (passed|failed|error)' "$tests_log" | tail -n 1 | sed -E 's/^=+ //; s/ in [0-9.]+s.*$//; s/ =+$//')
 [ -n "$summary" ] || fail "no pytest summary line (exit $status), see $tests_log"

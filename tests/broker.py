@@ -61,6 +61,7 @@ class Mosquitto:
         self.program = need_mosquitto()
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
+        self.port_given = port is not None  # else a free port, chosen again if taken before the broker binds it
         self.port = port or free_port()
         self.process: subprocess.Popen | None = None
         self.log = self.folder / "mosquitto.log"
@@ -98,13 +99,28 @@ class Mosquitto:
         return f"mqtt://127.0.0.1:{self.port}"
 
     def start(self) -> "Mosquitto":
-        self.process = subprocess.Popen([self.program, "-c", str(self.config)], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE)
-        if not eventually(lambda: port_open(self.port) or self.process.poll() is not None):
-            raise RuntimeError(f"mosquitto did not listen on {self.port} in {CEILING_S} s")
-        if self.process.poll() is not None:
-            raise RuntimeError(f"mosquitto stopped at once: {self.process.stderr.read().decode()[-500:]}")
-        return self
+        """Run the broker and wait until it says it listens. A free port another test's process took between
+        its choice and the broker's bind (the tests run in parallel) is replaced by another free port."""
+        for _ in range(5):
+            logged = len(self.log_text())
+            self.process = subprocess.Popen([self.program, "-c", str(self.config)], stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.PIPE)
+            if not eventually(lambda: self._listening(logged) or self.process.poll() is not None):
+                raise RuntimeError(f"mosquitto did not listen on {self.port} in {CEILING_S} s")
+            if self.process.poll() is None:
+                return self
+            said = self.process.stderr.read().decode(errors="replace") + self.log_text()[logged:]
+            self.process.stderr.close()
+            self.process = None
+            if self.port_given or "Address already in use" not in said:
+                raise RuntimeError(f"mosquitto stopped at once: {said[-500:]}")
+            taken, self.port = self.port, free_port()
+            self.config.write_text(self.config.read_text().replace(f"listener {taken} ", f"listener {self.port} ", 1))
+        raise RuntimeError(f"mosquitto found no free port in 5 tries: {said[-500:]}")
+
+    def _listening(self, logged: int) -> bool:
+        """Whether this start of the broker says it runs (its listeners bound) and accepts connections."""
+        return " running" in self.log_text()[logged:] and port_open(self.port)
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         """Stop the broker: SIGTERM saves its state first; SIGKILL does not."""
@@ -162,13 +178,6 @@ def shipped_settings() -> list[str]:
     """The shipped config's settings, but for the listener, the logins and the ACL (a test's own)."""
     return [line.strip() for line in SHIPPED.read_text().splitlines()
             if line.strip() and not line.lstrip().startswith("#") and line.split()[0] not in OWN]
-
-
-@pytest.fixture
-def broker(tmp_path):
-    """A running Mosquitto for this test (anonymous, on a free port of 127.0.0.1)."""
-    with Mosquitto(tmp_path / "broker") as running:
-        yield running
 
 
 def environment() -> dict[str, str]:

@@ -35,6 +35,7 @@ class HubProcess:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.state = state or self.folder / "hub.sqlite3"
+        self.port_given = port is not None  # else a free port, chosen again if taken before the hub binds it
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.argv = [sys.executable, "-m", "firmware.cli", "hub", "--broker", broker_url, "--club", club,
@@ -45,18 +46,34 @@ class HubProcess:
         self.starts = 0
 
     def start(self, wait: bool = True) -> "HubProcess":
-        self.starts += 1
-        self.err = open(self.folder / f"hub-{self.starts}.err", "w")
-        self.out = open(self.folder / f"hub-{self.starts}.out", "w")
-        self.process = subprocess.Popen(self.argv, env=environment(), cwd=ROOT, stdout=self.out, stderr=self.err,
-                                        stdin=subprocess.PIPE if self.console else subprocess.DEVNULL)
-        if wait:
-            assert eventually(self.answers), f"the hub did not answer: {self.log()}"
-        return self
+        """Run the hub; with ``wait``, until its API answers. A free port another test's process took between
+        its choice and the hub's bind (the tests run in parallel) is replaced by another free port."""
+        for _ in range(5):
+            self.starts += 1
+            self.err = open(self.folder / f"hub-{self.starts}.err", "w")
+            self.out = open(self.folder / f"hub-{self.starts}.out", "w")
+            self.process = subprocess.Popen(self.argv, env=environment(), cwd=ROOT, stdout=self.out,
+                                            stderr=self.err, stdin=subprocess.PIPE if self.console else subprocess.DEVNULL)
+            if not wait:
+                return self
+            assert eventually(lambda: self.process.poll() is not None or self._api_answers()), \
+                f"the hub did not answer: {self.log()}"
+            said = (self.folder / f"hub-{self.starts}.err").read_text(errors="replace")
+            if self.process.poll() is None or self.port_given or f"port {self.port} on 127.0.0.1 is in use" not in said:
+                self.answers()  # says why the hub stopped, if it did
+                return self
+            self._close_files()
+            self.port = free_port()
+            self.argv[self.argv.index("--port") + 1] = str(self.port)
+            self.base = f"http://127.0.0.1:{self.port}"
+        raise AssertionError(f"the hub found no free port in 5 tries: {self.log()}")
 
     def answers(self) -> bool:
         if self.process.poll() is not None:
             raise AssertionError(f"the hub stopped ({self.process.returncode}): {self.log()}")
+        return self._api_answers()
+
+    def _api_answers(self) -> bool:
         try:
             urllib.request.urlopen(self.base + "/api/club/standings", timeout=2).close()
         except OSError:

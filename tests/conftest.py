@@ -1,22 +1,16 @@
-"""Shared helpers for the tests."""
+"""The fixtures the test modules share, all here (a module never imports another's fixtures); the plain
+helpers they share are in helpers.py. Markers (pyproject.toml): browser, broker, slow."""
 
+from __future__ import annotations
+
+import shutil
 import subprocess
-import textwrap
+import tempfile
 
 import pytest
+from helpers import CHROMEDRIVER, CHROMIUM, make, play
 
-from firmware.config import load_config
-from firmware.pc.simulator import Simulator
-from scorer.record import replay
-from scorer.report import state_dict
-
-from broker import broker  # noqa: F401  (a running Mosquitto, for the club tests)
-
-
-def play(record: str) -> dict:
-    """Replay a record given as indented text; return the JSON state."""
-    result = replay(textwrap.dedent(record).strip().splitlines())
-    return state_dict(result.book, result.rejected)
+from broker import Mosquitto
 
 
 @pytest.fixture
@@ -24,19 +18,27 @@ def run_record():
     return play
 
 
-def make(tmp_path, *overrides):
-    """A board on mock pins with the default config (plus ``overrides``) and its ledger in ``tmp_path``."""
-    return Simulator(load_config(overrides=list(overrides)), tmp_path / "ledger.sqlite3")
+@pytest.fixture
+def sim_overrides() -> tuple[str, ...]:
+    """The config overrides of the ``sim`` fixture's board (a module overrides this fixture to change them)."""
+    return ()
 
 
 @pytest.fixture
-def sim(tmp_path):
-    """``make(tmp_path)``, closed afterwards."""
-    board = make(tmp_path)
+def sim(tmp_path, sim_overrides):
+    """A simulated board (firmware.pc.simulator) with its ledger in tmp_path, closed after the test."""
+    board = make(tmp_path, *sim_overrides)
     try:
         yield board
     finally:
         board.close()
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """A running Mosquitto for this test (anonymous, on a free port of 127.0.0.1)."""
+    with Mosquitto(tmp_path / "broker") as running:
+        yield running
 
 
 @pytest.fixture
@@ -52,3 +54,26 @@ def small_disk(tmp_path):
         yield mount
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.fixture
+def browser():
+    """Debian's headless Chromium through its chromedriver (modules using it carry helpers.BROWSER_MARKS)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="cribbage-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                 f"--user-data-dir={profile}", "--hide-scrollbars"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for the policy's refusals
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)

@@ -3,6 +3,7 @@
 
 import pytest
 from docs_text import doc_text
+from helpers import make
 from PIL import Image
 
 from firmware.board.screens import Screen, oled_image
@@ -10,7 +11,6 @@ from firmware.config import load_config
 from firmware.pc.simulator import board_png, run_script
 from hardware.layout import load_layout
 
-from conftest import make
 from golden import assert_matches_golden
 
 RED, BLUE = (255, 0, 0), (0, 80, 255)

@@ -138,7 +138,7 @@ def test_which_tone_for_what_happened():
 
 def test_simulate_lists_the_tones_of_a_game(tmp_path):
     """With a buzzer enabled, simulate's JSON has the tones: entries, a refusal, skunk lines, the win."""
-    from tests.test_strip_settles import script_to_win
+    from helpers import script_to_win
 
     script = ["click blue"] + script_to_win()  # blue (not the dealer) with nothing dialled: refused
     result = run_script(script, load_config(overrides=BUZZER_ON), tmp_path / "l.sqlite3")

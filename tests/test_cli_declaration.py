@@ -131,6 +131,7 @@ OTHERS = [[value] for value in VALUES] + [
     [token] for token in ("--", "--star", "--js", "--hand-size=4", "--state=x", "--s", "--h", "-h", "--help", "-ox.pdf")]
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(NAMES), st.sampled_from(FLAGS), st.sampled_from(OTHERS)), max_size=8)
        .map(lambda pieces: [token for piece in pieces for token in piece]))

@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
 
 from firmware.club import schema
 from ledger.feed import items_after
@@ -26,6 +27,8 @@ from scorer.record import replay
 from broker import Mosquitto, environment, free_port, need_mosquitto
 from club_hub import Cable, ConsoleTable, HubProcess, acc_standings, game_lines, wait_for
 from waits import CEILING_S, eventually
+
+pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 SETUP = ROOT / "systemd" / "club-broker.sh"

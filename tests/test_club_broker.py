@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
 
 from firmware.club import schema
 from firmware.club.link import ClubLink
@@ -17,6 +18,8 @@ from scorer.record import parse_line
 
 from broker import Listener, Mosquitto, environment, free_port, need_mosquitto, port_open
 from waits import eventually
+
+pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "systemd" / "mosquitto-cribbage.conf"

@@ -5,10 +5,13 @@ live over server-sent events, readable on a TV across the room and on a phone. S
 import os
 from pathlib import Path
 
+import pytest
+from helpers import BROWSER_MARKS
+
 from club_hub import HubProcess, Table, wait_for
-from test_web_browser import browser, pytestmark  # noqa: F401  (the Chromium fixture, and its skip)
 from test_web_browser import wait_for as page_wait
 
+pytestmark = [*BROWSER_MARKS, pytest.mark.broker]
 PLAYERS = ["Ann", "Bob", "Cy", "Di", "Maximiliana-Konstantinopoulou", "דוד", "Zoë", "Hal"]
 TABLES = ["1", "2", "3", "4"]
 TV, PHONE = (1920, 1080), (390, 844)

@@ -116,6 +116,7 @@ def test_the_season_adds_up_every_night_each_by_its_rule(tmp_path):
         second.ledger.close()
 
 
+@pytest.mark.slow
 @given(st.text(max_size=30))
 def test_a_csv_cell_never_starts_as_a_formula(text):
     cell = neutral(text)

@@ -27,6 +27,8 @@ from club_hub import ConsoleTable, HubProcess, acc_standings, game_lines, wait_f
 from test_club_night import games_in
 from waits import CEILING_S, eventually
 
+pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 CLUB = "thu"
 TABLES = ["1", "2", "3", "4"]

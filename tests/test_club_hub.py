@@ -24,6 +24,8 @@ from broker import Listener, Mosquitto, environment, free_port
 from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
 from waits import CEILING_S
 
+pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
+
 PLAYERS = "Ann,Bob,Cy,Di"
 
 

@@ -25,6 +25,8 @@ from broker import Listener, Mosquitto, environment
 from club_hub import HubProcess
 from waits import CEILING_S, eventually
 
+pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = (ROOT / "tests" / "data" / "example-game.txt").read_text().splitlines()
 CLUB = ("--set", "club.name=thursday", "--set", "club.table=3")

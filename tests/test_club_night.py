@@ -7,10 +7,14 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
+import pytest
+
 from ledger.reader import LedgerReader
 from scorer.record import replay
 
 from club_hub import Cable, ConsoleTable, HubProcess, acc_standings, game_lines, wait_for
+
+pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
 TABLES = ["1", "2", "3", "4"]

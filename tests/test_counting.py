@@ -124,6 +124,7 @@ def test_card_past_31_is_refused():
         score_play("KH KS KD KC".split())
 
 
+@pytest.mark.slow
 def test_no_card_pegs_more_than_15_in_the_play():
     """Over every legal sequence of up to 5 cards, no card scores over 15 (7 2 2 2 2 + go does)."""
     from scorer.cards import Card

@@ -77,6 +77,7 @@ def _run_and_kill(path: Path, seed: int, delay: float) -> list[str]:
     return json.loads(complete[-1].split(" ", 1)[1])
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path):
     """Twelve kills at random moments: each restart holds what was acknowledged, the file is sound."""
     rng = random.Random(2026)
@@ -101,6 +102,7 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path):
         assert not list(tmp_path.glob("*.corrupt-*"))
 
 
+@pytest.mark.slow
 def test_button_mashing_keeps_every_invariant(tmp_path):
     """Thousands of random presses and turns: no crash, and the rules' invariants hold throughout."""
     sim = Simulator(load_config(overrides=["game.muggins=true"]), tmp_path / "ledger.sqlite3")
@@ -192,6 +194,7 @@ def test_oled_that_stops_answering_is_dropped_and_scoring_goes_on(tmp_path):
         sim.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config_text, message", [
     ("[leds]\nbrightness = 1\n", "unknown key [leds] brightness"),
     ("[inputs]\nred = 5\nblue = 5\n", "blue and red are both on GPIO5"),

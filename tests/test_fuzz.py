@@ -113,6 +113,7 @@ toml_junk = st.one_of(
 
 # ---- the fuzz tests ---------------------------------------------------------
 
+@pytest.mark.slow
 @FUZZ
 @given(data=records)
 @example(data=b"game six-card seats=A\xff,B\n")  # not UTF-8
@@ -126,6 +127,7 @@ def test_replay_any_record(data):
     check(code, err)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=records)
 @example(data=b"game six-card seats=A,Bob\npeg Bob 99999999999999999999\npeg Bob \xff\xfe 2\n")
@@ -139,6 +141,7 @@ def test_console_any_lines(data, tmp_path_factory):
     assert code == 0, err  # a bad line is refused in the session, not fatal
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=scripts)
 @example(data=b"turn 1000000000\n")  # ran for ever
@@ -158,6 +161,7 @@ def test_simulate_any_script(data, tmp_path_factory):
         assert err.startswith(f"{script}:"), err
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=toml_junk)
 @example(data=b"x = " + b"[" * 5000 + b"]" * 5000)  # nested thousands deep
@@ -173,6 +177,7 @@ def test_config_any_file(data, tmp_path_factory):
     check(code, err)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(key=st.sampled_from(["leds.gamma", "game.players", "game.dealer", "inputs.red", "x", "", "leds"]),
        value=arguments | st.integers(1, 3000).map(lambda n: "[" * n))
@@ -188,6 +193,7 @@ def test_set_any_value(key, value, tmp_path_factory):
         check(code, err)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(cards=st.lists(arguments | st.sampled_from(["5H", "10D", "TD", "js", "AS", "KC", "5H"]), max_size=8),
        starter=arguments | st.sampled_from(["5C", "JH", "5H"]), crib=st.booleans())
@@ -242,6 +248,7 @@ def test_head_of_the_output_is_quiet():
     assert result.stdout == b"{\n" and result.stderr == b""
 
 
+@pytest.mark.slow
 def test_real_process_hostile_inputs(tmp_path):
     """Bytes that are not UTF-8 on a real standard input, a huge turn and a deep config: one line, exit 2."""
     console = command("console", "--state", str(tmp_path / "l.sqlite3"),

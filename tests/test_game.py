@@ -1,6 +1,7 @@
 """The rules the game state machine enforces, table-driven from game records."""
 
 import pytest
+from helpers import play
 
 from scorer.errors import (
     GameOverError,
@@ -12,8 +13,6 @@ from scorer.errors import (
 )
 from scorer.game import Entry, Game, Phase
 from scorer.variants import Options, SkunkLines, find_variant
-
-from conftest import play
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 

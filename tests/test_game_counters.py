@@ -120,6 +120,7 @@ TOML_VALUES = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(placed=TOML_VALUES, count=st.integers(0, MAX_GAME_COUNTERS))
 def test_any_counters_entry_gives_a_layout_or_one_line(placed, count):
@@ -227,6 +228,7 @@ def test_board_template_draws_the_counters_asked_for(tmp_path, capsys):
     assert err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_the_template_with_counters_is_saved_for_review():
     """The classic template with 3 counters a side goes to tests/output/counters for a look."""
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -324,6 +326,7 @@ def _counters_shown(sim):
     return [[frame[c.led] for c in row] for row in layout.counters]
 
 
+@pytest.mark.slow
 def test_a_match_game_won_lights_the_winners_next_counter(tmp_path):
     """Through the mock pins: Red wins game 1 (its counter 1), Blue game 2 (its 1), Red game 3 (its 2);
     the counters follow the scorebook's tally, keep across a restart, and New match puts them out."""
@@ -362,6 +365,7 @@ def test_a_match_game_won_lights_the_winners_next_counter(tmp_path):
         again.close()
 
 
+@pytest.mark.slow
 def test_the_snapshot_shows_the_counters(tmp_path):
     """The LED board PNG has a dot for each counter: a red one after Red's win."""
     from PIL import Image
@@ -406,6 +410,7 @@ def test_the_terminal_draws_each_counter_and_labels_the_row():
     assert row < min(r for r, _ in first_row) and col == min(c for _, c in first_row)
 
 
+@pytest.mark.slow
 def test_the_80x24_board_shows_a_won_game_on_its_counter(tmp_path):
     """After Red's win the terminal shows Red's first counter lit (●), its others and Blue's unlit (·)."""
     sim = Simulator(load_config(None, ["leds.game_counters=3"]), tmp_path / "l.sqlite3")

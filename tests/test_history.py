@@ -149,6 +149,7 @@ def test_player_stats_percentile_places_each_hand_size():
     assert hand_percentile([6], 3) != pytest.approx(hand_percentile([6], 4))
 
 
+@pytest.mark.slow
 def test_percentiles_agree_with_counting_every_hand_of_a_small_pack():
     """The mid-rank percentile formula against a brute-force count over every hand of a 16-card pack."""
     cards = [c for c in deck() if c.rank in (1, 5, 10, 11)]

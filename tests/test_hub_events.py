@@ -64,6 +64,7 @@ def sizes(events: list[bytes]) -> list[int]:
     return [len(event) for event in events]
 
 
+@pytest.mark.slow
 def test_a_busy_second_at_a_thousand_tables_is_events_of_at_most_16_kb(night):
     """400 entries, 300 live scores and 30 results in one change (a second at ten times a player's pace):
     every event within EVENT_BYTES, and the viewer's cards and standings are the snapshot's."""

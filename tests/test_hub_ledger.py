@@ -265,6 +265,7 @@ def test_a_schema_1_ledger_is_taken_up_whole_and_gains_its_conflicts(tmp_path):
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+@pytest.mark.slow
 def test_the_word_kept_up_commit_by_commit_equals_the_word_read_again(hub_ledger):
     """The hub's writer keeps each board's KeptBoard up to date after its commits (entries out of order and
     past gaps, results in any revision order, results refused): after every commit its word is the word read

@@ -53,6 +53,7 @@ def test_install_scripts_parse():
         assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed (apt-get install shellcheck)")
 def test_install_scripts_pass_shellcheck():
     """install.sh, club-broker.sh, the arm64 and VM checks (and the VM's guest side) have no shellcheck findings."""

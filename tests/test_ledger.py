@@ -126,6 +126,7 @@ def writer(tmp_path):
         console.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [
     ["console"],
     ["simulate", "-"],
@@ -181,6 +182,7 @@ def test_a_lock_left_by_a_killed_writer_is_taken(tmp_path):
         assert store.export()[-1] == "hand Alice 12" and store.messages == []
 
 
+@pytest.mark.slow
 def test_reader_reads_while_the_writer_writes(writer):
     """A reader in another process sees each acknowledged entry, and its open snapshot never blocks the writer."""
     path, console = writer
@@ -252,6 +254,7 @@ def _foreign(path: Path, wal: bool = False, app_id: int = 0) -> None:
     conn.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setup, expected", [
     (lambda d: (d / "ledger.sqlite3").mkdir(), "is a folder, not a file"),
     (lambda d: _foreign(d / "ledger.sqlite3"), "is another program's SQLite database (tables: photos)"),

@@ -2,12 +2,11 @@
 
 
 from docs_text import doc_text
+from helpers import make
 
 from firmware.board.menu import Item, Menu, tracks_reason
 from firmware.board.screens import oled_image
 from scorer.variants import VARIANTS
-
-from conftest import make
 
 # The main menu from the item it opens on (New game); Close is at the top, one turn back.
 MENU = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",

@@ -1,12 +1,11 @@
 """The menus through the mock pins: the way out at the top, wrapping, a hold to leave, and options at once."""
 
 import pytest
+from helpers import make
 
 from firmware.board.menu import APPLIES_NEXT_GAME, APPLIES_NOW
 from firmware.palette import PALETTES
 from ledger.reader import LedgerReader
-
-from conftest import make
 
 # The main menu's items from New game, where it opens (Close is one turn back, at the top).
 MAIN = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",

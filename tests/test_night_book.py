@@ -135,6 +135,7 @@ def changed_players(before: nights.NightView, after: nights.NightView) -> set[st
     return {key for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(40))
 def test_the_incremental_night_equals_the_night_derived_again_after_every_row(seed):
     """After every row the book's view is the full derivation's, and what it says changed covers what did."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from helpers import script_to_win
 
 from firmware.board.screens import Screen, lap_note, oled_image, scores_screen
 from firmware.board.view import GameView
@@ -12,7 +13,6 @@ from hardware.layout import lap_of
 from scorer.record import replay
 
 from golden import assert_matches_golden
-from tests.test_strip_settles import script_to_win
 
 SEVEN_CARD = ["game.variant=seven-card"]
 
@@ -26,6 +26,7 @@ def test_laps_are_counted_from_one():
     assert lap_note(("Alice", "Bob"), (100, 95), 181) == ""
 
 
+@pytest.mark.slow
 def test_the_oled_says_lap_2_in_a_181_game(tmp_path):
     """Seven-card past 120: the play screen's line says whose peg is on lap 2."""
     result = run_script(script_to_win(target=140), load_config(overrides=SEVEN_CARD), tmp_path / "l.sqlite3")

@@ -297,7 +297,7 @@ def test_one_view_per_change_drawn_by_the_leds_the_oled_and_the_terminal(tmp_pat
 
 def test_the_view_of_a_finished_game_has_the_result_and_the_tally(tmp_path):
     """Game over: the winner's side, how it was won and the match tally, as the OLED says them."""
-    from tests.test_strip_settles import script_to_win
+    from helpers import script_to_win
 
     result = run_script(script_to_win(), load_config(), tmp_path / "ledger.sqlite3")
     assert result["screen"]["lines"][0] == "Red wins!"

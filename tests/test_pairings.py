@@ -9,6 +9,8 @@ import traceback
 import tracemalloc
 from collections import Counter
 
+import pytest
+
 from scorer import pairings
 from scorer.pairings import Round, first_order, pair_round
 
@@ -96,6 +98,7 @@ def small_night(rng: random.Random) -> tuple[list[str], int, int]:
     return [f"P{k}" for k in range(count)], rng.randint(1, count + 3), budget
 
 
+@pytest.mark.slow
 def test_small_nights_are_paired_as_today():
     """150 random small nights, every round in standings drawn at random (now and then one
     leaves, a late one joins a night of under 8, names change case): the same pairings as the reference's."""

@@ -2,11 +2,12 @@
 
 import pytest
 from docs_text import doc_text
+from helpers import make
 
 from firmware.board.picker import Breakdown, fits, typed
 from firmware.config import load_config
 from firmware.pc.script import parse_script
-from firmware.pc.simulator import Simulator, run_script
+from firmware.pc.simulator import run_script
 from scorer.cards import parse_card, parse_cards
 from scorer.counting import score_hand
 from scorer.game import Entry, EntryKind
@@ -26,17 +27,10 @@ click green  # the starter, 5H
 """
 
 
-def make(tmp_path, *overrides):
-    return Simulator(load_config(overrides=list(overrides)), tmp_path / "ledger.sqlite3")
-
-
 @pytest.fixture
-def sim(tmp_path):
-    board = make(tmp_path, "game.muggins=true")
-    try:
-        yield board
-    finally:
-        board.close()
+def sim_overrides():
+    """The sim fixture's board (conftest.py) plays muggins."""
+    return ("game.muggins=true",)
 
 
 def presses(script: str) -> int:

@@ -1,14 +1,13 @@
 """The game-record format: parsing, replay, JSON state and export."""
 
 import pytest
+from helpers import play
 
 from scorer.errors import RecordSyntaxError
 from scorer.game import Entry, EntryKind
 from scorer.record import Command, GameHeader, parse_line, replay
 from scorer.report import state_dict, summary
 from scorer.variants import SkunkLines
-
-from conftest import play
 
 
 @pytest.mark.parametrize("line, action", [

@@ -94,6 +94,7 @@ def test_watchdog_for_another_process_is_ignored(notify_socket):
     assert notifier.watchdog_interval is None
 
 
+@pytest.mark.slow
 def test_board_is_ready_then_stops_cleanly_on_sigterm(tmp_path, notify_socket):
     """The board says READY=1 once up, and on SIGTERM says STOPPING=1, closes the ledger and exits 0."""
     import signal

@@ -4,6 +4,7 @@ import json
 import time
 
 import pytest
+from helpers import script_to_win
 
 from firmware.board import loop as app
 from firmware.board.frames import BoardView, LedStyle, led_frame
@@ -18,19 +19,6 @@ def expected(sides):
     """What the strip should show for the ledger's sides: the back peg is lit apart from the front
     once the side has scored (at 0-0 both pegs share the start hole and only the front is lit)."""
     return [{"front": s["score"], "back": s["back"] if s["score"] else None} for s in sides]
-
-
-def script_to_win(target=121):
-    """Red deals first and plays until ``target``; the script ends with Red's count that reaches it."""
-    lines, red = ["click red"], 2  # his heels
-    red_deal = [("blue", 2, None), ("red", 3, "red"), ("knob", 8, None), ("knob", 12, "red"), ("knob", 4, "red")]
-    blue_deal = [("red", 2, "red"), ("blue", 1, None), ("knob", 10, "red"), ("knob", 6, None), ("knob", 2, None)]
-    for button, points, to_red in (red_deal + blue_deal) * 6:
-        lines += [f"turn {points}", f"click {button}"]
-        red += points if to_red else 0
-        if red >= target:
-            return lines
-    raise AssertionError(f"the script does not reach {target}")
 
 
 @pytest.mark.parametrize("script, strip", [
@@ -208,6 +196,7 @@ def test_real_loop_ends_on_the_settled_strip_after_heels_play_and_undo(tmp_path)
         running.stop()
 
 
+@pytest.mark.slow
 def test_real_loop_ends_on_the_settled_strip_after_the_win_chase(tmp_path, monkeypatch):
     """The win chase runs on the winner's track, then the last frame shows the pegs where they ended."""
     monkeypatch.setattr(app, "CELEBRATE_SECONDS", 0.5)

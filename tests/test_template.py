@@ -171,6 +171,7 @@ def test_pdf_pages_match_the_paper(pdf, paper):
     assert abs(min(size) - short) < 0.5 and abs(max(size) - long_) < 0.5
 
 
+@pytest.mark.slow
 def test_every_page_has_a_100_mm_scale_bar_and_its_label(pdf):
     """A horizontal line of exactly 100 mm (283.46 pt) on every page, and the page's label."""
     pdf = pdf("four-track-121", "letter")
@@ -310,6 +311,7 @@ def test_every_fifth_hole_is_numbered_apart_from_the_led_numbers(name):
     assert "not a hole number" in legend
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", BUNDLED)
 def test_no_text_overlaps_another_or_crosses_a_line(name):
     """Every label (hole and LED numbers, the skunk lines' labels, start, game, the controls, the legend)
@@ -327,6 +329,7 @@ def test_no_text_overlaps_another_or_crosses_a_line(name):
     assert not overlapping and not crossing, (overlapping, crossing)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", PAPER_PT)
 def test_pdf_page_1_is_the_instructions_whole(pdf, paper):
     """Page 1 holds every paragraph of the legend and how to print, trim and tape, whole; the tiles

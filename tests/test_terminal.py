@@ -80,15 +80,6 @@ class Emulator:
         return ["".join(row).rstrip() for row in self.grid]
 
 
-@pytest.fixture
-def sim(tmp_path):
-    board = Simulator(load_config(), tmp_path / "l.sqlite3")
-    try:
-        yield board
-    finally:
-        board.close()
-
-
 @pytest.mark.parametrize("name", BUNDLED)
 def test_every_bundled_layout_fits_80x24(name):
     """Each bundled layout has a way to be drawn within 80x24."""

@@ -88,6 +88,7 @@ def test_api_state_counts_the_match_like_replay_of_the_match_record(tmp_path, ca
     assert state["match"]["games"] == 1 and sum(t["wins"] for t in state["match"]["tally"]) == 1
 
 
+@pytest.mark.slow
 def test_api_games_lists_finished_and_abandoned_newest_first(ledger):
     """/api/games: the finished games and the abandoned one, newest first, not the game in play."""
     path, records = ledger
@@ -108,6 +109,7 @@ def test_api_games_lists_finished_and_abandoned_newest_first(ledger):
         assert game["finished"] <= (games[games.index(game) - 1]["started"] if games.index(game) else "9")
 
 
+@pytest.mark.slow
 def test_api_game_has_its_entries_and_race(ledger):
     """/api/games/ID: the game with each entry and the scores after it; 404 for a game that is not there."""
     path, records = ledger

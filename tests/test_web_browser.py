@@ -7,11 +7,10 @@ sizes, go to tests/output/web (or $CRIBBAGE_SCREENSHOTS) for review.
 """
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
+from helpers import BROWSER_MARKS
 
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line
@@ -19,42 +18,10 @@ from scorer.record import parse_line
 from waits import CEILING_S
 from web_games import game_record, match_records, web_server, write_games
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-try:
-    import selenium  # noqa: F401
-except ImportError:  # pragma: no cover
-    selenium = None
-INSTALL = "apt-get install chromium chromium-driver (and pip install -e '.[test]' for selenium)"
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and DRIVER and selenium),
-    reason=f"the browser tests need Chromium, chromedriver and selenium: {INSTALL}",
-)
+pytestmark = BROWSER_MARKS
 SHOTS = Path(os.environ.get("CRIBBAGE_SCREENSHOTS") or Path(__file__).resolve().parent / "output" / "web")
 PHONE = (390, 844)
 TV = (1920, 1080)
-
-
-@pytest.fixture
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="cribbage-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                 f"--user-data-dir={profile}", "--hide-scrollbars"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for the policy's refusals
-    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def shoot(driver, name: str, size=PHONE) -> Path:

@@ -68,6 +68,7 @@ def ledger(tmp_path):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("nofile", [UNIT_NOFILE, DEFAULT_NOFILE], ids=["unit", "default"])
 def test_a_real_request_is_answered_while_idle_and_half_sent_connections_are_held(ledger, tmp_path, nofile):
     """1,100 idle connections and 200 half-sent requests held against a server with the unit's
@@ -133,6 +134,7 @@ def test_when_every_connection_is_busy_a_new_one_is_refused_at_once(ledger, tmp_
     assert "refused" in log.read_text() and "Traceback" not in log.read_text()
 
 
+@pytest.mark.slow
 def test_a_kept_alive_connection_has_its_deadline_from_the_end_of_each_answer(ledger):
     """A connection that asks again within REQUEST_SECONDS of each answer is kept, however long it lives;
     one that then sends nothing, or half a request, is closed REQUEST_SECONDS after its last answer at the

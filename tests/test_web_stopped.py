@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import read_only_mount_problem
 
 from ledger.errors import LedgerInUseError
 from ledger.lock import writer_running
@@ -35,21 +36,7 @@ from web_games import (
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 
 
-def _read_only_mounts() -> str | None:
-    """Why a read-only bind mount cannot be made here (None if it can)."""
-    if os.geteuid() != 0 or not shutil.which("unshare"):
-        return "needs root and unshare for a read-only bind mount (as the web unit's ReadOnlyPaths=)"
-    folder = tempfile.mkdtemp(prefix="cribbage-romount-")
-    try:
-        done = subprocess.run(["unshare", "-m", "sh", "-c", f"mount --bind {folder} {folder} && "
-                               f"mount -o remount,bind,ro {folder} && ! touch {folder}/x 2>/dev/null"],
-                              capture_output=True, timeout=20)
-        return None if done.returncode == 0 else "this sandbox forbids mount namespaces (unshare -m)"
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-READ_ONLY = _read_only_mounts()
+READ_ONLY = read_only_mount_problem()
 needs_read_only = pytest.mark.skipif(READ_ONLY is not None, reason=READ_ONLY or "")
 
 
@@ -83,7 +70,7 @@ def folder():
     shutil.rmtree(path, ignore_errors=True)
 
 
-def wait_for(base: str, ready, timeout: float = 20.0):
+def wait_for(base: str, ready, timeout: float = CEILING_S):
     """(status, body) of /api/state once ``ready(status, body)``; the last answer after ``timeout``."""
     deadline = time.monotonic() + timeout
     while True:
@@ -263,7 +250,7 @@ def torn_read(folder: Path, path: Path, rounds: int, board) -> list[str]:
             said.append(child.stdout.readline().strip())
     finally:
         child.stdin.close()
-        child.wait(timeout=20)
+        child.wait(timeout=CEILING_S)
     return said
 
 

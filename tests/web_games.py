@@ -31,7 +31,7 @@ def _other_user_problem() -> str | None:
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", "import firmware.web"],
         cwd=Path(__file__).parent.parent, capture_output=True, timeout=60,
     )
-    if probe.returncode != 0:  # e.g. the tree or the venv under /root (0700), as in the arm64 install test
+    if probe.returncode != 0:  # e.g. the tree or the venv under /root (0700)
         return "user nobody cannot run this venv's python on this tree (it is not readable by other users)"
     return None
 
@@ -131,7 +131,24 @@ def free_port() -> int:
 def web_server(state: Path, *extra: str, timeout: float = 30.0, wrap: tuple[str, ...] = (), log: Path | None = None,
                host: str = "127.0.0.1"):
     """``cribbage-board web`` on a free port of ``host`` (127.0.0.1 by default; run by the ``wrap``
-    command, if any; its standard error written to ``log``, if given); yields its base URL (127.0.0.1)."""
+    command, if any; its standard error written to ``log``, if given); yields its base URL (127.0.0.1).
+    A free port another test's process took before the server bound it (the tests run in parallel) is
+    replaced by another."""
+    for _ in range(5):
+        process, base = _start_web(state, extra, timeout, wrap, log, host)
+        if process is not None:
+            break
+    else:
+        raise RuntimeError("the server found no free port in 5 tries")
+    try:
+        yield base
+    finally:
+        stop(process)
+
+
+def _start_web(state: Path, extra: tuple[str, ...], timeout: float, wrap: tuple[str, ...], log: Path | None,
+               host: str) -> tuple[subprocess.Popen | None, str]:
+    """The web server started and answering, and its base URL; (None, base) if its port was taken."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     errors = subprocess.PIPE if log is None else open(log, "w")
@@ -148,6 +165,11 @@ def web_server(state: Path, *extra: str, timeout: float = 30.0, wrap: tuple[str,
         while True:
             if process.poll() is not None:
                 said = process.stderr.read() if log is None else log.read_text()
+                if f"port {port} on {host} is in use" in said:
+                    process.stdout.close()
+                    if log is None:
+                        process.stderr.close()
+                    return None, base
                 raise RuntimeError(f"the server stopped: {said}")
             try:
                 urllib.request.urlopen(base + "/api/games", timeout=2).close()
@@ -158,9 +180,10 @@ def web_server(state: Path, *extra: str, timeout: float = 30.0, wrap: tuple[str,
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
-        yield base
-    finally:
+    except BaseException:
         stop(process)
+        raise
+    return process, base
 
 
 def stop(process: subprocess.Popen) -> None:

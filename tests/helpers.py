@@ -1,0 +1,81 @@
+"""Plain helpers the test modules share (their fixtures are in conftest.py): a record replayed, a simulated
+board, and what this machine lacks for a read-only mount or a real browser."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from firmware.config import load_config
+from firmware.pc.simulator import Simulator
+from scorer.record import replay
+from scorer.report import state_dict
+
+
+def play(record: str) -> dict:
+    """Replay a record given as indented text; return the JSON state."""
+    result = replay(textwrap.dedent(record).strip().splitlines())
+    return state_dict(result.book, result.rejected)
+
+
+def make(tmp_path: Path, *overrides: str) -> Simulator:
+    """A simulated board with the default config and ``overrides`` ("section.key=value"), its ledger in tmp_path."""
+    return Simulator(load_config(overrides=list(overrides)), tmp_path / "ledger.sqlite3")
+
+
+def script_to_win(target=121):
+    """Red deals first and plays until ``target``; the script ends with Red's count that reaches it."""
+    lines, red = ["click red"], 2  # his heels
+    red_deal = [("blue", 2, None), ("red", 3, "red"), ("knob", 8, None), ("knob", 12, "red"), ("knob", 4, "red")]
+    blue_deal = [("red", 2, "red"), ("blue", 1, None), ("knob", 10, "red"), ("knob", 6, None), ("knob", 2, None)]
+    for button, points, to_red in (red_deal + blue_deal) * 6:
+        lines += [f"turn {points}", f"click {button}"]
+        red += points if to_red else 0
+        if red >= target:
+            return lines
+    raise AssertionError(f"the script does not reach {target}")
+
+
+@functools.cache
+def read_only_mount_problem() -> str | None:
+    """Why a read-only bind mount cannot be made here (None if it can): it needs root, unshare and a mount
+    namespace, which a chroot refuses (systemd/test-install-arm64.sh)."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return "needs root and unshare for a read-only bind mount (as the web unit's ReadOnlyPaths=)"
+    folder = tempfile.mkdtemp(prefix="cribbage-romount-")
+    try:
+        done = subprocess.run(["unshare", "-m", "sh", "-c", f"mount --bind {folder} {folder} && "
+                               f"mount -o remount,bind,ro {folder} && ! touch {folder}/x 2>/dev/null"],
+                              capture_output=True, text=True, timeout=60)
+        return None if done.returncode == 0 else \
+            f"this sandbox forbids mount namespaces (unshare -m): {done.stderr.strip()}".rstrip(": ")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+def _browser_problem() -> str | None:
+    """Why the browser tests cannot run here (None if they can)."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:  # pragma: no cover
+        selenium = None
+    if CHROMIUM and CHROMEDRIVER and selenium:
+        return None
+    return ("the browser tests need Chromium, chromedriver and selenium: "
+            "apt-get install chromium chromium-driver (and pip install -e '.[test]' for selenium)")
+
+
+BROWSER_PROBLEM = _browser_problem()
+# The marks of a module of browser tests: the marker (-m "not browser" leaves them out) and the skip.
+BROWSER_MARKS = [pytest.mark.browser, pytest.mark.skipif(BROWSER_PROBLEM is not None, reason=BROWSER_PROBLEM or "")]
