@@ -262,23 +262,29 @@ club_name=vmclub
 club_table=1
 club_port=""
 hub_port=""
+club_host_lacks() {  # PYTHON IMPORTS PURPOSE: the "skipped: club: ..." line if this host lacks Mosquitto ($mosquitto),
+    # socat, or a PYTHON that imports IMPORTS (to PURPOSE); nothing if it has them all.
+    if [ -z "$mosquitto" ]; then
+        echo "skipped: club: Mosquitto is not installed on the host (apt-get install mosquitto)"
+    elif ! command -v socat >/dev/null; then
+        echo "skipped: club: socat is not installed on the host (qemu's guestfwd runs it; apt-get install socat)"
+    elif ! "$1" -c "import $2" 2>/dev/null; then
+        echo "skipped: club: $1 cannot $3 (make the README's venv with .[test], or set CRIBBAGE_VM_PYTHON)"
+    fi
+}
+
 start_club() {  # On the data disk: club.env, club-game.txt; or club-none.txt, the guest's line saying why there is no club.
     local data=$run_dir/data py=${CRIBBAGE_VM_PYTHON:-$src/.venv/bin/python} mosquitto why="" hub_said
     mosquitto=$(command -v mosquitto || command -v /usr/sbin/mosquitto || true)
-    if [ -z "$mosquitto" ]; then
-        why="skipped: club: Mosquitto is not installed on the host (apt-get install mosquitto)"
-    elif ! command -v socat >/dev/null; then
-        why="skipped: club: socat is not installed on the host (qemu's guestfwd runs it; apt-get install socat)"
-    elif ! "$py" -c 'import firmware.hub.service, paho.mqtt.client, pytest' 2>/dev/null; then
-        why="skipped: club: $py cannot run the club's hub (make the README's venv with .[test], or set CRIBBAGE_VM_PYTHON)"
-    elif ! (cd "$src/tests" && "$py" - "vm $release $arch" >"$data/club-game.txt" 2>"$run_dir/club-game.err") <<'EOF'
+    why=$(club_host_lacks "$py" "firmware.hub.service, paho.mqtt.client, pytest" "run the club's hub")
+    if [ -z "$why" ] && ! (cd "$src/tests" && "$py" - "vm $release $arch" >"$data/club-game.txt" 2>"$run_dir/club-game.err") <<'EOF'
 import sys
 from club_hub import game_lines  # a whole six-card game in the record format, as the club tests play it
 print("\n".join(game_lines(["Ann", "Bob"], sys.argv[1])))
 EOF
     then
         why="FAILED: club: the game's lines could not be made on the host: $(tail -n 1 "$run_dir/club-game.err")"
-    elif ! (cd "$src" && "$py" - "$data/club-game.txt" >"$run_dir/club-expected.txt" 2>"$run_dir/club-game.err") <<'EOF'
+    elif [ -z "$why" ] && ! (cd "$src" && "$py" - "$data/club-game.txt" >"$run_dir/club-expected.txt" 2>"$run_dir/club-game.err") <<'EOF'
 import sys
 from scorer.record import replay  # the scorer's own reading of the game, to check the hub's against
 game = replay(open(sys.argv[1]).read().splitlines()).book.game
@@ -320,15 +326,9 @@ EOF
 # back as the board's club watermark (LEDGER.club) says; and the guest pauses the hub (SIGSTOP) a
 # random 0 to 3 s into each burst, so that the hub is behind the board when the cut comes.
 start_power_club() {  # On the data disk: club.env; or club-none.txt, the guest's line saying why there is no club.
-    local data=$run_dir/data py=${CRIBBAGE_VM_PYTHON:-$src/.venv/bin/python} mosquitto why=""
+    local data=$run_dir/data py=${CRIBBAGE_VM_PYTHON:-$src/.venv/bin/python} mosquitto why
     mosquitto=$(command -v mosquitto || command -v /usr/sbin/mosquitto || true)
-    if [ -z "$mosquitto" ]; then
-        why="skipped: club: Mosquitto is not installed on the host (apt-get install mosquitto)"
-    elif ! command -v socat >/dev/null; then
-        why="skipped: club: socat is not installed on the host (qemu's guestfwd runs it; apt-get install socat)"
-    elif ! "$py" -c 'import paho.mqtt.client' 2>/dev/null; then
-        why="skipped: club: $py cannot listen to the hub's words (make the README's venv with .[test], or set CRIBBAGE_VM_PYTHON)"
-    fi
+    why=$(club_host_lacks "$py" "paho.mqtt.client" "listen to the hub's words")
     if [ -n "$why" ]; then
         echo "$why" >"$data/club-none.txt"
         return 0
