@@ -323,8 +323,9 @@ EOF
 # line), so what it heard survives the kill of qemu; the guest gets it on the data disk. The broker is
 # killed with each cut and starts again empty (persistence false): what the hub had not kept, the
 # broker no longer queues for it either, so it can only come again from the board's ledger, as far
-# back as the board's club watermark (LEDGER.club) says; and the guest pauses the hub (SIGSTOP) a
-# random 0 to 3 s into each burst, so that the hub is behind the board when the cut comes.
+# back as the board's club watermark (LEDGER.club) says; and the guest pauses the hub (SIGSTOP) as
+# each burst begins (one time in four) or a random 0 to 3 s into it, and the cut comes 0.5 to 8 s after
+# the first acknowledgement, so that the hub is behind the board when the power goes.
 start_power_club() {  # On the data disk: club.env; or club-none.txt, the guest's line saying why there is no club.
     local data=$run_dir/data py=${CRIBBAGE_VM_PYTHON:-$src/.venv/bin/python} mosquitto why
     mosquitto=$(command -v mosquitto || command -v /usr/sbin/mosquitto || true)
@@ -643,7 +644,12 @@ power_cut() {  # K ACKS-FILE: once the guest's burst has been heard acknowledgin
         fi
         sleep 0.05
     done
-    delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.1 + 3.9 * r / 32767 }')
+    # 0.1 to 4 s; with the club on, 0.5 to 8 s, so that the guest's pause of the hub comes first most times
+    if [ -z "$club_port" ]; then
+        delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.1 + 3.9 * r / 32767 }')
+    else
+        delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.5 + 7.5 * r / 32767 }')
+    fi
     sleep "$delay"
     kill -KILL "$qemu_pid"
     wait "$qemu_pid" 2>/dev/null || true

@@ -144,7 +144,12 @@ power_burst() {
     systemctl daemon-reload
     systemctl restart cribbage-board
     if [ "$power_club" = yes ]; then  # the hub falls behind: the board's entries wait for it at the cut
-        (sleep "$((RANDOM % 3)).$((RANDOM % 10))" && systemctl kill -s STOP cribbage-hub) &
+        local pause=$((RANDOM % 4))  # 0: paused as the burst begins; else a random 0 to 3 s into it
+        [ "$pause" -eq 0 ] && systemctl kill -s STOP cribbage-hub
+        if [ "$pause" -gt 0 ]; then
+            (sleep "$((pause - 1)).$((RANDOM % 10))" && systemctl kill -s STOP cribbage-hub) &
+        fi
+        note "the hub paused (SIGSTOP) $([ "$pause" -eq 0 ] && echo "as the burst began" || echo "about $((pause - 1)) s into it")"
     fi
 }
 # The club for the cuts, set up once at the first boot as a club sets it up: the board's [club] and
