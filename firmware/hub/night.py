@@ -98,6 +98,13 @@ def result_of(payload: dict) -> GameResult | None:
     return GameResult.of(payload["seats"], payload["scores"], payload["winner"], payload.get("variant") == "low-ball")
 
 
+def corrected(correction: CorrectionRow, lowball: bool) -> GameResult:
+    """The result a director's correction gives (a correction's row has its seats, scores and winner)."""
+    if correction.seats is None or correction.scores is None or correction.winner is None:
+        raise ResultError(f"correction {correction.id} gives no seats, scores or winner")
+    return GameResult.of(correction.seats, correction.scores, correction.winner, lowball)
+
+
 def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow]) -> list[GameView]:
     """Every game of these rows as it counts (see the module), in the order first received."""
     first: dict[tuple, ResultRow] = {}
@@ -107,8 +114,8 @@ def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow]) ->
         if row.game_key not in latest or row.rev > latest[row.game_key].rev:
             latest[row.game_key] = row
     word: dict[tuple, CorrectionRow | None] = {}
-    for row in corrections:
-        word[row.game_key] = None if row.action == "restore" else row
+    for said in corrections:
+        word[said.game_key] = None if said.action == "restore" else said
     out = []
     for key, row in first.items():
         last = latest[key]
@@ -117,8 +124,7 @@ def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow]) ->
         if correction is not None and correction.action == "void":
             status, result = "void", None
         elif correction is not None:
-            status = "corrected"
-            result = GameResult.of(correction.seats, correction.scores, correction.winner, lowball)
+            status, result = "corrected", corrected(correction, lowball)
         else:
             status = last.status
             try:
@@ -257,9 +263,9 @@ class NightBook:
         self._ranked_lines: list[PlayerStanding] = []  # their lines, in the same order
         self._unplaced: set[tuple] = set()  # counted games that took no pairing
         self._rank_of: dict[str, tuple] = {}
-        self._round_views: list[RoundView] = []
+        self._round_views: list[RoundView | None] = []  # None: to be made again
         self._cache: dict[str, tuple] = {}
-        self._changed = (set(), set(), set())
+        self._changed: tuple[set[str], set[tuple], set[int]] = (set(), set(), set())
 
     # ---- rows in -------------------------------------------------------------
 
@@ -317,8 +323,7 @@ class NightBook:
         if correction is not None and correction.action == "void":
             status, result = "void", None
         elif correction is not None:
-            status = "corrected"
-            result = GameResult.of(correction.seats, correction.scores, correction.winner, lowball)
+            status, result = "corrected", corrected(correction, lowball)
         else:
             status = last.status
             try:
@@ -333,7 +338,7 @@ class NightBook:
         self._games[key] = game
         self._changed[1].add(key)
         self._cache.pop("games", None)
-        if status in COUNTED:
+        if status in COUNTED and result is not None:
             self._credits[key] = credits(result, self.rules.skunk, self.rules.points)
             self._seats[key] = frozenset(name_key(seat) for seat in result.seats)
         new_players = {name_key(c.player) for c in self._credits.get(key, ())}
@@ -350,7 +355,7 @@ class NightBook:
             group[key] = None
             if len(group) > 1 and list(group)[-1] == key and self._games[list(group)[-2]].first > game.first:
                 self._group[self._seats[key]] = dict.fromkeys(sorted(group, key=lambda k: self._games[k].first))
-        for seats in {old_seats, self._seats.get(key)} - {None}:
+        for seats in {each for each in (old_seats, self._seats.get(key)) if each is not None}:
             self._rematch(seats)
         place = self._place.get(key)
         if place is not None:  # its pairing shows it anew
@@ -412,7 +417,7 @@ class NightBook:
         if old is not None:
             at = bisect_left(self._ranked, (old, player))
             del self._ranked[at], self._ranked_lines[at]
-        if shown:
+        if shown and line is not None:
             rank = (-line.game_points, -line.wins, -line.spread, player, line.player)
             at = bisect_left(self._ranked, (rank, player))
             self._ranked.insert(at, (rank, player))
@@ -429,9 +434,8 @@ class NightBook:
         """Player ``player``'s counted games added up, under ``name`` (else as first seated), or None."""
         line = PlayerStanding(name, 0, 0, 0, 0, 0) if name is not None else None
         games_of = self._games_of.get(player, {})
-        if len(games_of) > 1:
-            games_of = sorted(games_of, key=lambda k: self._games[k].first)
-        for key in games_of:
+        keys = sorted(games_of, key=lambda k: self._games[k].first) if len(games_of) > 1 else list(games_of)
+        for key in keys:
             for credit in self._credits[key]:
                 if name_key(credit.player) == player:
                     line = line or PlayerStanding(credit.player, 0, 0, 0, 0, 0)

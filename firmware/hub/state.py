@@ -37,7 +37,8 @@ def live_game(state) -> tuple[tuple, str | None, str | None]:
     if not isinstance(state, dict):
         return (), None, None
     sides = []
-    for side in state.get("sides") if isinstance(state.get("sides"), list) else ():
+    given = state.get("sides")
+    for side in given if isinstance(given, list) else ():
         if (isinstance(side, dict) and isinstance(side.get("name"), str) and 0 < len(side["name"]) <= SIDE_NAME_MOST
                 and side["name"].isprintable() and isinstance(side.get("score"), int)
                 and not isinstance(side.get("score"), bool) and 0 <= side["score"] <= 1000):
@@ -162,8 +163,10 @@ class NightState:
                 past, played = self._past.get(player), self.book.played(player)
                 if past is not None and played is not None:
                     self._season_lines[player] = past.add(played)
-                elif past is not None or played is not None:
-                    self._season_lines[player] = past or played
+                elif past is not None:
+                    self._season_lines[player] = past
+                elif played is not None:
+                    self._season_lines[player] = played
                 else:
                     self._season_lines.pop(player, None)
             self._season = Season(dict(self._season_lines))
@@ -239,11 +242,18 @@ class NightState:
             self._log.append((snap.version, shown))
         return snap
 
+    def latest(self) -> Snapshot:
+        """The latest snapshot (the hub makes the first as it starts)."""
+        snap = self.snapshot
+        if snap is None:
+            raise LookupError("the night has no snapshot yet")
+        return snap
+
     def since(self, version: int) -> tuple[Snapshot, Shown | None]:
         """The latest snapshot, and what changed on the page after snapshot ``version`` up to it (None when
         that is too long ago to say: send the whole snapshot)."""
         with self._log_lock:
-            snap = self.snapshot
+            snap = self.latest()
             if not self._log or self._log[0][0] > version + 1:
                 return snap, None
             shown = NOTHING
