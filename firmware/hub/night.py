@@ -19,55 +19,77 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import namedtuple
 from typing import Sequence
 
 from ledger.hub import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
 from scorer.pairings import Round, first_order, pair_round
 from scorer.standings import GameResult, PlayerStanding, ResultError, credits, name_key, ranked, tally
+from scorer.tuples import NamedTuple
 from scorer.variants import GamePoints, SkunkLines, parse_game_points
 
 COUNTED = ("finished", "corrected")  # a game's status that counts in the standings
 
 
-class Rules(namedtuple("Rules", "points skunk")):
+class Rules(NamedTuple):
     """The club's rule a night is scored by: game ``points`` and ``skunk`` lines. Immutable."""
 
-    __slots__ = ()
+    points: GamePoints
+    skunk: SkunkLines
 
     @classmethod
     def of(cls, night: Night) -> "Rules":
         return cls(parse_game_points(night.points), SkunkLines(night.skunk))
 
 
-class GameView(namedtuple("GameView", "key table ledger game round first status result latest correction")):
+class GameView(NamedTuple):
     """One game as it counts: its ``key``, the ``round`` its result first came in, the id of its
     ``first`` stored row, its ``status`` (finished, open, abandoned, corrected or void), the
     ``result`` that counts (a GameResult, or None), the ``latest`` revision received and the
     ``correction`` in force (or None). Immutable."""
 
-    __slots__ = ()
+    key: tuple
+    table: str
+    ledger: str
+    game: int
+    round: int
+    first: int
+    status: str
+    result: GameResult | None
+    latest: ResultRow
+    correction: CorrectionRow | None
 
 
-class PairingView(namedtuple("PairingView", "table players game")):
+class PairingView(NamedTuple):
     """A pairing of a round and the game played for it (a GameView, or None yet). Immutable."""
 
-    __slots__ = ()
+    table: str | None
+    players: tuple[str, ...]
+    game: GameView | None
 
 
-class RoundView(namedtuple("RoundView", "number pairings bye complete made")):
+class RoundView(NamedTuple):
     """A round: its pairings (PairingViews), its ``bye`` (a name or None), whether it is
     ``complete`` (every pairing has its game) and when it was ``made``. Immutable."""
 
-    __slots__ = ()
+    number: int
+    pairings: tuple[PairingView, ...]
+    bye: str | None
+    complete: bool
+    made: str
 
 
-class NightView(namedtuple("NightView", "night rules players standings games rounds unpaired")):
+class NightView(NamedTuple):
     """Everything the page and the API show of a night: the ``night``, its ``rules``, the
     active ``players`` (as registered, in order), the ranked ``standings``, every game
     (GameViews, in the order first received), the ``rounds`` and the ``unpaired`` games. Immutable."""
 
-    __slots__ = ()
+    night: Night
+    rules: Rules
+    players: tuple[str, ...]
+    standings: tuple[PlayerStanding, ...]
+    games: tuple[GameView, ...]
+    rounds: tuple[RoundView, ...]
+    unpaired: tuple[GameView, ...]
 
     @property
     def round(self) -> int:
@@ -146,7 +168,7 @@ def view(night: Night, players: Sequence[PlayerRow], results: Sequence[ResultRow
     by_number = {each.number: each for each in rounds}
     unpaired = []
     for game in every:
-        if game.status not in COUNTED:
+        if game.status not in COUNTED or game.result is None:
             continue
         seats = {name_key(seat) for seat in game.result.seats}
         place = None
@@ -170,7 +192,7 @@ def view(night: Night, players: Sequence[PlayerRow], results: Sequence[ResultRow
         bye = next((p.players[0] for p in each.pairings if p.bye), None)
         round_views.append(RoundView(each.number, tuple(pairings), bye,
                                      all(p.game is not None for p in pairings), each.made))
-    counted = [credit for game in every if game.status in COUNTED
+    counted = [credit for game in every if game.status in COUNTED and game.result is not None
                for credit in credits(game.result, rules.skunk, rules.points)]
     registered = [row.name for row in players if row.action == "add"]
     lines = tally(counted, registered)
@@ -196,7 +218,8 @@ def next_pairings(current: NightView, tables: Sequence[str]) -> list[PairingRow]
         order += [name for key, name in active.items() if name not in order]
     else:
         order = first_order(list(active.values()), current.night.name)
-    past = [Round(tuple(tuple(p.players) for p in each.pairings), each.bye) for each in current.rounds]
+    past = [Round(tuple((one, other) for one, other in (p.players for p in each.pairings)), each.bye)
+            for each in current.rounds]
     made = pair_round(order, past, max(0, current.night.rounds - current.round - 1))
     places = sorted(tables, key=table_order)
     rows = [PairingRow(places[k] if k < len(places) else None, tuple(pair), False)
@@ -212,7 +235,7 @@ def standings_of_season(nights: Sequence[tuple[Night, Sequence[ResultRow], Seque
     counted = []
     for night, results, corrections in nights:
         rules = Rules.of(night)
-        counted += [credit for game in games(results, corrections) if game.status in COUNTED
+        counted += [credit for game in games(results, corrections) if game.status in COUNTED and game.result is not None
                     for credit in credits(game.result, rules.skunk, rules.points)]
     return ranked(tally(counted))
 
@@ -222,12 +245,14 @@ def rule_names(points: GamePoints, skunk: SkunkLines) -> str:
     return f"{points.spec()} game points, {skunk.value} skunk lines"
 
 
-class NightChange(namedtuple("NightChange", "players games rounds")):
+class NightChange(NamedTuple):
     """What rows changed of a :class:`NightBook` since it was last asked: the ``players`` whose
     standings line changed or who came or went (name keys), the ``games`` whose view changed (game
     keys) and the ``rounds`` whose pairings or games changed (numbers). Immutable."""
 
-    __slots__ = ()
+    players: frozenset[str]
+    games: frozenset[tuple]
+    rounds: frozenset[int]
 
     def __bool__(self) -> bool:
         return bool(self.players or self.games or self.rounds)

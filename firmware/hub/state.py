@@ -10,11 +10,12 @@ version a viewer has (:meth:`NightState.since`) to send it only that.
 from __future__ import annotations
 
 import threading
-from collections import deque, namedtuple
+from collections import deque
 from collections.abc import Sequence
 
 from ledger.hub import Night
 from scorer.standings import PlayerStanding, credits, ranked, tally
+from scorer.tuples import NamedTuple
 
 from ..club.schema import PLAYER_NAME_MOST, SIDE_NAME_MOST
 from . import night as nights
@@ -22,16 +23,22 @@ from . import night as nights
 CHANGE_LOG = 4096  # snapshots whose changes are kept: a viewer further behind gets a whole snapshot
 
 
-class TableLive(namedtuple("TableLive", "table online problem sides next winner seen game",
-                           defaults=(None, False, None, (), None, None, False, None))):
+class TableLive(NamedTuple):
     """A table as its last ``status`` and ``state`` say: ``online``, its ``problem``, its live
     game's ``sides`` ((name, score) pairs), whose count is ``next`` ("Bob hand"), the
     ``winner``, whether it was ever ``seen``, and which ``game`` is live ((ledger, game), or None). Immutable."""
 
-    __slots__ = ()
+    table: str
+    online: bool = False
+    problem: str | None = None
+    sides: tuple[tuple[str, int], ...] = ()
+    next: str | None = None
+    winner: str | None = None
+    seen: bool = False
+    game: tuple[str, int] | None = None
 
 
-def live_game(state) -> tuple[tuple, str | None, str | None]:
+def live_game(state) -> tuple[tuple[tuple[str, int], ...], str | None, str | None]:
     """(sides, next, winner) of a board's ``state`` dict, read warily: it is only checked to
     be a JSON object, so anything not as expected is left out."""
     if not isinstance(state, dict):
@@ -74,20 +81,29 @@ class Season(Sequence):
         return len(self._lines)
 
 
-class Snapshot(namedtuple("Snapshot", "version view season tables entries broker problem club")):
+class Snapshot(NamedTuple):
     """What the page shows, whole: the ``view`` of the night (a NightView), the ``season``
     standings, each table's TableLive (``tables``, in name order), the ``entries`` kept per
     table, the ``broker``'s state in words, the ledger's ``problem`` (or None). Immutable."""
 
-    __slots__ = ()
+    version: int
+    view: nights.NightView
+    season: Season
+    tables: tuple[TableLive, ...]
+    entries: dict[str, int]
+    broker: str
+    problem: str | None
+    club: str
 
 
-class Shown(namedtuple("Shown", "tables players round")):
+class Shown(NamedTuple):
     """What changed on the page between two snapshots: the ``tables`` whose card changed (names; "" for a
     pairing without a table), the ``players`` whose standings row changed (name keys), and whether the
     ``round`` changed (its heading and every card). Immutable."""
 
-    __slots__ = ()
+    tables: frozenset[str]
+    players: frozenset[str]
+    round: bool
 
     def add(self, other: "Shown") -> "Shown":
         return Shown(self.tables | other.tables, self.players | other.players, self.round or other.round)
@@ -130,7 +146,7 @@ class NightState:
                 continue
             rules = nights.Rules.of(each)
             counted += [credit for game in nights.games(rows.results(each.id), rows.corrections(each.id))
-                        if game.status in nights.COUNTED
+                        if game.status in nights.COUNTED and game.result is not None
                         for credit in credits(game.result, rules.skunk, rules.points)]
         self._past = tally(counted)
         self._season_lines = dict(self._past)
