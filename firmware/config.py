@@ -21,7 +21,7 @@ import reprlib
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, NamedTuple, Protocol
 
 from hardware import BACKENDS
 from hardware.display import BUSES, CHIPS, DisplaySettings
@@ -36,6 +36,8 @@ from .errors import ConfigError
 from .palette import PALETTE_NAMES
 
 if TYPE_CHECKING:  # annotations only
+    from collections.abc import Sequence
+
     from hardware.layout import Layout
     from hardware.wiring import Hookup, Wire
     from scorer.record import GameHeader
@@ -55,7 +57,21 @@ _shown.maxlevel = 3
 
 # ---- checks: each returns the cleaned value or raises ValueError(reason); .allowed says what it takes ----
 
-def _allows(allowed: str) -> Callable[[Callable], Callable]:
+class Check(Protocol):
+    """A key's check: the cleaned value of what the file gives, or ValueError; ``allowed`` says what it takes."""
+
+    allowed: str
+
+    def __call__(self, value: Any, /) -> Any: ...
+
+
+class Section(Protocol):
+    """A section's dataclass (or :class:`Config`, the top level): ``about`` says what it is for."""
+
+    about: ClassVar[str]
+
+
+def _allows(allowed: str) -> Callable[[Callable[[Any], Any]], Check]:
     """Marks a check with what it takes, as the reference and the default file say it."""
     def mark(check):
         check.allowed = allowed
@@ -63,7 +79,7 @@ def _allows(allowed: str) -> Callable[[Callable], Callable]:
     return mark
 
 
-def _choice(*options: str) -> Callable[[Any], str]:
+def _choice(*options: str) -> Check:
     def check(value):
         if not isinstance(value, str) or value.lower() not in options:
             raise ValueError(f"use one of {', '.join(repr(o) for o in options)}")
@@ -77,7 +93,7 @@ def _or(items) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
 
 
-def _blank_is_none(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def _blank_is_none(check: Check) -> Check:
     """``check``, with "" given as None (the value decided elsewhere)."""
     return _allows(check.allowed)(lambda value: check(value) or None)
 
@@ -198,12 +214,12 @@ class Key(NamedTuple):
     (one paragraph: the default file's comment and the reference's row)."""
 
     default: Any
-    check: Callable[[Any], Any]
+    check: Check
     doc: str
     hexadecimal: bool = False  # written 0x3C
 
 
-def key(default, check: Callable[[Any], Any], doc: str, hexadecimal: bool = False):
+def key(default, check: Check, doc: str, hexadecimal: bool = False):
     """A section's field that is a key of the file: its default is the checked ``default``."""
     declared = Key(default, check, doc, hexadecimal)
     return field(default_factory=lambda: check(default), kw_only=True, metadata={"key": declared})
@@ -230,7 +246,7 @@ def declared_keys(cls: type) -> dict[str, Key]:
     return found
 
 
-def sections() -> dict[str, type]:
+def sections() -> dict[str, type[Section]]:
     """Each section's name and dataclass; "" is the top level (:class:`Config`'s own keys)."""
     return {"": Config, **{each.name: each.metadata["section"] for each in fields(Config) if "section" in each.metadata}}
 
@@ -604,7 +620,7 @@ def _read_toml(path: Path) -> dict:
         raise ConfigError(str(error)) from None
 
 
-def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Config:
+def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -> Config:
     """Defaults, then the file (``path``, or the system file if it exists), then
     overrides; every key checked, then the keys against each other."""
     values: dict = {}
@@ -629,7 +645,7 @@ def _built(values: dict, sources: tuple[str, ...]) -> Config:
     """The typed configuration of checked values, checked across keys (the last source is
     named in what is wrong); it loads the layout the [leds] section names."""
     where = sources[-1]
-    made = {name: cls(**_made(cls, values[name])) for name, cls in sections().items() if name}
+    made: dict[str, Any] = {name: cls(**_made(cls, values[name])) for name, cls in sections().items() if name}
     leds, display, buzzer = made["leds"], made["display"], made["buzzer"]
     try:
         pins = made["inputs"].pins()

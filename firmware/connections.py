@@ -27,7 +27,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-REQUEST_SECONDS = 5.0  # a connection has this long to send a whole request
+REQUEST_SECONDS = 5  # a connection has this long to send a whole request
 LOG_EVERY_SECONDS = 5.0  # at most one line about connections this often
 RESERVED_FDS = 32  # descriptors kept for stdio, the listening socket, the event loop and SQLite's files
 # Connections the kernel holds until they are accepted (capped by net.core.somaxconn, 4096 by

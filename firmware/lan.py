@@ -63,7 +63,8 @@ def host_addresses() -> list[str]:
         found = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET, socket.SOCK_STREAM)
     except OSError:
         return []
-    return [info[4][0] for info in found if not info[4][0].startswith(("127.", "0."))]
+    addresses = [str(info[4][0]) for info in found]  # an AF_INET address is (host, port)
+    return [address for address in addresses if not address.startswith(("127.", "0."))]
 
 
 def lan_hosts(

@@ -44,10 +44,11 @@ def _encoded(value: float) -> float:
 def simulate(colour: RGB, vision: str) -> tuple[float, float, float]:
     """How ``colour`` looks with ``vision`` ("normal" or a key of MACHADO), as sRGB."""
     if vision == "normal":
-        return tuple(float(c) for c in colour)
-    matrix = MACHADO[vision]
+        red, green, blue = colour
+        return float(red), float(green), float(blue)
     linear = [_linear(c) for c in colour]
-    return tuple(_encoded(sum(row[k] * linear[k] for k in range(3))) for row in matrix)
+    seen_red, seen_green, seen_blue = (_encoded(sum(row[k] * linear[k] for k in range(3))) for row in MACHADO[vision])
+    return seen_red, seen_green, seen_blue
 
 
 def lab(colour) -> tuple[float, float, float]:

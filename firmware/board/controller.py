@@ -31,7 +31,7 @@ from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
 from scorer.game import Entry, Game, OptionChange, Phase
-from scorer.record import Command, GameHeader
+from scorer.record import Command
 
 from .. import WEB_PORT
 from ..config import GameSettings
@@ -136,7 +136,11 @@ class Controller:
 
     @property
     def game(self) -> Game:
-        return self.store.game
+        """The ledger's game: there is one from the start (the controller starts one when there is none)."""
+        game = self.store.game
+        if game is None:
+            raise LookupError("the ledger has no game yet")
+        return game
 
     def say(self, text: str, alert: bool = False) -> None:
         """Show a message on the OLED footer; an alert stays until the next accepted entry."""
@@ -145,7 +149,7 @@ class Controller:
 
     def ledger_replaced(self) -> None:
         """The ledger was set aside and started again: carry on with what it holds now."""
-        if self.game is None:
+        if self.store.game is None:
             self.start_game()
 
     def show_problem(self, device: str, problem: str) -> None:
@@ -157,8 +161,8 @@ class Controller:
 
     def _apply(self, action) -> bool:
         """Send one action to the durable ledger; a refusal becomes the message."""
-        before = self.game.state.scores if self.game else ()
-        was_over = self.game is not None and self.game.is_over
+        before = self.store.game.state.scores if self.store.game else ()
+        was_over = self.store.game is not None and self.store.game.is_over
         try:
             result = self.store.apply(action)
         except (CribbageError, LedgerError) as error:
@@ -167,7 +171,7 @@ class Controller:
         game = self.game
         now = self.clock()
         heard = self._heard
-        if isinstance(action, GameHeader):
+        if isinstance(result, Game):  # the action was a GameHeader
             text = f"New game: {game.variant.name}, {game.dealer} deals"
             heard.moves, heard.crossed, heard.won, heard.new_game = (), [], False, True
         else:
@@ -196,7 +200,8 @@ class Controller:
         if sides > self.max_sides:
             self.say(f"{header.variant.name} needs a board with {sides} tracks", alert=True)
             return False
-        if self.game is not None and self.game.is_over and header.same_match(self.store.book.match):
+        match = self.store.book.match
+        if self.store.game is not None and self.store.game.is_over and match is not None and header.same_match(match):
             header = header._replace(dealer=None)  # the loser deals first
         started = self._apply(header)
         if started:

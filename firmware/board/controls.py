@@ -131,7 +131,7 @@ def controls_card(config: Config) -> ControlsCard:
     for seat, name in enumerate(COLOUR_BUTTONS):
         player = players[seat] if seat < len(players) else None
         side = seat % variant.sides if player else seat  # partners share their side's colour
-        buttons.append(Button(name, pins.buttons[name], player, tuple(colours[side % len(colours)])))
+        buttons.append(Button(name, pins.buttons[name], player, colours[side % len(colours)]))
     options = game.options
     on = {True: "on", False: "off"}
     return ControlsCard(

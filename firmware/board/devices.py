@@ -125,7 +125,7 @@ def open_devices(
     return devices
 
 
-def close_quietly(closer: Callable[[], None]) -> bool:
+def close_quietly(closer: Callable[[], object]) -> bool:
     """Close one device; False if it raised (closing one must not stop the rest closing)."""
     try:
         closer()

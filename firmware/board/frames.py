@@ -53,7 +53,8 @@ class LedStyle:
 def lap_shade(colour: RGB, lap: int) -> RGB:
     """``colour`` on lap ``lap`` (0 the first): mixed with white by LAP_TINTS."""
     mix = LAP_TINTS[max(0, min(lap, len(LAP_TINTS) - 1))]
-    return tuple(int(c + (255 - c) * mix + 0.5) for c in colour)
+    red, green, blue = (int(c + (255 - c) * mix + 0.5) for c in colour)
+    return red, green, blue
 
 
 def next_blink(now: float) -> float:
@@ -91,7 +92,8 @@ def scale(colour: RGB, level: float) -> RGB:
 
 @lru_cache(maxsize=256)  # a frame asks for the same few (colour, level) pairs each time
 def _scaled(colour: RGB, level: float) -> RGB:
-    return tuple(min(255, int(c * level + 0.5)) for c in colour)
+    red, green, blue = (min(255, int(c * level + 0.5)) for c in colour)
+    return red, green, blue
 
 
 def led_frame(
@@ -136,8 +138,9 @@ def led_frame(
         front_hole, lap = peg_hole(front, board.target)
         back_hole, back_lap = peg_hole(back, board.target)
         colour = style.colour(side, lap)
-        if lap and layout.starts[side] is not None:
-            frame[layout.starts[side].led] = colour  # the lap mark
+        start = layout.starts[side]
+        if lap and start is not None:
+            frame[start.led] = colour  # the lap mark
         if (back_hole, back_lap) != (front_hole, lap) and (back or score):
             _light(layout, frame, side, back_hole, scale(style.colour(side, back_lap), back_level))
         _light(layout, frame, side, front_hole, colour)

@@ -266,8 +266,9 @@ class Board:
         name = DEVICE_NAMES[kind]
         self.log(f"{name} working again")
         self.controller.clear_problem(name)
-        if kind == "strip":
-            self.devices.strip.set_brightness(self.controller.brightness)
+        strip = self.devices.strip
+        if kind == "strip" and strip is not None:
+            strip.set_brightness(self.controller.brightness)
         self._last_image = None
         self.controller.say(f"{name} working again")
         self.draw()
@@ -299,9 +300,9 @@ class Board:
         self._ledger_damage = problem
         self.wake.set()
 
-    def _set_ledger_aside(self) -> bool:
-        """The check found damage: set the file aside as an open would, and say so."""
-        problem, self._ledger_damage = self._ledger_damage, None
+    def _set_ledger_aside(self, problem: str) -> bool:
+        """The check found damage (``problem``): set the file aside as an open would, and say so."""
+        self._ledger_damage = None
         self.log(f"ledger {self.store.path}: {problem}")
         try:
             self.store.set_aside(problem)
@@ -327,7 +328,7 @@ class Board:
             changed |= shown != self._club_shown
             self._club_shown = shown
         if self._ledger_damage is not None:
-            changed = self._set_ledger_aside() or changed
+            changed = self._set_ledger_aside(self._ledger_damage) or changed
         now = self.clock()
         self._retry_devices(now)
         blink = now >= self._blink_at
@@ -472,7 +473,7 @@ class Board:
         """Close the ledger, the buttons and the strip (LEDs off), and the OLED
         unless ``keep_display``; the names of those that failed to close.
         (Each close is safe to repeat.)"""
-        closers = {"club link": self.club.close} if self.club is not None else {}
+        closers: dict[str, Callable[[], object]] = {"club link": self.club.close} if self.club is not None else {}
         closers["ledger"] = self.store.close
         for kind in ("controls", "strip", "buzzer") + (() if keep_display else ("display",)):
             device = getattr(self.devices, kind)

@@ -134,7 +134,7 @@ class MenuTree:
 
     # ---- confirmations ---------------------------------------------------
 
-    def confirm(self, question: str, action: Callable[[], None], note: str = "") -> None:
+    def confirm(self, question: str, action: Callable[[], object], note: str = "") -> None:
         """No / Yes; Yes closes the menus, then acts."""
         host = self.host
 

@@ -64,7 +64,7 @@ def _address_lines(url: str) -> list[str]:
     """The address in pieces that fit beside the code: host, then port."""
     rest = url.removeprefix("http://").rstrip("/")
     host, _, port = rest.rpartition(":")
-    parts = []
+    parts: list[str] = []
     for piece in host.split("."):
         if parts and len(parts[-1]) + len(piece) + 1 <= 11:
             parts[-1] += "." + piece

@@ -205,7 +205,7 @@ class CountChecker:
 
     def handle(self, event: InputEvent) -> None:
         if self.result is not None:
-            self._result_event(event)
+            self._result_event(self.result, event)
         elif event.kind == "turn":
             self.rank = (self.rank - 1 + event.steps) % 13 + 1
         elif event.source in SUIT_OF_BUTTON and event.kind in ("click", "hold"):
@@ -255,8 +255,7 @@ class CountChecker:
         else:
             self.hand.pop()
 
-    def _result_event(self, event: InputEvent) -> None:
-        result = self.result
+    def _result_event(self, result: Breakdown, event: InputEvent) -> None:
         if event.kind == "turn":
             self.page = max(0, min(len(result.pages) - 1, self.page + event.steps))
         elif event.kind == "click" and event.source == KNOB:

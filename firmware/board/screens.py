@@ -20,7 +20,7 @@ __all__ = ["Screen", "font", "lap_note", "oled_image", "scores_screen"]  # lap_n
 
 
 @lru_cache(maxsize=None)
-def font(size: int) -> ImageFont.ImageFont:
+def font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
     """Pillow's own scalable font: no system font needed."""
     return ImageFont.load_default(size=size)
 
@@ -40,7 +40,7 @@ class Screen:
     alert: bool = False
     highlight: int | None = None
     scores: tuple[tuple[str, str, str], ...] = ()  # large scores: (name, score, note) per side
-    picture: object = None  # a whole 128x64 image drawn elsewhere (the phone view's QR code)
+    picture: Image.Image | None = None  # a whole 128x64 image drawn elsewhere (the phone view's QR code)
 
 
 def scores_screen(view: GameView, dial: int = 0, message: str = "", alert: bool = False) -> Screen:

@@ -8,11 +8,15 @@ from __future__ import annotations
 import os
 import socket
 
+TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 
 class Notifier:
     """Sends sd_notify messages to ``$NOTIFY_SOCKET``; does nothing without it."""
 
-    def __init__(self, environ: dict | None = None):
+    def __init__(self, environ: Mapping[str, str] | None = None):
         environ = os.environ if environ is None else environ
         address = environ.get("NOTIFY_SOCKET", "")
         if address.startswith("@"):

@@ -24,7 +24,7 @@ class StopSignals:
     def __init__(self, wake: Callable[[], None]):
         self.wake = wake
         self.received: int | None = None
-        self._previous: dict[int, object] = {}
+        self._previous: dict[int, signal._HANDLER] = {}
         self._previous_fd = -1
         self._writer: int | None = None
         self._thread: threading.Thread | None = None
@@ -62,4 +62,5 @@ class StopSignals:
         signal.set_wakeup_fd(self._previous_fd)
         os.close(self._writer)
         self._writer = None
-        self._thread.join(timeout=5)
+        if self._thread is not None:
+            self._thread.join(timeout=5)

@@ -10,6 +10,7 @@ from .output import PROG, VERSION_LINE, drop_stdout, fail
 TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
 if TYPE_CHECKING:  # for annotations only: argparse loads when a command line needs it
     import argparse
+    from typing import Any
 
 # Each command imports what it uses when it runs (issue 11): ``count`` loads
 # neither the config, nor the ledger, nor the game, nor the other commands'
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_option(parser: argparse.ArgumentParser, option, **changed) -> None:
     """One declared option on an argparse parser; ``changed`` replaces what argparse is given."""
+    settings: dict[str, Any]  # argparse's keywords
     if option.action == "version":
         settings = {"action": "version", "version": VERSION_LINE}
     else:
@@ -147,6 +149,8 @@ def _runner(command: str | None):
         from . import tools
 
         return {"replay": tools.replay, "count": tools.count, "pegging": tools.pegging}[command]
+    if command is None:
+        return _board
     if command in ("board-template", "controls-card", "wiring"):
         from . import drawings
 

@@ -28,6 +28,8 @@ def node_id(club: str, table: str) -> str:
 def discovery_messages(topics: Topics, sides: int, version: str) -> list[tuple[str, bytes]]:
     """(topic, retained payload) for each entity of a board whose game has ``sides`` sides;
     an empty payload removes the entity of a side beyond them."""
+    if topics.table is None:
+        raise ValueError("discovery messages are a table's: these topics name no table")
     node = node_id(topics.club, topics.table)
     device = {
         "identifiers": [node],

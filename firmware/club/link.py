@@ -46,7 +46,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ledger import feed
 from ledger.errors import LedgerError
@@ -57,6 +57,9 @@ from ..config import ClubConfig
 from . import schema
 from .broker import KEEPALIVE_S, BrokerError, make_client, refusal
 from .outbox import WATERMARK_SUFFIX, Watermark, result_payload_of, result_rev
+
+if TYPE_CHECKING:  # annotations only: paho is imported when the link starts
+    from paho.mqtt.client import Client, MQTTMessageInfo
 
 IN_FLIGHT = 20  # QoS 1 messages sent and not yet acknowledged by the broker, at most
 STATE_EVERY_S = 0.5  # the retained live board is sent at most this often
@@ -98,7 +101,7 @@ class ClubLink:
         self.pairing: dict | None = None  # the hub's last word on this table's next game
         self.sent = 0  # QoS 1 messages the broker acknowledged since start (entries and results)
         self.resends = 0  # times the board sent again from the hub's word
-        self._client = None
+        self._client: Client | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._acks: deque[int] = deque()  # message ids the broker acknowledged, from paho's thread
@@ -413,7 +416,7 @@ class ClubLink:
         mark = self._mark if problem is None else None
         payload = schema.status_payload(self.table, True, __version__, problem,
                                         mark.key["ledger"] if mark else None, mark.floor if mark else None)
-        self._client.publish(self.topics.of_table("status"), schema.encode(payload), qos=1, retain=True)
+        self._publish(self.topics.of_table("status"), schema.encode(payload), retain=True)
         self._status_due = False
 
     def _join(self, reader: LedgerReader) -> None:
@@ -436,11 +439,18 @@ class ClubLink:
         self._status_due = True
         self._progress_at = time.monotonic()
 
+    @property
+    def _joined(self) -> Watermark:
+        """The watermark :meth:`_join` took up (what follows it runs only once it has)."""
+        if self._mark is None:
+            raise RuntimeError("the club link has no watermark before it joins its ledger")
+        return self._mark
+
     # ---- the hub's word ----------------------------------------------------
 
     def _take_word(self, reader: LedgerReader, word: dict) -> None:
         """Move the watermark over what the hub says it has kept of this ledger (never back)."""
-        mark = self._mark
+        mark = self._joined
         if word["ledger"] != mark.key["ledger"]:
             return  # another board's at this table
         games = {game: (seq, rev, status) for game, seq, rev, status in word["games"]}
@@ -487,11 +497,13 @@ class ClubLink:
     def _settle(self, reader: LedgerReader) -> None:
         """Move the floor past games the hub has whole, whose result it has as it stands, and which
         can no longer change (all but the two newest)."""
-        mark = self._mark
+        mark = self._joined
 
         def settled(conn) -> int:
             newest, _ = feed.last_place(conn)
             floor = mark.floor
+            if newest is None:
+                return floor  # no game yet
             for status in feed.statuses_from(conn, mark.floor, self.games_of):
                 known = mark.results.get(status.game)
                 wanted = result_rev(status, known)
@@ -508,7 +520,7 @@ class ClubLink:
 
     def _lagging(self) -> bool:
         """Whether something sent is not yet in the hub's word."""
-        return self._next > self._mark.place or bool(self._pending_results)
+        return self._next > self._joined.place or bool(self._pending_results)
 
     def _resend_if_lagging(self) -> None:
         now = time.monotonic()
@@ -523,12 +535,18 @@ class ClubLink:
         """Send again everything after the hub's word."""
         self.resends += 1
         self.log(f"club: sending again from what the hub has kept ({why})")
-        self._next = self._mark.place
+        self._next = self._joined.place
         self._pending_results.clear()
         self._seq.clear()
         self._progress_at = time.monotonic()
 
     # ---- sending -------------------------------------------------------------
+
+    def _publish(self, topic: str, payload: bytes, retain: bool = False) -> MQTTMessageInfo:
+        """``payload`` to ``topic`` at QoS 1, through the client :meth:`start` made."""
+        if self._client is None:
+            raise RuntimeError("the club link publishes nothing before it starts")
+        return self._client.publish(topic, payload, qos=1, retain=retain)
 
     def _publish_items(self, reader: LedgerReader) -> bool:
         """The club's game lines and entries after the last sent, while fewer than IN_FLIGHT await
@@ -538,10 +556,10 @@ class ClubLink:
             return True
         items = reader.feed(lambda conn: self._numbered(
             conn, feed.items_after(conn, self._next, room, self.games_of)))
-        ledger = self._mark.key["ledger"]
+        ledger = self._joined.key["ledger"]
         for item, seq in items:
             payload = schema.entry_payload(self.table, ledger, item.game, seq, item.line, item.at)
-            info = self._client.publish(self.topics.of_table("entry"), schema.encode(payload), qos=1)
+            info = self._publish(self.topics.of_table("entry"), schema.encode(payload))
             self._in_flight.add(info.mid)
             self._next = item.place
         return bool(items)
@@ -563,7 +581,7 @@ class ClubLink:
 
     def _publish_results(self, reader: LedgerReader) -> bool:
         """Each game whose end changed since the result the hub has (or was last sent): its result now."""
-        mark = self._mark
+        mark = self._joined
 
         def changed_games(conn):  # in one snapshot: each game's row and its lines agree
             changed = []
@@ -582,7 +600,7 @@ class ClubLink:
                 mark.results[status.game] = wanted
                 self._dirty = True
                 continue
-            info = self._client.publish(self.topics.of_table("result"), schema.encode(payload), qos=1)
+            info = self._publish(self.topics.of_table("result"), schema.encode(payload))
             self._in_flight.add(info.mid)
             self._pending_results[status.game] = wanted
             sent = True
@@ -601,16 +619,16 @@ class ClubLink:
         book = reader.book
         game, _ = reader.feed(feed.last_place)
         entries = len(book.game.history) if book.game else 0
-        payload = schema.state_payload(self.table, self._mark.key["ledger"], game, entries,
+        payload = schema.state_payload(self.table, self._joined.key["ledger"], game, entries,
                                        state_dict(book) if book.game else None)
         sides = len(book.game.sides) if book.game else 0
         if self.club.homeassistant and sides and sides != self._discovered:  # before the state they read
             from .discovery import discovery_messages
 
             for topic, config in discovery_messages(self.topics, sides, __version__):
-                self._client.publish(topic, config, qos=1, retain=True)
+                self._publish(topic, config, retain=True)
             self._discovered = sides
-        self._client.publish(self.topics.of_table("state"), schema.encode(payload), qos=1, retain=True)
+        self._publish(self.topics.of_table("state"), schema.encode(payload), retain=True)
         self._state_version, self._state_at, self._state_due = version, time.monotonic(), False
 
     def _take_acks(self) -> None:

@@ -49,7 +49,7 @@ def resolve(host: str, port: int) -> list[str]:
     except (socket.gaierror, UnicodeError) as error:
         raise NetworkError(f"the broker's host {host!r} cannot be resolved ({error}): give [club] broker as an "
                            "IP address (club-broker.sh prints it), or mend the name") from None
-    return list(dict.fromkeys(info[4][0] for info in found))
+    return list(dict.fromkeys(str(info[4][0]) for info in found))  # (host, port, ...): host is a str
 
 
 def name_servers(text: str) -> list[str]:
@@ -57,8 +57,9 @@ def name_servers(text: str) -> list[str]:
     found = []
     for line in text.splitlines():
         words = line.split()
-        if len(words) >= 2 and words[0] == "nameserver" and literal(words[1].split("%")[0]):
-            found.append(literal(words[1].split("%")[0]))
+        address = literal(words[1].split("%")[0]) if len(words) >= 2 and words[0] == "nameserver" else None
+        if address:
+            found.append(address)
     return list(dict.fromkeys(found))
 
 

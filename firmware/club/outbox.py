@@ -22,7 +22,8 @@ class Watermark:
 
     def __init__(self, key: dict, place: tuple[int, int] = (0, 0), floor: int = 1,
                  results: dict[int, list] | None = None):
-        self.key, self.place, self.floor = key, tuple(place), floor
+        game, action = place
+        self.key, self.place, self.floor = key, (game, action), floor
         self.results: dict[int, list] = dict(results or {})
 
     @classmethod

@@ -127,7 +127,7 @@ class Hub:
 
     @property
     def snapshot(self) -> Snapshot:
-        return self.state.snapshot
+        return self.state.latest()
 
     @property
     def view(self) -> nights.NightView:
@@ -358,11 +358,11 @@ class Hub:
                         changed = True
                         stored.append((item.table, payload["ledger"], payload["game"], payload["rev"],
                                        payload["status"], True))
-                    elif _differs(first := w.result_payload(*key, payload["rev"]), payload) and w.add_conflict(
-                            night, *key, "result", payload["rev"], _json(first), _json(payload),
+                    elif _differs(kept_first := w.result_payload(*key, payload["rev"]), payload) and w.add_conflict(
+                            night, *key, "result", payload["rev"], _json(kept_first), _json(payload),
                             "sent again otherwise"):
                         noted.append(f"table {item.table} game {payload['game']} result {payload['rev']}: sent again "
-                                     f"as {_scores(payload)}; kept as {_scores(first)}, the first copy")
+                                     f"as {_scores(payload)}; kept as {_scores(kept_first)}, the first copy")
                 elif item.kind == "refused":
                     reason, sent = payload["reason"], {k: v for k, v in payload.items() if k != "reason"}
                     if w.add_conflict(night, *key, "refused", payload["rev"], None, _json(sent), reason):

@@ -8,54 +8,54 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections import namedtuple
 from dataclasses import dataclass, field
 from typing import Callable
 
+from scorer.tuples import NamedTuple
 
-class Received(namedtuple("Received", "kind table payload mid qos generation")):
+
+class Received(NamedTuple):
     """A table's ``entry`` or ``result`` to keep, or a result ``refused`` to note (``kind``), checked by the
     schema; acknowledged (``mid`` at ``qos``) once durable, if it came on connection ``generation``. Immutable."""
 
-    __slots__ = ()
+    kind: str
+    table: str
+    payload: dict
+    mid: int
+    qos: int
+    generation: int
 
 
-class FloorMoved(namedtuple("FloorMoved", "table ledger")):
+class FloorMoved(NamedTuple):
     """A board's ``status`` gave another floor for ``ledger``: the hub's word to ``table`` is due. Immutable."""
 
-    __slots__ = ()
+    table: str
+    ledger: str
 
 
-class TableChanged(namedtuple("TableChanged", "table came")):
+class TableChanged(NamedTuple):
     """What a table's ``status`` or ``state`` says changed (its card on the page); ``came``: it is new or
     came online or went (the night may begin). Immutable."""
 
-    __slots__ = ()
+    table: str
+    came: bool
 
 
-class BrokerChanged(namedtuple("BrokerChanged", "")):
+class BrokerChanged(NamedTuple):
     """The broker's state in words changed (the page says it)."""
 
-    __slots__ = ()
 
-
-class Connected(namedtuple("Connected", "")):
+class Connected(NamedTuple):
     """A connection as the club's one hub: everything retained is said again (the first time, the night
     may begin)."""
 
-    __slots__ = ()
 
-
-class PresenceAsked(namedtuple("PresenceAsked", "")):
+class PresenceAsked(NamedTuple):
     """Another hub asked about the club: this hub's presence is said again."""
 
-    __slots__ = ()
 
-
-class Stop(namedtuple("Stop", "")):
+class Stop(NamedTuple):
     """Wakes the writer to stop (what is queued is written first)."""
-
-    __slots__ = ()
 
 
 @dataclass

@@ -308,7 +308,8 @@ class HubLink:
             return
         if self._probing:
             self._seen(presence if other else None)
-        elif other and (presence.get("since") or "", presence.get("instance") or "") < (self.since, self.instance):
+        elif other and presence is not None and (
+                presence.get("since") or "", presence.get("instance") or "") < (self.since, self.instance):
             self._earlier_hub(presence)
         elif other:
             self.inbox.put(PresenceAsked())
@@ -387,7 +388,7 @@ class HubLink:
                 if kind == "result":
                     result_of(payload)
             except (schema.ImpossibleResult, ResultError) as error:  # dropped, and noted for the director
-                refused = error.payload if isinstance(error, schema.ImpossibleResult) else payload
+                refused = error.payload if isinstance(error, schema.ImpossibleResult) else payload or {}  # decoded
                 self.journal.ignored(f"table {table}: dropped: {error}")
                 self.inbox.put(Received("refused", table, {**refused, "reason": str(error)}, message.mid,
                                         message.qos, generation))

@@ -19,55 +19,77 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import namedtuple
 from typing import Sequence
 
 from ledger.hub import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
 from scorer.pairings import Round, first_order, pair_round
 from scorer.standings import GameResult, PlayerStanding, ResultError, credits, name_key, ranked, tally
+from scorer.tuples import NamedTuple
 from scorer.variants import GamePoints, SkunkLines, parse_game_points
 
 COUNTED = ("finished", "corrected")  # a game's status that counts in the standings
 
 
-class Rules(namedtuple("Rules", "points skunk")):
+class Rules(NamedTuple):
     """The club's rule a night is scored by: game ``points`` and ``skunk`` lines. Immutable."""
 
-    __slots__ = ()
+    points: GamePoints
+    skunk: SkunkLines
 
     @classmethod
     def of(cls, night: Night) -> "Rules":
         return cls(parse_game_points(night.points), SkunkLines(night.skunk))
 
 
-class GameView(namedtuple("GameView", "key table ledger game round first status result latest correction")):
+class GameView(NamedTuple):
     """One game as it counts: its ``key``, the ``round`` its result first came in, the id of its
     ``first`` stored row, its ``status`` (finished, open, abandoned, corrected or void), the
     ``result`` that counts (a GameResult, or None), the ``latest`` revision received and the
     ``correction`` in force (or None). Immutable."""
 
-    __slots__ = ()
+    key: tuple
+    table: str
+    ledger: str
+    game: int
+    round: int
+    first: int
+    status: str
+    result: GameResult | None
+    latest: ResultRow
+    correction: CorrectionRow | None
 
 
-class PairingView(namedtuple("PairingView", "table players game")):
+class PairingView(NamedTuple):
     """A pairing of a round and the game played for it (a GameView, or None yet). Immutable."""
 
-    __slots__ = ()
+    table: str | None
+    players: tuple[str, ...]
+    game: GameView | None
 
 
-class RoundView(namedtuple("RoundView", "number pairings bye complete made")):
+class RoundView(NamedTuple):
     """A round: its pairings (PairingViews), its ``bye`` (a name or None), whether it is
     ``complete`` (every pairing has its game) and when it was ``made``. Immutable."""
 
-    __slots__ = ()
+    number: int
+    pairings: tuple[PairingView, ...]
+    bye: str | None
+    complete: bool
+    made: str
 
 
-class NightView(namedtuple("NightView", "night rules players standings games rounds unpaired")):
+class NightView(NamedTuple):
     """Everything the page and the API show of a night: the ``night``, its ``rules``, the
     active ``players`` (as registered, in order), the ranked ``standings``, every game
     (GameViews, in the order first received), the ``rounds`` and the ``unpaired`` games. Immutable."""
 
-    __slots__ = ()
+    night: Night
+    rules: Rules
+    players: tuple[str, ...]
+    standings: tuple[PlayerStanding, ...]
+    games: tuple[GameView, ...]
+    rounds: tuple[RoundView, ...]
+    unpaired: tuple[GameView, ...]
 
     @property
     def round(self) -> int:
@@ -98,6 +120,13 @@ def result_of(payload: dict) -> GameResult | None:
     return GameResult.of(payload["seats"], payload["scores"], payload["winner"], payload.get("variant") == "low-ball")
 
 
+def corrected(correction: CorrectionRow, lowball: bool) -> GameResult:
+    """The result a director's correction gives (a correction's row has its seats, scores and winner)."""
+    if correction.seats is None or correction.scores is None or correction.winner is None:
+        raise ResultError(f"correction {correction.id} gives no seats, scores or winner")
+    return GameResult.of(correction.seats, correction.scores, correction.winner, lowball)
+
+
 def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow]) -> list[GameView]:
     """Every game of these rows as it counts (see the module), in the order first received."""
     first: dict[tuple, ResultRow] = {}
@@ -107,8 +136,8 @@ def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow]) ->
         if row.game_key not in latest or row.rev > latest[row.game_key].rev:
             latest[row.game_key] = row
     word: dict[tuple, CorrectionRow | None] = {}
-    for row in corrections:
-        word[row.game_key] = None if row.action == "restore" else row
+    for said in corrections:
+        word[said.game_key] = None if said.action == "restore" else said
     out = []
     for key, row in first.items():
         last = latest[key]
@@ -117,8 +146,7 @@ def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow]) ->
         if correction is not None and correction.action == "void":
             status, result = "void", None
         elif correction is not None:
-            status = "corrected"
-            result = GameResult.of(correction.seats, correction.scores, correction.winner, lowball)
+            status, result = "corrected", corrected(correction, lowball)
         else:
             status = last.status
             try:
@@ -140,7 +168,7 @@ def view(night: Night, players: Sequence[PlayerRow], results: Sequence[ResultRow
     by_number = {each.number: each for each in rounds}
     unpaired = []
     for game in every:
-        if game.status not in COUNTED:
+        if game.status not in COUNTED or game.result is None:
             continue
         seats = {name_key(seat) for seat in game.result.seats}
         place = None
@@ -164,7 +192,7 @@ def view(night: Night, players: Sequence[PlayerRow], results: Sequence[ResultRow
         bye = next((p.players[0] for p in each.pairings if p.bye), None)
         round_views.append(RoundView(each.number, tuple(pairings), bye,
                                      all(p.game is not None for p in pairings), each.made))
-    counted = [credit for game in every if game.status in COUNTED
+    counted = [credit for game in every if game.status in COUNTED and game.result is not None
                for credit in credits(game.result, rules.skunk, rules.points)]
     registered = [row.name for row in players if row.action == "add"]
     lines = tally(counted, registered)
@@ -190,7 +218,8 @@ def next_pairings(current: NightView, tables: Sequence[str]) -> list[PairingRow]
         order += [name for key, name in active.items() if name not in order]
     else:
         order = first_order(list(active.values()), current.night.name)
-    past = [Round(tuple(tuple(p.players) for p in each.pairings), each.bye) for each in current.rounds]
+    past = [Round(tuple((one, other) for one, other in (p.players for p in each.pairings)), each.bye)
+            for each in current.rounds]
     made = pair_round(order, past, max(0, current.night.rounds - current.round - 1))
     places = sorted(tables, key=table_order)
     rows = [PairingRow(places[k] if k < len(places) else None, tuple(pair), False)
@@ -206,7 +235,7 @@ def standings_of_season(nights: Sequence[tuple[Night, Sequence[ResultRow], Seque
     counted = []
     for night, results, corrections in nights:
         rules = Rules.of(night)
-        counted += [credit for game in games(results, corrections) if game.status in COUNTED
+        counted += [credit for game in games(results, corrections) if game.status in COUNTED and game.result is not None
                     for credit in credits(game.result, rules.skunk, rules.points)]
     return ranked(tally(counted))
 
@@ -216,12 +245,14 @@ def rule_names(points: GamePoints, skunk: SkunkLines) -> str:
     return f"{points.spec()} game points, {skunk.value} skunk lines"
 
 
-class NightChange(namedtuple("NightChange", "players games rounds")):
+class NightChange(NamedTuple):
     """What rows changed of a :class:`NightBook` since it was last asked: the ``players`` whose
     standings line changed or who came or went (name keys), the ``games`` whose view changed (game
     keys) and the ``rounds`` whose pairings or games changed (numbers). Immutable."""
 
-    __slots__ = ()
+    players: frozenset[str]
+    games: frozenset[tuple]
+    rounds: frozenset[int]
 
     def __bool__(self) -> bool:
         return bool(self.players or self.games or self.rounds)
@@ -257,9 +288,9 @@ class NightBook:
         self._ranked_lines: list[PlayerStanding] = []  # their lines, in the same order
         self._unplaced: set[tuple] = set()  # counted games that took no pairing
         self._rank_of: dict[str, tuple] = {}
-        self._round_views: list[RoundView] = []
+        self._round_views: list[RoundView | None] = []  # None: to be made again
         self._cache: dict[str, tuple] = {}
-        self._changed = (set(), set(), set())
+        self._changed: tuple[set[str], set[tuple], set[int]] = (set(), set(), set())
 
     # ---- rows in -------------------------------------------------------------
 
@@ -317,8 +348,7 @@ class NightBook:
         if correction is not None and correction.action == "void":
             status, result = "void", None
         elif correction is not None:
-            status = "corrected"
-            result = GameResult.of(correction.seats, correction.scores, correction.winner, lowball)
+            status, result = "corrected", corrected(correction, lowball)
         else:
             status = last.status
             try:
@@ -333,7 +363,7 @@ class NightBook:
         self._games[key] = game
         self._changed[1].add(key)
         self._cache.pop("games", None)
-        if status in COUNTED:
+        if status in COUNTED and result is not None:
             self._credits[key] = credits(result, self.rules.skunk, self.rules.points)
             self._seats[key] = frozenset(name_key(seat) for seat in result.seats)
         new_players = {name_key(c.player) for c in self._credits.get(key, ())}
@@ -350,7 +380,7 @@ class NightBook:
             group[key] = None
             if len(group) > 1 and list(group)[-1] == key and self._games[list(group)[-2]].first > game.first:
                 self._group[self._seats[key]] = dict.fromkeys(sorted(group, key=lambda k: self._games[k].first))
-        for seats in {old_seats, self._seats.get(key)} - {None}:
+        for seats in {each for each in (old_seats, self._seats.get(key)) if each is not None}:
             self._rematch(seats)
         place = self._place.get(key)
         if place is not None:  # its pairing shows it anew
@@ -412,7 +442,7 @@ class NightBook:
         if old is not None:
             at = bisect_left(self._ranked, (old, player))
             del self._ranked[at], self._ranked_lines[at]
-        if shown:
+        if shown and line is not None:
             rank = (-line.game_points, -line.wins, -line.spread, player, line.player)
             at = bisect_left(self._ranked, (rank, player))
             self._ranked.insert(at, (rank, player))
@@ -429,9 +459,8 @@ class NightBook:
         """Player ``player``'s counted games added up, under ``name`` (else as first seated), or None."""
         line = PlayerStanding(name, 0, 0, 0, 0, 0) if name is not None else None
         games_of = self._games_of.get(player, {})
-        if len(games_of) > 1:
-            games_of = sorted(games_of, key=lambda k: self._games[k].first)
-        for key in games_of:
+        keys = sorted(games_of, key=lambda k: self._games[k].first) if len(games_of) > 1 else list(games_of)
+        for key in keys:
             for credit in self._credits[key]:
                 if name_key(credit.player) == player:
                     line = line or PlayerStanding(credit.player, 0, 0, 0, 0, 0)

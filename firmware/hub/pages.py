@@ -43,7 +43,7 @@ def standings_list(lines) -> list[dict]:
 
 def places(lines) -> list[int]:
     """Each line's place, ties sharing one (1, 2, 2, 4): equal game points, wins and spread."""
-    out = []
+    out: list[int] = []
     for k, line in enumerate(lines):
         same = k and (line.game_points, line.wins, line.spread) == (lines[k - 1].game_points, lines[k - 1].wins,
                                                                      lines[k - 1].spread)
@@ -126,7 +126,8 @@ def cards(snap) -> list[tuple[str, tuple]]:
     live = {table.table: table for table in snap.tables}
     current = view.rounds[-1] if view.rounds else None
     earlier = Earlier(view)
-    out, paired = [], set()
+    out: list[tuple[str, tuple]] = []
+    paired = set()
     for pairing in (current.pairings if current else ()):
         paired.add(pairing.table)
         out.append((pairing.table or "", (pairing.table, pairing.players, live.get(pairing.table), pairing.game,
@@ -141,7 +142,8 @@ class Earlier:
     """The games the night's earlier rounds counted, worked out when a card first asks."""
 
     def __init__(self, view: NightView):
-        self.view, self._games = view, None
+        self.view = view
+        self._games: set[tuple] | None = None
 
     def __contains__(self, game) -> bool:
         if self._games is None:
@@ -294,7 +296,8 @@ def delta_events(layout: Layout, base: int, shown) -> list[bytes]:
         items.append(("standings", {**standings_list([line])[0], "key": key, "place": place,
                                     "after": layout.players[place - 1] if place else None,
                                     "html": standing_row(layout.ranks[place], line)}))
-    events, parts, size = [], {"tables": [], "standings": []}, len(dumps(head))
+    parts: dict[str, list] = {"tables": [], "standings": []}
+    events, size = [], len(dumps(head))
     for kind, data in items:
         encoded = dumps(data)
         if size + len(encoded) + 1 > EVENT_BYTES - 256 and (parts["tables"] or parts["standings"]):  # 256: framing

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -49,7 +50,7 @@ class Rendered:
 
     def __init__(self, hub):
         self.hub = hub
-        self._made: dict[str, tuple[object, object]] = {}
+        self._made: dict[str, tuple[object, Any]] = {}  # what -> (its key, what was made)
 
     def get(self, what: str, make, snap=None):
         """``make(snap)`` for the latest snapshot (or ``snap``), made once for its version."""
@@ -95,10 +96,11 @@ class Changes:
     def _swap(self) -> None:
         self._woken = False
         old, self.event = self.event, asyncio.Event()
-        old.set()
+        if old is not None:
+            old.set()
 
 
-def create_app(hub, host_names=()) -> Starlette:
+def create_app(hub, host_names=()) -> Guard:
     """The hub's web app over ``hub`` (anything with a ``snapshot`` and ``listen``); it answers to
     localhost, IP literals, this machine's hostname, ``*.local`` and ``host_names`` (--host)."""
     rendered = Rendered(hub)
@@ -170,6 +172,8 @@ async def _events(rendered: Rendered, changes: Changes, request: Request):
     sent = None
     while True:
         waiter = changes.event
+        if waiter is None:
+            raise RuntimeError("the club's events were asked for before the server's loop ran")
         snap, shown = rendered.hub.since(sent) if sent is not None else (rendered.hub.snapshot, None)
         if snap.version != sent:
             size = 0

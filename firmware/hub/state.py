@@ -10,11 +10,12 @@ version a viewer has (:meth:`NightState.since`) to send it only that.
 from __future__ import annotations
 
 import threading
-from collections import deque, namedtuple
+from collections import deque
 from collections.abc import Sequence
 
 from ledger.hub import Night
 from scorer.standings import PlayerStanding, credits, ranked, tally
+from scorer.tuples import NamedTuple
 
 from ..club.schema import PLAYER_NAME_MOST, SIDE_NAME_MOST
 from . import night as nights
@@ -22,22 +23,29 @@ from . import night as nights
 CHANGE_LOG = 4096  # snapshots whose changes are kept: a viewer further behind gets a whole snapshot
 
 
-class TableLive(namedtuple("TableLive", "table online problem sides next winner seen game",
-                           defaults=(None, False, None, (), None, None, False, None))):
+class TableLive(NamedTuple):
     """A table as its last ``status`` and ``state`` say: ``online``, its ``problem``, its live
     game's ``sides`` ((name, score) pairs), whose count is ``next`` ("Bob hand"), the
     ``winner``, whether it was ever ``seen``, and which ``game`` is live ((ledger, game), or None). Immutable."""
 
-    __slots__ = ()
+    table: str
+    online: bool = False
+    problem: str | None = None
+    sides: tuple[tuple[str, int], ...] = ()
+    next: str | None = None
+    winner: str | None = None
+    seen: bool = False
+    game: tuple[str, int] | None = None
 
 
-def live_game(state) -> tuple[tuple, str | None, str | None]:
+def live_game(state) -> tuple[tuple[tuple[str, int], ...], str | None, str | None]:
     """(sides, next, winner) of a board's ``state`` dict, read warily: it is only checked to
     be a JSON object, so anything not as expected is left out."""
     if not isinstance(state, dict):
         return (), None, None
     sides = []
-    for side in state.get("sides") if isinstance(state.get("sides"), list) else ():
+    given = state.get("sides")
+    for side in given if isinstance(given, list) else ():
         if (isinstance(side, dict) and isinstance(side.get("name"), str) and 0 < len(side["name"]) <= SIDE_NAME_MOST
                 and side["name"].isprintable() and isinstance(side.get("score"), int)
                 and not isinstance(side.get("score"), bool) and 0 <= side["score"] <= 1000):
@@ -73,20 +81,29 @@ class Season(Sequence):
         return len(self._lines)
 
 
-class Snapshot(namedtuple("Snapshot", "version view season tables entries broker problem club")):
+class Snapshot(NamedTuple):
     """What the page shows, whole: the ``view`` of the night (a NightView), the ``season``
     standings, each table's TableLive (``tables``, in name order), the ``entries`` kept per
     table, the ``broker``'s state in words, the ledger's ``problem`` (or None). Immutable."""
 
-    __slots__ = ()
+    version: int
+    view: nights.NightView
+    season: Season
+    tables: tuple[TableLive, ...]
+    entries: dict[str, int]
+    broker: str
+    problem: str | None
+    club: str
 
 
-class Shown(namedtuple("Shown", "tables players round")):
+class Shown(NamedTuple):
     """What changed on the page between two snapshots: the ``tables`` whose card changed (names; "" for a
     pairing without a table), the ``players`` whose standings row changed (name keys), and whether the
     ``round`` changed (its heading and every card). Immutable."""
 
-    __slots__ = ()
+    tables: frozenset[str]
+    players: frozenset[str]
+    round: bool
 
     def add(self, other: "Shown") -> "Shown":
         return Shown(self.tables | other.tables, self.players | other.players, self.round or other.round)
@@ -129,7 +146,7 @@ class NightState:
                 continue
             rules = nights.Rules.of(each)
             counted += [credit for game in nights.games(rows.results(each.id), rows.corrections(each.id))
-                        if game.status in nights.COUNTED
+                        if game.status in nights.COUNTED and game.result is not None
                         for credit in credits(game.result, rules.skunk, rules.points)]
         self._past = tally(counted)
         self._season_lines = dict(self._past)
@@ -162,8 +179,10 @@ class NightState:
                 past, played = self._past.get(player), self.book.played(player)
                 if past is not None and played is not None:
                     self._season_lines[player] = past.add(played)
-                elif past is not None or played is not None:
-                    self._season_lines[player] = past or played
+                elif past is not None:
+                    self._season_lines[player] = past
+                elif played is not None:
+                    self._season_lines[player] = played
                 else:
                     self._season_lines.pop(player, None)
             self._season = Season(dict(self._season_lines))
@@ -239,11 +258,18 @@ class NightState:
             self._log.append((snap.version, shown))
         return snap
 
+    def latest(self) -> Snapshot:
+        """The latest snapshot (the hub makes the first as it starts)."""
+        snap = self.snapshot
+        if snap is None:
+            raise LookupError("the night has no snapshot yet")
+        return snap
+
     def since(self, version: int) -> tuple[Snapshot, Shown | None]:
         """The latest snapshot, and what changed on the page after snapshot ``version`` up to it (None when
         that is too long ago to say: send the whole snapshot)."""
         with self._log_lock:
-            snap = self.snapshot
+            snap = self.latest()
             if not self._log or self._log[0][0] > version + 1:
                 return snap, None
             shown = NOTHING

@@ -121,8 +121,9 @@ def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO |
                 action = parse_line(line)
                 if action is None:
                     continue
-                unfinished = store.game is not None and not store.game.is_over
-                played = unfinished and bool(store.game.history)
+                game = store.game
+                unfinished = game is not None and not game.is_over
+                played = game is not None and unfinished and bool(game.history)
                 result = store.apply(action)
             except (CribbageError, LedgerError) as error:
                 out(f"! {_said(error)}\n")

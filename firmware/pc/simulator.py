@@ -17,7 +17,11 @@ from typing import Callable
 from PIL import Image, ImageDraw
 
 from hardware.backend import MockBackend
+from hardware.buzzer import MockBuzzer
+from hardware.display import MockDisplay
+from hardware.inputs import MockControls
 from hardware.layout import GAME_HOLE, HOLES_PER_TRACK, START_HOLE, Layout
+from hardware.leds import MockStrip
 from ledger.writer import LedgerWriter
 from scorer.report import state_dict
 
@@ -99,7 +103,7 @@ def read_pegs(layout: Layout, frame, style: LedStyle, target: int, sides: int) -
     the lap mark. None where no hole (or more than one) is lit so.
     """
     laps = range(max(1, (target - 2) // HOLES_PER_TRACK + 1))
-    pegs = []
+    pegs: list[dict[str, int | None]] = []
     for side in range(sides):
         if side >= len(layout.tracks):
             pegs.append({"front": None, "back": None})
@@ -166,9 +170,16 @@ class Simulator:
             self.store.close()  # let the ledger's lock go
             raise
         self.board = Board(config, self.store, self.devices, clock=self.clock)
-        self.controls = self.devices.controls
         self.ended = False
         self.board.draw()
+
+    @property
+    def controls(self) -> MockControls:
+        """The mock buttons and encoder the simulator presses and turns."""
+        controls = self.devices.controls
+        if not isinstance(controls, MockControls):
+            raise RuntimeError("the mock board's controls are not open")
+        return controls
 
     def act(self, verb: str, argument: str) -> list[Outcome]:
         """One physical action; what each input it made did (the controller's outcomes, a
@@ -208,7 +219,7 @@ class Simulator:
     def shown_frame(self) -> list:
         """The colours of the last frame the strip shows (all off once it is closed)."""
         strip = self.devices.strip
-        if strip is None or getattr(strip, "closed", False) or not strip.wanted:
+        if not isinstance(strip, MockStrip) or getattr(strip, "closed", False) or not strip.wanted:
             return [OFF] * self.devices.layout.strip_leds
         return list(strip.wanted[-1])
 
@@ -225,9 +236,10 @@ class Simulator:
         frame = self.shown_frame()
         leds = _png(lambda file: board_png(self.devices.layout, frame, file))
         display = self.devices.display
+        image = display.image if isinstance(display, MockDisplay) else None
         oled = None
-        if display is not None and display.image is not None:
-            oled = _png(lambda file: display.image.save(file, format="PNG"))
+        if image is not None:
+            oled = _png(lambda file: image.save(file, format="PNG"))
         folder = open_folder(directory)
         try:
             write_in(folder, f"{name}-leds.png", leds)
@@ -266,7 +278,7 @@ def run_script(
         result["rejected"] = rejected
         result["screen"] = _screen_text(sim.board.oled_screen())
         result["strip"] = sim.strip_pegs()
-        if sim.devices.buzzer is not None:
+        if isinstance(sim.devices.buzzer, MockBuzzer):
             result["tones"] = [label for label, _ in sim.devices.buzzer.played]
         return result
     finally:

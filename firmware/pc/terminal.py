@@ -271,7 +271,8 @@ def board_geometry(layout: Layout, hx: int) -> BoardGeometry:
     min_x, _, max_x, _ = layout.bounds()
     holes = layout.all_holes()
     ys = sorted({round(h.y) for h in holes})
-    bands, row_of = [], {}
+    bands: list[list[int]] = []
+    row_of: dict[int, int] = {}
     for y in ys:
         if bands and y == bands[-1][-1] + 1:
             bands[-1].append(y)
@@ -285,7 +286,9 @@ def board_geometry(layout: Layout, hx: int) -> BoardGeometry:
             row_of[y] = row
             row += 1
     band_of = {y: band[0] for band in bands for y in band}
-    cells, labels, taken = {}, [], {}
+    cells: dict[int, tuple[int, int]] = {}
+    labels: list[tuple[int, int, str]] = []
+    taken: dict[int, set[int]] = {}
     for hole in holes:
         r, c = row_of[round(hole.y)], 1 + round((hole.x - min_x) * hx)
         cells[hole.led] = (r, c)
@@ -389,6 +392,8 @@ def _braille(data: bytes, size: tuple[int, int]) -> tuple[str, ...]:
     from PIL import Image
 
     pixels = Image.frombytes("1", size, data).load()
+    if pixels is None:  # Pillow gives none only for an image with no pixels, which frombytes never makes
+        raise ValueError("the OLED image has no pixels")
     width, height = size
     bits = ((0, 0, 0x01), (0, 1, 0x02), (0, 2, 0x04), (1, 0, 0x08),
             (1, 1, 0x10), (1, 2, 0x20), (0, 3, 0x40), (1, 3, 0x80))

@@ -74,7 +74,7 @@ def race_svg(race: list[tuple[int, ...]], sides: list[str], target: int,
     obstacles: list[Box] = [(left, y(score), w - right, y(score)) for score, _ in marks]
     drawn = []
     for s, name in enumerate(sides):
-        points, path = [], []
+        points: list[tuple[float, float]] = []
         for i, scores in enumerate(race):
             if i:
                 points.append((x(i), y(race[i - 1][s])))
@@ -112,7 +112,7 @@ def _line_label(text: str, line_y: float, plot: Box, obstacles: list[Box]) -> st
     ys = (above, below, above - height / 2, below + height / 2)  # touching the line, then half a label off
     found = place(width, height, plot, [(x, y) for y in ys for x in xs], obstacles)
     backed = found is None
-    if backed:  # nowhere clear (a race all over the chart): readable over a backing
+    if found is None:  # nowhere clear (a race all over the chart): readable over a backing
         found = (xs[0], above if above > plot[1] else below)
     x, top = found
     obstacles.append((x, top, x + width, top + height))

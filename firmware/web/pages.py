@@ -176,7 +176,7 @@ def _result(game: GameRow) -> str:
         return '<span class="muted">abandoned</span>'
     if not game.winner:
         return '<span class="muted">in play</span>'
-    return f'{name_html(game.winner)} ({escape(game.result.replace("-", " "))})'
+    return f'{name_html(game.winner)} ({escape((game.result or "").replace("-", " "))})'
 
 
 def games_page(games: list[GameRow], problem: str | None) -> str:

@@ -35,6 +35,8 @@ def play_record(game_id: int, lines: list[str]) -> Played:
         raise RecordSyntaxError(f"game {game_id} has no game line")
     book.apply(header)
     game = book.game
+    if game is None:  # the first line read, and was no game line
+        raise RecordSyntaxError(f"game {game_id} has no game line")
     out, problems = [], []
     for n, text in enumerate(lines[1:], start=1):
         try:
@@ -76,7 +78,8 @@ def summary(played: Played, status: str) -> GameRow:
 def taken_back(actions: list[str]) -> set[int]:
     """The positions in ``actions`` ("entry", "undo", "redo", "option", in order) of the entries and redos
     that a later undo took back: what a list of them should strike out (never the undo itself)."""
-    standing, out = [], set()
+    standing: list[int] = []
+    out: set[int] = set()
     for i, action in enumerate(actions):
         if action == "undo":
             if standing:

@@ -12,7 +12,7 @@ from ledger.rows import PLAYING, GameRow, GameTimes
 from ledger.schema import ABANDONED
 from scorer.errors import CribbageError
 from scorer.history import player_stats
-from scorer.record import Scorebook, parse_line
+from scorer.record import GameHeader, Scorebook, parse_line
 
 from . import pages
 from .follow import LedgerFollower
@@ -137,10 +137,11 @@ def side_colours(records: list[list[str]]) -> dict:
     for record in records:  # oldest first: the last game played says
         header = next((line for line in record if line.split("#", 1)[0].strip()), None)
         try:
-            book = Scorebook()
-            book.apply(parse_line(header))
-            sides = book.game.sides
-        except (CribbageError, AttributeError, TypeError):
+            action = parse_line(header) if header is not None else None
+            if not isinstance(action, GameHeader):
+                continue  # no game line
+            sides = Scorebook().start(action).sides
+        except CribbageError:
             continue
         for place, side in enumerate(sides):
             for seat in side.seats:
