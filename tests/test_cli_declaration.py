@@ -10,10 +10,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from firmware.cli import command as command_line
 from firmware.cli import quick
-from firmware.cli.command import parse_args
+from firmware.cli.command import build_parser, parse_args
 from firmware.cli.declaration import BOARD, COMMANDS, TOP_OPTIONS, WHERE
 from firmware.cli.quick import quick_args
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_parser():
+    """argparse's parser built once for these tests, not once a line: building it is nearly all
+    of a line's time, and parsing leaves it as it was (each parse makes its own namespace)."""
+    parser = build_parser()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(command_line, "build_parser", lambda: parser)
+        yield parser
 
 
 def outcome(argv: list[str], quick: bool):
@@ -131,7 +142,7 @@ OTHERS = [[value] for value in VALUES] + [
     [token] for token in ("--", "--star", "--js", "--hand-size=4", "--state=x", "--s", "--h", "-h", "--help", "-ox.pdf")]
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # 3 s serially at load 5 with one_parser (20 s building one a line): near 4 s at load 8
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(NAMES), st.sampled_from(FLAGS), st.sampled_from(OTHERS)), max_size=8)
        .map(lambda pieces: [token for piece in pieces for token in piece]))

@@ -1,8 +1,8 @@
 """Plain command lines read without argparse, from the declaration argparse's parser is built from.
 
 argparse (with re, gettext, locale and shutil behind it, and a parser built
-for every command) was a third of what ``count`` cost and 7% of the board's
-start-up (issue 11). :func:`quick_args` reads only lines made of exact option
+for every command) costs more than the interpreter's own start-up (issue 11;
+the figures below). :func:`quick_args` reads only lines made of exact option
 flags and plain values, and gives the namespace argparse would; for anything
 else (--help, an abbreviation, ``--opt=value``, a value that starts with
 ``-``, a line argparse refuses) it returns None and the caller asks argparse,
@@ -18,7 +18,11 @@ import sys
 from .declaration import BOARD, COMMANDS, TOP_OPTIONS
 from .output import VERSION_LINE
 
-SimpleNamespace = type(sys.implementation)  # types.SimpleNamespace, as types itself finds it
+# Measured 2026-12-04, installed copy (bench/README.md, "Start-up tricks"): without this reader, count is 3.16x
+# python -c pass (bar 1.5x; 1.34x with it), replay 3.60x (bar 2x; 2.00x), READY 1.59x its baseline (bar 1.5x; 1.46x).
+
+# types.SimpleNamespace, as types finds it: importing types takes replay from 2.00x to 2.02x python -c pass (bar 2x).
+SimpleNamespace = type(sys.implementation)
 
 # flag -> Option: before the command (the program's and the board's options), and after each
 # command (its own and the board's, which argparse takes there and parse_args refuses if unused).
