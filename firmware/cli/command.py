@@ -14,6 +14,7 @@ from .output import PROG, VERSION_LINE, drop_stdout, fail
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: argparse loads when a command line needs it
     import argparse
+    from types import SimpleNamespace
     from typing import Any
 
 # Each command imports what it uses when it runs (issue 11): ``count`` loads
@@ -84,14 +85,14 @@ def _board_options(parser: argparse.ArgumentParser, names, top: bool = False) ->
             _add_option(parser, option, help=shown, default=argparse.SUPPRESS, dest=after)
 
 
-def parse_args(argv: list[str] | None = None, quick: bool = True) -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None, quick: bool = True) -> argparse.Namespace | SimpleNamespace:
     """The parsed command line, with the board's options merged from both places;
     SystemExit(2) and one line for an option the command does not use. A plain
     line is read without argparse unless ``quick`` is False (the same result)."""
     from .quick import quick_args
 
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = quick_args(argv) if quick else None
+    args: argparse.Namespace | SimpleNamespace | None = quick_args(argv) if quick else None
     if args is None:  # not plain: argparse reads it (with it for every line count is 3.16x python -c pass: quick.py)
         args = build_parser().parse_args(argv)
         args.set = list(args.set) + list(getattr(args, "set_after", []))

@@ -22,7 +22,11 @@ from .output import VERSION_LINE
 # python -c pass (bar 1.5x; 1.34x with it), replay 3.60x (bar 2x; 2.00x), READY 1.59x its baseline (bar 1.5x; 1.46x).
 
 # types.SimpleNamespace, as types finds it: importing types takes replay from 2.00x to 2.02x python -c pass (bar 2x).
-SimpleNamespace = type(sys.implementation)
+TYPE_CHECKING = False  # typing not imported: mypy reads it as True
+if TYPE_CHECKING:
+    from types import SimpleNamespace
+else:
+    SimpleNamespace = type(sys.implementation)
 
 # flag -> Option: before the command (the program's and the board's options), and after each
 # command (its own and the board's, which argparse takes there and parse_args refuses if unused).
