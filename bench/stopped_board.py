@@ -50,8 +50,12 @@ def child(path: str) -> None:
                 token = reader.data_version()
                 if len(reader.export()) != entries:
                     break
-        print(f"seen {time.monotonic()} {int(reader.immutable)}", flush=True)
+        seen = f"seen {time.monotonic()} {int(reader.immutable)}"
+        # Closed before it is said: a reader still open when the board closes would keep the board's
+        # -wal and -shm (the last to close removes them, and this one cannot in its read-only folder),
+        # so the next round's reader would find them and read live, not immutable.
         reader.close()
+        print(seen, flush=True)
 
 
 def main() -> None:
@@ -92,7 +96,11 @@ def main() -> None:
             store.close()
     finally:
         reader.stdin.close()
-        reader.wait(timeout=30)
+        try:
+            reader.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # a round failed while the child waits for its entry
+            reader.kill()
+            reader.wait()
         shutil.rmtree(folder, ignore_errors=True)
     us = lambda values: f"{statistics.median(values) * 1e6:.1f} us"  # noqa: E731
     ms = lambda values: f"{statistics.median(values) * 1e3:.0f} ms (max {max(values) * 1e3:.0f})"  # noqa: E731
