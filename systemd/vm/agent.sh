@@ -68,6 +68,12 @@ grown() { [ "$(rows | wc -l)" -ge "$1" ]; }
 integrity() {
     "$venv/bin/python" -c 'import sqlite3, sys; print(sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True).execute("PRAGMA integrity_check").fetchone()[0])' "$ledger"
 }
+driver_says() {  # MODE ARGS...: the last line of driver.py MODE, "ok: ..." or "FAILED: ..." (anything else a failure).
+    local said
+    said=$("$venv/bin/python" "$driver" "$@" 2>&1 | tail -n 1)
+    [[ $said == ok:* || $said == FAILED:* ]] || said="FAILED: driver.py $1 said: $said"
+    echo "$said"
+}
 use_driver() {  # MODE: the board's unit runs driver.py MODE (a drop-in over the mock board's ExecStart); none: the mock board.
     rm -f "$dropins/60-driver.conf"
     if [ "$1" != none ]; then
@@ -182,11 +188,9 @@ power_club_checks() {  # K: after the Kth cut, the hub's ledger against its word
         return
     fi
     wait_for 120 test -e /var/lib/cribbage-hub/hub.sqlite3 || true
-    check=$("$venv/bin/python" "$driver" hub-check "$vm/power/kept.jsonl" 2>&1 | tail -n 1)
-    [[ $check == ok:* || $check == FAILED:* ]] || check="FAILED: driver.py hub-check said: $check"
+    check=$(driver_says hub-check "$vm/power/kept.jsonl")
     send "power: $k hub ${check%%: *}: cribbage-hub active; ${check#*: }"
-    check=$("$venv/bin/python" "$driver" club-sync "$vm/power/acks.tsv" 600 2>&1 | tail -n 1)
-    [[ $check == ok:* || $check == FAILED:* ]] || check="FAILED: driver.py club-sync said: $check"
+    check=$(driver_says club-sync "$vm/power/acks.tsv" 600)
     send "power: $k club ${check%%: *}: ${check#*: }"
 }
 power_boot() {
@@ -209,8 +213,7 @@ power_boot() {
             if [[ $status != "board ready"* ]]; then
                 send "power: $boot FAILED: cribbage-board is active but its StatusText is '$status', not the board's READY status"
             else
-                check=$("$venv/bin/python" "$driver" power-check "$vm/power/acks.tsv" 2>&1 | tail -n 1)
-                [[ $check == ok:* || $check == FAILED:* ]] || check="FAILED: driver.py power-check said: $check"
+                check=$(driver_says power-check "$vm/power/acks.tsv")
                 send "power: $boot ${check%%: *}: cribbage-board active ($status; the guest up $(cut -d ' ' -f 1 /proc/uptime) s); ${check#*: }"
             fi
             [ "$power_club" = no ] || power_club_checks "$boot"

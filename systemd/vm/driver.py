@@ -74,8 +74,8 @@ STATE = Path(os.environ.get("STATE_DIRECTORY", "/var/lib/cribbage-board")) / "le
 BURST_FLAG = Path("/run/cribbage-vm-burst")
 ACKS = Path("/run/cribbage-vm-acks")  # the power cuts: a FIFO that agent.sh relays to the host's virtio port
 CLUB_GAME = Path(__file__).with_name("club-game.txt")  # a whole game in the record format, put here by agent.sh
-CLUB_DONE = Path("/run/cribbage-vm-club-done")
-HUB_STATE = Path(os.environ.get("CRIBBAGE_VM_HUB_STATE", "/var/lib/cribbage-hub/hub.sqlite3"))  # cribbage-hub.service's  # made by agent.sh once the host's hub has counted the game
+CLUB_DONE = Path("/run/cribbage-vm-club-done")  # made by agent.sh once the host's hub has counted the game
+HUB_STATE = Path(os.environ.get("CRIBBAGE_VM_HUB_STATE", "/var/lib/cribbage-hub/hub.sqlite3"))  # cribbage-hub.service's
 # Beyond the broker: qemu's host side, the Internet, the guest's own web view at its own address and on loopback.
 OUTSIDE = [("10.0.2.2", 80), ("1.1.1.1", 80), ("10.0.2.15", 8121), ("127.0.0.1", 8121)]
 SHUT_DOWN = [("click", "menu"), ("turn", "7"), ("click", "knob"), ("turn", "1"), ("click", "knob")]  # Menu > Shut down > Yes
@@ -256,11 +256,10 @@ def club_sync(acks_file: str, seconds: float) -> int:
     board = sqlite3.connect(f"file:{STATE}?mode=ro", uri=True, timeout=30)
     ledger = ledger_id(board)
     clubs = {game: (club, tbl) for game, club, tbl in board.execute("SELECT game_id, club, tbl FROM club_games")}
-    place: dict[int, tuple[int, int]] = {}
+    place: dict[int, int] = {}  # each entry's place in its game (1: its first entry), as the link numbers it
     counted: dict[int, int] = {}
     for row_id, game in board.execute("SELECT id, game_id FROM actions ORDER BY id"):
-        counted[game] = counted.get(game, 0) + 1
-        place[row_id] = (game, counted[game])
+        counted[game] = place[row_id] = counted.get(game, 0) + 1
     board.close()
     wanted: dict[tuple, str] = {}
     for row_id, game, _, line in acked:
@@ -269,7 +268,7 @@ def club_sync(acks_file: str, seconds: float) -> int:
                   f"does not mark as the club's: its link would never send it")
             return 1
         club, tbl = clubs[game]
-        wanted[(club, tbl, ledger, game, place[row_id][1])] = line
+        wanted[(club, tbl, ledger, game, place[row_id])] = line
         wanted.setdefault((club, tbl, ledger, game, 0), None)  # the game's line: any text
     from ledger.single_writer import stamp
 
@@ -317,7 +316,9 @@ def _uptime() -> float:
 
 def _watermark() -> str:
     """The club watermark beside the board's ledger, as one short line."""
-    path = STATE.with_name(STATE.name + ".club")
+    from firmware.club.outbox import WATERMARK_SUFFIX
+
+    path = STATE.with_name(STATE.name + WATERMARK_SUFFIX)
     try:
         text = path.read_text(errors="replace").strip()
     except OSError as error:
