@@ -262,6 +262,16 @@ club_name=vmclub
 club_table=1
 club_port=""
 hub_port=""
+mosquitto=$(command -v mosquitto || command -v /usr/sbin/mosquitto || true)  # this host's, for the club
+club_broker_pid=""
+start_club_broker() {  # Mosquitto on 127.0.0.1:$club_port, anonymous (only the guest reaches it, through qemu's
+    # guestfwd) and without persistence, so that one killed comes back empty; its log appended to mosquitto.log.
+    printf '# test-boot-vm.sh: the club'"'"'s broker\nlistener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' \
+        "$club_port" >"$run_dir/mosquitto.conf"
+    "$mosquitto" -c "$run_dir/mosquitto.conf" >>"$run_dir/mosquitto.log" 2>&1 &
+    club_broker_pid=$!
+    club_pids+=("$club_broker_pid")
+}
 club_host_lacks() {  # PYTHON IMPORTS PURPOSE: the "skipped: club: ..." line if this host lacks Mosquitto ($mosquitto),
     # socat, or a PYTHON that imports IMPORTS (to PURPOSE); nothing if it has them all.
     if [ -z "$mosquitto" ]; then
@@ -274,8 +284,7 @@ club_host_lacks() {  # PYTHON IMPORTS PURPOSE: the "skipped: club: ..." line if 
 }
 
 start_club() {  # On the data disk: club.env, club-game.txt; or club-none.txt, the guest's line saying why there is no club.
-    local data=$run_dir/data py=${CRIBBAGE_VM_PYTHON:-$src/.venv/bin/python} mosquitto why="" hub_said
-    mosquitto=$(command -v mosquitto || command -v /usr/sbin/mosquitto || true)
+    local data=$run_dir/data py=${CRIBBAGE_VM_PYTHON:-$src/.venv/bin/python} why="" hub_said
     why=$(club_host_lacks "$py" "firmware.hub.service, paho.mqtt.client, pytest" "run the club's hub")
     if [ -z "$why" ] && ! (cd "$src/tests" && "$py" - "vm $release $arch" >"$data/club-game.txt" 2>"$run_dir/club-game.err") <<'EOF'
 import sys
@@ -299,10 +308,7 @@ EOF
     fi
     club_port=$(free_port)
     hub_port=$(free_port)
-    printf '# test-boot-vm.sh: the club check'"'"'s broker\nlistener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' \
-        "$club_port" >"$run_dir/mosquitto.conf"
-    "$mosquitto" -c "$run_dir/mosquitto.conf" >"$run_dir/mosquitto.log" 2>&1 &
-    club_pids+=($!)
+    start_club_broker
     (cd "$src" && exec "$py" -m firmware.cli hub --broker "mqtt://127.0.0.1:$club_port" --club "$club_name" \
         --state "$run_dir/hub.sqlite3" --host 127.0.0.1 --port "$hub_port" --night vm --players Ann,Bob \
         --tables "$club_table" --rounds 1 </dev/null >"$run_dir/hub.out" 2>"$run_dir/hub.err") &
@@ -327,18 +333,14 @@ EOF
 # each burst begins (one time in four) or a random 0 to 3 s into it, and the cut comes 0.5 to 8 s after
 # the first acknowledgement, so that the hub is behind the board when the power goes.
 start_power_club() {  # On the data disk: club.env; or club-none.txt, the guest's line saying why there is no club.
-    local data=$run_dir/data py=${CRIBBAGE_VM_PYTHON:-$src/.venv/bin/python} mosquitto why
-    mosquitto=$(command -v mosquitto || command -v /usr/sbin/mosquitto || true)
+    local data=$run_dir/data py=${CRIBBAGE_VM_PYTHON:-$src/.venv/bin/python} why
     why=$(club_host_lacks "$py" "paho.mqtt.client" "listen to the hub's words")
     if [ -n "$why" ]; then
         echo "$why" >"$data/club-none.txt"
         return 0
     fi
     club_port=$(free_port)
-    printf '# test-boot-vm.sh --power-cuts: the club'"'"'s broker\nlistener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' \
-        "$club_port" >"$run_dir/mosquitto.conf"
-    power_broker="$mosquitto"
-    start_power_broker
+    start_club_broker
     : >"$run_dir/kept-live.jsonl"
     "$py" - "$club_port" "$club_name" "$run_dir/kept-live.jsonl" >"$run_dir/kept.err" 2>&1 <<'PY' &
 import os, sys, time
@@ -369,17 +371,10 @@ PY
     say "the club for the cuts: Mosquitto on 127.0.0.1:$club_port; the hub's kept words heard into kept-live.jsonl"
 }
 
-power_broker=""  # Mosquitto, started anew (empty: persistence false) after each cut
-power_broker_pid=""
-start_power_broker() {
-    "$power_broker" -c "$run_dir/mosquitto.conf" >>"$run_dir/mosquitto.log" 2>&1 &
-    power_broker_pid=$!
-    club_pids+=("$power_broker_pid")
-}
-cut_power_broker() {  # The club's broker goes down with the power too (SIGKILL), and comes back empty.
-    kill -KILL "$power_broker_pid" 2>/dev/null || true
-    wait "$power_broker_pid" 2>/dev/null || true
-    start_power_broker
+cut_club_broker() {  # The club's broker goes down with the power too (SIGKILL), and comes back empty.
+    kill -KILL "$club_broker_pid" 2>/dev/null || true
+    wait "$club_broker_pid" 2>/dev/null || true
+    start_club_broker
 }
 
 hub_api() {  # SECONDS made|counted: until the hub's round is made, or its game counted; one line saying what the hub has.
@@ -634,6 +629,10 @@ power_listen() {  # K: the guest's lines of boot K, until it asks for the cut ("
     done
 }
 
+whole_lines() {  # FILE: its whole lines only: a line the kill cut short was not heard.
+    head -n "$(tr -cd '\n' <"$1" | wc -c)" "$1"
+}
+
 power_cut() {  # K ACKS-FILE: once the guest's burst has been heard acknowledging, a random moment later, SIGKILL qemu.
     local k=$1 acks=$2 until delay lines first last
     until=$(($(date +%s) + ${CRIBBAGE_VM_SILENCE:-900}))
@@ -654,17 +653,14 @@ power_cut() {  # K ACKS-FILE: once the guest's burst has been heard acknowledgin
     kill -KILL "$qemu_pid"
     wait "$qemu_pid" 2>/dev/null || true
     qemu_pid=""
-    # Whole lines only: a line the kill cut short was not heard.
-    lines=$(tr -cd '\n' <"$acks" | wc -c)
-    head -n "$lines" "$acks" >>"$run_dir/data/power/acks.tsv"
+    lines=$(whole_lines "$acks" | tee -a "$run_dir/data/power/acks.tsv" | wc -l)
     first=$(head -n 1 "$acks" | cut -f 1)
     last=$(head -n "$lines" "$acks" | tail -n 1 | cut -f 1)
     power_heard=$((power_heard + lines))
     say "power cut $k: qemu killed (SIGKILL) $delay s after the burst's first acknowledgement; $lines entries heard acknowledged (ids $first-$last), $power_heard in all"
     if [ -n "$club_port" ]; then  # every kept word heard so far, whole lines only, for the next boot's check
-        cut_power_broker
-        lines=$(tr -cd '\n' <"$run_dir/kept-live.jsonl" | wc -c)
-        head -n "$lines" "$run_dir/kept-live.jsonl" >"$run_dir/data/power/kept.jsonl"
+        cut_club_broker
+        lines=$(whole_lines "$run_dir/kept-live.jsonl" | tee "$run_dir/data/power/kept.jsonl" | wc -l)
         say "power cut $k: $lines kept words heard from the hub so far; the club's Mosquitto killed too (SIGKILL) and started again empty"
     fi
 }
