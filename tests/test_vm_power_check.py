@@ -31,11 +31,25 @@ def acknowledged(folder: Path) -> list[str]:
     return acks
 
 
-def power_check(folder: Path, acks: list[str]) -> subprocess.CompletedProcess:
+def driver_env(folder: Path) -> dict[str, str]:
+    """driver.py's environment here: the board's ledger and the hub's in ``folder``, booted now."""
+    return dict(os.environ, STATE_DIRECTORY=str(folder), PYTHONPATH=str(ROOT),
+                CRIBBAGE_VM_HUB_STATE=str(folder / "hub.sqlite3"), CRIBBAGE_VM_BOOTED=str(time.time()))
+
+
+def run_driver(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(DRIVER), *args], capture_output=True, text=True, timeout=60,
+                          env=driver_env(folder))
+
+
+def acks_file(folder: Path, acks: list[str]) -> str:
+    """``acks`` written as the host gives them to the guest: acks.tsv in ``folder``, its path."""
     (folder / "acks.tsv").write_text("".join(line + "\n" for line in acks))
-    env = dict(os.environ, STATE_DIRECTORY=str(folder), PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, str(DRIVER), "power-check", str(folder / "acks.tsv")],
-                          capture_output=True, text=True, timeout=60, env=env)
+    return str(folder / "acks.tsv")
+
+
+def power_check(folder: Path, acks: list[str]) -> subprocess.CompletedProcess:
+    return run_driver(folder, "power-check", acks_file(folder, acks))
 
 
 def test_power_check_passes_a_ledger_with_every_acknowledged_entry(tmp_path):
@@ -92,20 +106,13 @@ def club_ledgers(folder: Path, kept_upto: int) -> tuple[list[str], str]:
     return acks, ledger
 
 
-def run_driver(folder: Path, *args: str, booted: float | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, STATE_DIRECTORY=str(folder), PYTHONPATH=str(ROOT),
-               CRIBBAGE_VM_HUB_STATE=str(folder / "hub.sqlite3"), CRIBBAGE_VM_BOOTED=str(booted or time.time()))
-    return subprocess.run([sys.executable, str(DRIVER), *args], capture_output=True, text=True, timeout=60, env=env)
-
-
 def kept_word(ledger: str, seq: int) -> str:
     return json.dumps({"v": 1, "table": TABLE, "ledger": ledger, "from": 1, "games": [[1, seq, None, None]]})
 
 
 def test_club_sync_passes_when_the_hub_has_every_acknowledged_entry(tmp_path):
     acks, ledger = club_ledgers(tmp_path, kept_upto=4)
-    (tmp_path / "acks.tsv").write_text("".join(line + "\n" for line in acks))
-    result = run_driver(tmp_path, "club-sync", str(tmp_path / "acks.tsv"), "5")
+    result = run_driver(tmp_path, "club-sync", acks_file(tmp_path, acks), "5")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith(f"ok: the hub's ledger has all 4 entries the board acknowledged (ledger {ledger}, 1 games)")
     assert "0 of them and their games' lines kept by the hub since this boot (sent again: the cut came first), 0 still lacking" in result.stdout
@@ -114,9 +121,8 @@ def test_club_sync_passes_when_the_hub_has_every_acknowledged_entry(tmp_path):
 def test_club_sync_names_the_first_entry_the_hub_still_lacks(tmp_path):
     """The hub kept entries 1 and 2 of 4: after the wait, FAILED naming entry 3 and the board's watermark."""
     acks, _ = club_ledgers(tmp_path, kept_upto=2)
-    (tmp_path / "acks.tsv").write_text("".join(line + "\n" for line in acks))
     (tmp_path / "ledger.sqlite3.club").write_text("")
-    result = run_driver(tmp_path, "club-sync", str(tmp_path / "acks.tsv"), "1")
+    result = run_driver(tmp_path, "club-sync", acks_file(tmp_path, acks), "1")
     assert result.returncode == 1
     assert "the hub still lacks 2 of 5 acknowledged entries and game lines, the first: table 1 game 1 entry 3" in result.stdout
     assert result.stdout.rstrip().endswith("the board's watermark: empty")
@@ -138,11 +144,8 @@ def test_hub_check_passes_what_the_hub_kept_and_fails_a_word_beyond_it(tmp_path)
 def test_club_sync_waits_for_the_entries_the_board_sends_again(tmp_path):
     """The hub lacks entries 3 and 4 when the check begins; they arrive while it waits: ok, saying 2 lacked."""
     acks, ledger = club_ledgers(tmp_path, kept_upto=2)
-    (tmp_path / "acks.tsv").write_text("".join(line + "\n" for line in acks))
-    env = dict(os.environ, STATE_DIRECTORY=str(tmp_path), PYTHONPATH=str(ROOT),
-               CRIBBAGE_VM_HUB_STATE=str(tmp_path / "hub.sqlite3"), CRIBBAGE_VM_BOOTED=str(time.time()))
-    check = subprocess.Popen([sys.executable, str(DRIVER), "club-sync", str(tmp_path / "acks.tsv"), "60"],
-                             stdout=subprocess.PIPE, text=True, env=env)
+    check = subprocess.Popen([sys.executable, str(DRIVER), "club-sync", acks_file(tmp_path, acks), "60"],
+                             stdout=subprocess.PIPE, text=True, env=driver_env(tmp_path))
     assert check.stdout.readline().startswith("club-sync: the hub lacks 2 of 5; waiting up to 60 s")
     from ledger.hub import HubLedger
 
