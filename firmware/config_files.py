@@ -103,15 +103,15 @@ def written() -> dict[Path, str]:
 
 
 def main(argv: list[str]) -> int:
-    stale = [path for path, text in written().items()
-             if not path.exists() or path.read_text(encoding="utf-8") != text]
+    files = written()
+    stale = [path for path, text in files.items() if not path.exists() or path.read_text(encoding="utf-8") != text]
     if "--check" in argv:
         for path in stale:
             print(f"{path.relative_to(ROOT)} is not what firmware/config.py declares: "
                   "run python -m firmware.config_files", file=sys.stderr)
         return 1 if stale else 0
     for path in stale:
-        path.write_text(written()[path], encoding="utf-8")
+        path.write_text(files[path], encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")
     return 0
 
