@@ -3,14 +3,51 @@ helpers they share are in helpers.py. Markers (pyproject.toml): browser, broker,
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import pytest
 from helpers import CHROMEDRIVER, CHROMIUM, make, play
 
 from broker import Mosquitto
+
+# Bytecode, as Python keeps it by default. Where PYTHONDONTWRITEBYTECODE is set (this machine's image sets
+# it), nothing is cached: every xdist worker rewrites the asserts of every test module again (about 7 s of
+# CPU a worker), and each python subprocess the tests start (boards, hubs, web servers, the command line)
+# compiles the firmware again (about 0.2 s a start). Set here, before xdist starts its workers, so that
+# they and every subprocess inherit it. The __pycache__ folders are ignored by git.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+HEAVY_MARKS = ("slow", "browser", "broker")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under xdist, each worker's first tests are its share of the heavy ones (marked slow, browser or
+    broker), so that none is left to the end of the run, where one worker would be running it alone.
+
+    The worksteal scheduler hands each worker a contiguous slice of the collection (the first
+    ``len // workers``, then a share of the rest, and so on), and an idle worker later steals the back
+    half of the longest queue. Dealing the heavy tests round the slices' fronts and filling each slice
+    with the light ones in their order keeps a module's light tests together on one worker."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if workers < 2 or len(items) < workers:
+        return
+    heavy = [item for item in items if any(item.get_closest_marker(mark) for mark in HEAVY_MARKS)]
+    chosen = {id(item) for item in heavy}
+    light = iter([item for item in items if id(item) not in chosen])
+    left, ordered = len(items), []
+    for worker in range(workers):
+        size = left // (workers - worker)
+        front = heavy[worker::workers]
+        ordered += front + [next(light) for _ in range(max(0, size - len(front)))]
+        left -= size
+    ordered += list(light)
+    assert len(ordered) == len(items)
+    items[:] = ordered
 
 
 @pytest.fixture
