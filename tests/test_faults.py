@@ -31,8 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = textwrap.dedent("""
     import json, random, sys
     sys.path.insert(0, {root!r})
-    from firmware.board.screens import oled_image
-from firmware.config import load_config
+    from firmware.config import load_config
     from firmware.pc.simulator import Simulator
     sim = Simulator(load_config(), sys.argv[1])
     rng = random.Random(int(sys.argv[2]))
