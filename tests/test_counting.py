@@ -1,10 +1,22 @@
 """Counting hands and the play from cards, and the exact distribution."""
 
+import functools
+
 import pytest
 
 from scorer.counting import SHOW_TOTALS, impossible_totals, possible_totals, score_hand, score_play
 from scorer.distribution import combinations_count, distribution
 from scorer.errors import CardError, PlayError
+
+
+def every_hand(size, crib=False):
+    """distribution(size, crib), counted once a session for the tests that read it (none changes it)."""
+    return _every_hand(size, bool(crib))
+
+
+@functools.cache
+def _every_hand(size, crib):
+    return distribution(size, crib)
 
 
 def hand(text, starter, crib=False):
@@ -150,15 +162,15 @@ def test_no_card_pegs_more_than_15_in_the_play():
 
 def test_distribution_sums_to_every_combination():
     """The exact distribution over 4-card hands + starter covers 12,994,800 combinations."""
-    counts = distribution(4)
+    counts = every_hand(4)
     assert combinations_count(4) == 12_994_800
     assert sum(counts.values()) == 12_994_800
-    assert sum(distribution(4, crib=True).values()) == 12_994_800
+    assert sum(every_hand(4, True).values()) == 12_994_800
 
 
 def test_distribution_known_values():
     """Published counts: 1,009,008 zero hands, 76 hands of 28, 4 hands of 29."""
-    counts = distribution(4)
+    counts = every_hand(4)
     assert counts[0] == 1_009_008
     assert counts[28] == 76 and counts[29] == 4
     assert counts[24] == 3_680
@@ -169,14 +181,14 @@ def test_impossible_totals_are_derived():
     """No 4-card hand or crib scores 19, 25, 26 or 27; derived by counting."""
     assert impossible_totals(4) == {19, 25, 26, 27}
     assert impossible_totals(4, crib=True) == {19, 25, 26, 27}
-    counts = distribution(4)
+    counts = every_hand(4)
     assert not ({19, 25, 26, 27} & set(counts))
 
 
 @pytest.mark.parametrize("size, crib", sorted(SHOW_TOTALS))
 def test_show_totals_table_is_what_counting_every_hand_gives(size, crib):
     """The table the game runs on equals the totals found by counting every hand."""
-    counted = frozenset(distribution(size, crib))
+    counted = frozenset(every_hand(size, crib))
     assert possible_totals(size, crib) == counted
     highest, impossible = SHOW_TOTALS[size, crib]
     assert highest == max(counted)
@@ -198,13 +210,13 @@ def test_distribution_agrees_with_brute_force_on_a_small_pack():
             total = score_hand(four, starter).total
             direct[total] = direct.get(total, 0) + 1
     assert sum(direct.values()) == 1820 * 12
-    assert set(direct) <= set(distribution(4))
+    assert set(direct) <= set(every_hand(4))
 
 
 @pytest.mark.parametrize("size", [3, 5])
 def test_other_hand_sizes_sum_to_every_combination(size):
     """Three- and five-card hands are counted exactly too."""
-    assert sum(distribution(size).values()) == combinations_count(size)
+    assert sum(every_hand(size).values()) == combinations_count(size)
 
 
 def test_a_score_is_a_value():

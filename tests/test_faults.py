@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from firmware.board.screens import oled_image
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator
 from hardware.errors import HardwareError
@@ -190,6 +191,32 @@ def test_oled_that_stops_answering_is_dropped_and_scoring_goes_on(tmp_path):
         sim.act("turn", "2")
         sim.act("click", "blue")
         assert sim.board.controller.game.state.scores == (3, 2)
+    finally:
+        sim.close()
+
+
+def test_a_slides_frames_leave_the_oled_alone_and_a_new_screen_is_drawn(tmp_path, monkeypatch):
+    """The frames of a peg's slide redraw the strip, not the OLED: each screen is drawn once, and a
+    screen that changes is drawn and shown."""
+    from firmware.board import loop
+    from firmware.pc.simulator import SimClock
+
+    drawn = []
+    monkeypatch.setattr(loop, "oled_image", lambda screen: drawn.append(screen) or oled_image(screen))
+    clock = SimClock(lambda: 1000.0)  # time moves only as the test skips it
+    sim = Simulator(load_config(), tmp_path / "ledger.sqlite3", animate=True, clock=clock)
+    try:
+        sim.act("turn", "6")
+        sim.act("click", "red")  # the peg slides from here
+        frames, screens = sim.board.frames_shown, len(drawn)
+        while sim.board.settles_at(clock()) is not None:
+            clock.skip(0.02)
+            sim.board.step(0)
+        assert sim.board.frames_shown - frames > 5 and len(drawn) == screens  # frames, and no screen again
+        assert all(a != b for a, b in zip(drawn, drawn[1:]))
+        sim.act("turn", "3")
+        assert len(drawn) == screens + 1 and drawn[-1] == sim.board.oled_screen()
+        assert sim.devices.display.image.tobytes() == oled_image(drawn[-1]).tobytes()
     finally:
         sim.close()
 

@@ -4,13 +4,19 @@ for, corrections, voids and restores, players removed and back, rounds with byes
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
 
 from firmware.hub import night as nights
 from ledger.hub import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
+from scorer import standings
 from scorer.standings import name_key
+
+# A game's credits are a pure function of its immutable result and the rule: the derivation made again
+# after every row remembers them (the rest of it, from the rows, is made anew each time).
+remembered_credits = functools.lru_cache(maxsize=4096)(standings.credits)
 
 NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Zoë", "ZOË", "ann"]  # ann and ZOË: other spellings
 
@@ -33,7 +39,10 @@ class RandomNight:
         return self.ids
 
     def full(self) -> nights.NightView:
-        return nights.view(self.night, self.players, self.results, self.rounds, self.corrections)
+        """The night derived again from every row (:func:`nights.view`), each game's credits remembered."""
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(nights, "credits", remembered_credits)
+            return nights.view(self.night, self.players, self.results, self.rounds, self.corrections)
 
     def step(self, book: nights.NightBook) -> str:
         """One more row, given to ``book`` too; what it was."""

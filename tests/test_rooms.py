@@ -20,6 +20,7 @@ import cycle between project modules; no import against the room order:
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -91,13 +92,22 @@ def imports_of(name: str, path: Path, source: str, modules: dict[str, Path]) -> 
     return found
 
 
-def import_graph(planted: dict[str, str] | None = None) -> dict[str, set[str]]:
-    """Each project module's imports; ``planted`` adds source lines to a module (tests of this test)."""
+@functools.cache
+def tree_imports() -> dict[str, frozenset[str]]:
+    """Each project module's imports as the tree has them, read once a session (the files do not change)."""
     modules = project_modules()
-    graph = {}
-    for name, path in modules.items():
-        source = path.read_text(encoding="utf-8") + "\n" + (planted or {}).get(name, "")
-        graph[name] = imports_of(name, path, source, modules)
+    return {name: frozenset(imports_of(name, path, path.read_text(encoding="utf-8"), modules))
+            for name, path in modules.items()}
+
+
+def import_graph(planted: dict[str, str] | None = None) -> dict[str, set[str]]:
+    """Each project module's imports; ``planted`` adds source lines to a module (tests of this test):
+    that module alone is read again, with the lines added at its end."""
+    modules = project_modules()
+    graph = {name: set(found) for name, found in tree_imports().items()}
+    for name, line in (planted or {}).items():
+        path = modules[name]
+        graph[name] = imports_of(name, path, path.read_text(encoding="utf-8") + "\n" + line, modules)
     return graph
 
 

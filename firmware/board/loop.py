@@ -97,6 +97,7 @@ class Board:
         self._stop = threading.Event()
         self._signals = StopSignals(self.stop)
         self._last_image: bytes | None = None
+        self._last_screen: Screen | None = None  # the screen that image is of: not drawn again
         self._motion_shown = False  # the strip's last frame is a slide or chase frame
         self._retry_at = {kind: clock() + devices.retry_s for kind in devices.missing()}
         self._next_ping = clock()
@@ -192,17 +193,19 @@ class Board:
         self._motion_shown = slide is not None or celebrate is not None
 
     def _show_screen(self, screen: Screen) -> None:
-        """Draw a screen on the OLED, unless it already shows exactly that."""
+        """Draw a screen on the OLED, unless it already shows exactly that (the screen it shows is not
+        drawn again: an animation's frames leave the OLED alone)."""
         display = self.devices.display
-        if display is None:
+        if display is None or screen == self._last_screen:
             return
         image = oled_image(screen)
         data = image.tobytes()
         if data == self._last_image:
+            self._last_screen = screen
             return
         try:
             display.show(image)
-            self._last_image = data
+            self._last_image, self._last_screen = data, screen
         except DEVICE_ERRORS as error:
             self._device_failed("display", f"OLED stopped ({error}); carrying on without it", self.clock())
 
@@ -232,7 +235,7 @@ class Board:
         if kind == "strip":
             self._motion_shown = False
         elif kind == "display":
-            self._last_image = None
+            self._last_image = self._last_screen = None
         self._retry_at[kind] = now + self.devices.retry_s
         self.log(f"{problem}; trying again every {self.devices.retry_s:g} s")
         self._show_problem(kind)
@@ -269,7 +272,7 @@ class Board:
         strip = self.devices.strip
         if kind == "strip" and strip is not None:
             strip.set_brightness(self.controller.brightness)
-        self._last_image = None
+        self._last_image = self._last_screen = None
         self.controller.say(f"{name} working again")
         self.draw()
 

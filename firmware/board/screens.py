@@ -56,11 +56,21 @@ def scores_screen(view: GameView, dial: int = 0, message: str = "", alert: bool 
     return Screen(scores=cells, footer=footer, alert=alert and bool(message))
 
 
+def _length(draw: ImageDraw.ImageDraw, text: str, size: int) -> float:
+    """How wide ``text`` is drawn by ``draw`` in the font of ``size`` px."""
+    return _measured(draw.mode, text, size)
+
+
+@lru_cache(maxsize=4096)
+def _measured(mode: str, text: str, size: int) -> float:
+    """A text's width, measured once: screens repeat their lines, and fitting one measures it a letter at a time."""
+    return ImageDraw.Draw(Image.new(mode, (1, 1))).textlength(text, font=font(size))
+
+
 def _fit(draw: ImageDraw.ImageDraw, text: str, size: int, width: int) -> str:
-    f = font(size)
-    if draw.textlength(text, font=f) <= width:
+    if _length(draw, text, size) <= width:
         return text
-    while text and draw.textlength(text + "~", font=f) > width:
+    while text and _length(draw, text + "~", size) > width:
         text = text[:-1]
     return text + "~"
 
@@ -69,7 +79,7 @@ def _wrap(draw: ImageDraw.ImageDraw, text: str, size: int, width: int, lines: in
     words, out, current = text.split(), [], ""
     for word in words:
         trial = f"{current} {word}".strip()
-        if draw.textlength(trial, font=font(size)) <= width:
+        if _length(draw, trial, size) <= width:
             current = trial
         else:
             out.append(current)
@@ -102,7 +112,7 @@ def oled_image(screen: Screen) -> Image.Image:
     if screen.big is not None:
         big = font(26)
         draw.text((1, y - 2), screen.big, font=big, fill=1)
-        caption_x = int(draw.textlength(screen.big, font=big)) + 6
+        caption_x = int(_length(draw, screen.big, 26)) + 6
         for k, line in enumerate(_wrap(draw, screen.big_caption, 10, WIDTH - caption_x, 3)):
             draw.text((caption_x, y + 10 * k - 2), line, font=font(10), fill=1)
         y += 29
@@ -146,7 +156,7 @@ def _draw_scores(draw: ImageDraw.ImageDraw, screen: Screen) -> None:
                 draw.text((x + 1, y + 40), note, font=font(10), fill=1)
         else:
             shown = _fit(draw, score, size, width - 4)
-            right = x + width - 3 - int(draw.textlength(shown, font=font(size)))
+            right = x + width - 3 - int(_length(draw, shown, size))
             draw.text((right, y + 1), shown, font=font(size), fill=1)
             if note:
                 draw.text((x + 1, y + 10), note, font=font(10), fill=1)
