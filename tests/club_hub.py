@@ -257,6 +257,21 @@ def game_lines(players: list[str] | tuple[str, ...], seed: str) -> list[str]:
         dealer, pone = pone, dealer
 
 
+def feed_of(board: "ConsoleTable", table: str, club: str = CLUB) -> tuple[str, dict[tuple[int, int], str]]:
+    """A board's ledger id and what it sends the club: {(game, seq): line}, seq 0 its game line."""
+    from ledger.feed import items_after
+    from ledger.reader import LedgerReader
+
+    with LedgerReader(board.state) as reader:
+        items = reader.feed(lambda conn: items_after(conn, (0, 0), 1_000_000, (club, table)))
+        ledger = reader.ledger_id()
+    sent, seqs = {}, {}
+    for item in items:
+        seq = seqs[item.game] = seqs.get(item.game, -1) + 1
+        sent[(item.game, seq)] = item.line
+    return ledger, sent
+
+
 class ConsoleTable:
     """One table as its own process: ``cribbage-board console`` in the club, its ledger in ``folder``,
     fed record lines on its standard input."""

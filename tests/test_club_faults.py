@@ -10,7 +10,6 @@ broker held) and its ACL, a login for the hub and one for each table. Tables are
 from __future__ import annotations
 
 import signal
-import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -23,7 +22,7 @@ from ledger.hub import HubReader
 from ledger.reader import LedgerReader
 
 from broker import Listener, Mosquitto, free_port
-from club_hub import ConsoleTable, HubProcess, acc_standings, game_lines, wait_for
+from club_hub import ConsoleTable, HubProcess, acc_standings, feed_of, game_lines, wait_for
 from test_club_night import games_in
 from waits import CEILING_S, eventually
 
@@ -94,12 +93,57 @@ class Night:
         assert eventually(lambda: self.hub.standings() == expected), (
             f"the hub's standings {self.hub.standings()} are not the tables' {expected}: {self.hub.log()}")
 
+    def sent(self) -> set[tuple[str, str, int, int]]:
+        """(table, ledger, game, seq) of every game line and entry the tables' ledgers give the club."""
+        found = set()
+        for board in [*self.finished, *self.boards.values()]:
+            try:
+                ledger, lines = feed_of(board, board.table, CLUB)
+            except LedgerError:  # not made yet: its console has just started
+                continue
+            found |= {(board.table, ledger, game, seq) for game, seq in lines}
+        return found
+
+    def watch(self) -> "Watch":
+        """A watcher of what the tables send from now on (see :class:`Watch`); the tables are idle."""
+        return Watch(self)
+
     def close(self) -> None:
         for board in list(self.boards.values()):
             if board.process.poll() is None:
                 board.close()
         self.hub.stop()
         self.broker.stop()
+
+
+class Watch:
+    """Home Assistant's login (it reads the whole club) hearing the tables' entries and results, to know
+    what the broker has taken from them: it sends a message on to its subscribers as it takes it."""
+
+    def __init__(self, night: Night):
+        self.night = night
+        self.before = night.sent()
+        self.listener = Listener(night.broker, f"cribbage/{CLUB}/table/+/entry", f"cribbage/{CLUB}/table/+/result",
+                                 client_id="homeassistant", user=("homeassistant", USERS["homeassistant"]))
+
+    def broker_has_every_game(self, games: int) -> None:
+        """Once the tables' ledgers hold ``games`` finished games: wait until the broker has taken every
+        game line and entry sent since the watch began, and each of those games' finished result; then
+        stop watching (the broker holds them all for the hub)."""
+        try:
+            assert eventually(lambda: len(self.night.played()) == games), self.night.played()
+            new = self.night.sent() - self.before
+            games_of = {key[:3] for key in new}
+
+            def taken() -> bool:
+                entries = {(p["table"], p["ledger"], p["game"], p["seq"]) for p in self.listener.payloads("entry")}
+                finished = {(p["table"], p["ledger"], p["game"]) for p in self.listener.payloads("result")
+                            if p["status"] == "finished"}
+                return new <= entries and games_of <= finished
+
+            assert new and eventually(taken), f"the broker did not take every entry: {sorted(new)[:5]}..."
+        finally:
+            self.listener.close()
 
 
 @pytest.fixture
@@ -137,9 +181,10 @@ def test_the_broker_killed_three_times_mid_night_with_the_hub_away_loses_nothing
     one.hub.start()
     pairings = one.pairings(1)
     one.hub.stop()
+    watch = one.watch()
     for table, players in pairings.items():
         one.board(table).feed(game_lines(players, f"kill round 1 table {table}"))
-    time.sleep(3)  # every entry reaches the broker and is acknowledged (it holds them for the hub)
+    watch.broker_has_every_game(4)  # every entry reached the broker (it holds them for the hub)
     one.broker.stop(signal.SIGKILL)
     one.broker.start()
     one.hub.start()
@@ -162,13 +207,14 @@ def test_the_hub_killed_mid_night_and_then_the_directors_machine_losing_its_powe
         one.board(table).feed(game_lines(players, f"hub kill round 1 table {table}"))
         if table == "1":
             one.hub.kill()
-    time.sleep(2)
+    wait_for(lambda: len(one.played()) == 2, "round 1's games did not end on the boards")  # with the hub away
     one.hub.start()
     pairings = one.pairings(2)
     one.hub.kill()
+    watch = one.watch()
     for table, players in pairings.items():
         one.boards[table].feed(game_lines(players, f"hub kill round 2 table {table}"))
-    time.sleep(3)  # the broker acknowledges every entry, and holds them for the hub
+    watch.broker_has_every_game(4)  # the broker has every entry, and holds them for the hub
     one.broker.stop(signal.SIGKILL)
     one.broker.start()
     one.hub.start()
@@ -350,9 +396,14 @@ def test_a_hub_lost_with_the_broker_leaves_a_word_that_stops_no_later_hub(night)
     assert eventually(lambda: "has not answered" in one.hub.log() or one.hub.process.poll() is not None,
                       LOOK_AGAIN_S + CEILING_S), one.hub.log()
     assert one.hub.process.poll() is None, f"the hub stopped: {one.hub.log()}"
+    connected = one.hub.log().count("connected to")
+    assert "the broker holds hub" not in one.hub.log()
     one.broker.stop(signal.SIGKILL)  # before the next autosave: the broker comes back with the lost hub's word
     one.broker.start()
-    assert not eventually(lambda: one.hub.process.poll() is not None, 15), f"the hub stopped: {one.hub.log()}"
+    # The hub is back and has seen that word (it says so, and asks again later): it goes on.
+    wait_for(lambda: one.hub.log().count("connected to") > connected and "the broker holds hub" in one.hub.log()
+             or one.hub.process.poll() is not None, f"the hub did not see the lost hub's word: {one.hub.log()}")
+    assert one.hub.process.poll() is None, f"the hub stopped: {one.hub.log()}"
     one.board("2").feed(game_lines(pairings["2"], "lost hub 2"))
     wait_for(lambda: one.hub.rounds()["over"], f"the night did not end: {one.hub.rounds()} {one.hub.log()}")
     one.agree(2)
@@ -369,7 +420,9 @@ def test_a_second_hub_started_as_the_broker_comes_back_is_refused_though_the_fir
     pairings = one.pairings(1)
     one.broker.save()
     one.broker.stop(signal.SIGKILL)
-    time.sleep(16)  # the first hub tries again, ever further apart as a board would (1, 2, 4, 8 s...)
+    # The first hub has tried again and found nobody: between two tries, its back-off at its longest
+    # (1 s, then HUB_RECONNECT_MAX_S: 2 s), as after any longer time away.
+    wait_for(lambda: "cannot be reached; retrying" in one.hub.log(), f"the first hub did not retry: {one.hub.log()}")
     one.broker.start()
     second = HubProcess(tmp_path / "second", one.url, *one.hub_args, club=CLUB).start(wait=False)
     one.board("1").feed(game_lines(pairings["1"], "broker back"))
