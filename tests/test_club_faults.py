@@ -22,7 +22,7 @@ from ledger.hub import HubReader
 from ledger.reader import LedgerReader
 
 from broker import Listener, Mosquitto, free_port
-from club_hub import ConsoleTable, HubProcess, acc_standings, feed_of, game_lines, wait_for
+from club_hub import ConsoleTable, HubProcess, acc_standings, feed_of, game_lines, until, wait_for
 from test_club_night import games_in
 from waits import CEILING_S, eventually
 
@@ -87,10 +87,10 @@ class Night:
 
     def agree(self, games: int) -> None:
         """The tables' ledgers hold ``games`` finished games, and the hub's standings are theirs."""
-        assert eventually(lambda: len(self.played()) == games), self.played()
+        assert until(lambda: len(self.played()) == games), self.played()
         played = self.played()
         expected = acc_standings(played)
-        assert eventually(lambda: self.hub.standings() == expected), (
+        assert until(lambda: self.hub.standings() == expected), (
             f"the hub's standings {self.hub.standings()} are not the tables' {expected}: {self.hub.log()}")
 
     def sent(self) -> set[tuple[str, str, int, int]]:
@@ -131,7 +131,7 @@ class Watch:
         game line and entry sent since the watch began, and each of those games' finished result; then
         stop watching (the broker holds them all for the hub)."""
         try:
-            assert eventually(lambda: len(self.night.played()) == games), self.night.played()
+            assert until(lambda: len(self.night.played()) == games), self.night.played()
             new = self.night.sent() - self.before
             games_of = {key[:3] for key in new}
 
@@ -141,7 +141,7 @@ class Watch:
                             if p["status"] == "finished"}
                 return new <= entries and games_of <= finished
 
-            assert new and eventually(taken), f"the broker did not take every entry: {sorted(new)[:5]}..."
+            assert new and until(taken), f"the broker did not take every entry: {sorted(new)[:5]}..."
         finally:
             self.listener.close()
 
@@ -393,8 +393,8 @@ def test_a_hub_lost_with_the_broker_leaves_a_word_that_stops_no_later_hub(night)
     one.hub.kill()
     one.broker.start()
     one.hub.start()
-    assert eventually(lambda: "has not answered" in one.hub.log() or one.hub.process.poll() is not None,
-                      LOOK_AGAIN_S + CEILING_S), one.hub.log()
+    assert until(lambda: "has not answered" in one.hub.log() or one.hub.process.poll() is not None,
+                 LOOK_AGAIN_S + CEILING_S), one.hub.log()
     assert one.hub.process.poll() is None, f"the hub stopped: {one.hub.log()}"
     connected = one.hub.log().count("connected to")
     assert "the broker holds hub" not in one.hub.log()
