@@ -226,9 +226,9 @@ def acc_standings(games: list[tuple[str, int, str, int]]) -> list[dict]:
     return sorted(table.values(), key=lambda s: (-s["game_points"], -s["wins"], -s["spread"], s["player"].casefold()))
 
 
-# How often a condition that asks the hub's API, reads ledgers or decodes what a listener heard is asked: a
-# request costs the hub and the test some 2 ms of CPU, which eventually()'s 5 ms pace would spend all along a wait.
-ASK_EVERY_S = 0.02
+# How often a condition that asks the hub's API, or decodes what a listener heard, is asked: a request costs
+# the hub and the test some 2 to 4 ms of CPU, which eventually()'s 5 ms pace would spend all along a wait.
+ASK_EVERY_S = 0.05
 
 
 def until(condition, timeout: float = CEILING_S, every: float = ASK_EVERY_S) -> bool:
