@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -225,8 +226,23 @@ def acc_standings(games: list[tuple[str, int, str, int]]) -> list[dict]:
     return sorted(table.values(), key=lambda s: (-s["game_points"], -s["wins"], -s["spread"], s["player"].casefold()))
 
 
+# How often a condition that asks the hub's API, or decodes what a listener heard, is asked: a request costs
+# the hub and the test some 2 to 4 ms of CPU, which eventually()'s 5 ms pace would spend all along a wait.
+ASK_EVERY_S = 0.05
+
+
+def until(condition, timeout: float = CEILING_S, every: float = ASK_EVERY_S) -> bool:
+    """True once ``condition()`` holds, asked every ``every`` s; False if it still does not after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(every)
+    return True
+
+
 def wait_for(condition, what: str) -> None:
-    assert eventually(condition), what
+    assert until(condition), what
 
 
 
@@ -255,6 +271,21 @@ def game_lines(players: list[str] | tuple[str, ...], seed: str) -> list[str]:
             if scores[who] >= TARGET:
                 return lines
         dealer, pone = pone, dealer
+
+
+def feed_of(board: "ConsoleTable", table: str, club: str = CLUB) -> tuple[str, dict[tuple[int, int], str]]:
+    """A board's ledger id and what it sends the club: {(game, seq): line}, seq 0 its game line."""
+    from ledger.feed import items_after
+    from ledger.reader import LedgerReader
+
+    with LedgerReader(board.state) as reader:
+        items = reader.feed(lambda conn: items_after(conn, (0, 0), 1_000_000, (club, table)))
+        ledger = reader.ledger_id()
+    sent, seqs = {}, {}
+    for item in items:
+        seq = seqs[item.game] = seqs.get(item.game, -1) + 1
+        sent[(item.game, seq)] = item.line
+    return ledger, sent
 
 
 class ConsoleTable:

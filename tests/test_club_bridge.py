@@ -25,7 +25,7 @@ from ledger.reader import LedgerReader
 from scorer.record import replay
 
 from broker import Mosquitto, environment, free_port, need_mosquitto
-from club_hub import Cable, ConsoleTable, HubProcess, acc_standings, game_lines, wait_for
+from club_hub import Cable, ConsoleTable, HubProcess, acc_standings, feed_of, game_lines, until, wait_for
 from waits import CEILING_S, eventually
 
 pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
@@ -115,18 +115,6 @@ class Watch:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
-
-
-def feed_of(board: ConsoleTable, table: str) -> tuple[str, dict[tuple[int, int], str]]:
-    """A board's ledger id and what it sends the club: {(game, seq): line}, seq 0 its game line."""
-    with LedgerReader(board.state) as reader:
-        items = reader.feed(lambda conn: items_after(conn, (0, 0), 1_000_000, (CLUB, table)))
-        ledger = reader.ledger_id()
-    sent, seqs = {}, {}
-    for item in items:
-        seq = seqs[item.game] = seqs.get(item.game, -1) + 1
-        sent[(item.game, seq)] = item.line
-    return ledger, sent
 
 
 def finished_of(board: ConsoleTable) -> dict[int, dict[str, int]]:
@@ -267,7 +255,7 @@ def test_a_regional_event_carries_on_through_a_rooms_cut_link_and_comes_out_exac
         everything = played(boards)
         assert len(everything) == 8
         expected = acc_standings(everything)
-        assert eventually(lambda: hub.standings() == expected), (hub.standings(), expected)
+        assert until(lambda: hub.standings() == expected), (hub.standings(), expected)
         results = {(p["result"]["table"], p["result"]["ledger"], p["result"]["game"]): p["result"]
                    for each in hub.rounds()["list"] for p in each["pairings"]}
         for table, board in boards.items():

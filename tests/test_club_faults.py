@@ -10,7 +10,6 @@ broker held) and its ACL, a login for the hub and one for each table. Tables are
 from __future__ import annotations
 
 import signal
-import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -23,7 +22,7 @@ from ledger.hub import HubReader
 from ledger.reader import LedgerReader
 
 from broker import Listener, Mosquitto, free_port
-from club_hub import ConsoleTable, HubProcess, acc_standings, game_lines, wait_for
+from club_hub import ConsoleTable, HubProcess, acc_standings, feed_of, game_lines, until, wait_for
 from test_club_night import games_in
 from waits import CEILING_S, eventually
 
@@ -34,6 +33,7 @@ CLUB = "thu"
 TABLES = ["1", "2", "3", "4"]
 USERS = {"hub": "hub-secret", "homeassistant": "ha-secret", **{t: f"table-{t}-secret" for t in TABLES}}
 PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
+LEDGER_EVERY_S = 0.1  # the tables' ledgers, each game replayed (some 4 ms a ledger), are read at most this often
 
 
 def club_broker(folder: Path, port: int | None = None) -> Mosquitto:
@@ -88,11 +88,26 @@ class Night:
 
     def agree(self, games: int) -> None:
         """The tables' ledgers hold ``games`` finished games, and the hub's standings are theirs."""
-        assert eventually(lambda: len(self.played()) == games), self.played()
+        assert until(lambda: len(self.played()) == games, every=LEDGER_EVERY_S), self.played()
         played = self.played()
         expected = acc_standings(played)
-        assert eventually(lambda: self.hub.standings() == expected), (
+        assert until(lambda: self.hub.standings() == expected), (
             f"the hub's standings {self.hub.standings()} are not the tables' {expected}: {self.hub.log()}")
+
+    def sent(self) -> set[tuple[str, str, int, int]]:
+        """(table, ledger, game, seq) of every game line and entry the tables' ledgers give the club."""
+        found = set()
+        for board in [*self.finished, *self.boards.values()]:
+            try:
+                ledger, lines = feed_of(board, board.table, CLUB)
+            except LedgerError:  # not made yet: its console has just started
+                continue
+            found |= {(board.table, ledger, game, seq) for game, seq in lines}
+        return found
+
+    def watch(self) -> "Watch":
+        """A watcher of what the tables send from now on (see :class:`Watch`); the tables are idle."""
+        return Watch(self)
 
     def close(self) -> None:
         for board in list(self.boards.values()):
@@ -100,6 +115,39 @@ class Night:
                 board.close()
         self.hub.stop()
         self.broker.stop()
+
+
+class Watch:
+    """Home Assistant's login (it reads the whole club) hearing the tables' entries and results, to know
+    what the broker has taken from them: it sends a message on to its subscribers as it takes it."""
+
+    def __init__(self, night: Night):
+        self.night = night
+        self.before, self.games_before = night.sent(), len(night.played())
+        self.listener = Listener(night.broker, f"cribbage/{CLUB}/table/+/entry", f"cribbage/{CLUB}/table/+/result",
+                                 client_id="homeassistant", user=("homeassistant", USERS["homeassistant"]))
+
+    def broker_has_every_game(self, games: int) -> None:
+        """Once the tables' ledgers hold ``games`` finished games: wait until the broker has taken every
+        game line and entry sent since the watch began, and each of those games' finished result; then
+        stop watching (the broker holds them all for the hub)."""
+        def finished() -> set[tuple[str, str, int]]:
+            return {(p["table"], p["ledger"], p["game"]) for p in self.listener.payloads("result")
+                    if p["status"] == "finished"}
+
+        try:  # first what was heard (cheap to look at), then the ledgers, each game replayed
+            assert until(lambda: len(finished()) >= games - self.games_before), finished()
+            assert until(lambda: len(self.night.played()) == games, every=LEDGER_EVERY_S), self.night.played()
+            new = self.night.sent() - self.before
+            games_of = {key[:3] for key in new}
+
+            def taken() -> bool:
+                entries = {(p["table"], p["ledger"], p["game"], p["seq"]) for p in self.listener.payloads("entry")}
+                return new <= entries and games_of <= finished()
+
+            assert new and until(taken), f"the broker did not take every entry: {sorted(new)[:5]}..."
+        finally:
+            self.listener.close()
 
 
 @pytest.fixture
@@ -124,6 +172,17 @@ def client(night: Night, user: str, client_id: str) -> mqtt.Client:
     return one
 
 
+def refused_as_second(second: HubProcess, timeout: float) -> None:
+    """The second hub stopped by itself within ``timeout``: exit 2, one line saying another hub of the club
+    is online. (If it did not, it is stopped here rather than outlive the test.)"""
+    try:
+        assert second.process.wait(timeout) == 2, second.log()
+    finally:
+        second.stop()
+    said = second.log().strip().splitlines()
+    assert len(said) == 1 and "another hub for club thu is online" in said[0], said
+
+
 def ledger_of(board: ConsoleTable) -> str:
     with LedgerReader(board.state) as reader:
         return reader.ledger_id()
@@ -137,9 +196,10 @@ def test_the_broker_killed_three_times_mid_night_with_the_hub_away_loses_nothing
     one.hub.start()
     pairings = one.pairings(1)
     one.hub.stop()
+    watch = one.watch()
     for table, players in pairings.items():
         one.board(table).feed(game_lines(players, f"kill round 1 table {table}"))
-    time.sleep(3)  # every entry reaches the broker and is acknowledged (it holds them for the hub)
+    watch.broker_has_every_game(4)  # every entry reached the broker (it holds them for the hub)
     one.broker.stop(signal.SIGKILL)
     one.broker.start()
     one.hub.start()
@@ -162,13 +222,14 @@ def test_the_hub_killed_mid_night_and_then_the_directors_machine_losing_its_powe
         one.board(table).feed(game_lines(players, f"hub kill round 1 table {table}"))
         if table == "1":
             one.hub.kill()
-    time.sleep(2)
+    wait_for(lambda: len(one.played()) == 2, "round 1's games did not end on the boards")  # with the hub away
     one.hub.start()
     pairings = one.pairings(2)
     one.hub.kill()
+    watch = one.watch()
     for table, players in pairings.items():
         one.boards[table].feed(game_lines(players, f"hub kill round 2 table {table}"))
-    time.sleep(3)  # the broker acknowledges every entry, and holds them for the hub
+    watch.broker_has_every_game(4)  # the broker has every entry, and holds them for the hub
     one.broker.stop(signal.SIGKILL)
     one.broker.start()
     one.hub.start()
@@ -321,9 +382,7 @@ def test_two_hubs_started_for_one_club_the_second_is_refused_in_one_line(night, 
     pairings = one.pairings(1)
     one.board("1").feed(game_lines(pairings["1"], "two hubs 1"))
     second = HubProcess(tmp_path / "second", one.url, *one.hub_args, club=CLUB).start(wait=False)
-    assert second.process.wait(30) == 2, second.log()
-    said = second.log().strip().splitlines()
-    assert len(said) == 1 and "another hub for club thu is online" in said[0], said
+    refused_as_second(second, 30)
     one.board("2").feed(game_lines(pairings["2"], "two hubs 2"))
     for table, players in one.pairings(2).items():
         one.boards[table].feed(game_lines(players, f"two hubs round 2 table {table}"))
@@ -347,14 +406,20 @@ def test_a_hub_lost_with_the_broker_leaves_a_word_that_stops_no_later_hub(night)
     one.hub.kill()
     one.broker.start()
     one.hub.start()
-    assert eventually(lambda: "has not answered" in one.hub.log() or one.hub.process.poll() is not None,
-                      LOOK_AGAIN_S + CEILING_S), one.hub.log()
+    assert until(lambda: "has not answered" in one.hub.log() or one.hub.process.poll() is not None,
+                 LOOK_AGAIN_S + CEILING_S), one.hub.log()
     assert one.hub.process.poll() is None, f"the hub stopped: {one.hub.log()}"
+    connected = one.hub.log().count("connected to")
+    assert "the broker holds hub" not in one.hub.log()
     one.broker.stop(signal.SIGKILL)  # before the next autosave: the broker comes back with the lost hub's word
     one.broker.start()
-    assert not eventually(lambda: one.hub.process.poll() is not None, 15), f"the hub stopped: {one.hub.log()}"
+    # The hub is back and has seen that word (it says so, and asks again later); then it takes table 2's game,
+    # sent after: it went on (answers() fails, with its log, if it stopped).
+    wait_for(lambda: one.hub.log().count("connected to") > connected and "the broker holds hub" in one.hub.log(),
+             f"the hub did not see the lost hub's word: {one.hub.log()}")
     one.board("2").feed(game_lines(pairings["2"], "lost hub 2"))
-    wait_for(lambda: one.hub.rounds()["over"], f"the night did not end: {one.hub.rounds()} {one.hub.log()}")
+    wait_for(lambda: one.hub.answers() and one.hub.rounds()["over"],
+             f"the night did not end: {one.hub.rounds()} {one.hub.log()}")
     one.agree(2)
     assert "another hub" not in one.hub.log(), one.hub.log()
 
@@ -369,13 +434,13 @@ def test_a_second_hub_started_as_the_broker_comes_back_is_refused_though_the_fir
     pairings = one.pairings(1)
     one.broker.save()
     one.broker.stop(signal.SIGKILL)
-    time.sleep(16)  # the first hub tries again, ever further apart as a board would (1, 2, 4, 8 s...)
+    # The first hub has tried again and found nobody: between two tries, its back-off at its longest
+    # (1 s, then HUB_RECONNECT_MAX_S: 2 s), as after any longer time away.
+    wait_for(lambda: "cannot be reached; retrying" in one.hub.log(), f"the first hub did not retry: {one.hub.log()}")
     one.broker.start()
     second = HubProcess(tmp_path / "second", one.url, *one.hub_args, club=CLUB).start(wait=False)
     one.board("1").feed(game_lines(pairings["1"], "broker back"))
-    assert second.process.wait(LOOK_AGAIN_S + CEILING_S) == 2, second.log()
-    said = second.log().strip().splitlines()
-    assert len(said) == 1 and "another hub for club thu is online" in said[0], said
+    refused_as_second(second, LOOK_AGAIN_S + CEILING_S)
     with HubReader(second.state) as rows:
         assert rows.counts()["entries"] == 0 and rows.counts()["results"] == 0
     wait_for(lambda: one.hub.rounds()["over"], f"the night did not end: {one.hub.rounds()} {one.hub.log()}")

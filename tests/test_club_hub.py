@@ -22,7 +22,7 @@ from scorer.standings import name_key
 
 from broker import Listener, Mosquitto, environment, free_port
 from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
-from waits import CEILING_S
+from waits import CEILING_S, no_hang
 
 pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
 
@@ -218,31 +218,42 @@ def test_the_night_csv_cannot_run_as_a_formula(tmp_path, broker):
     assert rows[1][7] == "'" + players[0]  # the winner
 
 
-def test_the_pages_answer_with_security_headers_and_escape_names(tmp_path, broker):
+MARKUP = "<b>Zoë</b>"  # a player's name that would be markup
+
+
+@pytest.fixture(scope="module")
+def reading_hub(tmp_path_factory):
+    """One hub for the tests that only read its pages: players Ann and MARKUP, table 1."""
+    folder = tmp_path_factory.mktemp("reading-hub")
+    with Mosquitto(folder / "broker") as broker, \
+            HubProcess(folder / "hub", broker.url, "--players", f"Ann,{MARKUP}", "--tables", "1") as hub:
+        yield hub
+
+
+def test_the_pages_answer_with_security_headers_and_escape_names(reading_hub):
     """/club, the API and the CSV carry the CSP (no inline script), nosniff, no referrer, no framing;
     a name is escaped in <bdi>; a write is refused."""
-    name = "<b>Zoë</b>"
-    with HubProcess(tmp_path / "hub", broker.url, "--players", f"Ann,{name}", "--tables", "1") as hub:
-        for path in ("/club", "/api/club/standings", "/api/club/rounds", "/club/night.csv", "/club/events"):
-            request = urllib.request.Request(hub.base + path, method="HEAD" if path.endswith("events") else "GET")
-            with urllib.request.urlopen(request, timeout=CEILING_S) as answer:
-                headers = answer.headers
-                csp = headers["Content-Security-Policy"]
-                assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp
-                assert headers["X-Content-Type-Options"] == "nosniff"
-                assert headers["Referrer-Policy"] == "no-referrer"
-        page = hub.get("/club")
-        assert "<bdi>&lt;b&gt;Zoë&lt;/b&gt;</bdi>" in page and "<b>Zoë" not in page
-        assert "<script>" not in page and 'src="/club/club.js"' in page
-        assert len(re.findall(r"<h1[ >]", page)) == 1 and '<h1 class="brand"><bdi>' in page  # a heading (axe)
-        assert [line["player"] for line in hub.get("/api/club/standings?scope=season")] == []
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(urllib.request.Request(hub.base + "/api/club/standings", data=b"x"),
-                                   timeout=CEILING_S)
-        assert refused.value.code == 405
-        with pytest.raises(urllib.error.HTTPError) as wrong:
-            hub.get("/api/club/standings?scope=ever")
-        assert wrong.value.code == 400
+    hub = reading_hub
+    for path in ("/club", "/api/club/standings", "/api/club/rounds", "/club/night.csv", "/club/events"):
+        request = urllib.request.Request(hub.base + path, method="HEAD" if path.endswith("events") else "GET")
+        with urllib.request.urlopen(request, timeout=CEILING_S) as answer:
+            headers = answer.headers
+            csp = headers["Content-Security-Policy"]
+            assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp
+            assert headers["X-Content-Type-Options"] == "nosniff"
+            assert headers["Referrer-Policy"] == "no-referrer"
+    page = hub.get("/club")
+    assert "<bdi>&lt;b&gt;Zoë&lt;/b&gt;</bdi>" in page and "<b>Zoë" not in page
+    assert "<script>" not in page and 'src="/club/club.js"' in page
+    assert len(re.findall(r"<h1[ >]", page)) == 1 and '<h1 class="brand"><bdi>' in page  # a heading (axe)
+    assert [line["player"] for line in hub.get("/api/club/standings?scope=season")] == []
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(urllib.request.Request(hub.base + "/api/club/standings", data=b"x"),
+                               timeout=CEILING_S)
+    assert refused.value.code == 405
+    with pytest.raises(urllib.error.HTTPError) as wrong:
+        hub.get("/api/club/standings?scope=ever")
+    assert wrong.value.code == 400
 
 
 def status_for_host(hub: HubProcess, path: str, host: str) -> tuple[int, bytes, bytes]:
@@ -266,16 +277,15 @@ def status_for_host(hub: HubProcess, path: str, host: str) -> tuple[int, bytes, 
     return int(head.split(b" ", 2)[1]), head, body
 
 
-def test_only_host_names_that_can_be_this_hub_are_answered(tmp_path, broker):
+def test_only_host_names_that_can_be_this_hub_are_answered(reading_hub):
     """localhost, IP literals, the machine's hostname and *.local names are answered; any other Host
     (a page loaded from another name: DNS rebinding) gets 421, one line, with the security headers."""
     ours = ["127.0.0.1", "localhost", "LocalHost:8120", "[::1]", "192.168.1.20:8120", "club.local",
             socket.gethostname()]
     theirs = ["evil.example", "evil.example:8120", "localhost.evil.example", "127.0.0.1.nip.io", "club.local.evil"]
-    with HubProcess(tmp_path / "hub", broker.url, "--players", "Ann,Bob", "--tables", "1") as hub:
-        answered = {host: status_for_host(hub, "/api/club/standings", host)[0] for host in ours}
-        refused = {(host, path): status_for_host(hub, path, host) for host in theirs
-                   for path in ("/club", "/api/club/standings", "/club/night.csv", "/club/events")}
+    answered = {host: status_for_host(reading_hub, "/api/club/standings", host)[0] for host in ours}
+    refused = {(host, path): status_for_host(reading_hub, path, host) for host in theirs
+               for path in ("/club", "/api/club/standings", "/club/night.csv", "/club/events")}
     assert answered == {host: 200 for host in ours}
     for where, (status, head, body) in refused.items():
         assert status == 421, where
@@ -393,6 +403,18 @@ def hub_command(*args: str, stdin=subprocess.DEVNULL) -> subprocess.CompletedPro
                           timeout=CEILING_S, env=environment(), stdin=stdin)
 
 
+def hub_here(capsys, *args: str) -> subprocess.CompletedProcess:
+    """``cribbage-board hub`` run in this process as its console script runs it (``sys.exit(main())``), for a
+    command line refused before anything starts: its exit status and what it wrote. A process costs 0.5 s of CPU."""
+    from firmware.cli.command import main
+
+    capsys.readouterr()
+    with no_hang(CEILING_S):
+        code = main(["hub", *args])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["hub", *args], code, out, err)
+
+
 def one_line_refusal(done: subprocess.CompletedProcess, *said: str) -> None:
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
@@ -412,8 +434,8 @@ def one_line_refusal(done: subprocess.CompletedProcess, *said: str) -> None:
       "--password-file", "/nonexistent/password"), "--password-file /nonexistent/password"),
     (("--broker", "mqtt://127.0.0.1:1883", "--club", "thu", "--port", "70000"), "--port"),
 ])
-def test_a_command_line_that_cannot_work_is_one_line(tmp_path, args, said):
-    one_line_refusal(hub_command(*args, "--state", str(tmp_path / "hub.sqlite3")), said)
+def test_a_command_line_that_cannot_work_is_one_line(tmp_path, capsys, args, said):
+    one_line_refusal(hub_here(capsys, *args, "--state", str(tmp_path / "hub.sqlite3")), said)
     assert not (tmp_path / "hub.sqlite3").exists()
 
 
@@ -433,12 +455,12 @@ def test_a_locked_ledger_and_a_port_in_use_are_one_line(tmp_path):
                                      "--port", str(port)), f"port {port}", "in use")
 
 
-def test_a_board_ledger_given_as_the_hubs_is_refused(tmp_path):
+def test_a_board_ledger_given_as_the_hubs_is_refused(tmp_path, capsys):
     from ledger.writer import LedgerWriter
 
     board = tmp_path / "board.sqlite3"
     LedgerWriter(board).close()
-    one_line_refusal(hub_command("--broker", "mqtt://127.0.0.1:1", "--club", "thu", "--state", str(board),
+    one_line_refusal(hub_here(capsys, "--broker", "mqtt://127.0.0.1:1", "--club", "thu", "--state", str(board),
                                  "--port", str(free_port())), "a board's ledger")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from firmware.club import schema
-from firmware.club.link import ClubLink, open_link
+from firmware.club.link import RETRY_LEDGER_S, ClubLink, open_link
 from firmware.club.outbox import Watermark
 from firmware.config import ConfigError, load_config
 from ledger.hub import HubReader
@@ -22,7 +22,7 @@ from scorer.errors import CribbageError
 from scorer.record import GameHeader, Scorebook, parse_line
 
 from broker import Listener, Mosquitto, environment
-from club_hub import HubProcess
+from club_hub import HubProcess, until
 from waits import CEILING_S, eventually
 
 pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
@@ -245,24 +245,31 @@ def test_a_wrong_password_is_one_clear_line_and_the_board_plays_on(tmp_path):
         writer.close()
 
 
-def test_the_oled_shows_the_club_connection_and_the_tables_next_pairing(tmp_path, broker):
+def test_the_oled_shows_the_club_connection_and_the_tables_next_pairing(tmp_path, broker, capsys):
     """The mock board in a club: "club ok" in the status line, the hub's pairing in the footer."""
+    from firmware.board.controller import MESSAGE_SECONDS
     from firmware.pc.simulator import Simulator
 
     config = load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3"])
     sim = Simulator(config, tmp_path / "l.sqlite3")
     hub = Listener(broker, "cribbage/thursday/hub", client_id="test-hub")
+    said: list[str] = []  # the board's journal (standard error)
     try:
         def shown():
             sim.board.step(0)
             return sim.board.oled_screen()
 
-        assert eventually(lambda: shown().lines[0].startswith("club ok | deal 1"))
+        def journal() -> str:
+            said.append(capsys.readouterr().err)
+            return "".join(said)
+
+        assert until(lambda: shown().lines[0].startswith("club ok | deal 1"))
+        sim.clock.skip(MESSAGE_SECONDS)  # the new game's message has had its time: the footer is the club's
         pairing = schema.pairing_payload("3", "2026-12-03", 2, ["Ann", "Bob"])
         hub.client.publish("cribbage/thursday/table/3/pairing", schema.encode(pairing), qos=1, retain=True)
-        assert eventually(lambda: shown().footer == "R2: Ann v Bob")
+        assert until(lambda: shown().footer == "R2: Ann v Bob")
         hub.client.publish("cribbage/thursday/table/3/pairing", b'{"v": 1, "table": "4"}', qos=1)
-        time.sleep(0.2)
+        assert until(lambda: "a pairing for table 3 was ignored" in journal())
         assert shown().footer == "R2: Ann v Bob"  # a pairing for another table is ignored
     finally:
         hub.close()
@@ -424,18 +431,20 @@ def test_a_table_number_may_be_written_as_a_number():
 
 def test_the_oled_says_when_the_broker_refused_the_board(tmp_path):
     """A wrong password: "no club" in the status line, "club: login refused" below; the board plays on."""
+    from firmware.board.controller import MESSAGE_SECONDS
     from firmware.pc.simulator import Simulator
 
     with Mosquitto(tmp_path / "broker", users={"table3": "right"}) as broker:
         config = load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3",
                                     "club.username=table3", "club.password=wrong"])
         sim = Simulator(config, tmp_path / "l.sqlite3")
+        sim.clock.skip(MESSAGE_SECONDS)  # the new game's message has had its time: the footer is the club's
         try:
             def shown():
                 sim.board.step(0)
                 return sim.board.oled_screen()
 
-            assert eventually(lambda: shown().footer == "club: login refused")
+            assert until(lambda: shown().footer == "club: login refused")
             assert shown().lines[0].startswith("no club | deal 1")
             sim.act("turn", "3")
             sim.act("click", "red")
@@ -448,13 +457,18 @@ def test_a_ledger_the_link_cannot_read_is_said_in_the_tables_status(tmp_path, br
     """The hub sees why a table sends nothing: its retained status carries the problem, and one log line."""
     config = load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3"])
     said: list[str] = []
-    link = ClubLink(config.club, tmp_path / "missing.sqlite3", log=said.append).start()
+    link = ClubLink(config.club, tmp_path / "missing.sqlite3", log=said.append)
+    tries: list[float] = []  # when each look that could not read the ledger was done
+    failed = link._ledger_failed
+    link._ledger_failed = lambda problem: (failed(problem), tries.append(time.monotonic()))
+    link.start()
     try:
         link.wake()
         assert eventually(lambda: any(s.get("problem") for s in listener.payloads("status")))
         problem = [s for s in listener.payloads("status") if s.get("problem")][-1]["problem"]
         assert "cannot be read: No such file" in problem and problem.count("\n") == 0
-        time.sleep(2.5)  # tried again meanwhile: said once
+        # tried again meanwhile, past RETRY_LEDGER_S (when it opens the ledger again): said once
+        assert eventually(lambda: tries and tries[-1] - tries[0] > RETRY_LEDGER_S), tries
         assert len([line for line in said if "cannot be read" in line]) == 1
     finally:
         link.close()

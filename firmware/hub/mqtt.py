@@ -322,6 +322,9 @@ class HubLink:
         with self._lock:
             rival, self._rival = self._rival, presence
         if rival is None or rival.get("instance") != presence.get("instance"):
+            self.journal.say(f"the broker holds hub {presence.get('instance')}'s presence (online since "
+                             f"{presence.get('since') or 'earlier'}, before this hub): asking again in "
+                             f"{LOOK_AGAIN_S:g} s whether it is alive")
             later(LOOK_AGAIN_S, self._ask_presence)
         elif _same_word(presence, rival):
             self._rival = None
