@@ -87,6 +87,11 @@ def browser(chromium):
     on a blank page, at its first window size, with no cookies, cache or console lines of the test
     before; left on a blank page, so no page of this test keeps a connection to its server."""
     driver, first_size = chromium
+    first, *others = driver.window_handles
+    for handle in others:  # a tab a failed test left open
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(first)
     driver.get("about:blank")
     driver.set_window_size(first_size["width"], first_size["height"])
     driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
