@@ -190,8 +190,8 @@ class Table:
         return payload
 
     def close(self) -> None:
+        self.client.disconnect()  # first: the network thread then ends at once, not at its next 1 s select
         self.client.loop_stop()
-        self.client.disconnect()
 
 
 def result_payload(table: str, ledger: str, game: int, rev: int, scores: dict[str, int], winner: str | None = None,

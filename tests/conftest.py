@@ -93,9 +93,10 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-@pytest.fixture
-def browser():
-    """Debian's headless Chromium through its chromedriver (modules using it carry helpers.BROWSER_MARKS)."""
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's headless Chromium through its chromedriver, one for the worker's whole run (starting one
+    costs about 2.5 s of CPU); tests take it through ``browser``, which hands it over as new."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -109,8 +110,31 @@ def browser():
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for the policy's refusals
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
+    first_size = driver.get_window_size()
     try:
-        yield driver
+        yield driver, first_size
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def browser(chromium):
+    """The worker's Chromium as a test finds a new one (modules using it carry helpers.BROWSER_MARKS):
+    on a blank page, at its first window size, with no cookies, cache or console lines of the test
+    before; left on a blank page, so no page of this test keeps a connection to its server."""
+    driver, first_size = chromium
+    first, *others = driver.window_handles
+    for handle in others:  # a tab a failed test left open
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(first)
+    driver.get("about:blank")
+    driver.set_window_size(first_size["width"], first_size["height"])
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    driver.execute_cdp_cmd("Network.clearBrowserCache", {})  # a port of an earlier test's server may come again
+    driver.get_log("browser")  # read, so the test sees only its own lines
+    try:
+        yield driver
+    finally:
+        driver.get("about:blank")

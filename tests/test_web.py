@@ -53,10 +53,9 @@ def replay_json(tmp_path: Path, lines: list[str], capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.fixture
-def ledger(tmp_path):
+def write_ledger(folder: Path) -> tuple[Path, list[list[str]]]:
     """A ledger with two finished games of one match, an abandoned game and a live one (new match)."""
-    path = tmp_path / "ledger.sqlite3"
+    path = folder / "ledger.sqlite3"
     first, second = match_records(2)
     abandoned = game_record("game five-card seats=Cat,Dan dealer=Cat", seed=3, entries=6)
     live = game_record("game four-hand seats=Ann,Ben,Cat,Dan dealer=Ben", seed=4, entries=25)
@@ -65,11 +64,25 @@ def ledger(tmp_path):
     return path, [first, second, abandoned, live]
 
 
-def test_api_state_is_replay_json_of_the_current_game(ledger, tmp_path, capsys):
-    """GET /api/state is exactly what replay --json prints for the ledger's current game."""
-    path, records = ledger
+@pytest.fixture
+def ledger(tmp_path):
+    """The ledger of ``write_ledger`` for one test, to change or to serve from the start."""
+    return write_ledger(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """One server on a ``write_ledger`` ledger for the tests that only ask it (a server costs about 1 s of
+    CPU to start): its base URL and the records."""
+    path, records = write_ledger(tmp_path_factory.mktemp("served"))
     with web_server(path) as base:
-        status, state = get_json(base + "/api/state")
+        yield base, records
+
+
+def test_api_state_is_replay_json_of_the_current_game(served, tmp_path, capsys):
+    """GET /api/state is exactly what replay --json prints for the ledger's current game."""
+    base, records = served
+    status, state = get_json(base + "/api/state")
     assert status == 200
     assert state == replay_json(tmp_path, records[-1], capsys)
     assert state["variant"] == "four-hand" and state["entries"] == 25
@@ -89,11 +102,10 @@ def test_api_state_counts_the_match_like_replay_of_the_match_record(tmp_path, ca
 
 
 @pytest.mark.slow
-def test_api_games_lists_finished_and_abandoned_newest_first(ledger):
+def test_api_games_lists_finished_and_abandoned_newest_first(served):
     """/api/games: the finished games and the abandoned one, newest first, not the game in play."""
-    path, records = ledger
-    with web_server(path) as base:
-        status, games = get_json(base + "/api/games")
+    base, records = served
+    status, games = get_json(base + "/api/games")
     assert status == 200
     assert [g["id"] for g in games] == [3, 2, 1]
     assert [g["status"] for g in games] == ["abandoned", "finished", "finished"]
@@ -110,13 +122,12 @@ def test_api_games_lists_finished_and_abandoned_newest_first(ledger):
 
 
 @pytest.mark.slow
-def test_api_game_has_its_entries_and_race(ledger):
+def test_api_game_has_its_entries_and_race(served):
     """/api/games/ID: the game with each entry and the scores after it; 404 for a game that is not there."""
-    path, records = ledger
-    with web_server(path) as base:
-        status, game = get_json(base + "/api/games/1")
-        missing, _ = get_json(base + "/api/games/99")
-        live_status, live = get_json(base + "/api/games/4")
+    base, records = served
+    status, game = get_json(base + "/api/games/1")
+    missing, _ = get_json(base + "/api/games/99")
+    live_status, live = get_json(base + "/api/games/4")
     assert status == 200 and missing == 404
     assert [e["line"] for e in game["entries"]] == records[0][1:]
     final = replay(records[0]).book.game
@@ -128,38 +139,35 @@ def test_api_game_has_its_entries_and_race(ledger):
     assert live["finished"] is None and live["started"] is not None
 
 
-def test_game_record_download_replays_to_the_same_state(ledger, tmp_path, capsys):
+def test_game_record_download_replays_to_the_same_state(served, tmp_path, capsys):
     """/games/ID.txt is a game record: replayed, it gives the state of that game."""
-    path, records = ledger
-    with web_server(path) as base:
-        status, headers, body = get(base + "/games/2.txt")
-        missing, _, _ = get(base + "/games/42.txt")
+    base, records = served
+    status, headers, body = get(base + "/games/2.txt")
+    missing, _, _ = get(base + "/games/42.txt")
     assert status == 200 and missing == 404 and "attachment" in headers["Content-Disposition"]
     lines = body.decode().splitlines()
     assert replay_json(tmp_path, lines, capsys) == replay_json(tmp_path, records[1], capsys)
 
 
-def test_games_csv_has_a_row_a_game(ledger):
+def test_games_csv_has_a_row_a_game(served):
     """/games.csv: a header and one row for each listed game."""
-    path, _ = ledger
-    with web_server(path) as base:
-        status, headers, body = get(base + "/games.csv")
-        _, games = get_json(base + "/api/games")
+    base, _ = served
+    status, headers, body = get(base + "/games.csv")
+    _, games = get_json(base + "/api/games")
     assert status == 200 and headers["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(body.decode())))
     assert [int(r["id"]) for r in rows] == [g["id"] for g in games]
     assert rows[1]["winner"] == games[1]["winner"] and rows[1]["margin"] == str(games[1]["margin"])
 
 
-def test_pages_render_what_the_api_says(ledger):
+def test_pages_render_what_the_api_says(served):
     """The board, history, a game and stats pages are HTML that name the players and scores."""
-    path, _ = ledger
-    with web_server(path) as base:
-        _, state = get_json(base + "/api/state")
-        _, _, board = get(base + "/")
-        _, _, games = get(base + "/games")
-        _, _, game = get(base + "/games/1")
-        _, _, stats = get(base + "/stats")
+    base, _ = served
+    _, state = get_json(base + "/api/state")
+    _, _, board = get(base + "/")
+    _, _, games = get(base + "/games")
+    _, _, game = get(base + "/games/1")
+    _, _, stats = get(base + "/stats")
     board = board.decode()
     for side in state["sides"]:
         assert f'data-side="{side["name"]}"' in board and f'data-score>{side["score"]}<' in board
@@ -169,15 +177,14 @@ def test_pages_render_what_the_api_says(ledger):
     assert "percentile" in stats.decode() and "<h2><bdi>Alice</bdi>" in stats.decode() and "<h2><bdi>Ann" not in stats.decode()
 
 
-def test_every_write_method_is_refused_with_405(ledger):
+def test_every_write_method_is_refused_with_405(served):
     """POST, PUT, DELETE and PATCH get 405 on every path, known or not."""
-    path, _ = ledger
-    with web_server(path) as base:
-        for url in ("/", "/api/state", "/api/games", "/api/games/1", "/games/1.txt", "/events", "/nowhere"):
-            for method in WRITES:
-                status, headers, _ = get(base + url, method)
-                assert status == 405, (method, url)
-                assert headers["Allow"] == "GET, HEAD"
+    base, _ = served
+    for url in ("/", "/api/state", "/api/games", "/api/games/1", "/games/1.txt", "/events", "/nowhere"):
+        for method in WRITES:
+            status, headers, _ = get(base + url, method)
+            assert status == 405, (method, url)
+            assert headers["Allow"] == "GET, HEAD"
 
 
 def test_serving_leaves_the_ledger_file_unchanged(ledger):
@@ -404,12 +411,11 @@ def test_a_game_read_back_line_by_line():
     assert played.race["scores"] == [line["scores"] for line in played.lines] and played.race["start"] == [0, 0]
 
 
-def test_api_stats_are_player_stats_of_the_finished_and_abandoned_games(ledger):
+def test_api_stats_are_player_stats_of_the_finished_and_abandoned_games(served):
     """/api/stats is scorer.history.player_stats over every game's record but the one in play; /stats shows them."""
-    path, records = ledger
-    with web_server(path) as base:
-        status, stats = get_json(base + "/api/stats")
-        _, _, page = get(base + "/stats")
+    base, records = served
+    status, stats = get_json(base + "/api/stats")
+    _, _, page = get(base + "/stats")
     assert status == 200
     assert stats == json.loads(json.dumps(player_stats(records[:3])))
     page = page.decode()
@@ -419,34 +425,36 @@ def test_api_stats_are_player_stats_of_the_finished_and_abandoned_games(ledger):
             assert f"{round(row['percentile'])}" in page and "percentile" in page
 
 
-def test_hostile_paths_never_fail_the_server(ledger):
+def test_hostile_paths_never_fail_the_server(served):
     """Odd game ids, encodings and query strings answer 200, 404 or 405, never a server error."""
     from urllib.parse import quote
 
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    path, _ = ledger
-    with web_server(path) as base:
-        @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-        @given(st.sampled_from(["/games/", "/api/games/", "/", "/games.csv?", "/stats?x="]),
-               st.text(max_size=40), st.sampled_from(["", ".txt", "?a=1"]))
-        def check(prefix, middle, suffix):
-            status = get(base + prefix + quote(middle, safe="/?=&.") + suffix)[0]
-            assert status in (200, 404, 405), (prefix, middle, suffix, status)
+    base, _ = served
 
-        check()
-        assert get(base + "/games/" + "9" * 30)[0] == 404 and get(base + "/api/state")[0] == 200
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(st.sampled_from(["/games/", "/api/games/", "/", "/games.csv?", "/stats?x="]),
+           st.text(max_size=40), st.sampled_from(["", ".txt", "?a=1"]))
+    def check(prefix, middle, suffix):
+        status = get(base + prefix + quote(middle, safe="/?=&.") + suffix)[0]
+        assert status in (200, 404, 405), (prefix, middle, suffix, status)
+
+    check()
+    assert get(base + "/games/" + "9" * 30)[0] == 404 and get(base + "/api/state")[0] == 200
 
 
 def test_a_locked_ledger_is_said_and_read_again_once_free(tmp_path, monkeypatch):
     """Another program holding the database exclusively: the view says it is locked, then reads it once free."""
     import sqlite3
 
+    import ledger.reader
     from firmware.web import follow as web_ledger
     from firmware.web.follow import LedgerFollower
 
     monkeypatch.setattr(web_ledger, "RETRY_SECONDS", 0.0)
+    monkeypatch.setattr(ledger.reader, "BUSY_TIMEOUT_MS", 50)  # each look waits this on the lock (1 s shipped)
     path = tmp_path / "ledger.sqlite3"
     with LedgerWriter(path) as store:
         write_games(store, [game_record(SIX, seed=2, entries=5)])

@@ -6,6 +6,7 @@ made for its own Chromium builds. Screenshots of each page, at phone and TV
 sizes, go to tests/output/web (or $CRIBBAGE_SCREENSHOTS) for review.
 """
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -37,6 +38,17 @@ def shoot(driver, name: str, size=PHONE) -> Path:
     return path
 
 
+@contextlib.contextmanager
+def page_server(driver, state: Path, **options):
+    """``web_server`` for a page in the browser, which leaves the page before the server stops: its open
+    /events stream would hold the stop for the server's graceful shutdown (1 s)."""
+    with web_server(state, **options) as base:
+        try:
+            yield base
+        finally:
+            driver.get("about:blank")
+
+
 def wait_for(driver, condition, timeout: float = CEILING_S):
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -56,7 +68,7 @@ def test_live_board_shows_names_scores_and_updates_without_reload(tmp_path, brow
     record = game_record("game six-card seats=Alice,Bob dealer=Alice", seed=7, entries=30)
     with LedgerWriter(state) as store:
         write_games(store, [record[:-1]])
-        with web_server(state) as base:
+        with page_server(browser, state) as base:
             browser.get(base + "/")
             before = scores(browser)
             assert set(before) == {"Alice", "Bob"}
@@ -86,7 +98,7 @@ def test_history_game_and_stats_pages_render(tmp_path, browser):
     live = game_record("game seven-card seats=Alice,Bob dealer=Bob", seed=5, entries=60)  # both past 120: lap 2
     with LedgerWriter(state) as store:
         write_games(store, records + [live])
-    with web_server(state) as base:
+    with page_server(browser, state) as base:
         browser.get(base + "/games")
         rows = browser.find_elements("css selector", "tbody tr")
         assert len(rows) == 2 and "Alice, Bob" in rows[0].text
@@ -111,7 +123,7 @@ def test_history_game_and_stats_pages_render(tmp_path, browser):
 def test_a_missing_ledger_is_said_then_the_game_appears_live(tmp_path, browser):
     """Before the board has a ledger the page says so; when the board writes one, the game appears unasked."""
     state = tmp_path / "state" / "ledger.sqlite3"
-    with web_server(state) as base:
+    with page_server(browser, state) as base:
         browser.get(base + "/")
         alert = browser.find_element("css selector", "#live .problem")
         assert "no ledger" in alert.text
@@ -131,7 +143,7 @@ def test_the_pages_run_under_their_content_security_policy(tmp_path, browser):
     state = tmp_path / "ledger.sqlite3"
     with LedgerWriter(state) as store:
         write_games(store, match_records(2) + [game_record("game six-card seats=Ann,Ben dealer=Ann", seed=3, entries=9)])
-    with web_server(state) as base:
+    with page_server(browser, state) as base:
         for url in ("/games", "/games/1", "/stats", "/"):
             browser.get(base + url)
             assert browser.execute_script("return document.querySelectorAll('script:not([src])').length") == 0
@@ -164,7 +176,7 @@ def test_on_a_phone_the_board_runs_down_the_screen_with_pegs_and_labels_to_read(
         state = tmp_path / f"{seed}.sqlite3"
         with LedgerWriter(state) as store:
             write_games(store, [game_record(header, seed=seed, entries=entries)])
-        with web_server(state) as base:
+        with page_server(browser, state) as base:
             browser.set_window_size(*PHONE)
             browser.get(base + "/")
             [board] = drawn_board(browser)
@@ -210,7 +222,7 @@ def test_no_page_scrolls_sideways_on_a_phone_or_a_tv(tmp_path, browser):
     than the window, nor is any box in them, with four long names and every kind of game listed."""
     state = tmp_path / "ledger.sqlite3"
     write_long_names(state)
-    with web_server(state) as base:
+    with page_server(browser, state) as base:
         for name, url in PAGES:
             for size, where in ((PHONE, "phone"), (TV, "tv")):
                 browser.set_window_size(*size)
@@ -241,7 +253,7 @@ def test_long_names_are_cut_with_an_ellipsis_and_clear_of_the_deals_badge(tmp_pa
         with LedgerWriter(state) as store:
             write_games(store, [game_record(header, seed=4, entries=25)])
             sides = [side.name for side in store.game.sides]
-        with web_server(state) as base:
+        with page_server(browser, state) as base:
             for size, where in ((PHONE, "phone"), (TV, "tv")):
                 browser.set_window_size(*size)
                 browser.get(base + "/")
@@ -274,7 +286,7 @@ def test_the_board_page_has_a_qr_code_a_reader_takes_to_the_page_and_the_charts_
     state = tmp_path / "ledger.sqlite3"
     write_long_names(state)
     hosts = lan_hosts()
-    with web_server(state, host="0.0.0.0") as base:
+    with page_server(browser, state, host="0.0.0.0") as base:
         port = int(base.rsplit(":", 1)[1])
         for size in (PHONE, TV):
             browser.set_window_size(*size)
@@ -355,7 +367,7 @@ def test_charts_are_in_each_players_colour_with_labels_of_12px_clear_of_every_li
     with LedgerWriter(state) as store:
         write_games(store, records)
     want = {"Red": 0, "Blue": 1, "Amy": 0, "Ben": 1, "Cal": 2, "Dee": 0, "Eve": 1, "Fay": 2, "Gus": 3}
-    with web_server(state) as base:
+    with page_server(browser, state) as base:
         for size in (PHONE, TV):
             browser.set_window_size(*size)
             browser.get(base + "/stats")
@@ -400,7 +412,7 @@ def test_a_new_entry_is_said_by_the_live_region_and_every_page_has_an_h1(tmp_pat
               " s.textContent, s.getBoundingClientRect().width]")
     with LedgerWriter(state) as store:
         write_games(store, [record[:20]])
-        with web_server(state) as base:
+        with page_server(browser, state) as base:
             for size, lines in ((PHONE, record[20:23]), (TV, record[23:26])):
                 browser.set_window_size(*size)
                 browser.get(base + "/")

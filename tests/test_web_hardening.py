@@ -26,13 +26,26 @@ from web_games import OTHER_USER_PROBLEM, get, get_json, match_records, web_serv
 # ---- helpers -------------------------------------------------------------------------
 
 
-@pytest.fixture
-def ledger(tmp_path):
-    """Two finished games of Alice and Bob."""
-    path = tmp_path / "ledger.sqlite3"
+def two_games(folder: Path) -> Path:
+    """A ledger in ``folder`` of two finished games of Alice and Bob."""
+    path = folder / "ledger.sqlite3"
     with LedgerWriter(path) as store:
         write_games(store, match_records(2))
     return path
+
+
+@pytest.fixture
+def ledger(tmp_path):
+    """Two finished games of Alice and Bob."""
+    return two_games(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """One server on a ``ledger`` ledger for the tests that ask it and read no log (a server costs about
+    1 s of CPU to start): its base URL."""
+    with web_server(two_games(tmp_path_factory.mktemp("served"))) as base:
+        yield base
 
 
 def exchange(base: str, request: bytes, timeout: float = CEILING_S) -> bytes:
@@ -78,18 +91,18 @@ def policy(headers) -> dict[str, str]:
     return dict((part.strip().split(" ", 1) + [""])[:2] for part in headers["Content-Security-Policy"].split(";"))
 
 
-def test_every_answer_sends_the_security_headers(ledger):
+def test_every_answer_sends_the_security_headers(served):
     """Pages, JSON, downloads, 404s and refusals all send a CSP (no inline script, no framing),
     nosniff and a Referrer-Policy; the board page runs no inline script and its one inline style
     is the one the policy's hash allows."""
     import base64
     import hashlib
 
-    with web_server(ledger) as base:
-        answers = {url: get(base + url) for url in ANSWERS}
-        answers["POST /"] = get(base + "/", method="POST")
-        script = re.search(r'<script src="([^"]+)"', answers["/"][2].decode()).group(1)
-        answers[script] = get(base + script)
+    base = served
+    answers = {url: get(base + url) for url in ANSWERS}
+    answers["POST /"] = get(base + "/", method="POST")
+    script = re.search(r'<script src="([^"]+)"', answers["/"][2].decode()).group(1)
+    answers[script] = get(base + script)
     for url, (status, headers, _) in answers.items():
         rules = policy(headers)
         assert rules["frame-ancestors"] == "'none'" and rules["default-src"] == "'none'", url
@@ -113,13 +126,12 @@ OTHER_HOSTS = ["evil.example", "evil.example:8121", "localhost.evil.example", "1
                "local", ".local", "[::1", "[evil]", "127.0.0.1:http", "::1", "127.0.0.1:80:80", "10.0.0.256"]
 
 
-def test_only_host_names_that_can_be_this_board_are_answered(ledger):
+def test_only_host_names_that_can_be_this_board_are_answered(served):
     """localhost, IP literals (v4, [v6]), the machine's hostname and *.local names are answered,
     with a port or not; any other Host gets 421 and one line (DNS rebinding gets nothing)."""
-    with web_server(ledger) as base:
-        ours = {host: exchange(base, request("/api/state", host)) for host in [*BOARD_HOSTS, socket.gethostname()]}
-        theirs = {host: exchange(base, request(path, host)) for host in OTHER_HOSTS
-                  for path in ("/api/state", "/", "/events")}
+    base = served
+    ours = {host: exchange(base, request("/api/state", host)) for host in [*BOARD_HOSTS, socket.gethostname()]}
+    theirs = {host: exchange(base, request(path, host)) for host in OTHER_HOSTS for path in ("/api/state", "/", "/events")}
     assert {host: status_of(answer) for host, answer in ours.items()} == {host: 200 for host in ours}
     for host, answer in theirs.items():
         head, _, body = answer.partition(b"\r\n\r\n")
@@ -162,10 +174,9 @@ def test_a_malformed_chunked_body_logs_no_traceback(ledger, tmp_path):
     no_traceback(log)
 
 
-def test_head_events_ends(ledger):
+def test_head_events_ends(served):
     """HEAD /events answers the stream's headers and ends (the connection closes as asked)."""
-    with web_server(ledger) as base:
-        answer = exchange(base, request("/events", method="HEAD"))
+    answer = exchange(served, request("/events", method="HEAD"))
     head, _, body = answer.partition(b"\r\n\r\n")
     assert status_of(answer) == 200 and b"text/event-stream" in head.lower() and body == b""
 
