@@ -13,12 +13,17 @@ REQUEST_CEILING_S = 120.0
 
 
 def eventually(condition, timeout: float = CEILING_S) -> bool:
-    """True once ``condition()`` holds; False if it still does not after ``timeout`` seconds."""
+    """True once ``condition()`` holds; False if it still does not after ``timeout`` seconds.
+
+    It asks again after 5 ms, then ever less often, up to every 50 ms: a quick condition is seen at
+    once, and a long wait (a hub's or a server's answer each time) does not spend the suite's CPU."""
     deadline = time.monotonic() + timeout
+    pause = 0.005
     while time.monotonic() < deadline:
         if condition():
             return True
-        time.sleep(0.005)
+        time.sleep(pause)
+        pause = min(pause * 1.5, 0.05)
     return bool(condition())
 
 
