@@ -188,7 +188,6 @@ def test_every_import_keeps_the_room_order():
     assert broken_rules(import_graph()) == []
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("module, line, loop", [
     ("scorer.cards", "from .game import Game", {"scorer.cards", "scorer.counting", "scorer.game"}),
     ("firmware.board.panels", "from .controller import Controller",
@@ -203,7 +202,6 @@ def test_a_planted_cycle_is_found(module, line, loop):
     assert len(found) == 1 and loop <= found[0]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("module, line, why", [
     ("scorer.game", "import ledger.writer",
      "scorer.game -> ledger.writer: scorer may import ['cribbage_board_errors']"),

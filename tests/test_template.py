@@ -332,7 +332,6 @@ def test_every_fifth_hole_is_numbered_apart_from_the_led_numbers(name):
     assert "not a hole number" in legend
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", BUNDLED)
 def test_no_text_overlaps_another_or_crosses_a_line(name):
     """Every label (hole and LED numbers, the skunk lines' labels, start, game, the controls, the legend)
