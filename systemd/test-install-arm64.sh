@@ -67,6 +67,9 @@ tar --numeric-owner -C "$root" -xf "$base"
 # user but root reaches anything in it (the tests that run as the board's and the web's users).
 chmod 0755 "$root"
 [ "$(chroot "$root" /usr/bin/uname -m)" = aarch64 ] || fail "the root does not run as aarch64"
+# The root a mount point of its own, as a booted system's / is: else `unshare -m` in it cannot make /
+# private ("cannot change root filesystem propagation") and the tests of read-only mounts would skip.
+bind "$root" / --bind
 mount_system
 mkdir -p "$cache/pip-$release" "$cache/apt-$release/partial"
 bind "$cache/pip-$release" /root/.cache/pip --bind       # wheels built once (rpi_ws281x, spidev, lgpio)
