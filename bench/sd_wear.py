@@ -232,17 +232,25 @@ def child_main(case: str, folder: str, synchronous: str | None) -> int:
 
 def real_disk_folder() -> tuple[Path, str]:
     """The system's temporary folder, or /var/tmp when that one is in memory (``ledger.memory`` tells),
-    and where it is; stops if both are in memory."""
+    and where it is; stops if neither is on a disk."""
     mounts = parse_mountinfo(MOUNTINFO.read_text(errors="replace"))
     skipped = []
     for candidate in (Path(tempfile.gettempdir()).resolve(), Path("/var/tmp").resolve()):
+        mount = mount_of(str(candidate), mounts)
+        if mount is None:  # in a chroot the mounts outside it are not listed: the block device tells
+            device = os.stat(candidate).st_dev
+            if device_stat(candidate) is None:
+                skipped.append(f"{candidate} has no mount listed here (a chroot?) and no block device, not used")
+                continue
+            where = (f"{candidate} (block device {os.major(device)}:{os.minor(device)}, its mount outside this "
+                     "root's mount table, as in a chroot; not in memory)")
+            return candidate, "; ".join([*skipped, where])
         cause = memory_cause(str(candidate), mounts)
         if cause is None:
-            mount = mount_of(str(candidate), mounts)
             where = f"{candidate} ({mount.fstype} on {mount.source}; not in memory)"
             return candidate, "; ".join([*skipped, where])
         skipped.append(f"{candidate} is in memory ({cause}), not used")
-    raise SystemExit("sd_wear: both the temporary folder and /var/tmp are in memory: no disk to measure")
+    raise SystemExit("sd_wear: neither the temporary folder nor /var/tmp is on a disk: no disk to measure")
 
 
 def idle_device(stat: Path | None, seconds: float) -> int | None:

@@ -63,11 +63,12 @@ host_packages() {  # PACKAGE...: apt-get install those the host lacks.
     fi
 }
 
-mount_system() {  # /proc, /sys, /dev and /dev/pts of the host in the root.
+mount_system() {  # /proc, /sys, /dev and /dev/pts of the host in the root, and a /dev/shm of its own.
     bind proc /proc -t proc
     bind sysfs /sys -t sysfs
     bind /dev /dev --bind
     bind /dev/pts /dev/pts --bind
+    bind tmpfs /dev/shm -t tmpfs -o mode=1777,nosuid,nodev  # as a booted system has it (--bind is not recursive)
 }
 
 no_service_starts() {  # Keep package scripts from starting services in the root (undo: rm the file).

@@ -67,6 +67,9 @@ tar --numeric-owner -C "$root" -xf "$base"
 # user but root reaches anything in it (the tests that run as the board's and the web's users).
 chmod 0755 "$root"
 [ "$(chroot "$root" /usr/bin/uname -m)" = aarch64 ] || fail "the root does not run as aarch64"
+# The root a mount point of its own, as a booted system's / is: else `unshare -m` in it cannot make /
+# private ("cannot change root filesystem propagation") and the tests of read-only mounts would skip.
+bind "$root" / --bind
 mount_system
 mkdir -p "$cache/pip-$release" "$cache/apt-$release/partial"
 bind "$cache/pip-$release" /root/.cache/pip --bind       # wheels built once (rpi_ws281x, spidev, lgpio)
@@ -160,8 +163,12 @@ say "install ok"
 # Python 3.13 on plain Debian, which has no python3-lgpio or liblgpio-dev).
 say "README venv route and the test suite (under qemu: slow)"
 tests_log=$cache/tests-$release.log
+# The tools the tests use, as .ci/run installs them (Mosquitto for the club's tests, shellcheck, strace),
+# and node for the polkit rule's test; not Chromium: the browser tests skip (too heavy under qemu-user).
+in_root apt-get install -y -q --no-install-recommends mosquitto shellcheck strace nodejs >"$tests_log" 2>&1 ||
+    { tail -n 30 "$tests_log"; fail "apt-get install of the tests' tools failed"; }
 in_root bash -c "cd $tree && umask 022 && python3 -m venv --system-site-packages .venv &&
-    PYPI=1 .venv/bin/pip install -q -e '.[test]'" >"$tests_log" 2>&1 ||
+    PYPI=1 .venv/bin/pip install -q -e '.[test]'" >>"$tests_log" 2>&1 ||
     { tail -n 30 "$tests_log"; fail "pip install -e .[test] failed"; }
 status=0
 # A worker a core (pyproject's -n 4 is for a machine that mostly waits): under qemu the tests are

@@ -58,6 +58,26 @@ def test_the_sd_wear_benchmark_refuses_a_count_that_is_not_a_number():
     assert result.stderr.strip() == "sd_wear: give the entries to write as a whole number, at least 2 (default 1000)"
 
 
+def test_the_sd_wear_benchmark_finds_its_disk_in_a_chroot_whose_mount_table_lists_no_root(tmp_path):
+    """In a chroot /proc/self/mountinfo lists only the mounts inside it (systemd/test-install-arm64.sh): the
+    folder's block device says it is a disk, and no mount found is no traceback."""
+    import os
+
+    chroot_mounts = tmp_path / "mountinfo"
+    chroot_mounts.write_text("1 0 0:5 / /proc rw - proc proc rw\n")
+    probe = (f"import pathlib, sd_wear; sd_wear.MOUNTINFO = pathlib.Path({str(chroot_mounts)!r})\n"
+             "folder, where = sd_wear.real_disk_folder(); print(folder); print(where)")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT / "bench", capture_output=True, text=True,
+                            timeout=60)
+    assert "Traceback" not in result.stderr, result.stderr
+    if result.returncode != 0:  # neither folder on a block device here (an overlay, say): said in one line
+        assert result.stderr.strip().startswith("sd_wear: neither the temporary folder nor /var/tmp is on a disk")
+        return
+    folder, where = result.stdout.splitlines()
+    device = os.stat(folder).st_dev
+    assert Path(f"/sys/dev/block/{os.major(device)}:{os.minor(device)}").exists()
+    assert f"block device {os.major(device)}:{os.minor(device)}" in where and "as in a chroot; not in memory" in where
+
 def test_no_benchmark_puts_bench_before_the_project_on_its_path():
     """A script that puts bench/ on sys.path and imports the project's packages puts the root first."""
     import re

@@ -377,6 +377,7 @@ def test_the_set_up_keeps_its_rooms_and_refuses_what_cannot_work_in_one_line(tmp
     rooms, a table named bridge-..., --room without its tables or --bridge-to, a room without its
     bridge's password: one line each, exit 2, nothing changed. A room's broker bridges without TLS
     on 1883 (an IPv6 centre with its port), has no hub login, and its config is not world-readable."""
+    need_mosquitto()  # the set-up makes the logins with mosquitto_passwd, which comes with Mosquitto
     centre = tmp_path / "centre"
     set_up(centre, "--club", CLUB, "--room", "north=1,2", "--room", "south=3")
     passwords = {name: (centre / f"bridge-{name}.password").read_text() for name in ("north", "south")}

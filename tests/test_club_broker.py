@@ -267,6 +267,7 @@ def test_the_set_up_without_systemd_prints_everything_and_says_how_to_start_mosq
 def test_an_ipv6_address_is_given_to_the_boards_in_brackets(tmp_path):
     """--address fd00::20 (or hostname -I's first address, when the machine has only IPv6): each
     board's broker is mqtt://[fd00::20]:1883, which its config takes."""
+    need_mosquitto()  # the set-up makes the logins with mosquitto_passwd, which comes with Mosquitto
     done = set_up(tmp_path, "--club", "thursday", "--address", "fd00::20", "1")
     assert done.returncode == 0, done.stderr
     section = club_sections(done.stdout)["1"]
