@@ -163,8 +163,9 @@ say "install ok"
 # Python 3.13 on plain Debian, which has no python3-lgpio or liblgpio-dev).
 say "README venv route and the test suite (under qemu: slow)"
 tests_log=$cache/tests-$release.log
-# The tools the tests use, as .ci/run installs them (Mosquitto for the club's tests, shellcheck, strace),
-# and node for the polkit rule's test; not Chromium: the browser tests skip (too heavy under qemu-user).
+# The tools the tests use, as .ci/run installs them (Mosquitto for the club's tests, shellcheck, strace:
+# qemu-user has no ptrace, so its test skips saying so), and node for the polkit rule's test; not
+# Chromium: the browser tests skip (too heavy under qemu-user).
 in_root apt-get install -y -q --no-install-recommends mosquitto shellcheck strace nodejs >"$tests_log" 2>&1 ||
     { tail -n 30 "$tests_log"; fail "apt-get install of the tests' tools failed"; }
 in_root bash -c "cd $tree && umask 022 && python3 -m venv --system-site-packages .venv &&

@@ -52,6 +52,22 @@ def port_open(port: int) -> bool:
     return True
 
 
+# MQTT 3.1.1 CONNECT, clean session, no client id and no login: any broker answers it with a CONNACK.
+CONNECT = bytes([0x10, 12, 0, 4]) + b"MQTT" + bytes([4, 0x02, 0, 60, 0, 0])
+
+
+def answers_mqtt(port: int) -> bool:
+    """Whether the broker on ``port`` answers a CONNECT (accepted or refused): its main loop runs. Mosquitto
+    2.0 opens its port and logs "running" just before, and sets its run flag only after installing its
+    SIGTERM handler, so a SIGTERM sent in between is lost (3 of 900 stops at once here, 40 of 409 under qemu arm64)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as probe:
+            probe.sendall(CONNECT)
+            return probe.recv(1) == b"\x20"
+    except OSError:
+        return False
+
+
 class Mosquitto:
     """One broker for one test, in ``folder``; ``users`` ({name: password}) turns anonymous
     access off; ``acl`` is the text of an ACL file; ``more``, more lines of config."""
@@ -119,8 +135,8 @@ class Mosquitto:
         raise RuntimeError(f"mosquitto found no free port in 5 tries: {said[-500:]}")
 
     def _listening(self, logged: int) -> bool:
-        """Whether this start of the broker says it runs (its listeners bound) and accepts connections."""
-        return " running" in self.log_text()[logged:] and port_open(self.port)
+        """Whether this start of the broker says it runs (its listeners bound) and answers MQTT."""
+        return " running" in self.log_text()[logged:] and answers_mqtt(self.port)
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         """Stop the broker: SIGTERM saves its state first; SIGKILL does not."""
