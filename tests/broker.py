@@ -14,9 +14,11 @@ a crash loses what the broker held, as it would at the club. Tests skip, saying 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import time
 from pathlib import Path
@@ -56,15 +58,22 @@ def port_open(port: int) -> bool:
 CONNECT = bytes([0x10, 12, 0, 4]) + b"MQTT" + bytes([4, 0x02, 0, 60, 0, 0])
 
 
-def answers_mqtt(port: int) -> bool:
-    """Whether the broker on ``port`` answers a CONNECT (accepted or refused): its main loop runs. Mosquitto
-    2.0 opens its port and logs "running" just before, and sets its run flag only after installing its
-    SIGTERM handler, so a SIGTERM sent in between is lost (3 of 900 stops at once here, 40 of 409 under qemu arm64)."""
+def answers_mqtt(port: int, tls: bool = False) -> bool:
+    """Whether the broker on ``port`` (a TLS listener if ``tls``; its certificate is not checked) answers a
+    CONNECT (accepted or refused): its main loop runs. Mosquitto 2.0 opens its port and logs "running" just
+    before, and sets its run flag only after installing its SIGTERM handler, so a SIGTERM sent in between is
+    lost (3 of 900 stops at once here, 40 of 409 under qemu arm64)."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as probe:
-            probe.sendall(CONNECT)
-            return probe.recv(1) == b"\x20"
-    except OSError:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as plain:
+            probe = plain
+            if tls:
+                context = ssl.create_default_context()
+                context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+                probe = context.wrap_socket(plain)
+            with probe:
+                probe.sendall(CONNECT)
+                return probe.recv(1) == b"\x20"
+    except OSError:  # ssl.SSLError is one
         return False
 
 
@@ -135,8 +144,10 @@ class Mosquitto:
         raise RuntimeError(f"mosquitto found no free port in 5 tries: {said[-500:]}")
 
     def _listening(self, logged: int) -> bool:
-        """Whether this start of the broker says it runs (its listeners bound) and answers MQTT."""
-        return " running" in self.log_text()[logged:] and answers_mqtt(self.port)
+        """Whether this start of the broker says it runs (its listeners bound) and answers MQTT (over TLS
+        where its config gives the listener a certificate, as club-broker.sh --tls does)."""
+        tls = re.search(r"^certfile ", self.config.read_text(), re.M) is not None
+        return " running" in self.log_text()[logged:] and answers_mqtt(self.port, tls)
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         """Stop the broker: SIGTERM saves its state first; SIGKILL does not."""

@@ -10,7 +10,7 @@ import sys
 import tempfile
 
 import pytest
-from helpers import CHROMEDRIVER, CHROMIUM, make, play
+from helpers import CHROMEDRIVER, CHROMIUM, heavy_first, make, play
 
 from broker import Mosquitto
 
@@ -27,27 +27,10 @@ HEAVY_MARKS = ("slow", "browser", "broker")
 
 def pytest_collection_modifyitems(config, items):
     """Under xdist, each worker's first tests are its share of the heavy ones (marked slow, browser or
-    broker), so that none is left to the end of the run, where one worker would be running it alone.
-
-    The worksteal scheduler hands each worker a contiguous slice of the collection (the first
-    ``len // workers``, then a share of the rest, and so on), and an idle worker later steals the back
-    half of the longest queue. Dealing the heavy tests round the slices' fronts and filling each slice
-    with the light ones in their order keeps a module's light tests together on one worker."""
+    broker), so that none is left to the end of the run, where one worker would be running it alone
+    (helpers.heavy_first)."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
-    if workers < 2 or len(items) < workers:
-        return
-    heavy = [item for item in items if any(item.get_closest_marker(mark) for mark in HEAVY_MARKS)]
-    chosen = {id(item) for item in heavy}
-    light = iter([item for item in items if id(item) not in chosen])
-    left, ordered = len(items), []
-    for worker in range(workers):
-        size = left // (workers - worker)
-        front = heavy[worker::workers]
-        ordered += front + [next(light) for _ in range(max(0, size - len(front)))]
-        left -= size
-    ordered += list(light)
-    assert len(ordered) == len(items)
-    items[:] = ordered
+    items[:] = heavy_first(items, lambda item: any(item.get_closest_marker(mark) for mark in HEAVY_MARKS), workers)
 
 
 @pytest.fixture

@@ -4,12 +4,15 @@ board, and what this machine lacks for a read-only mount or a real browser."""
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import shutil
 import subprocess
 import tempfile
 import textwrap
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -79,3 +82,30 @@ def _browser_problem() -> str | None:
 BROWSER_PROBLEM = _browser_problem()
 # The marks of a module of browser tests: the marker (-m "not browser" leaves them out) and the skip.
 BROWSER_MARKS = [pytest.mark.browser, pytest.mark.skipif(BROWSER_PROBLEM is not None, reason=BROWSER_PROBLEM or "")]
+
+
+T = TypeVar("T")
+
+
+def heavy_first(items: Sequence[T], heavy: Callable[[T], bool], workers: int) -> list[T]:
+    """``items`` reordered so that each of ``workers`` xdist workers (worksteal) begins with its share of
+    the ``heavy`` ones; unchanged under 2 workers.
+
+    worksteal hands each worker a contiguous slice of the collection (the first ``len // workers``, then
+    a share of the rest, and so on), and an idle worker later steals the back half of the longest queue.
+    Dealing the heavy items round the slices' fronts and filling each slice with the light ones in their
+    order keeps a module's light tests together on one worker. Where the heavy ones are more than the
+    slices hold (a run of the heavy tests alone), the slices are longer and the light ones follow."""
+    if workers < 2 or len(items) < workers:
+        return list(items)
+    chosen = [heavy(item) for item in items]
+    heavies = [item for item, is_heavy in zip(items, chosen) if is_heavy]
+    light = iter([item for item, is_heavy in zip(items, chosen) if not is_heavy])
+    left, ordered = len(items), []
+    for worker in range(workers):
+        size = left // (workers - worker)
+        front = heavies[worker::workers]
+        ordered += front + list(itertools.islice(light, max(0, size - len(front))))
+        left -= size
+    ordered += list(light)
+    return ordered

@@ -6,6 +6,7 @@ import inspect
 from pathlib import Path
 
 import pytest
+from helpers import heavy_first
 
 STARTS_A_BROKER = ("Mosquitto(", "need_mosquitto(")
 
@@ -35,3 +36,26 @@ def test_every_test_that_starts_a_broker_or_a_browser_carries_its_marker(request
                 if (_uses(item, "broker", STARTS_A_BROKER) and item.get_closest_marker("broker") is None)
                 or (_uses(item, "browser") and item.get_closest_marker("browser") is None)]
     assert unmarked == []
+
+
+@pytest.mark.parametrize("count, heavy, workers", [(20, {3, 7, 15}, 4), (13, set(range(13)), 4),
+                                                     (13, set(range(2, 13)), 4), (7, {0}, 3), (9, set(), 2),
+                                                     (5, {1}, 1), (3, {0, 1}, 4), (2087, set(range(0, 2087, 11)), 6)])
+def test_the_heavy_tests_are_dealt_to_the_front_of_each_workers_slice(count, heavy, workers):
+    """Every test is kept once, the light ones in their order; each worker's worksteal slice begins with
+    its share of the heavy ones (where there are fewer than the slices hold), whatever the mix: a run of
+    the broker tests alone once made the dealing run out of light tests (StopIteration)."""
+    items = list(range(count))
+    ordered = heavy_first(items, heavy.__contains__, workers)
+    assert sorted(ordered) == items
+    assert [item for item in ordered if item not in heavy] == [item for item in items if item not in heavy]
+    if workers < 2 or count < workers:
+        assert ordered == items
+        return
+    shares = [sorted(heavy)[worker::workers] for worker in range(workers)]
+    left, start = count, 0
+    for worker in range(workers):
+        size = left // (workers - worker)
+        if sum(len(share) for share in shares) <= count // workers:
+            assert ordered[start:start + len(shares[worker])] == shares[worker]
+        start, left = start + max(size, len(shares[worker])), left - size
