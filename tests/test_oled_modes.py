@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import random
+import string
+
 import pytest
 from helpers import script_to_win
+from PIL import Image, ImageDraw
 
-from firmware.board.screens import Screen, lap_note, oled_image, scores_screen
+from firmware.board import screens
+from firmware.board.screens import Screen, font, lap_note, oled_image, scores_screen
 from firmware.board.view import GameView
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator, run_script
@@ -97,3 +102,19 @@ GOLDEN_SCREENS = {
 def test_lap_and_large_score_screens_match_golden_images(name):
     """The large-scores screens and the lap-2 play screen match their reference PNGs (a few pixels allowed)."""
     assert_matches_golden(oled_image(GOLDEN_SCREENS[name]), f"oled-{name}")
+
+
+def test_a_text_stamped_from_its_cache_is_the_pixels_pillow_draws():
+    """screens._text (each line rendered once, then pasted) draws what ImageDraw.text draws, for every
+    size the screens use, either ink, on either ground, and cut by any edge of the screen."""
+    rng = random.Random(31)
+    letters = string.ascii_letters + string.digits + string.punctuation + " éü~…→·"
+    for size in (10, 12, 20, 26, 30):
+        for _ in range(12):
+            text = "".join(rng.choice(letters) for _ in range(rng.randint(0, 14)))
+            for xy in ((0, -1), (1, -2), (2, 9), (100, 50), (-3, 60), (120, -8)):
+                for fill, ground in ((1, 0), (0, 1), (1, 1), (0, 0)):
+                    drawn, stamped = Image.new("1", (128, 64), ground), Image.new("1", (128, 64), ground)
+                    ImageDraw.Draw(drawn).text(xy, text, font=font(size), fill=fill)
+                    screens._text(stamped, xy, text, size, fill)
+                    assert stamped.tobytes() == drawn.tobytes(), (text, size, xy, fill)
