@@ -183,7 +183,8 @@ def test_the_web_command_prints_the_network_address_and_answers_favicon(tmp_path
 
     from firmware.lan import host_addresses, lan_hosts
 
-    from web_games import ROOT, free_port, get
+    from broker import free_port
+    from web_games import ROOT, get
 
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "firmware.cli", "web", "--state", str(tmp_path / "l.sqlite3"),

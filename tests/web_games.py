@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from scorer.distribution import distribution
 from scorer.game import Entry, Phase
 from scorer.record import Scorebook, parse_line
 
+from broker import free_port
 from waits import CEILING_S, REQUEST_CEILING_S
 
 
@@ -119,12 +119,6 @@ def write_games(store, records: list[list[str]]) -> None:
 
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextlib.contextmanager
