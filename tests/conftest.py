@@ -27,10 +27,11 @@ HEAVY_MARKS = ("slow", "browser", "broker")
 
 def pytest_collection_modifyitems(config, items):
     """Under xdist, each worker's first tests are its share of the heavy ones (marked slow, browser or
-    broker), so that none is left to the end of the run, where one worker would be running it alone
-    (helpers.heavy_first)."""
+    broker), so that none is left to the end of the run, where one worker would be running it alone; the
+    browser tests on two workers only, each starting one Chromium (3.5 s of CPU) (helpers.heavy_first)."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
-    items[:] = heavy_first(items, lambda item: any(item.get_closest_marker(mark) for mark in HEAVY_MARKS), workers)
+    items[:] = heavy_first(items, lambda item: any(item.get_closest_marker(mark) for mark in HEAVY_MARKS), workers,
+                           together=lambda item: item.get_closest_marker("browser") is not None)
 
 
 @pytest.fixture

@@ -87,9 +87,12 @@ BROWSER_MARKS = [pytest.mark.browser, pytest.mark.skipif(BROWSER_PROBLEM is not 
 T = TypeVar("T")
 
 
-def heavy_first(items: Sequence[T], heavy: Callable[[T], bool], workers: int) -> list[T]:
+def heavy_first(items: Sequence[T], heavy: Callable[[T], bool], workers: int,
+                together: Callable[[T], bool] = lambda item: False, sharers: int = 2) -> list[T]:
     """``items`` reordered so that each of ``workers`` xdist workers (worksteal) begins with its share of
-    the ``heavy`` ones; unchanged under 2 workers.
+    the ``heavy`` ones; unchanged under 2 workers. The heavy ones that are also ``together`` (they share
+    a costly resource a worker makes once, as the browser tests share its Chromium) are dealt to the first
+    ``sharers`` workers only, the other heavy ones to the workers with the fewest so far.
 
     worksteal hands each worker a contiguous slice of the collection (the first ``len // workers``, then
     a share of the rest, and so on), and an idle worker later steals the back half of the longest queue.
@@ -99,12 +102,16 @@ def heavy_first(items: Sequence[T], heavy: Callable[[T], bool], workers: int) ->
     if workers < 2 or len(items) < workers:
         return list(items)
     chosen = [heavy(item) for item in items]
-    heavies = [item for item, is_heavy in zip(items, chosen) if is_heavy]
+    fronts: list[list[T]] = [[] for _ in range(workers)]
+    shared = [item for item, is_heavy in zip(items, chosen) if is_heavy and together(item)]
+    for index, item in enumerate(shared):
+        fronts[index % min(sharers, workers)].append(item)
+    for item in (item for item, is_heavy in zip(items, chosen) if is_heavy and not together(item)):
+        min(fronts, key=len).append(item)
     light = iter([item for item, is_heavy in zip(items, chosen) if not is_heavy])
     left, ordered = len(items), []
-    for worker in range(workers):
+    for worker, front in enumerate(fronts):
         size = left // (workers - worker)
-        front = heavies[worker::workers]
         ordered += front + list(itertools.islice(light, max(0, size - len(front))))
         left -= size
     ordered += list(light)
