@@ -34,6 +34,7 @@ def factory():
         made.close()
 
 
+@pytest.mark.slow
 def test_play_returns_at_once_and_the_pin_sounds_the_notes(factory):
     """play() hands the tune over at once; the PWM pin takes each note's frequency, then goes quiet."""
     buzzer = TonalBuzzer(12, pin_factory=factory)

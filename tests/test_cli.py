@@ -328,6 +328,7 @@ def _readme_command(heading: str) -> str:
     return readme.split(heading)[1].split("```sh\n")[1].split("\n```")[0]
 
 
+@pytest.mark.slow
 def test_readme_plays_without_the_test_extra_and_tests_with_it():
     """The README's command to run the board installs the project alone; the test command the test
     extra; and nothing the board runs imports a package of the test extra."""

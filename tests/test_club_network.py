@@ -52,6 +52,7 @@ def test_a_broker_by_address_opens_the_network_to_that_address_only(tmp_path):
     assert again.returncode == 0 and "already" in again.stdout
 
 
+@pytest.mark.slow
 def test_the_club_off_removes_the_drop_in_and_a_bad_name_is_one_line(tmp_path):
     drop_in = tmp_path / "club.conf"
     drop_in.write_text("[Service]\nPrivateNetwork=no\n")

@@ -185,6 +185,7 @@ def test_impossible_totals_are_derived():
     assert not ({19, 25, 26, 27} & set(counts))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size, crib", sorted(SHOW_TOTALS))
 def test_show_totals_table_is_what_counting_every_hand_gives(size, crib):
     """The table the game runs on equals the totals found by counting every hand."""
@@ -195,6 +196,7 @@ def test_show_totals_table_is_what_counting_every_hand_gives(size, crib):
     assert impossible == frozenset(range(highest + 1)) - counted
 
 
+@pytest.mark.slow
 def test_distribution_agrees_with_brute_force_on_a_small_pack():
     """Counting by rank pattern matches scoring every hand of one sample pattern set."""
     from itertools import combinations

@@ -73,6 +73,7 @@ def test_a_strip_that_cannot_start_is_not_fatal_and_is_retried_until_it_works(tm
         running.stop()
 
 
+@pytest.mark.slow
 def test_a_missing_device_is_retried_now_and_then_not_in_a_busy_loop(tmp_path):
     """An OLED that never starts is tried about once per retry interval; the loop sleeps between."""
     display = Flaky(MockDisplay, failures=10**6, error=DeviceNotFoundError(

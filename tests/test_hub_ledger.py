@@ -183,6 +183,7 @@ def test_a_file_that_is_not_ours_is_refused_and_left_alone(tmp_path, make, messa
     assert {name: os.path.getsize(tmp_path / name) for name in before if (tmp_path / name).is_file()} == sizes
 
 
+@pytest.mark.slow
 def test_a_locked_database_is_refused_without_change(tmp_path):
     """Another program holding SQLite's write lock: one line, nothing changed."""
     path = tmp_path / "hub.sqlite3"

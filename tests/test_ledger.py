@@ -309,6 +309,7 @@ def test_a_missing_state_folder_is_made(tmp_path):
         assert reader.export() == [GAME[0]]
 
 
+@pytest.mark.slow
 def test_a_database_locked_by_another_program_is_refused(tmp_path, cli_here):
     """Another program holding SQLite's exclusive lock: 'locked by another program', nothing changed."""
     path = tmp_path / "ledger.sqlite3"

@@ -183,6 +183,7 @@ def test_no_import_cycle_between_project_modules():
     assert cycles(graph) == []
 
 
+@pytest.mark.slow
 def test_every_import_keeps_the_room_order():
     """scorer and tomlfile at the bottom, ledger and hardware above them, firmware on top, its wings apart."""
     assert broken_rules(import_graph()) == []

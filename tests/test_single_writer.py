@@ -91,6 +91,7 @@ def test_another_writer_process_is_refused_naming_it(tmp_path, kind):
     assert child.returncode == 0
 
 
+@pytest.mark.slow
 @kinds
 @pytest.mark.parametrize("case", ["folder", "file in the way", "tables", "application_id", "sqlite locked"])
 def test_what_cannot_be_used_is_refused_in_the_same_words(tmp_path, kind, case):

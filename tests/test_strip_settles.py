@@ -173,6 +173,7 @@ class RunningBoard(BoardThread):
         return self.wait_until(lambda: self.pegs() == pegs and not self.board.needs_frame(time.monotonic()))
 
 
+@pytest.mark.slow
 def test_real_loop_ends_on_the_settled_strip_after_heels_play_and_undo(tmp_path):
     """Board.run() on the real clock: after heels, play points and an undo the last frame is settled."""
     running = RunningBoard(tmp_path)

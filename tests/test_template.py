@@ -276,6 +276,7 @@ def test_tiles_overlap_and_cover_every_hole(name, paper):
                 assert sum(keep(x, y, regions[key]) for x, y in tiling.marks) >= 2, (key, paper)
 
 
+@pytest.mark.slow
 def test_board_template_command(tmp_path, capsys):
     """cribbage-board board-template writes the SVG or the PDF; bad input is a one-line error."""
     out = tmp_path / "board.svg"

@@ -230,6 +230,7 @@ def _read_until(fd: int, terminal: Emulator, wanted, seconds: float = 20.0) -> l
     pytest.fail("the board did not show it in time:\n" + "\n".join(terminal.lines()))
 
 
+@pytest.mark.slow
 def test_the_board_at_80x24_through_a_pseudo_terminal(tmp_path):
     """The real command in a pseudo-terminal at 80x24: pegs show on the score line, a resize to 60x20 asks for 80x24, q quits."""
     main_fd, child_fd = pty.openpty()

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line, replay
 
@@ -118,6 +120,7 @@ def test_club_sync_passes_when_the_hub_has_every_acknowledged_entry(tmp_path):
     assert "0 of them and their games' lines kept by the hub since this boot (sent again: the cut came first), 0 still lacking" in result.stdout
 
 
+@pytest.mark.slow
 def test_club_sync_names_the_first_entry_the_hub_still_lacks(tmp_path):
     """The hub kept entries 1 and 2 of 4: after the wait, FAILED naming entry 3 and the board's watermark."""
     acks, _ = club_ledgers(tmp_path, kept_upto=2)
@@ -141,6 +144,7 @@ def test_hub_check_passes_what_the_hub_kept_and_fails_a_word_beyond_it(tmp_path)
     assert result.stdout.startswith(f"FAILED: the hub's ledger lacks what its word said it kept: table 1 ledger {ledger} game 1 entry 3")
 
 
+@pytest.mark.slow
 def test_club_sync_waits_for_the_entries_the_board_sends_again(tmp_path):
     """The hub lacks entries 3 and 4 when the check begins; they arrive while it waits: ok, saying 2 lacked."""
     acks, ledger = club_ledgers(tmp_path, kept_upto=2)

@@ -88,6 +88,7 @@ def test_api_state_is_replay_json_of_the_current_game(served, tmp_path, capsys):
     assert state["variant"] == "four-hand" and state["entries"] == 25
 
 
+@pytest.mark.slow
 def test_api_state_counts_the_match_like_replay_of_the_match_record(tmp_path, capsys):
     """In a match's second game, /api/state is replay --json of the match's record (the tally included)."""
     path = tmp_path / "ledger.sqlite3"
@@ -187,6 +188,7 @@ def test_every_write_method_is_refused_with_405(served):
             assert headers["Allow"] == "GET, HEAD"
 
 
+@pytest.mark.slow
 def test_serving_leaves_the_ledger_file_unchanged(ledger):
     """Reading every page and endpoint changes no byte of the ledger file."""
     path, _ = ledger
@@ -199,6 +201,7 @@ def test_serving_leaves_the_ledger_file_unchanged(ledger):
     assert not Path(f"{path}.lock").exists()
 
 
+@pytest.mark.slow
 def test_the_writer_keeps_writing_while_the_server_reads(tmp_path):
     """Entries are acknowledged at the same pace while clients hammer the server (median within 10x of
     the pace with no clients, measured side by side); the server ends on the last state."""
@@ -242,6 +245,7 @@ def test_the_writer_keeps_writing_while_the_server_reads(tmp_path):
     assert errors == []
 
 
+@pytest.mark.slow
 def test_events_send_the_new_state_after_an_entry(tmp_path):
     """/events sends the state at once, then the new state after an entry by the writer."""
     path = tmp_path / "ledger.sqlite3"
@@ -261,6 +265,7 @@ def test_events_send_the_new_state_after_an_entry(tmp_path):
     assert f'data-score>{expected["sides"][0]["score"]}<' in got[1]["html"]
 
 
+@pytest.mark.slow
 def test_a_missing_ledger_is_said_and_picked_up_when_it_appears(tmp_path):
     """No ledger: the page says so and the server keeps running; once the board writes one it shows the game."""
     path = tmp_path / "state" / "ledger.sqlite3"
@@ -278,6 +283,7 @@ def test_a_missing_ledger_is_said_and_picked_up_when_it_appears(tmp_path):
         assert status == 200 and state["seats"] == ["Alice", "Bob"]
 
 
+@pytest.mark.slow
 def test_a_damaged_ledger_is_said_and_left_as_it_is(tmp_path):
     """A file that is not a ledger: 503 with the reason, the server runs on, the file is not touched."""
     path = tmp_path / "ledger.sqlite3"
@@ -350,6 +356,7 @@ def test_the_port_is_the_configs_web_port_as_the_phone_view_shows(tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_the_web_view_loads_no_device_and_nothing_of_the_board(tmp_path):
     """Reading the config, making the app and drawing the live board and the history load no
     device library (gpiozero, luma, spidev, rpi_ws281x, lgpio) and nothing of the board's or the
@@ -490,6 +497,7 @@ def test_the_live_board_says_the_note_the_result_the_tally_and_the_undos():
     assert "match after 2 games" in html and "won (" in html
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(OTHER_USER_PROBLEM is not None, reason=OTHER_USER_PROBLEM or "")
 def test_a_server_that_cannot_write_the_folder_follows_the_running_board(tmp_path):
     """As the service runs it (the ledger's folder read-only to it): the server reads the board's
@@ -542,6 +550,7 @@ def wait_state(base: str, ready, timeout: float = 20.0) -> dict:
     return state
 
 
+@pytest.mark.slow
 def test_a_game_line_changed_by_another_program_is_left_out_not_fatal(ledger):
     """An action line another program made unreadable: the game's page says so, /stats leaves the game out."""
     import sqlite3

@@ -7,6 +7,8 @@ import json
 import os
 from contextlib import contextmanager
 
+import pytest
+
 from firmware.web import site as site_module
 from firmware.web.follow import LedgerFollower
 from firmware.web.records import play_record
@@ -21,6 +23,7 @@ from web_games import game_record, get, get_json, match_records, web_server, wri
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
 
 
+@pytest.mark.slow
 def test_the_per_game_caches_stay_bounded(tmp_path, monkeypatch):
     """Visiting every game page and the statistics keeps at most CACHED_GAMES replayed games and
     CACHED_RECORDS records; a game pushed out is replayed again, the same."""
@@ -43,6 +46,7 @@ def test_the_per_game_caches_stay_bounded(tmp_path, monkeypatch):
         follower.close()
 
 
+@pytest.mark.slow
 def test_a_replaced_ledger_is_read_afresh_with_nothing_kept(tmp_path):
     """The ledger archived and started afresh under the server: at its next poll the view reads
     the new file (its identity, not data_version) and /games/1, /api/games/1 and /stats show

@@ -108,6 +108,7 @@ def received(sock: socket.socket, until: bytes) -> bytes:
     return data
 
 
+@pytest.mark.slow
 def test_when_every_connection_is_busy_a_new_one_is_refused_at_once(ledger, tmp_path):
     """With as many live streams open as the cap allows (128 descriptors here), another connection
     gets 503 and one line at once, and the streams go on: an entry reaches every one of them."""

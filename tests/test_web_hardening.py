@@ -143,6 +143,7 @@ def test_only_host_names_that_can_be_this_board_are_answered(served):
 # ---- item 9: paths, bodies, HEAD /events, the warm-up -----------------------------------
 
 
+@pytest.mark.slow
 def test_a_game_id_of_thousands_of_digits_is_404_without_a_traceback(ledger, tmp_path):
     """Game ids past Python's 4,300-digit int conversion limit (and just under it) are 404, logged quietly."""
     log = tmp_path / "web.log"
@@ -154,6 +155,7 @@ def test_a_game_id_of_thousands_of_digits_is_404_without_a_traceback(ledger, tmp
     no_traceback(log)
 
 
+@pytest.mark.slow
 def test_a_malformed_chunked_body_logs_no_traceback(ledger, tmp_path):
     """A chunked body that breaks HTTP, with the request or after its answer: the connection is
     closed (400 where no answer was begun), the log holds no traceback, the server answers on."""
@@ -189,6 +191,7 @@ def _unreadable_ledgers() -> list:
                          marks=pytest.mark.skipif(OTHER_USER_PROBLEM is not None, reason=OTHER_USER_PROBLEM or ""))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", _unreadable_ledgers())
 def test_a_state_the_warm_up_cannot_read_is_said_without_a_traceback(tmp_path, kind):
     """The warm-up thread meets a --state it may not look at: no traceback; the pages say why in one line."""

@@ -3,6 +3,8 @@
 import json
 import re
 
+import pytest
+
 from firmware.web import pages
 from firmware.web.follow import LedgerFollower
 from firmware.web.records import line_marks, taken_back
@@ -131,6 +133,7 @@ def test_the_qr_code_offers_only_what_the_server_listens_on():
     assert PhoneLink("192.168.1.23", 9000, lan).url("http", "192.168.1.23:9000") == "http://192.168.1.23:9000/"
 
 
+@pytest.mark.slow
 def test_a_server_on_loopback_shows_no_network_address(tmp_path):
     """``cribbage-board web --host 127.0.0.1``: its lines and its board page name no address but 127.0.0.1 (no QR code)."""
     from firmware.lan import host_addresses, lan_hosts
@@ -172,6 +175,7 @@ def test_web_says_its_network_addresses_and_a_port_the_board_does_not_show():
     assert "gives port 8121" in note and "port = 9000 under [web]" in note
 
 
+@pytest.mark.slow
 def test_the_web_command_prints_the_network_address_and_answers_favicon(tmp_path):
     """The real command's first lines name the network address (when this machine has one) and the
     note for --port; /favicon.ico is an icon (an ICO holding a 32x32 PNG)."""
@@ -241,6 +245,7 @@ def test_the_pegging_race_has_a_legend_of_each_sides_colour_and_name():
     assert items[0][2] == "\u2068Alice\u2069" and items[1][2].endswith("…\u2069") and len(items[1][2]) == 28
 
 
+@pytest.mark.slow
 def test_games_csv_keeps_the_scores_of_an_abandoned_game_as_its_page_shows_them(tmp_path):
     """/games.csv gives an abandoned game the scores its page (/games/ID) shows, where the ledger lists
     none; finished games keep the ledger's."""
@@ -278,6 +283,7 @@ def test_games_csv_keeps_the_scores_of_an_abandoned_game_as_its_page_shows_them(
 INVISIBLE = re.compile(r"[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
 
 
+@pytest.mark.slow
 def test_every_page_has_an_h1_and_a_title_with_nothing_invisible(tmp_path):
     """/, /games, a game, /stats and a missing game each have one h1 (the brand where the page has no
     heading of its own) and a <title> without isolates or other invisible characters."""
@@ -353,6 +359,7 @@ def test_each_player_has_the_colour_of_their_side_in_the_last_game_they_played()
     assert '<section class="card player side-0">' in html and f'class="bar" fill="{COLOURS[0]}"' in html
 
 
+@pytest.mark.slow
 def test_race_labels_are_placed_clear_of_every_line():
     """In the SVG as written, each line's label ("double skunk 61") takes a box (at the phone's font, the
     larger) that no race step, skunk line or other label crosses: in 29 of 30 six-card games, and the

@@ -80,6 +80,7 @@ def wait_for(base: str, ready, timeout: float = CEILING_S):
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cannot_write", CANNOT_WRITE)
 def test_a_stopped_board_is_shown_and_followed_again_when_it_starts(folder, cannot_write):
     """Board stopped (no -wal/-shm, folder read-only): the page and API show the game and the
@@ -146,6 +147,7 @@ def killed_board(path: Path, lines: list[str]) -> None:
         board.stdout.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cannot_write", CANNOT_WRITE)
 def test_a_killed_boards_entries_are_shown_or_said_never_left_out(folder, cannot_write):
     """A board killed after entries: with its -wal and -shm SQLite reads the entries read-only; with
