@@ -366,7 +366,7 @@ def nbody_seconds(steps: int) -> float:
             v2[0] += dx * b1m
             v2[1] += dy * b1m
             v2[2] += dz * b1m
-        for (r, [vx, vy, vz], m) in bodies:
+        for (r, [vx, vy, vz], _m) in bodies:
             r[0] += dt * vx
             r[1] += dt * vy
             r[2] += dt * vz

@@ -39,7 +39,7 @@ POLL = 0.05  # the web's poll
 
 def child(path: str) -> None:
     """In the namespace: per round, open a reader, say how it reads, report when the entry shows."""
-    for command in sys.stdin:
+    for _command in sys.stdin:
         reader = LedgerReader(path)
         per_call = timeit.timeit(reader.data_version, number=2000) / 2000
         print(f"open {int(reader.immutable)} {per_call}", flush=True)

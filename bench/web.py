@@ -120,7 +120,7 @@ def start(kind: str, ledger: Path) -> tuple[subprocess.Popen, str, float]:
                     return process, base, time.perf_counter() - began
         except OSError:
             if process.poll() is not None:
-                raise RuntimeError(f"{kind} server stopped")
+                raise RuntimeError(f"{kind} server stopped") from None
             time.sleep(0.005)
 
 

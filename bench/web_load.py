@@ -145,7 +145,7 @@ def wait_for(url: str, process: subprocess.Popen) -> None:
             return
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"no answer from {url}")
+                raise RuntimeError(f"no answer from {url}") from None
             time.sleep(0.02)
 
 

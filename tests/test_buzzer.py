@@ -244,7 +244,7 @@ def test_a_buzzer_without_a_pin_library_says_what_to_install(monkeypatch):
 
         from gpiozero.exc import PinFactoryFallback
 
-        warnings.warn(PinFactoryFallback("Falling back from lgpio: No module named 'lgpio'"))
+        warnings.warn(PinFactoryFallback("Falling back from lgpio: No module named 'lgpio'"), stacklevel=2)
         raise BadPinFactory("Unable to load any default pin factory!")
 
     monkeypatch.setattr(Device, "pin_factory", None)

@@ -54,7 +54,7 @@ def test_a_whole_club_night(tmp_path, broker):
                 if number == RESTART_IN_ROUND and k == 1:
                     broker.restart()
         wait_for(lambda: hub.rounds()["over"], f"the night did not end: {hub.rounds()} {hub.log()}")
-        for table, board in boards.items():
+        for board in boards.values():
             assert board.close() == 0, board.log()
         played = [game for board in boards.values() for game in games_in(board.state)]
         assert len(played) == ROUNDS * len(TABLES)

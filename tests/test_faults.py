@@ -110,7 +110,7 @@ def test_button_mashing_keeps_every_invariant(tmp_path):
     rng = random.Random(7)
     buttons = ["red", "blue", "green", "yellow", "undo", "menu", KNOB]
     try:
-        for step in range(2000):
+        for _ in range(2000):
             roll = rng.random()
             if roll < 0.4:
                 sim.act("turn", str(rng.randint(-8, 12)))

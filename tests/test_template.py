@@ -256,7 +256,7 @@ def test_tiles_overlap_and_cover_every_hole(name, paper):
     for hole in layout.all_holes():
         x, y = hole.x * pitch, hole.y * pitch
         assert any(a <= x - r and x + r <= c and b <= y - r and y + r <= d for a, b, c, d in regions.values())
-    for (row, column), (a, b, c, d) in regions.items():
+    for (row, column), (_, _, c, d) in regions.items():
         if (row, column + 1) in regions:
             assert c - regions[(row, column + 1)][0] >= OVERLAP_MM - 1e-9
         if (row + 1, column) in regions:

@@ -103,7 +103,7 @@ def test_every_answer_sends_the_security_headers(served):
     answers["POST /"] = get(base + "/", method="POST")
     script = re.search(r'<script src="([^"]+)"', answers["/"][2].decode()).group(1)
     answers[script] = get(base + script)
-    for url, (status, headers, _) in answers.items():
+    for url, (_, headers, _) in answers.items():
         rules = policy(headers)
         assert rules["frame-ancestors"] == "'none'" and rules["default-src"] == "'none'", url
         assert rules["script-src"] == "'self'" and "unsafe" not in headers["Content-Security-Policy"], url

@@ -462,7 +462,7 @@ class ClubLink:
                 mark.place = max(mark.place, reader.feed(lambda conn: feed.before(conn, mark.floor)))
                 self._next = max(self._next, mark.place)
             moved = True
-        for game, (seq, rev, status) in games.items():
+        for game, (_seq, rev, status) in games.items():
             if rev is None or game < mark.floor:
                 continue
             known = mark.results.get(game)

@@ -116,7 +116,7 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]], tal
         colour = COLOURS[t % len(COLOURS)]
         track = geometry.tracks[t]
         out.append(f'<g class="track" data-side="{escape(visible(side["name"]))}">')
-        for n, p in enumerate(track, start=1):
+        for p in track:
             x, y = at(p)
             out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{hole_r}" class="hole"/>')
         start = geometry.starts[t]
