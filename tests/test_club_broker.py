@@ -350,6 +350,10 @@ def test_the_tls_set_up_carries_a_night_to_the_hub_and_a_board_without_the_ca_is
     first_ca = ca.read_bytes()
     assert set_up(tmp_path, "--club", "thursday", "--tls", "--address", "127.0.0.1", "3").returncode == 0
     assert ca.read_bytes() == first_ca  # made once: the boards' copies stay good
+    for certificate in (ca, etc / "cribbage-tls" / "broker.crt"):  # P-256 keys (club-broker.sh says why)
+        described = subprocess.run(["openssl", "x509", "-in", str(certificate), "-noout", "-text"],
+                                   capture_output=True, text=True, check=True).stdout
+        assert "id-ecPublicKey" in described and "prime256v1" in described, described
 
     port = free_port()
     text = (etc / "conf.d" / "cribbage.conf").read_text()
