@@ -3,6 +3,7 @@ helpers they share are in helpers.py. Markers (pyproject.toml): browser, broker,
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ import pytest
 from helpers import CHROMEDRIVER, CHROMIUM, heavy_first, make, play
 
 from broker import Mosquitto
+from waits import CEILING_S, no_hang
 
 # Bytecode, as Python keeps it by default. Where PYTHONDONTWRITEBYTECODE is set (this machine's image sets
 # it), nothing is cached: every xdist worker rewrites the asserts of every test module again (about 7 s of
@@ -32,6 +34,24 @@ def pytest_collection_modifyitems(config, items):
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
     items[:] = heavy_first(items, lambda item: any(item.get_closest_marker(mark) for mark in HEAVY_MARKS), workers,
                            together=lambda item: item.get_closest_marker("browser") is not None)
+
+
+@pytest.fixture
+def command_here(capfd, monkeypatch):
+    """The cribbage-board command run in this process, as ``python -m firmware.cli`` runs it (``sys.exit(
+    main())``), for a command line refused before it starts anything (a process costs 0.3 to 0.5 s of CPU):
+    ``run(*args, stdin="")`` gives its exit status and what it wrote, as ``subprocess.run`` would."""
+    from firmware.cli.command import main
+
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        capfd.readouterr()
+        with no_hang(CEILING_S):
+            code = main(list(args))
+        out, err = capfd.readouterr()
+        return subprocess.CompletedProcess(list(args), code, out, err)
+
+    return run
 
 
 @pytest.fixture

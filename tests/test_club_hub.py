@@ -22,7 +22,7 @@ from scorer.standings import name_key
 
 from broker import Listener, Mosquitto, environment, free_port
 from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
-from waits import CEILING_S, no_hang
+from waits import CEILING_S
 
 pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
 
@@ -403,18 +403,6 @@ def hub_command(*args: str, stdin=subprocess.DEVNULL) -> subprocess.CompletedPro
                           timeout=CEILING_S, env=environment(), stdin=stdin)
 
 
-def hub_here(capsys, *args: str) -> subprocess.CompletedProcess:
-    """``cribbage-board hub`` run in this process as its console script runs it (``sys.exit(main())``), for a
-    command line refused before anything starts: its exit status and what it wrote. A process costs 0.5 s of CPU."""
-    from firmware.cli.command import main
-
-    capsys.readouterr()
-    with no_hang(CEILING_S):
-        code = main(["hub", *args])
-    out, err = capsys.readouterr()
-    return subprocess.CompletedProcess(["hub", *args], code, out, err)
-
-
 def one_line_refusal(done: subprocess.CompletedProcess, *said: str) -> None:
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
@@ -434,8 +422,8 @@ def one_line_refusal(done: subprocess.CompletedProcess, *said: str) -> None:
       "--password-file", "/nonexistent/password"), "--password-file /nonexistent/password"),
     (("--broker", "mqtt://127.0.0.1:1883", "--club", "thu", "--port", "70000"), "--port"),
 ])
-def test_a_command_line_that_cannot_work_is_one_line(tmp_path, capsys, args, said):
-    one_line_refusal(hub_here(capsys, *args, "--state", str(tmp_path / "hub.sqlite3")), said)
+def test_a_command_line_that_cannot_work_is_one_line(tmp_path, command_here, args, said):
+    one_line_refusal(command_here("hub", *args, "--state", str(tmp_path / "hub.sqlite3")), said)
     assert not (tmp_path / "hub.sqlite3").exists()
 
 
@@ -455,13 +443,13 @@ def test_a_locked_ledger_and_a_port_in_use_are_one_line(tmp_path):
                                      "--port", str(port)), f"port {port}", "in use")
 
 
-def test_a_board_ledger_given_as_the_hubs_is_refused(tmp_path, capsys):
+def test_a_board_ledger_given_as_the_hubs_is_refused(tmp_path, command_here):
     from ledger.writer import LedgerWriter
 
     board = tmp_path / "board.sqlite3"
     LedgerWriter(board).close()
-    one_line_refusal(hub_here(capsys, "--broker", "mqtt://127.0.0.1:1", "--club", "thu", "--state", str(board),
-                                 "--port", str(free_port())), "a board's ledger")
+    one_line_refusal(command_here("hub", "--broker", "mqtt://127.0.0.1:1", "--club", "thu", "--state", str(board),
+                                  "--port", str(free_port())), "a board's ledger")
 
 
 def test_a_password_the_broker_refuses_is_one_line_at_start(tmp_path):

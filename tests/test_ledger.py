@@ -6,7 +6,6 @@ injected SQLITE_FULL for the exact control flow.
 """
 
 import hashlib
-import io
 import os
 import shutil
 import sqlite3
@@ -61,23 +60,6 @@ def cli(*args, stdin="", plain_user=False, timeout=60):
         [*prefix, sys.executable, "-m", "firmware.cli", *args], cwd=ROOT, input=stdin, capture_output=True,
         text=True, timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
-
-
-@pytest.fixture
-def cli_here(capfd, monkeypatch):
-    """The cribbage-board command run in this process, as ``python -m firmware.cli`` runs it (``sys.exit(
-    main())``), for a command refused before it starts anything: a process costs 0.3 s of CPU. Gives
-    ``run(*args, stdin="")``, which returns what ``cli`` does."""
-    from firmware.cli.command import main
-
-    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        capfd.readouterr()
-        code = main(list(args))
-        out, err = capfd.readouterr()
-        return subprocess.CompletedProcess(list(args), code, out, err)
-
-    return run
 
 
 def refused(result, *expected):
@@ -280,22 +262,22 @@ def _foreign(path: Path, wal: bool = False, app_id: int = 0) -> None:
     (lambda d: _foreign(d / "ledger.sqlite3", app_id=0x0F055112),
      "is another program's SQLite database (application_id 0xf055112)"),
 ])
-def test_unusable_ledger_is_refused_and_left_alone(tmp_path, setup, expected, cli_here):
+def test_unusable_ledger_is_refused_and_left_alone(tmp_path, setup, expected, command_here):
     """A folder or another program's database at the path: one line, exit 2, nothing renamed or created."""
     setup(tmp_path)
     before = listing(tmp_path)
     for command in (["console"], ["simulate", "-"]):
-        result = cli_here(*command, "--state", str(tmp_path / "ledger.sqlite3"), stdin="turn 1\n")
+        result = command_here(*command, "--state", str(tmp_path / "ledger.sqlite3"), stdin="turn 1\n")
         refused(result, f"ledger {tmp_path / 'ledger.sqlite3'}", expected)
     assert listing(tmp_path) == before
 
 
 @pytest.mark.parametrize("tail", ["ledger.sqlite3", "state/deeper/ledger.sqlite3"])
-def test_a_file_in_the_way_of_the_folder_is_refused(tmp_path, tail, cli_here):
+def test_a_file_in_the_way_of_the_folder_is_refused(tmp_path, tail, command_here):
     """A parent path that is a file: one line naming it, and no folder is made."""
     (tmp_path / "notes.txt").write_text("not a folder")
     before = listing(tmp_path)
-    result = cli_here("console", "--state", str(tmp_path / "notes.txt" / tail))
+    result = command_here("console", "--state", str(tmp_path / "notes.txt" / tail))
     refused(result, "cannot be created", f"{tmp_path / 'notes.txt'} is a file, not a folder")
     assert listing(tmp_path) == before
 
@@ -310,7 +292,7 @@ def test_a_missing_state_folder_is_made(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_database_locked_by_another_program_is_refused(tmp_path, cli_here):
+def test_a_database_locked_by_another_program_is_refused(tmp_path, command_here):
     """Another program holding SQLite's exclusive lock: 'locked by another program', nothing changed."""
     path = tmp_path / "ledger.sqlite3"
     make_ledger(path)
@@ -323,7 +305,7 @@ def test_a_database_locked_by_another_program_is_refused(tmp_path, cli_here):
     try:
         assert holder.stdout.readline().strip() == "locked"
         before = listing(tmp_path)
-        result = cli_here("console", "--state", str(path), stdin="peg Alice 3\n")
+        result = command_here("console", "--state", str(path), stdin="peg Alice 3\n")
         refused(result, f"ledger {path} cannot be opened: locked by another program")
         assert listing(tmp_path) == before
     finally:
@@ -332,7 +314,7 @@ def test_a_database_locked_by_another_program_is_refused(tmp_path, cli_here):
     assert not list(tmp_path.glob("*.corrupt-*"))
 
 
-def test_a_newer_schema_is_refused_not_set_aside(tmp_path, cli_here):
+def test_a_newer_schema_is_refused_not_set_aside(tmp_path, command_here):
     """A ledger from a newer cribbage-board: say so, change nothing."""
     path = tmp_path / "ledger.sqlite3"
     make_ledger(path)
@@ -341,7 +323,7 @@ def test_a_newer_schema_is_refused_not_set_aside(tmp_path, cli_here):
     conn.commit()
     conn.close()
     before = listing(tmp_path)
-    result = cli_here("console", "--state", str(path))
+    result = command_here("console", "--state", str(path))
     refused(result, f"ledger {path} has schema 3, newer than this cribbage-board reads (2)")
     assert listing(tmp_path) == before
     with pytest.raises(LedgerError, match="has schema 3"):
@@ -405,33 +387,33 @@ def fill(folder: Path) -> Path:
     return filler
 
 
-def test_read_only_file_system_is_refused(small_disk, cli_here):
+def test_read_only_file_system_is_refused(small_disk, command_here):
     """A ledger on a file system mounted read-only: one line, nothing changed."""
     path = small_disk / "ledger.sqlite3"
     make_ledger(path)
     subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
     before = listing(small_disk)
-    refused(cli_here("console", "--state", str(path)), f"ledger {path}", "read-only file system")
-    refused(cli_here("console", "--state", str(small_disk / "other.sqlite3")), "read-only file system")
+    refused(command_here("console", "--state", str(path)), f"ledger {path}", "read-only file system")
+    refused(command_here("console", "--state", str(small_disk / "other.sqlite3")), "read-only file system")
     assert listing(small_disk) == before
 
 
-def test_full_disk_at_first_start_creates_nothing(small_disk, cli_here):
+def test_full_disk_at_first_start_creates_nothing(small_disk, command_here):
     """No room for a new ledger: one line, exit 2, no file left behind."""
     filler = fill(small_disk)
     path = small_disk / "ledger.sqlite3"
-    result = cli_here("console", "--state", str(path), stdin=GAME[0] + "\n")
+    result = command_here("console", "--state", str(path), stdin=GAME[0] + "\n")
     refused(result, f"ledger {path} cannot be created: disk full")
     assert sorted(p.name for p in small_disk.iterdir()) == [filler.name]
 
 
-def test_full_disk_at_a_restart_is_refused_and_changes_nothing(small_disk, cli_here):
+def test_full_disk_at_a_restart_is_refused_and_changes_nothing(small_disk, command_here):
     """A ledger on a disk that filled up while the board was off: one line, exit 2, the ledger as it was."""
     path = small_disk / "ledger.sqlite3"
     make_ledger(path)
     fill(small_disk)
     before = listing(small_disk)
-    refused(cli_here("console", "--state", str(path), stdin="hand Alice 12\n"), f"ledger {path}", "disk full")
+    refused(command_here("console", "--state", str(path), stdin="hand Alice 12\n"), f"ledger {path}", "disk full")
     assert listing(small_disk) == before
 
 
