@@ -122,7 +122,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
-def web_server(state: Path, *extra: str, timeout: float = 30.0, wrap: tuple[str, ...] = (), log: Path | None = None,
+def web_server(state: Path, *extra: str, timeout: float = CEILING_S, wrap: tuple[str, ...] = (), log: Path | None = None,
                host: str = "127.0.0.1"):
     """``cribbage-board web`` on a free port of ``host`` (127.0.0.1 by default; run by the ``wrap``
     command, if any; its standard error written to ``log``, if given); yields its base URL (127.0.0.1).
