@@ -126,11 +126,13 @@ class Mosquitto:
     def start(self) -> "Mosquitto":
         """Run the broker and wait until it says it listens. A free port another test's process took between
         its choice and the broker's bind (the tests run in parallel) is replaced by another free port."""
+        # TLS where the config gives the listener a certificate, as club-broker.sh --tls does
+        tls = re.search(r"^certfile ", self.config.read_text(), re.M) is not None
         for _ in range(5):
             logged = len(self.log_text())
             self.process = subprocess.Popen([self.program, "-c", str(self.config)], stdout=subprocess.DEVNULL,
                                             stderr=subprocess.PIPE)
-            if not eventually(lambda: self._listening(logged) or self.process.poll() is not None):
+            if not eventually(lambda: self._listening(logged, tls) or self.process.poll() is not None):
                 raise RuntimeError(f"mosquitto did not listen on {self.port} in {CEILING_S} s")
             if self.process.poll() is None:
                 return self
@@ -143,10 +145,8 @@ class Mosquitto:
             self.config.write_text(self.config.read_text().replace(f"listener {taken} ", f"listener {self.port} ", 1))
         raise RuntimeError(f"mosquitto found no free port in 5 tries: {said[-500:]}")
 
-    def _listening(self, logged: int) -> bool:
-        """Whether this start of the broker says it runs (its listeners bound) and answers MQTT (over TLS
-        where its config gives the listener a certificate, as club-broker.sh --tls does)."""
-        tls = re.search(r"^certfile ", self.config.read_text(), re.M) is not None
+    def _listening(self, logged: int, tls: bool) -> bool:
+        """Whether this start of the broker says it runs (its listeners bound) and answers MQTT (over TLS if ``tls``)."""
         return " running" in self.log_text()[logged:] and answers_mqtt(self.port, tls)
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
