@@ -127,9 +127,12 @@ def test_entries_kept_while_the_broker_is_down_are_delivered_once_it_is_back(tmp
 
 
 def test_the_broker_restarted_mid_game_loses_nothing(tmp_path, broker):
-    """Mosquitto restarted while a board sends: every entry arrives (a repeat is allowed, a gap is not)."""
+    """Mosquitto restarted while a board sends: every entry arrives (a repeat is allowed, a gap is not).
+    The board stays on, as at a table, until it has sent them: a board closed while the broker is
+    still away keeps the rest in its ledger for its next start (the test above)."""
     heard = Listener(broker, "cribbage/thursday/table/3/+", client_id="test-hub", clean=False)
     state = tmp_path / "l.sqlite3"
+    kept = accepted_lines(EXAMPLE)
     board = subprocess.Popen(
         [sys.executable, "-m", "firmware.cli", "console", "--state", str(state), *club_args(broker)],
         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment())
@@ -139,13 +142,13 @@ def test_the_broker_restarted_mid_game_loses_nothing(tmp_path, broker):
             board.stdin.flush()
             if number == 15:
                 broker.restart()
+        arrived = eventually(lambda: len(set(keys(heard))) >= len(kept))
         board.stdin.close()
         assert board.wait(CEILING_S + 10) == 0
     finally:
         if board.poll() is None:
             board.kill()
-    kept = accepted_lines(EXAMPLE)
-    assert eventually(lambda: len(set(keys(heard))) >= len(kept)), board.stderr.read()
+    assert arrived, board.stderr.read()
     assert {key[2] for key in keys(heard)} == set(range(len(kept)))
     assert eventually(lambda: any(r["status"] == "finished" for r in heard.payloads("result")))
     heard.close()
