@@ -490,6 +490,9 @@ def estimates(sizes: list[dict], factors: dict, interval: float) -> None:
                      [f"{s['hub_cpu'] * low * 100:.0f}-{s['hub_cpu'] * high * 100:.0f} %" for s in ran], ""))
         cells = []
         for s in ran:
+            if not s["hub_cpu_per_message"]:  # a short run: the hub's CPU below the kernel's clock tick
+                cells.append("too little CPU to measure: run longer")
+                continue
             fast, slow = (GOAL_CPU / (s["hub_cpu_per_message"] * f) for f in (low, high))  # messages a second
             cells.append(f"{slow * interval:,.0f}-{fast * interval:,.0f} ({slow * PACE_S:,.0f}-{fast * PACE_S:,.0f})")
         what = f"{board}: tables under {GOAL_CPU * 100:.0f} % of a core at {PACE_S / interval:g}x (at a player's pace)"

@@ -114,6 +114,23 @@ def _club_bench():  # the moving parts of bench/club.py (its events reader among
     return module
 
 
+def test_the_club_benchmark_says_when_a_run_was_too_short_to_time_the_hub(capsys, monkeypatch):
+    """A short run whose hub used less CPU than the kernel's clock tick (10 ms) gets a cell that says so
+    in the Pi estimates, not a division by zero (it happened at 3 tables for 1 s on a loaded machine)."""
+    import importlib.util
+
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    spec = importlib.util.spec_from_file_location("club_bench", ROOT / "bench" / "club.py")
+    club = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(club)
+    factors = {"here_s": 1.0, "Pi 4": (3.0, 4.5), "Pi Zero 2 W": (4.5, 6.75)}
+    timed = {"tables": 40, "hub_cpu": 0.02, "hub_cpu_per_message": 0.0004}
+    club.estimates([{"tables": 3, "hub_cpu": 0.0, "hub_cpu_per_message": 0.0}, timed], factors, 0.25)
+    table = capsys.readouterr().out
+    assert table.count("too little CPU to measure: run longer") == 2  # a row for each Pi
+    assert "6-9 %" in table  # the timed size still gets its figures: 0.02 x 3.0-4.5 of a core
+
+
 def _event(kind: str, data: dict) -> list[bytes]:
     import json
 
