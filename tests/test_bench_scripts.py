@@ -105,24 +105,26 @@ def test_a_small_run_of_the_club_benchmark_finishes_and_prints_its_table(tmp_pat
     assert "Traceback" not in result.stderr
 
 
-def _club_bench():  # the moving parts of bench/club.py (its events reader among them)
+def _bench_script(name: str):
+    """bench/NAME.py loaded as a module: bench/ is on sys.path while it loads (for the bench modules it
+    imports), and sys.path is as it was afterwards (the script puts the root and tests/ first)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("club_load", ROOT / "bench" / "club_load.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    saved = list(sys.path)
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
     return module
 
 
-def test_the_club_benchmark_says_when_a_run_was_too_short_to_time_the_hub(capsys, monkeypatch):
+def test_the_club_benchmark_says_when_a_run_was_too_short_to_time_the_hub(capsys):
     """A short run whose hub used less CPU than the kernel's clock tick (10 ms) gets a cell that says so
     in the Pi estimates, not a division by zero (it happened at 3 tables for 1 s on a loaded machine)."""
-    import importlib.util
-
-    monkeypatch.syspath_prepend(str(ROOT / "bench"))
-    spec = importlib.util.spec_from_file_location("club_bench", ROOT / "bench" / "club.py")
-    club = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(club)
+    club = _bench_script("club")
     factors = {"here_s": 1.0, "Pi 4": (3.0, 4.5), "Pi Zero 2 W": (4.5, 6.75)}
     timed = {"tables": 40, "hub_cpu": 0.02, "hub_cpu_per_message": 0.0004}
     club.estimates([{"tables": 3, "hub_cpu": 0.0, "hub_cpu_per_message": 0.0}, timed], factors, 0.25)
@@ -140,7 +142,7 @@ def _event(kind: str, data: dict) -> list[bytes]:
 def test_the_club_benchmark_follows_club_events_whole_or_in_deltas():
     """bench/club.py's reader: today's whole events, and a snapshot then deltas (only the changed tables and
     standings rows), give each table's entries and each player's games the time they were first shown."""
-    live = _club_bench().Live()
+    live = _bench_script("club_load").Live()  # bench/club.py's events reader
     row = {"player": "A", "games": 0, "place": 0}
     whole = {"version": 1, "title": "t", "html": "", "round": 1, "standings": [row, {**row, "player": "B"}],
              "tables": [{"table": "1", "online": False, "entries": 0, "sides": []}]}
