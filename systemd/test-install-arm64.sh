@@ -172,7 +172,7 @@ in_root bash -c "cd $tree && umask 022 && python3 -m venv --system-site-packages
     PYPI=1 .venv/bin/pip install -q -e '.[test]'" >>"$tests_log" 2>&1 ||
     { tail -n 30 "$tests_log"; fail "pip install -e .[test] failed"; }
 status=0
-# A worker a core (pyproject's -n 3 is for a machine that mostly waits): under qemu the tests are
+# A worker a core (pyproject's -n 4 is for a machine that mostly waits): under qemu the tests are
 # CPU-bound, and more workers would only stretch each test's waits towards their ceilings. The waits'
 # ceiling is 120 s, not 30 (tests/waits.py): under qemu-user a board takes 30 s and more to play a game.
 in_root bash -c "cd $tree && CRIBBAGE_TEST_CEILING_S=120 .venv/bin/python -m pytest -q -p no:cacheprovider -n $(nproc)" >>"$tests_log" 2>&1 || status=$?
