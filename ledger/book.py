@@ -17,9 +17,11 @@ from pathlib import Path
 from scorer.errors import CribbageError
 from scorer.game import Outcome
 from scorer.match import Match, Standing
-from scorer.record import Action, GameHeader, Scorebook, parse_line
+from scorer.record import SOURCE_MARK, Action, GameHeader, Scorebook, parse_line
 
 from .errors import LedgerError
+from .schema import has_entry_sources
+from .sources import BOARD
 
 # What a stored JSON column raises when it is not what the writer wrote: damaged data,
 # left out and said. RecursionError: a few KB of nested brackets (json's decoder recurses).
@@ -187,13 +189,23 @@ def export_game(conn: sqlite3.Connection, path: Path, game_id: int) -> list[str]
         row = conn.execute("SELECT header FROM games WHERE id=?", (game_id,)).fetchone()
         if row is None:
             raise LedgerError(f"no game {game_id} in {path}")
-        lines = conn.execute(
-            "SELECT line FROM actions WHERE game_id=? ORDER BY id", (game_id,)
-        ).fetchall()
+        if has_entry_sources(conn):
+            lines = conn.execute(
+                "SELECT a.line, s.via, s.seat FROM actions a LEFT JOIN entry_sources s ON s.action_id = a.id "
+                "WHERE a.game_id=? ORDER BY a.id", (game_id,)).fetchall()
+        else:
+            lines = conn.execute("SELECT line, NULL, NULL FROM actions WHERE game_id=? ORDER BY id", (game_id,)).fetchall()
     finally:
         if conn.in_transaction:
             conn.execute("COMMIT")
-    return [row[0]] + [line for (line,) in lines]
+    return [row[0]] + [_with_source(line, via, seat) for line, via, seat in lines]
+
+
+def _with_source(line: str, via: str | None, seat: str | None) -> str:
+    """A record line with where it came from, when not the board: ``hand Blue 8  # via phone Blue``."""
+    if via is None or via == BOARD:
+        return line
+    return f"{line}  {SOURCE_MARK}{via}{f' {seat}' if via == 'phone' and seat else ''}"
 
 
 def game_ids(conn: sqlite3.Connection) -> list[int]:

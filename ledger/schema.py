@@ -85,6 +85,19 @@ _CLUB_GAMES = (
 )""",
     "CREATE INDEX IF NOT EXISTS club_games_by_table ON club_games (club, tbl, game_id)",
 )
+# Where an entry not made on the board's own controls came from (ledger.sources): one row
+# beside its action. Added to a ledger from before it, once; a writer that does not know
+# it writes no rows, and every entry without one reads as the board's.
+_ENTRY_SOURCES = (
+    """CREATE TABLE IF NOT EXISTS entry_sources (
+    action_id INTEGER PRIMARY KEY REFERENCES actions(id),
+    via TEXT NOT NULL,
+    seat TEXT,
+    request TEXT
+)""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS entry_sources_by_request ON entry_sources (seat, request) "
+    "WHERE request IS NOT NULL",
+)
 _COLUMNS = {
     "meta": {"key", "value"},
     "matches": {"id", "started"},
@@ -211,6 +224,9 @@ def prepare(conn: sqlite3.Connection, kind: str, version: int) -> None:
     if not has_club_games(conn):  # a ledger from before the club's games were marked
         for statement in _CLUB_GAMES:
             conn.execute(statement)
+    if not has_entry_sources(conn):  # a ledger from before entries were marked with their source
+        for statement in _ENTRY_SOURCES:
+            conn.execute(statement)
 
 
 def ledger_id(conn: sqlite3.Connection) -> str | None:
@@ -231,6 +247,12 @@ def has_times(conn: sqlite3.Connection) -> bool:
 def has_club_games(conn: sqlite3.Connection) -> bool:
     """Whether the ledger marks the games played for a club (its ``club_games`` table)."""
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='club_games'").fetchone() is not None
+
+
+def has_entry_sources(conn: sqlite3.Connection) -> bool:
+    """Whether the ledger keeps where entries came from (its ``entry_sources`` table)."""
+    return conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='entry_sources'").fetchone() is not None
 
 
 def close_connection(conn: sqlite3.Connection | None) -> None:

@@ -47,6 +47,7 @@ from .causes import is_damage, sqlite_cause
 from .errors import Damaged, LedgerError
 from .schema import ABANDONED, BUSY_TIMEOUT_MS, CHECKS, EMPTY, FINISHED, roll_back, uri
 from .single_writer import SingleWriter
+from .sources import BOARD, EntrySource
 
 TYPE_CHECKING = False  # as the standard library does
 if TYPE_CHECKING:  # annotations only
@@ -209,8 +210,9 @@ class LedgerWriter(SingleWriter):
         """The ledger's id (see :func:`ledger.schema.ledger_id`)."""
         return schema.ledger_id(self._conn) if self._conn is not None else None
 
-    def apply(self, action: Action) -> PeggedEntry | OptionChange | Game:
-        """Apply an action and make it durable; only then return (acknowledge).
+    def apply(self, action: Action, source: EntrySource | None = None) -> PeggedEntry | OptionChange | Game:
+        """Apply an action and make it durable; only then return (acknowledge). ``source``: where
+        an entry not made on the board's controls came from, kept beside it (:mod:`ledger.sources`).
 
         A refused action raises and nothing is written. If the write fails the
         in-memory state is rebuilt from the database and LedgerError is raised
@@ -224,7 +226,7 @@ class LedgerWriter(SingleWriter):
             self._replaced_played = replaced is not None and replaced.played
         result = self.book.apply(action)
         try:
-            self._write(action)
+            self._write(action, source)
         except (sqlite3.Error, LedgerError) as error:
             failure = error if isinstance(error, LedgerError) else self._write_failure(error)
             cause = error.__cause__ if failure is error else error  # what SQLite said, if it did
@@ -236,7 +238,14 @@ class LedgerWriter(SingleWriter):
             raise failure from cause
         return result
 
-    def _write(self, action: Action) -> None:
+    def entry_of_request(self, seat: str, request: str) -> str | None:
+        """The record line of the entry a seat's phone made with the id ``request``, None if none did."""
+        row = self._require().execute(
+            "SELECT a.line FROM entry_sources s JOIN actions a ON a.id = s.action_id WHERE s.seat=? AND s.request=?",
+            (seat, request)).fetchone()
+        return row[0] if row else None
+
+    def _write(self, action: Action, source: EntrySource | None = None) -> None:
         """One durable entry. Everything but SQLite's work is done before the
         transaction; an entry is one INSERT, and an UPDATE of the game's stored
         outcome only when that changes (the winning entry, its undo and redo)."""
@@ -250,7 +259,11 @@ class LedgerWriter(SingleWriter):
         game_id = self._game_id
         at = self.now()
         with self._transaction() as conn:
-            conn.execute("INSERT INTO actions (game_id, line, at) VALUES (?, ?, ?)", (game_id, line, at))
+            action_id = conn.execute(
+                "INSERT INTO actions (game_id, line, at) VALUES (?, ?, ?)", (game_id, line, at)).lastrowid
+            if source is not None and source.via != BOARD:
+                conn.execute("INSERT INTO entry_sources (action_id, via, seat, request) VALUES (?, ?, ?, ?)",
+                             (action_id, source.via, source.seat, source.request))
             if outcome != self._outcome:  # the game ends here, or its end is undone
                 conn.execute(
                     "UPDATE games SET outcome=?, finished=?, status=? WHERE id=?",

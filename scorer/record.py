@@ -110,6 +110,21 @@ def check_line(text: str) -> str:
     return text
 
 
+SOURCE_MARK = "# via "  # the comment after an entry made off the board: "hand Blue 8  # via phone Blue"
+
+
+def source_of(text: str) -> dict[str, str] | None:
+    """Where a record line says its entry came from, when not the board: {"via": "phone", "phone":
+    "Blue"} for ``# via phone Blue``, {"via": "script"} for ``# via script``; None otherwise."""
+    _, mark, said = text.partition(SOURCE_MARK)
+    words = said.split()
+    if not mark or not words or words[0] not in ("phone", "script"):
+        return None
+    if words[0] == "phone" and len(words) > 1:
+        return {"via": "phone", "phone": words[1]}
+    return {"via": words[0]}
+
+
 def parse_line(text: str) -> Action | None:
     """Parse one record line; None for a blank or comment line."""
     words = check_line(text).split("#", 1)[0].split()
@@ -271,11 +286,12 @@ class Replay:
     """What replaying a record gives: the scorebook (``book``) and the lines refused
     (``rejected``, a list of Rejection)."""
 
-    __slots__ = ("book", "rejected")
+    __slots__ = ("book", "rejected", "sources")
 
-    def __init__(self, book: Scorebook, rejected: list[Rejection]):
+    def __init__(self, book: Scorebook, rejected: list[Rejection], sources: list[dict[str, Any]] | None = None):
         self.book = book
         self.rejected = rejected
+        self.sources = sources or []  # the lines entered off the board: {"line": N, "via": ..., "phone": ...}
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not Replay:
@@ -293,6 +309,7 @@ def replay(lines: Iterable[str], book: Scorebook | None = None) -> Replay:
     line number; entries the rules refuse are skipped and listed."""
     book = book or Scorebook()
     rejected: list[Rejection] = []
+    sources: list[dict[str, Any]] = []
     for number, text in enumerate(lines, start=1):
         try:
             action = parse_line(text)
@@ -300,6 +317,8 @@ def replay(lines: Iterable[str], book: Scorebook | None = None) -> Replay:
             raise RecordSyntaxError(str(error), number) from None
         if action is None:
             continue
+        if SOURCE_MARK in text and (source := source_of(text)) is not None:
+            sources.append({"line": number, **source})
         if book.game is None and not isinstance(action, GameHeader):
             raise RecordSyntaxError("the record must start with a game line", number)
         try:
@@ -314,4 +333,4 @@ def replay(lines: Iterable[str], book: Scorebook | None = None) -> Replay:
                 raise RecordSyntaxError(
                     f"more than {MAX_REJECTED} entries refused: is this the record of a game?", number
                 ) from None
-    return Replay(book, rejected)
+    return Replay(book, rejected, sources)

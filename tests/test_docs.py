@@ -22,7 +22,8 @@ RULES = ROOT / "docs" / "rules.md"
 # and disks, not the rules: README's ledger section), the controller's own alerts
 # (with its menus and pickers), and the game settings a new game is made from.
 SOURCES = sorted((ROOT / "scorer").glob("*.py"))
-SOURCES += [ROOT / "firmware" / "board" / name for name in ("controller.py", "menu.py", "picker.py", "phone.py")]
+SOURCES += [ROOT / "firmware" / "board" / name
+            for name in ("controller.py", "scoring.py", "menu.py", "picker.py", "phone.py")]
 SOURCES += [ROOT / "firmware" / "config.py"]
 
 
@@ -39,7 +40,9 @@ def _pieces(node: ast.expr) -> list[str | None] | None:
 
 
 def _passes_on(node: ast.expr) -> bool:
-    """``str(error)``: a message made elsewhere, passed on unchanged."""
+    """``str(error)`` or ``refusal.message``: a message made elsewhere, passed on unchanged."""
+    if isinstance(node, ast.Attribute) and node.attr == "message":
+        return True
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str"
 
 
@@ -53,7 +56,7 @@ def _exception_class(func: ast.expr, namespace: dict):
 
 def find_refusals(source: str, namespace: dict, where: str) -> list[tuple[str, list[str | None]]]:
     """Every refusal message in ``source``: ``raise X(...)`` for a CribbageError X
-    (or a class passed in, which may be one) and ``self.say(..., alert=True)``."""
+    (or a class passed in, which may be one), ``self.say(..., alert=True)`` and ``Refusal(...)``."""
     found = []
     for node in ast.walk(ast.parse(source)):
         message = None
@@ -64,6 +67,9 @@ def find_refusals(source: str, namespace: dict, where: str) -> list[tuple[str, l
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
               and node.func.attr == "say" and node.args
               and any(k.arg == "alert" for k in node.keywords)):
+            message = node.args[0]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Refusal"
+              and node.args):
             message = node.args[0]
         if message is None or _passes_on(message):
             continue

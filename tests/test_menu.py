@@ -10,7 +10,7 @@ from scorer.variants import VARIANTS
 
 # The main menu from the item it opens on (New game); Close is at the top, one turn back.
 MENU = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",
-        "Shut down", "Players", "Phone view", "Display"]
+        "Shut down", "Players", "Phones", "Display"]
 
 
 

@@ -9,7 +9,7 @@ from ledger.reader import LedgerReader
 
 # The main menu's items from New game, where it opens (Close is one turn back, at the top).
 MAIN = ["New game", "New match", "Variant", "First dealer", "Options", "Brightness", "Check my count",
-        "Shut down", "Players", "Phone view", "Display"]
+        "Shut down", "Players", "Phones", "Display"]
 # The options menu from Muggins, where it opens (Back is one turn back, at the top).
 OPTIONS = ["Muggins", "Tones", "Palette", "Exact-out", "Skunk lines"]
 

@@ -91,18 +91,21 @@ def test_the_address_is_written_beside_the_code():
 
 
 def test_phone_view_from_the_menu(tmp_path, monkeypatch):
-    """Menu > Phone view shows the address (port from web.port) and the code; any press goes back."""
+    """Menu > Phones > Phone view shows the address (port from web.port) and the code; any press goes back."""
     monkeypatch.setattr(phone, "route_ip", lambda: "192.168.7.9")
     sim = Simulator(load_config(overrides=["web.port=8080"]), tmp_path / "l.sqlite3")
     try:
         sim.act("hold", "knob")
         sim.act("turn", "9")
         sim.act("click", "knob")
+        assert sim.board.controller.screen().title == "Phones"
+        sim.act("turn", "-1")
+        sim.act("click", "knob")
         screen = sim.board.controller.screen()
         assert screen.title == "Phone view" and screen.lines == ("http://192.168.7.9:8080/",)
         assert sim.devices.display.image.tobytes() == phone_image("http://192.168.7.9:8080/").tobytes()
         sim.act("click", "red")
-        assert sim.board.controller.screen().title == "Menu"
+        assert sim.board.controller.screen().title == "Phones"
     finally:
         sim.close()
 

@@ -322,7 +322,9 @@ def _to_screen(sim, where):
         sim.act("click", "knob")  # red's name
     elif where == "phone view":
         sim.act("hold", "knob")
-        sim.act("turn", "9")
+        sim.act("turn", "9")  # Phones
+        sim.act("click", "knob")
+        sim.act("turn", "-1")  # Phone view
         sim.act("click", "knob")
     elif where == "game over":
         for _ in range(9):

@@ -24,13 +24,14 @@ from __future__ import annotations
 import textwrap
 import time
 from dataclasses import replace
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
 from ledger.errors import LedgerError
+from ledger.sources import EntrySource
 from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
-from scorer.game import Entry, Game, OptionChange, Phase
+from scorer.game import Game, OptionChange, Phase
 from scorer.record import Command
 
 from .. import WEB_PORT
@@ -39,8 +40,12 @@ from .menu import NAMES_NEXT_GAME, MenuTree
 from .outcome import NOTHING, Crossed, Did, Made, Move, Outcome
 from .panels import Panel
 from .picker import CountChecker, checks_a_crib
+from .scoring import Act, Refusal, ScoreInput, Source, decide
 from .screens import Screen
 from .view import GameView, deal_text, laps_note, result_text, scores_title, show_text, tally_text
+
+if TYPE_CHECKING:  # annotations only
+    from .phones import Phones
 
 MAX_DIAL = 60
 DOUBLE_PRESS_SECONDS = 1.0  # a knob press with nothing dialled this soon after the one before: refused
@@ -101,8 +106,10 @@ class Controller:
         palette: str = "standard",
         set_palette: Callable[[str], None] | None = None,
         has_buzzer: bool = False,
+        phones: Phones | None = None,
     ):
         self.store = store
+        self.phones = phones  # the phones paired with seats, or None (no socket for them)
         self.club = club  # the club link: connection() and next_game() for the screen, or None
         self.max_sides = max_sides
         self.settings = _with_names_of(settings, store.game)
@@ -159,12 +166,13 @@ class Controller:
     def clear_problem(self, device: str) -> None:
         self.notices.pop(device, None)
 
-    def _apply(self, action) -> bool:
-        """Send one action to the durable ledger; a refusal becomes the message."""
+    def _apply(self, action, source: EntrySource | None = None) -> bool:
+        """Send one action to the durable ledger; a refusal becomes the message. ``source``: where an
+        entry not made on the board came from (it leaves the dial alone, and the OLED names it)."""
         before = self.store.game.state.scores if self.store.game else ()
         was_over = self.store.game is not None and self.store.game.is_over
         try:
-            result = self.store.apply(action)
+            result = self.store.apply(action, source)
         except (CribbageError, LedgerError) as error:
             self.say(str(error), alert=True)
             return False
@@ -183,8 +191,11 @@ class Controller:
                               for line in game.skunk_lines if b < line.below <= a]
             heard.won = game.is_over and not was_over
         heard.made.append(Made(action, result, text))
-        self.say(text)
-        self.dial = 0
+        if source is None:
+            self.say(text)
+            self.dial = 0
+        else:
+            self.say(f"{text} ({source.label()})")
         return True
 
     def start_game(self, new_match: bool = False, variant: str | None = None) -> bool:
@@ -242,7 +253,7 @@ class Controller:
             self.dial = max(0, min(MAX_DIAL, self.dial + event.steps))
         elif event.kind == "hold":
             if event.source == "undo":
-                self._apply(Command.REDO)
+                self.enter(ScoreInput(Act.REDO, Source.BUTTON))
             elif event.source == KNOB:
                 self.open_menu()
             elif event.source in COLOUR_BUTTONS:
@@ -252,7 +263,7 @@ class Controller:
             if event.source == KNOB:
                 self._count_show(since)
             elif event.source == "undo":
-                self._apply(Command.UNDO)
+                self.enter(ScoreInput(Act.UNDO, Source.BUTTON))
             elif event.source == "menu":
                 self.open_menu()
             else:
@@ -272,54 +283,39 @@ class Controller:
         """The knob pressed: the dial pegged as the next count of the show. With nothing
         dialled soon after the knob's press before, a double press: refused."""
         game = self.game
-        nxt = game.next_count()
-        if nxt is None:
+        if game.next_count() is None:
             self.say("Game over: hold the knob for a new game", alert=True)
             return False
         if self.dial == 0 and since_last is not None and since_last < DOUBLE_PRESS_SECONDS:
             self.say("Double press: a 19 is one press on its own", alert=True)
             return False
         in_play = game.phase in (Phase.HEELS, Phase.PLAY)
-        seat, what = nxt
-        entry = Entry.crib(self.dial, seat) if what == "crib" else Entry.hand(seat, self.dial)
-        if not self._apply(entry):
+        if not self.enter(ScoreInput(Act.COUNT, Source.KNOB)):
             return False
         if in_play:  # the show began with this press: say so, in case it was meant for play points
             self._heard.play_over = True
             self.say(f"Play over: {self._heard.made[-1].text} (undo if not)", alert=True)
         return True
 
-    def _seat(self, index: int) -> str | None:
-        """The player on a colour button, or None (said) when the game has none there."""
-        game = self.game
-        if index >= len(game.seats):
-            self.say(f"No player on the {COLOUR_BUTTONS[index]} button in {game.variant.name}", alert=True)
-            return None
-        return game.seats[index]
-
     def _colour(self, index: int) -> bool:
-        game = self.game
-        seat = self._seat(index)
-        if seat is None:
-            return False
-        if self.dial == 0:
-            if game.phase is Phase.HEELS and seat == game.dealer:
-                return self._apply(Entry.heels())
-            self.say("Dial the points first, then press", alert=True)
-            return False
-        if game.phase is Phase.SHOW and game.options.muggins:
-            return self._apply(Entry.muggins(seat, self.dial))
-        return self._apply(Entry.peg(seat, self.dial))
+        return self.enter(ScoreInput(Act.PEG, Source.BUTTON, index))
 
     def _claim(self, index: int) -> bool:
         """A colour button held: muggins for that player on the count just made (the crib too)."""
-        seat = self._seat(index)
-        if seat is None:
+        return self.enter(ScoreInput(Act.CLAIM, Source.BUTTON, index))
+
+    def enter(self, given: ScoreInput, request: str | None = None) -> bool:
+        """Put one scoring input through the rules and into the ledger (:func:`.scoring.decide`);
+        a refusal is said. An input from a phone or a script leaves the dial as it is, and the
+        ledger keeps where it came from (and ``request``, the phone's id for it)."""
+        decision = decide(given, self.game, self.dial)
+        if isinstance(decision, Refusal):
+            self.say(decision.message, alert=True)
             return False
-        if self.dial == 0:
-            self.say("Dial the missed points first, then hold the button", alert=True)
-            return False
-        return self._apply(Entry.muggins(seat, self.dial))
+        if given.source in (Source.KNOB, Source.BUTTON):
+            return self._apply(decision)
+        seat = self.game.seats[given.seat] if given.seat is not None and given.seat < len(self.game.seats) else None
+        return self._apply(decision, EntrySource(given.source.via, seat, request))
 
     # ---- panels: the menus and the pickers -------------------------------
 
@@ -392,6 +388,38 @@ class Controller:
 
         self.push(PhoneView(self, self.web_port))
 
+    # ---- phones paired with seats ------------------------------------------
+
+    def paired_seats(self) -> set[int]:
+        return self.phones.paired_seats() if self.phones is not None else set()
+
+    def pair_phone(self, seat: int) -> None:
+        """The QR code that pairs a phone with the player on a colour button."""
+        if self.phones is None:
+            self.say("Phones cannot pair: the board could not open their socket (see the journal)", alert=True)
+            return
+        from .phone import phone_address
+        from .phones import PairingView
+
+        self.push(PairingView(self, seat, self.game.seats[seat], self.phones.new_code(seat),
+                              phone_address(self.web_port)))
+
+    def cancel_pairing(self) -> None:
+        if self.phones is not None:
+            self.phones.cancel_code()
+
+    def unpair_phones(self, seat: int | None) -> int:
+        return self.phones.unpair(seat) if self.phones is not None else 0
+
+    def handle_input(self, given: ScoreInput, request: str | None = None) -> Outcome:
+        """Act on one scoring input that is not a press (a phone's, a script's): what it did."""
+        self._heard = _Heard()
+        try:
+            self.enter(given, request)
+            return self._heard.outcome()
+        finally:
+            self._heard = _Heard()
+
     def set_player(self, index: int, name: str) -> None:
         """Name the player on a colour button; a game with nothing pegged yet restarts with the name."""
         players = list(self.settings.players)
@@ -431,10 +459,7 @@ class Controller:
 
     def claim_muggins(self, index: int, points: int) -> bool:
         """Claim from the checked count for the player on a colour button."""
-        seat = self._seat(index)
-        if seat is None:
-            return False
-        claimed = self._apply(Entry.muggins(seat, points))
+        claimed = self.enter(ScoreInput(Act.CLAIM, Source.BUTTON, index, points))
         if claimed:
             self.close_panels()
         return claimed

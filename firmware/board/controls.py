@@ -86,7 +86,7 @@ MENU_ITEMS: tuple[tuple[str, str], ...] = (
     ("Check my count", "as holding the menu button."),
     ("Shut down", f"unplug once {UNPLUG_WHEN}, not when the LEDs go dark."),
     ("Players", "name each button's player, letter by letter."),
-    ("Phone view", "the web view's address and QR code."),
+    ("Phones", "the web view's address; pair a phone with a seat, unpair."),
     ("Display", "the OLED: full, or large scores and whose count is next."),
 )
 

@@ -10,22 +10,28 @@ Devices that fail are left out and tried again (:mod:`firmware.board.devices`).
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 import threading
 import time
 from collections import deque
+from pathlib import Path
 from typing import Callable
 
+from hardware.inputs import COLOUR_BUTTONS
 from hardware.power import PowerOffError
 from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
 
 from ..config import Config
+from ..relay import socket_path
 from .controller import Controller
 from .controls import UNPLUG_WHEN
 from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
 from .frames import LedStyle, Slide, led_frame, light_game_counters, next_blink
 from .outcome import Move, Outcome
+from .phones import PairingView, Phones, PhoneServer, sessions_path
+from .scoring import ScoreInput
 from .screens import Screen, oled_image, scores_screen
 from .sdnotify import Notifier
 from .signals import StopSignals
@@ -80,12 +86,14 @@ class Board:
 
             self.club = open_link(config.club, store, log=log, changed=self._club_changed)
         self._club_shown: tuple[str, str] | None = None
+        self.phones, self.phone_server = self._open_phones(store.path, clock)
         self._use_palette(config.leds.palette)
         self.controller = Controller(
             store, config.game, clock, self._set_brightness,
             max_sides=len(devices.layout.tracks), web_port=config.web.port,
             display_mode=config.display.mode, club=self.club,
             palette=config.leds.palette, set_palette=self._use_palette, has_buzzer=config.buzzer.enabled,
+            phones=self.phones,
         )
         for message in store.messages + devices.warnings:
             self.controller.say(message, alert=True)
@@ -108,6 +116,57 @@ class Board:
         self.frames_shown = 0
         self.ledger_check: threading.Thread | None = None
         self._ledger_damage: str | None = None
+
+    # ---- phones ----------------------------------------------------------
+
+    def _open_phones(self, ledger: Path, clock: Callable[[], float]) -> tuple[Phones | None, PhoneServer | None]:
+        """The paired phones and the socket the web view relays them through; without the socket
+        (its folder read-only, say) the board runs on and says why phones cannot pair."""
+        phones = Phones(sessions_path(ledger), clock, log=self.log)
+        try:
+            server = PhoneServer(socket_path(ledger), self.wake.set)
+        except OSError as error:
+            self.log(f"no socket for phones at {socket_path(ledger)} ({error.strerror or error}): phones cannot score")
+            return None, None
+        return phones, server
+
+    def _serve_phones(self) -> bool:
+        """Answer the phones' requests waiting on the socket; True if any came."""
+        server, phones = self.phone_server, self.phones
+        if server is None or phones is None:
+            return False
+        return server.serve(lambda request: self._answer(phones, request))
+
+    def _answer(self, phones: Phones, request: object) -> dict:
+        """One request's answer; a phone just paired closes its QR code and the OLED says whose it is."""
+        answer = phones.answer(request, self._phone_entry)
+        if answer.get("ok") and isinstance(request, dict) and request.get("op") == "pair":
+            controller = self.controller
+            if controller.panels and isinstance(controller.panels[-1], PairingView):
+                controller.close_panels()
+            seat = answer["seat"]
+            seats = controller.game.seats
+            answer["name"] = seats[seat] if seat < len(seats) else COLOUR_BUTTONS[seat]
+            controller.say(f"{answer['name']}'s phone paired")
+        return answer
+
+    def _phone_entry(self, given: ScoreInput, request: str) -> dict:
+        """A paired phone's input, through the controller as a press is; the board's answer to it."""
+        controller = self.controller
+        seats = controller.game.seats
+        seat = seats[given.seat] if given.seat is not None and given.seat < len(seats) else None
+        if seat is not None:
+            try:
+                done = self.store.entry_of_request(seat, request)
+            except (LedgerError, sqlite3.Error):
+                done = None
+            if done is not None:  # answered before the board restarted: pegs nothing more
+                return {"ok": True, "text": f"Entered already: {done}", "again": True}
+        outcome = controller.handle_input(given, request)
+        self.took(outcome)
+        if outcome.accepted:
+            return {"ok": True, "text": outcome.made[-1].text}
+        return {"ok": False, "message": outcome.message or "nothing entered"}
 
     # ---- animation -------------------------------------------------------
 
@@ -326,6 +385,7 @@ class Board:
     def step(self, timeout: float) -> bool:
         """Wait up to ``timeout`` for input, handle all that came, retry devices, draw if needed."""
         changed = self._handle_input(timeout)
+        changed |= self._serve_phones()
         if self.club is not None:
             shown = (self.club.connection(), self.club.next_game())
             changed |= shown != self._club_shown
@@ -477,6 +537,8 @@ class Board:
         unless ``keep_display``; the names of those that failed to close.
         (Each close is safe to repeat.)"""
         closers: dict[str, Callable[[], object]] = {"club link": self.club.close} if self.club is not None else {}
+        if self.phone_server is not None:
+            closers["phones' socket"] = self.phone_server.close
         closers["ledger"] = self.store.close
         for kind in ("controls", "strip", "buzzer") + (() if keep_display else ("display",)):
             device = getattr(self.devices, kind)

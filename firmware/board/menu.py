@@ -128,7 +128,7 @@ class MenuTree:
             Item("Check my count", host.check_count),
             Item("Shut down", self.shut_down),
             Item("Players", self.players),
-            Item("Phone view", host.phone_view),
+            Item("Phones", self.phones),
             Item(f"Display: {DISPLAY_MODES[host.display_mode]}", self.display),
         ], cursor=1)
 
@@ -293,6 +293,39 @@ class MenuTree:
         host.push(Menu(host, "Brightness", [Item("Back", host.back)] + [Item(f"{round(lv * 10)}", pick(lv))
                                                                         for lv in levels], cursor))
 
+
+    def phones(self) -> None:
+        """The web view's address (Phone view); pair a phone with a seat (its QR code), unpair one
+        seat's phones or all. Each seat's line says whether a phone scores for it."""
+        host = self.host
+        seats = host.game.seats
+        paired = host.paired_seats()
+        items = [Item("Back", host.back), Item("Phone view", host.phone_view)]
+        for index, name in enumerate(seats[: len(COLOUR_BUTTONS)]):
+            mark = " (paired)" if index in paired else ""
+            items.append(Item(f"Pair {name}{mark}", self._pair(index)))
+        for index in sorted(paired):
+            name = seats[index] if index < len(seats) else COLOUR_BUTTONS[index]
+            items.append(Item(f"Unpair {name}", self._unpair(index)))
+        if paired:
+            items.append(Item("Unpair all", self._unpair(None)))
+        note = "no phones paired" if not paired else "phones: " + ", ".join(
+            seats[i] if i < len(seats) else COLOUR_BUTTONS[i] for i in sorted(paired))
+        host.push(Menu(host, "Phones", items, 2, note=note))
+
+    def _pair(self, seat: int) -> Callable[[], None]:
+        return lambda: self.host.pair_phone(seat)
+
+    def _unpair(self, seat: int | None) -> Callable[[], None]:
+        host = self.host
+
+        def chosen():
+            gone = host.unpair_phones(seat)
+            host.back()
+            self.phones()
+            who = "every seat" if seat is None else host.game.seats[seat] if seat < len(host.game.seats) else "that seat"
+            host.say(f"{gone} phone{'s' if gone != 1 else ''} unpaired: {who}")
+        return chosen
 
     def display(self) -> None:
         """The OLED's mode: everything, or only large scores and whose count is next."""

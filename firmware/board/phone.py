@@ -83,9 +83,9 @@ def _broken(draw: ImageDraw.ImageDraw, text: str, size: int, width: int) -> list
     return pieces
 
 
-def phone_image(url: str) -> Image.Image:
+def phone_image(url: str, caption: list[str] | None = None) -> Image.Image:
     """The OLED picture: the QR code on a lit square at the left (dark modules unlit, as
-    printed codes are), the address written out at the right."""
+    printed codes are), the address written out at the right (or ``caption``'s lines)."""
     matrix = qr_matrix(url)
     scale, offset = qr_geometry(len(matrix))
     image = Image.new("1", (WIDTH, HEIGHT), 0)
@@ -99,9 +99,10 @@ def phone_image(url: str) -> Image.Image:
                 draw.rectangle((left, top, left + scale - 1, top + scale - 1), fill=0)
     x = side + 3
     size = 10
-    while size > 8 and any(draw.textlength(line, font=font(size)) > WIDTH - x for line in _address_lines(url)):
+    shown = caption if caption is not None else _address_lines(url)
+    while size > 8 and any(draw.textlength(line, font=font(size)) > WIDTH - x for line in shown):
         size -= 1
-    lines = [piece for line in _address_lines(url) for piece in _broken(draw, line, size, WIDTH - x)]
+    lines = [piece for line in shown for piece in _broken(draw, line, size, WIDTH - x)]
     step = size + 1
     top = max(0, (HEIGHT - step * len(lines)) // 2)
     for k, line in enumerate(lines):

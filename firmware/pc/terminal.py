@@ -117,6 +117,7 @@ def screen_keys(controller) -> tuple[str, tuple[tuple[str, str], ...]]:
     """Which screen the board shows ("" for the game's own) and its keys: the help follows the OLED."""
     from ..board.menu import Menu
     from ..board.phone import PhoneView
+    from ..board.phones import PairingView
     from ..board.picker import CountChecker, NamePicker
 
     if controller.panels and not controller.notices:
@@ -128,7 +129,7 @@ def screen_keys(controller) -> tuple[str, tuple[tuple[str, str], ...]]:
             return where, SCREEN_KEYS[where]
         if isinstance(panel, NamePicker):
             return "naming a player", SCREEN_KEYS["naming a player"]
-        if isinstance(panel, PhoneView):
+        if isinstance(panel, (PhoneView, PairingView)):
             return "phone view", SCREEN_KEYS["phone view"]
     game = controller.game
     if not controller.panels and game is not None and game.is_over:
@@ -604,7 +605,8 @@ def run_terminal(config, state: Path, stdin=sys.stdin, stdout=sys.stdout) -> int
         while True:
             if interactive:
                 wait = min(1.0, sim.board.wake_in(sim.clock()))
-                watched = [stdin] + ([resized[0]] if resized else [])
+                phones = sim.board.phone_server
+                watched = [stdin] + ([resized[0]] if resized else []) + ([phones] if phones else [])
                 ready, _, _ = select.select(watched, [], [], wait)
                 if resized and resized[0] in ready:
                     os.read(resized[0], 64)

@@ -19,6 +19,7 @@ from cribbage_board_errors import CribbageBoardError
 from ledger.errors import LedgerError
 from ledger.reader import LedgerReader
 from ledger.rows import GameRow, GameTimes
+from scorer.record import source_of
 from scorer.report import state_dict
 
 from .records import spoken, taken_back
@@ -150,7 +151,10 @@ class LedgerFollower:
             recent = tuple({"action": event.action, "text": event.entry.describe(), "undone": n in undone,
                             "n": n, "seat": event.entry.seat, "said": spoken(event.action, event.entry)}
                            for n, event in reversed(list(enumerate(history[first:], start=first))))
-            return state_dict(book), tuple(reader.messages), recent
+            record = reader.export() if book.game is not None else []
+            sources = [{"line": n, **source} for n, text in enumerate(record, start=1)
+                       if (source := source_of(text)) is not None]
+            return {**state_dict(book), "sources": sources}, tuple(reader.messages), recent
 
         try:
             state, messages, recent = self.read(current)

@@ -199,6 +199,14 @@ def games_page(games: list[GameRow], problem: str | None) -> str:
                 f'<h1>Games</h1><p><a href="/games.csv" download>all games as CSV</a></p>{body}')
 
 
+def _by(item: dict) -> str:
+    """Who entered a line when it was not the board: " (Blue's phone)"."""
+    if item.get("via") == "phone":
+        return f' <span class="muted">({name_html(item["phone"])}\'s phone)</span>' if item.get("phone") else \
+            ' <span class="muted">(a phone)</span>'
+    return ' <span class="muted">(script)</span>' if item.get("via") == "script" else ""
+
+
 def game_page(game: GameRow, played, times: GameTimes) -> str:
     """One game: its result, the pegging race, its ledger entries with times, the record to download."""
     gid = game.id
@@ -222,7 +230,7 @@ def game_page(game: GameRow, played, times: GameTimes) -> str:
         when = stamps[item["n"] - 1] if item["n"] - 1 < len(stamps) else None
         rows.append(
             f'<tr class="{item["action"]}{" undone" if k in undone else ""}"><td class="num">{item["n"]}</td><td>{_time(when)}</td>'
-            f'<td class="wide"><code>{text_html(item["line"])}</code></td><td class="entry">{text_html(item["text"]) if item["action"] == "entry" else item["action"] + ": " + text_html(item["text"])}</td>'
+            f'<td class="wide"><code>{text_html(item["line"])}</code></td><td class="entry">{text_html(item["text"]) if item["action"] == "entry" else item["action"] + ": " + text_html(item["text"])}{_by(item)}</td>'
             f'<td class="num">{" – ".join(str(s) for s in item["scores"])}</td></tr>'
         )
     table = ('<div class="scroll"><table><thead><tr><th class="num">#</th><th>time</th><th class="wide">record</th>'

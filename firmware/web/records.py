@@ -12,7 +12,7 @@ from ledger.rows import GameRow, result_of
 from scorer.errors import CribbageError, RecordSyntaxError
 from scorer.game import Game
 from scorer.history import race
-from scorer.record import Scorebook, parse_line
+from scorer.record import Scorebook, parse_line, source_of
 
 
 @dataclass
@@ -21,7 +21,7 @@ class Played:
 
     game_id: int
     game: Game
-    lines: list[dict]  # {"n", "line", "action", "text", "seat", "points", "scores"}
+    lines: list[dict]  # {"n", "line", "action", "text", "seat", "points", "scores", "via"[, "phone"]}
     race: dict  # scorer.history.race of the record
     problems: list[str] = field(default_factory=list)
 
@@ -56,6 +56,7 @@ def play_record(game_id: int, lines: list[str]) -> Played:
             "seat": event.entry.seat,
             "points": event.entry.pegged,
             "scores": list(game.state.scores),
+            **(source_of(text) or {"via": "board"}),
         })
     try:
         drawn = race(lines)

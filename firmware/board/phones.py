@@ -1,0 +1,331 @@
+"""Phones paired with seats: the one-time codes, the sessions, and the socket the web view relays them through.
+
+Pairing needs someone who can see the board: the menu's Phones shows a QR code
+for one seat, whose address carries a one-time code (:data:`CODE_SECONDS` to
+use it, once). The web view trades the code for a session (a random secret the
+phone keeps in an HttpOnly cookie), bound to that seat of this board. Only a
+hash of each session is kept, in ``LEDGER.phones.json`` beside the ledger
+(written durably), so paired phones stay paired when the board restarts.
+
+:class:`PhoneServer` listens on the board's socket (:mod:`firmware.relay`) in a
+thread of its own, and hands each request to the board's main loop, which
+answers it (:meth:`Phones.answer`) through the controller, as a press is.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import queue
+import secrets
+import socket
+import stat
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Callable
+
+from hardware.inputs import COLOUR_BUTTONS
+from ledger.files import replace_durably
+
+from ..relay import ACTS, MAX_LINE, read_line, unix_address
+from .scoring import PHONE_POINTS, Act, ScoreInput, Source
+
+CODE_SECONDS = 120.0  # how long a pairing code may be used
+CODE_BYTES = 10  # 80 random bits: 16 base32 letters, short enough for a QR code the OLED shows large
+SESSION_BYTES = 32  # 256 random bits
+ANSWERS_KEPT = 64  # a phone's latest answers, by request id, given again for a retried request
+REQUEST_ID_CHARS = 64
+NOT_PAIRED = "This phone is not paired with the board: choose Phones in its menu"
+
+
+def _hash(session: str) -> str:
+    return hashlib.sha256(session.encode()).hexdigest()
+
+
+class Phones:
+    """Which phone scores for which seat: pairing codes, paired sessions (their hashes) and
+    the latest answer to each of a phone's requests."""
+
+    def __init__(self, path: Path | None, clock: Callable[[], float] = time.monotonic,
+                 log: Callable[[str], None] = lambda line: None):
+        self.path = path  # where the sessions are kept (None: in memory only)
+        self.clock = clock
+        self.log = log
+        self.code: tuple[str, int, float] | None = None  # the live code: (code, seat, expires at)
+        self.sessions: dict[str, int] = {}  # session hash -> seat (a colour button's place)
+        self.answers: dict[str, OrderedDict[str, dict]] = {}  # session hash -> request id -> answer
+        self._load()
+
+    # ---- pairing -------------------------------------------------------------
+
+    def new_code(self, seat: int) -> str:
+        """A one-time code for ``seat``; any code made before it no longer pairs."""
+        code = base64.b32encode(secrets.token_bytes(CODE_BYTES)).decode()
+        self.code = (code, seat, self.clock() + CODE_SECONDS)
+        return code
+
+    def cancel_code(self) -> None:
+        self.code = None
+
+    def pair(self, code: object) -> tuple[str, int] | str:
+        """(session, seat) for a code shown on the board, used once before it expires; else why not."""
+        live = self.code
+        given = code.upper().encode() if isinstance(code, str) else b""
+        if live is None or not secrets.compare_digest(given, live[0].encode()):
+            return "This pairing code is not the board's: choose Phones in its menu for a new one"
+        self.code = None  # used once, whatever comes of it
+        if self.clock() > live[2]:
+            return "This pairing code has expired: choose Phones in the board's menu for a new one"
+        session = secrets.token_urlsafe(SESSION_BYTES)
+        self.sessions[_hash(session)] = live[1]
+        self._save()
+        return session, live[1]
+
+    def seat_of(self, session: object) -> int | None:
+        """The seat a session scores for, None if it is not paired."""
+        if not isinstance(session, str) or not session:
+            return None
+        return self.sessions.get(_hash(session))
+
+    def paired_seats(self) -> set[int]:
+        return set(self.sessions.values())
+
+    def unpair(self, seat: int | None = None) -> int:
+        """Unpair every phone of ``seat`` (every phone if None); how many were."""
+        gone = [key for key, paired in self.sessions.items() if seat is None or paired == seat]
+        for key in gone:
+            del self.sessions[key]
+            self.answers.pop(key, None)
+        if gone:
+            self._save()
+        return len(gone)
+
+    def unpair_session(self, session: object) -> bool:
+        key = _hash(session) if isinstance(session, str) else ""
+        if self.sessions.pop(key, None) is None:
+            return False
+        self.answers.pop(key, None)
+        self._save()
+        return True
+
+    # ---- requests --------------------------------------------------------------
+
+    def answer(self, request: object, enter: Callable[[ScoreInput, str], dict]) -> dict:
+        """The board's answer to one request from the web view; ``enter`` puts a phone's input through
+        the controller and says what it did."""
+        if not isinstance(request, dict):
+            return {"ok": False, "message": "not a request"}
+        op = request.get("op")
+        if op == "pair":
+            paired = self.pair(request.get("code"))
+            if isinstance(paired, str):
+                return {"ok": False, "message": paired}
+            session, seat = paired
+            self.log(f"a phone paired for the {COLOUR_BUTTONS[seat]} seat")
+            return {"ok": True, "session": session, "seat": seat}
+        found = self.seat_of(request.get("session"))
+        if found is None:
+            return {"ok": False, "unpaired": True, "message": NOT_PAIRED}
+        seat = found
+        if op == "seat":
+            return {"ok": True, "seat": seat}
+        if op == "unpair":
+            self.unpair_session(request.get("session"))
+            return {"ok": True, "seat": seat}
+        if op != "enter":
+            return {"ok": False, "message": f"unknown request {str(op)[:20]!r}"}
+        return self._enter(request, seat, enter)
+
+    def _enter(self, request: dict, seat: int, enter: Callable[[ScoreInput, str], dict]) -> dict:
+        request_id, act, points = request.get("id"), request.get("act"), request.get("points", 0)
+        if not isinstance(request_id, str) or not 0 < len(request_id) <= REQUEST_ID_CHARS:
+            return {"ok": False, "message": f"a request needs an id of 1 to {REQUEST_ID_CHARS} characters"}
+        if act not in ACTS:
+            return {"ok": False, "message": f"unknown entry {str(act)[:20]!r}: use {', '.join(ACTS)}"}
+        if type(points) is not int or not 0 <= points <= PHONE_POINTS:
+            return {"ok": False, "message": f"points are a whole number from 0 to {PHONE_POINTS}"}
+        kept = self.answers.setdefault(_hash(request["session"]), OrderedDict())
+        if request_id in kept:
+            return {**kept[request_id], "again": True}
+        answer = enter(ScoreInput(Act(act), Source.PHONE, seat, points), request_id)
+        kept[request_id] = answer
+        while len(kept) > ANSWERS_KEPT:
+            kept.popitem(last=False)
+        return answer
+
+    # ---- keeping the sessions --------------------------------------------------
+
+    def _load(self) -> None:
+        if self.path is None:
+            return
+        try:
+            data = json.loads(self.path.read_bytes())
+            self.sessions = {key: seat for key, seat in data["sessions"].items()
+                             if isinstance(key, str) and type(seat) is int and 0 <= seat < len(COLOUR_BUTTONS)}
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            self.log(f"paired phones in {self.path} could not be read ({error}): pair them again")
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        data = json.dumps({"sessions": self.sessions}).encode()
+        try:
+            replace_durably(self.path, data, mode=0o600)
+        except OSError as error:
+            self.log(f"paired phones could not be kept in {self.path} ({error.strerror or error}): "
+                     "they are paired until the board restarts")
+
+
+class PhoneServer:
+    """The board's socket for the web view: each request waits in :attr:`requests` with a slot for
+    its answer; the main loop answers it (:meth:`serve`). ``wake`` is called when one arrives."""
+
+    def __init__(self, path: Path, wake: Callable[[], None]):
+        self.path = path
+        self.wake = wake
+        self.requests: queue.Queue[tuple[object, list, threading.Event]] = queue.Queue()
+        self._sock = self._listen(path)
+        self._pipe = os.pipe()  # readable while a request waits: for a loop that sleeps in select()
+        os.set_blocking(self._pipe[0], False)
+        os.set_blocking(self._pipe[1], False)
+        self._closed = False
+        self._inode = os.stat(path).st_ino
+        self._thread = threading.Thread(target=self._accept, name="phone socket", daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _listen(path: Path) -> socket.socket:
+        """Listen at ``path``, first removing a socket an earlier board left there (never another file)."""
+        try:
+            if stat.S_ISSOCK(os.lstat(path).st_mode):
+                os.unlink(path)
+        except FileNotFoundError:
+            pass
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            with unix_address(path) as address:
+                sock.bind(address)
+            os.chmod(path, 0o660)  # the board's user and group (the web view's user) only
+            sock.listen(16)
+        except OSError:
+            sock.close()
+            raise
+        return sock
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._one, args=(conn,), name="phone request", daemon=True).start()
+
+    def _one(self, conn: socket.socket) -> None:
+        """Read one request, wait for the main loop's answer, send it."""
+        with conn:
+            conn.settimeout(5.0)
+            try:
+                line = read_line(conn)
+                if line is None:
+                    return
+                try:
+                    request = json.loads(line)
+                except ValueError:
+                    request = None
+                slot: list = []
+                done = threading.Event()
+                self.requests.put((request, slot, done))
+                try:
+                    os.write(self._pipe[1], b"r")
+                except OSError:  # the pipe is full: a wake is already waiting
+                    pass
+                self.wake()
+                if not done.wait(10.0):
+                    return
+                conn.sendall(json.dumps(slot[0], separators=(",", ":")).encode()[:MAX_LINE - 1] + b"\n")
+            except OSError:
+                return
+
+    def fileno(self) -> int:
+        """A descriptor that is readable while a request waits (select() on it)."""
+        return self._pipe[0]
+
+    def serve(self, answer: Callable[[object], dict]) -> bool:
+        """Answer every request waiting (in the main loop's thread); True if there were any."""
+        try:
+            os.read(self._pipe[0], 4096)
+        except OSError:  # nothing to read
+            pass
+        served = False
+        while True:
+            try:
+                request, slot, done = self.requests.get_nowait()
+            except queue.Empty:
+                return served
+            served = True
+            try:
+                slot.append(answer(request))
+            finally:
+                done.set()
+
+    def close(self) -> None:
+        """Stop listening and remove the socket (if it is still this server's)."""
+        self._closed = True
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._sock.close()
+        for end in self._pipe:
+            try:
+                os.close(end)
+            except OSError:
+                pass
+        try:
+            if os.stat(self.path).st_ino == self._inode:
+                os.unlink(self.path)
+        except OSError:
+            pass
+
+
+def sessions_path(ledger: Path) -> Path:
+    """Where the paired phones of a board are kept: ``LEDGER.phones.json``."""
+    return ledger.with_name(ledger.name + ".phones.json")
+
+
+
+def pairing_url(base: str, code: str) -> str:
+    """The address a pairing QR code carries: the web view's, ``/P/`` and the code, in capitals so
+    that the QR code holds it in its compact alphanumeric mode (hosts and schemes ignore case)."""
+    return f"{base.rstrip('/')}/P/{code}".upper()
+
+
+class PairingView:
+    """The QR code that pairs a phone with one seat; any press goes back (and the code with it)."""
+
+    def __init__(self, host, seat: int, name: str, code: str, base: str | None):
+        from .phone import phone_image
+
+        self.host = host
+        self.seat = seat
+        self.url = pairing_url(base, code) if base else None
+        self.picture = phone_image(self.url, [f"{name}'s", "phone:", "scan this", "(2 min)"]) if self.url else None
+
+    def handle(self, event) -> None:
+        if event.kind in ("click", "hold"):
+            self.host.cancel_pairing()
+            self.host.back()
+
+    def screen(self):
+        from .phone import NO_NETWORK
+        from .screens import Screen
+
+        if self.url is None:
+            return Screen(title="Pair a phone", lines=NO_NETWORK)
+        return Screen(title="Pair a phone", lines=(self.url,), picture=self.picture)

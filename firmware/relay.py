@@ -1,0 +1,99 @@
+"""The board's local socket for phones: how the web view asks the running board to pair a phone or enter its points.
+
+The board listens on a Unix socket beside its ledger (:func:`socket_path`),
+readable and writable by its own user and group only (the web view's user is
+in the group). A request is one JSON object on one line, and so is the
+answer; the connection closes after it. The board puts every request through
+the same path as its buttons; nothing is queued: if the board is not running,
+:func:`ask` raises :class:`BoardAway` at once.
+
+Requests (``op``): ``pair`` (``code``), ``seat``, ``enter`` (``id``, ``act``,
+``points``) and ``unpair``, each but ``pair`` with the phone's ``session``.
+Answers: ``{"ok": true, ...}`` or ``{"ok": false, "message": ...}``, with
+``"unpaired": true`` when the session is not (or no longer) paired.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import socket
+from pathlib import Path
+
+from cribbage_board_errors import CribbageBoardError
+
+MAX_LINE = 4096  # the longest request or answer, in bytes
+ANSWER_SECONDS = 5.0  # how long the web view waits for the board's answer
+SUN_PATH_MAX = 107  # the longest path a Unix socket's address holds
+HEADER = "X-Phone-Token"  # the header every write from a paired phone carries
+ACTS = ("peg", "hand", "crib", "heels", "claim", "undo")  # what a phone may ask for
+
+
+class BoardAway(CribbageBoardError, OSError):
+    """The board is not running (or did not answer): nothing was entered."""
+
+
+def socket_path(ledger: Path) -> Path:
+    """The board's socket for phones: ``LEDGER.phones`` beside its ledger."""
+    return ledger.with_name(ledger.name + ".phones")
+
+
+def header_token(session: str) -> str:
+    """The token a paired phone's page sends in :data:`HEADER` with every write: derived from its
+    session (which the page cannot read: the cookie is HttpOnly), so the web view keeps no state."""
+    return hashlib.sha256(b"cribbage-board phone header\0" + session.encode()).hexdigest()[:32]
+
+
+@contextlib.contextmanager
+def unix_address(path: Path):
+    """An address for ``path`` that fits a Unix socket's: the path itself, or when it is too long, the
+    same file reached through a descriptor of its folder (``/proc/self/fd/N/name``)."""
+    if len(os.fsencode(path)) <= SUN_PATH_MAX:
+        yield str(path)
+        return
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        yield f"/proc/self/fd/{folder}/{path.name}"
+    finally:
+        os.close(folder)
+
+
+def ask(path: Path, request: dict, timeout: float = ANSWER_SECONDS) -> dict:
+    """Send one request to the board at ``path`` and return its answer; BoardAway if no board
+    listens there or it does not answer within ``timeout`` seconds."""
+    data = json.dumps(request, separators=(",", ":")).encode() + b"\n"
+    if len(data) > MAX_LINE:
+        raise ValueError("request too long")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            with unix_address(path) as address:
+                sock.connect(address)
+            sock.sendall(data)
+            answer = read_line(sock)
+        except OSError as error:
+            raise BoardAway(f"the board is not running ({error.strerror or error})") from None
+    if answer is None:
+        raise BoardAway("the board closed the connection without an answer")
+    try:
+        decoded = json.loads(answer)
+    except ValueError:
+        raise BoardAway("the board's answer did not read") from None
+    if not isinstance(decoded, dict):
+        raise BoardAway("the board's answer did not read")
+    return decoded
+
+
+def read_line(sock: socket.socket) -> bytes | None:
+    """One line (up to MAX_LINE bytes, without its newline) from ``sock``; None if it ends first."""
+    data = b""
+    while b"\n" not in data:
+        chunk = sock.recv(MAX_LINE + 1 - len(data))
+        if not chunk:
+            return None
+        data += chunk
+        if len(data) > MAX_LINE and b"\n" not in data:
+            return None
+    return data.split(b"\n", 1)[0]
