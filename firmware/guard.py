@@ -63,12 +63,14 @@ def _address(text: str, kind) -> bool:
 
 
 class Guard:
-    """ASGI middleware: 405 for any method but GET and HEAD, 421 for a Host that is not this
+    """ASGI middleware: 405 for any method but GET and HEAD (and POST to ``writes``), 421 for a Host that is not this
     machine, and ``headers`` (see :func:`security_headers`) on every answer. ``who`` is what the
     421 says answers ("this board", "this hub")."""
 
-    def __init__(self, app, names: frozenset[str], headers: tuple[tuple[bytes, bytes], ...], who: str):
+    def __init__(self, app, names: frozenset[str], headers: tuple[tuple[bytes, bytes], ...], who: str,
+                 writes: frozenset[str] = frozenset()):
         self.app = app
+        self.writes = writes  # the paths that also take POST (a paired phone's, which check their own rights)
         self.names = names
         self.headers = headers
         self._known = lru_cache(maxsize=64)(lambda value: known_host(value, names))
@@ -90,7 +92,7 @@ class Guard:
                 message = {**message, "headers": [*message.get("headers", ()), *headers]}
             await send(message)
 
-        if scope["method"] not in READ_METHODS:
+        if scope["method"] not in READ_METHODS and not (scope["method"] == "POST" and scope["path"] in self.writes):
             await self._read_only(scope, receive, send_with_headers)
             return
         for key, value in scope["headers"]:

@@ -9,6 +9,7 @@ every ``/events`` client (:mod:`.feed`).
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
@@ -23,7 +24,8 @@ from ..guard import READ_METHODS, Guard, security_headers, served_names
 from . import pages
 from .feed import LiveFeed
 from .follow import LedgerFollower, LedgerUnavailable
-from .icon import favicon
+from .icon import app_icon, favicon
+from .phones import PHONE_WRITES, PhoneRoutes
 from .qr import PhoneLink
 from .site import Site
 
@@ -65,8 +67,9 @@ register_url_convertor("game_id", GameId())
 
 
 def create_app(follower: LedgerFollower, layout: Layout | None = None, host_names=(),
-               listen: tuple[str, int] | None = None) -> Starlette:
-    """The web view of the ledger ``follower`` reads: pages, JSON and events; nothing that writes.
+               listen: tuple[str, int] | None = None, board_socket: Path | None = None) -> Starlette:
+    """The web view of the ledger ``follower`` reads: pages, JSON and events; it writes nothing itself,
+    and relays a paired phone's entries to the board listening on ``board_socket`` (:mod:`.phones`).
     It answers requests for localhost, IP literals, ``*.local``, this machine's hostname and
     ``host_names``. ``listen``: the host and port the server listens on, which the board page's
     QR code offers (:class:`.qr.PhoneLink`); every address of the port it is reached on if None."""
@@ -99,6 +102,28 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
 
     async def script(request: Request):
         return Response(pages.SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+
+    async def phone_script(request: Request):
+        return Response(pages.PHONE_SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+
+    async def service_worker(request: Request):
+        return Response(pages.SERVICE_WORKER, media_type="text/javascript; charset=utf-8",
+                        headers={"Cache-Control": "no-cache"})
+
+    async def manifest(request: Request):
+        return Response(pages.manifest(), media_type="application/manifest+json", headers=ICON_HEADERS)
+
+    async def app_icon_192(request: Request):
+        return Response(app_icon(192), media_type="image/png", headers=ICON_HEADERS)
+
+    async def app_icon_512(request: Request):
+        return Response(app_icon(512), media_type="image/png", headers=ICON_HEADERS)
+
+    async def offline(request: Request):
+        return HTMLResponse(pages.offline_page())
+
+    async def phone_page(request: Request):
+        return await phones.phone_page(request, site.live())
 
     async def icon(request: Request):
         return Response(favicon(), media_type="image/x-icon", headers=ICON_HEADERS)
@@ -195,8 +220,15 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         except LedgerUnavailable as error:
             return JSONResponse({"error": str(error)}, status_code=503)
 
+    phones = PhoneRoutes(board_socket)
     routes = [
         Route("/", ASGIEndpoint(board), methods=READ_METHODS),
+        Route("/phone.js", phone_script, methods=READ_METHODS),
+        Route("/sw.js", service_worker, methods=READ_METHODS),
+        Route("/manifest.webmanifest", manifest, methods=READ_METHODS),
+        Route("/icon-192.png", app_icon_192, methods=READ_METHODS),
+        Route("/icon-512.png", app_icon_512, methods=READ_METHODS),
+        Route("/offline", offline, methods=READ_METHODS),
         Route("/live.js", script, methods=READ_METHODS),
         Route("/favicon.ico", icon, methods=READ_METHODS),
         Route("/api/state", api_state, methods=READ_METHODS),
@@ -209,9 +241,17 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         Route("/api/games", api_games, methods=READ_METHODS),
         Route("/api/games/{game_id:game_id}", api_game, methods=READ_METHODS),
         Route("/api/stats", api_stats, methods=READ_METHODS),
+        Route("/phone", phone_page, methods=READ_METHODS),
+        Route("/P/{code}", phones.pair_page, methods=READ_METHODS),
+        Route("/pair/{code}", phones.pair_page, methods=READ_METHODS),
+        Route("/pair", phones.pair, methods=["POST"]),
+        Route("/api/phone/entry", phones.entry, methods=["POST"]),
+        Route("/api/phone/unpair", phones.unpair, methods=["POST"]),
+        Route("/api/count", phones.count, methods=READ_METHODS),
     ]
     app = Starlette(routes=routes)
-    app.add_middleware(Guard, names=served_names(host_names), headers=SECURITY_HEADERS, who="this board")
+    app.add_middleware(Guard, names=served_names(host_names), headers=SECURITY_HEADERS, who="this board",
+                       writes=PHONE_WRITES)
     app.state.site = site
     app.state.feed = feed
     return app

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,26 +35,31 @@ CHART_STYLE = (f".race text, .dist text {{ font-size:{CHART_FONT}px; }}\n"
 STYLE = (HERE / "style.css").read_text(encoding="utf-8") + SIDE_COLOURS + CHART_STYLE
 SCRIPT = (HERE / "live.js").read_bytes()
 SCRIPT_URL = f"/live.js?v={hashlib.sha256(SCRIPT).hexdigest()[:12]}"  # a new script, a new address
+PHONE_SCRIPT = (HERE / "phone.js").read_bytes()
+PHONE_SCRIPT_URL = f"/phone.js?v={hashlib.sha256(PHONE_SCRIPT).hexdigest()[:12]}"
 STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
 CONTENT_SECURITY_POLICY = (
     f"default-src 'none'; script-src 'self'; style-src 'sha256-{STYLE_HASH}'; img-src 'self'; "
-    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
 )
-NAV = (("/", "Board"), ("/games", "Games"), ("/stats", "Stats"))
+NAV = (("/", "Board"), ("/phone", "My seat"), ("/games", "Games"), ("/stats", "Stats"))
+HEAD_LINKS = ('<link rel="manifest" href="/manifest.webmanifest"><meta name="theme-color" content="#14110f">'
+              '<link rel="apple-touch-icon" href="/icon-192.png">')
 
 
-def page(title: str, here: str, body: str, live: bool = False) -> str:
+def page(title: str, here: str, body: str, live: bool = False, script: str | None = None) -> str:
     """A whole page: the header, the body, the style inline (allowed by its hash), the live
     page's script by its address (nothing fetched from elsewhere)."""
     links = "".join(f'<a href="{href}"{" class=here" if href == here else ""}>{name}</a>' for href, name in NAV)
     brand = "span" if "<h1" in body else "h1"  # a page without a heading of its own is headed by the brand
     dot = '<span id="live-dot" class="live-dot" title="not live"></span>' if live else ""
-    script = f'<script src="{SCRIPT_URL}" defer></script>' if live else ""
+    script = f'<script src="{script or SCRIPT_URL}" defer></script>' if live else ""
     refresh = '<noscript><meta http-equiv="refresh" content="10"></noscript>' if live else ""
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"{refresh}<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+        f"{refresh}<title>{escape(title)}</title>{HEAD_LINKS}<style>{STYLE}</style></head><body>"
         f'<header><{brand} class="brand">cribbage-board</{brand}>{links}{dot}</header>'
         f"<main>{body}</main>{script}</body></html>"
     )
@@ -150,6 +156,98 @@ def board_page(state, problem, recent, messages=(), layout=None) -> str:
     key, _ = said(state, recent)  # said by live.js only for an entry made after the page was loaded
     region = f'<p id="said" class="vh" role="status" aria-live="polite" aria-atomic="true" data-key="{escape(key)}"></p>'
     return page(live_title(state), "/", f'<div id="live">{inner}</div>{region}{QR_MARK}', live=True)  # the QR per request
+
+
+# ---- a seat's phone --------------------------------------------------------------
+
+PLAY_CHIPS = (1, 2, 3, 4, 5, 6, 8, 12)  # the play's usual counts: a go, fifteen or pair, runs, pair royal
+SUITS = (("C", "\u2663"), ("D", "\u2666"), ("H", "\u2665"), ("S", "\u2660"))
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
+
+
+def pair_page(code: str) -> str:
+    """``/P/CODE``: one button that pairs this phone (a page first, so that a link preview pairs nothing)."""
+    body = ('<div class="pair"><h1>Score from this phone</h1>'
+            '<p>This pairs this phone with the seat the board showed the code for. The code works once, '
+            'for two minutes.</p><form method="post" action="/pair">'
+            f'<input type="hidden" name="code" value="{escape(code[:64])}">'
+            '<button type="submit">Pair this phone</button></form></div>')
+    return page("Pair a phone · cribbage-board", "/phone", body)
+
+
+def pair_result(message: str) -> str:
+    return page("Not paired · cribbage-board", "/phone",
+                f'<h1>Not paired</h1>{problem_html(message)}<p><a href="/">Watch the board</a></p>')
+
+
+def unpaired_page(message: str) -> str:
+    return page("My seat · cribbage-board", "/phone",
+                f'<h1>My seat</h1><p>{escape(message)}.</p><p>Any phone can watch the game: '
+                '<a href="/">the board</a>.</p>')
+
+
+def phone_page(live: dict, seat: int, token: str) -> str:
+    """``/phone``: a seat's controls (play chips, a keypad for the show, heels, muggins, undo, check
+    my count) over the live board; ``phone.js`` sends each tap and shows the board's answer."""
+    chips = "".join(f'<button type="button" data-act="peg" data-points="{n}">+{n}</button>' for n in PLAY_CHIPS)
+    digits = "".join(f'<button type="button" data-digit="{d}">{d}</button>' for d in "123456789")
+    cards = "".join(f'<button type="button" data-card="{rank}{suit}" aria-pressed="false" '
+                    f'aria-label="{rank}{suit}">{"10" if rank == "T" else rank}{symbol}</button>'
+                    for rank in RANKS for suit, symbol in SUITS)
+    controls = (
+        '<p id="status" class="status"></p>'
+        '<p id="answer" class="answer" role="status" aria-live="polite"></p>'
+        f'<section class="pad"><h2>The play</h2><div class="keys">{chips}</div></section>'
+        '<section class="pad"><h2>Points</h2><div id="dial" class="dial" aria-live="off">0</div>'
+        f'<div class="keys digits">{digits}<button type="button" data-digit="clear" aria-label="clear">C</button>'
+        '<button type="button" data-digit="0">0</button>'
+        '<button type="button" data-digit="19" title="19: a hand of no points">19</button></div>'
+        '<div class="row"><button type="button" class="go" data-act="hand">My hand</button>'
+        '<button type="button" class="go" data-act="crib">Crib</button>'
+        '<button type="button" data-act="peg">Play</button></div>'
+        '<div class="row"><button type="button" data-act="heels">His heels</button>'
+        '<button type="button" data-act="claim">Muggins</button>'
+        '<button type="button" class="warn" data-act="undo">Undo mine</button></div></section>'
+        '<section class="pad"><h2>Check my count</h2><p id="pick" class="muted">Pick your hand, then the starter.</p>'
+        f'<div class="cards" id="cards">{cards}</div><p id="counted" class="answer"></p>'
+        '<div class="row"><button type="button" id="count-clear">Clear</button>'
+        '<button type="button" class="go" id="count-peg" disabled>Peg it</button></div></section>'
+        '<section class="pad"><h2>This phone</h2>'
+        '<label><input type="checkbox" id="awake" checked> Keep the screen on</label>'
+        '<p id="awake-note" class="muted"></p>'
+        '<label><input type="checkbox" id="speak"> Say each entry aloud</label>'
+        '<div class="row"><button type="button" class="warn" id="unpair">Unpair this phone</button></div></section>'
+    )
+    inner = live_html(live["state"], live["problem"], live["recent"], live["messages"])
+    state = escape(json.dumps(live["state"]))
+    variant = VARIANTS.get((live["state"] or {}).get("variant") or "")
+    hand = variant.hand_size if variant else 4
+    body = (f'<div id="phone" data-seat="{seat}" data-token="{escape(token)}" data-hand="{hand}" '
+            f'data-state="{state}">{controls}</div>'
+            f'<h2>The board</h2><div id="live">{inner}</div>')
+    return page("My seat · cribbage-board", "/phone", body, live=True, script=PHONE_SCRIPT_URL)
+
+
+SERVICE_WORKER = ((HERE / "sw.js").read_text(encoding="utf-8")
+                  .replace("PHONE_SCRIPT", PHONE_SCRIPT_URL).replace("LIVE_SCRIPT", SCRIPT_URL)
+                  .replace("VERSION", hashlib.sha256(STYLE.encode() + PHONE_SCRIPT + SCRIPT).hexdigest()[:12]))
+
+
+def offline_page() -> str:
+    """What the installed app shows when the board's web view cannot be reached (no scores kept)."""
+    return page("Not connected · cribbage-board", "/",
+                '<h1>Not connected</h1><p>The board\'s web view cannot be reached: check that this phone is on '
+                "the board's Wi-Fi and that the board is on, then reload.</p>")
+
+
+def manifest() -> str:
+    """The web manifest: the web view installs as an app that opens on the seat's page."""
+    return json.dumps({
+        "name": "cribbage-board", "short_name": "Cribbage", "start_url": "/phone", "scope": "/",
+        "display": "standalone", "background_color": "#14110f", "theme_color": "#14110f",
+        "icons": [{"src": f"/icon-{size}.png", "sizes": f"{size}x{size}", "type": "image/png", "purpose": "any"}
+                  for size in (192, 512)],
+    })
 
 
 # ---- history ----------------------------------------------------------------

@@ -70,7 +70,10 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: L
     from .warm import warm_in_background
 
     follower = LedgerFollower(state)
-    app = create_app(follower, layout, host_names=(host,), listen=(host, sock.getsockname()[1]))
+    from ..relay import socket_path
+
+    app = create_app(follower, layout, host_names=(host,), listen=(host, sock.getsockname()[1]),
+                     board_socket=socket_path(state))
     warm_in_background(state)
     first, *more = addresses(host, port, board_port)
     announce(f"cribbage-board web: serving {state} read-only {first}")

@@ -1,0 +1,208 @@
+"""A paired phone's routes: pairing with a code from the board's OLED, its seat's page, and its entries relayed to the board.
+
+The web view never writes the ledger: it relays each request to the running
+board over the board's socket (:mod:`firmware.relay`) and gives the phone the
+board's own answer. Every write needs a paired session (the HttpOnly,
+SameSite=Strict cookie the board gave for a pairing code) and the session's
+header token (:func:`firmware.relay.header_token`, in the page the session
+opened); anything else is 403 and changes nothing. Each phone's requests are
+rate-limited here, before they reach the board.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from scorer.cards import parse_cards
+from scorer.counting import score_hand
+from scorer.errors import CribbageError
+
+from ..relay import ACTS, HEADER, MAX_LINE, BoardAway, ask, header_token
+from . import pages
+
+COOKIE = "cribbage_phone"
+SEAT_COOKIE = "cribbage_seat"
+COOKIE_DAYS = 30
+RATE = 4.0  # requests a second a phone may make, on average
+BURST = 8  # and at once
+BOARD_AWAY = "The board is not running: nothing was entered. Start it, then try again."
+NOT_PAIRED = "This phone is not paired: choose Phones in the board's menu and scan its code"
+PHONE_WRITES = frozenset({"/pair", "/api/phone/entry", "/api/phone/unpair"})
+
+
+class Buckets:
+    """A token bucket per phone: :data:`RATE` a second, :data:`BURST` at once; bounded in size."""
+
+    def __init__(self, rate: float = RATE, burst: int = BURST, clock=time.monotonic, kept: int = 256):
+        self.rate, self.burst, self.clock, self.kept = rate, burst, clock, kept
+        self.tokens: dict[str, tuple[float, float]] = {}
+
+    def take(self, key: str) -> bool:
+        now = self.clock()
+        tokens, then = self.tokens.pop(key, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+        if len(self.tokens) >= self.kept:
+            self.tokens.pop(next(iter(self.tokens)))
+        if tokens < 1:
+            self.tokens[key] = (tokens, now)
+            return False
+        self.tokens[key] = (tokens - 1, now)
+        return True
+
+
+class PhoneRoutes:
+    """The routes of paired phones, relaying to the board whose socket is ``socket``."""
+
+    def __init__(self, socket: Path | None):
+        self.socket = socket  # None: no board to relay to (a web view of a copied ledger)
+        self.buckets = Buckets()
+
+    async def _ask(self, request: dict) -> dict:
+        """The board's answer (BoardAway if it is not running); in a thread, so the server goes on."""
+        if self.socket is None:
+            raise BoardAway("no board to relay to")
+        return await asyncio.to_thread(ask, self.socket, request)
+
+    # ---- pairing -------------------------------------------------------------
+
+    async def pair_page(self, request: Request):
+        """``/P/CODE`` (the QR code's address): a page with one button that pairs this phone."""
+        code = request.path_params["code"]
+        return HTMLResponse(pages.pair_page(code))
+
+    async def pair(self, request: Request):
+        """``POST /pair``: trade the board's one-time code for a session; 403 for a code that is not
+        the board's, used or expired."""
+        form = await _small_form(request)
+        code = form.get("code", "") if form is not None else ""
+        try:
+            answer = await self._ask({"op": "pair", "code": code[:64]})
+        except BoardAway:
+            return HTMLResponse(pages.pair_result(BOARD_AWAY), status_code=503)
+        if not answer.get("ok"):
+            return HTMLResponse(pages.pair_result(str(answer.get("message", "not paired"))), status_code=403)
+        response = RedirectResponse("/phone", status_code=303)
+        age = COOKIE_DAYS * 86400
+        response.set_cookie(COOKIE, str(answer["session"]), max_age=age, httponly=True, samesite="strict", path="/")
+        response.set_cookie(SEAT_COOKIE, str(answer["seat"]), max_age=age, httponly=True, samesite="strict",
+                            path="/")
+        return response
+
+    # ---- the seat's page -------------------------------------------------------
+
+    async def phone_page(self, request: Request, live: dict):
+        """``/phone``: the seat's controls over the live board; without a session, how to pair."""
+        session = request.cookies.get(COOKIE)
+        seat = _seat_cookie(request)
+        if not session or seat is None:
+            return HTMLResponse(pages.unpaired_page(NOT_PAIRED), status_code=200)
+        return HTMLResponse(pages.phone_page(live, seat, header_token(session)))
+
+    # ---- writes ----------------------------------------------------------------
+
+    def _refuse(self, request: Request) -> Response | None:
+        """403 unless the request carries a session and its header token; 429 when it comes too fast."""
+        session = request.cookies.get(COOKIE)
+        token = request.headers.get(HEADER, "")
+        if not session or not secrets.compare_digest(token.encode(), header_token(session).encode()):
+            return JSONResponse({"ok": False, "message": NOT_PAIRED}, status_code=403)
+        if not self.buckets.take(session):
+            return JSONResponse({"ok": False, "message": "Too many taps at once: wait a moment"}, status_code=429)
+        return None
+
+    async def entry(self, request: Request):
+        """``POST /api/phone/entry`` {"id", "act", "points"}: the board's answer to one entry."""
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
+        body = await _small_json(request)
+        if body is None:
+            return JSONResponse({"ok": False, "message": "The request did not read: reload the page"},
+                                status_code=400)
+        act, points, request_id = body.get("act"), body.get("points", 0), body.get("id")
+        if act not in ACTS or type(points) is not int or not isinstance(request_id, str):
+            return JSONResponse({"ok": False, "message": "The request did not read: reload the page"},
+                                status_code=400)
+        return await self._relay({"op": "enter", "session": request.cookies[COOKIE], "id": request_id[:64],
+                                  "act": act, "points": points})
+
+    async def unpair(self, request: Request):
+        """``POST /api/phone/unpair``: this phone scores no more (the board forgets its session)."""
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
+        response = await self._relay({"op": "unpair", "session": request.cookies[COOKIE]})
+        response.delete_cookie(COOKIE, path="/")
+        response.delete_cookie(SEAT_COOKIE, path="/")
+        return response
+
+    async def _relay(self, request: dict) -> JSONResponse:
+        try:
+            answer = await self._ask(request)
+        except BoardAway:
+            return JSONResponse({"ok": False, "message": BOARD_AWAY, "away": True}, status_code=503)
+        if answer.get("unpaired"):
+            return JSONResponse(answer, status_code=403)
+        return JSONResponse(answer, status_code=200 if answer.get("ok") else 409)
+
+    # ---- check my count ----------------------------------------------------------
+
+    async def count(self, request: Request):
+        """``GET /api/count?hand=5H,5D,5S,JC&starter=5C[&crib=1]``: the count, item by item, as the
+        board's check my count gives it. Reads nothing of the game: any page may ask."""
+        params = request.query_params
+        try:
+            hand = parse_cards(params.get("hand", "").replace(",", " ").split())
+            starter = parse_cards(params.get("starter", "").split(), hand)
+            if len(starter) != 1:
+                raise CribbageError("give one starter card")
+            score = score_hand(hand, starter[0], crib=params.get("crib") == "1")
+        except CribbageError as error:
+            return JSONResponse({"ok": False, "message": str(error)}, status_code=400)
+        return JSONResponse({"ok": True, "total": score.total, "said": score.say(), **score.to_dict()})
+
+
+def _seat_cookie(request: Request) -> int | None:
+    value = request.cookies.get(SEAT_COOKIE, "")
+    return int(value) if value in ("0", "1", "2", "3") else None
+
+
+async def _small_body(request: Request) -> bytes | None:
+    """The request's body, None when it is longer than a phone's request can be."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_LINE:
+            return None
+    return body
+
+
+async def _small_json(request: Request) -> dict | None:
+    body = await _small_body(request)
+    if body is None:
+        return None
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+async def _small_form(request: Request) -> dict | None:
+    """A form's fields (application/x-www-form-urlencoded), None if it does not read."""
+    from urllib.parse import parse_qsl
+
+    body = await _small_body(request)
+    if body is None:
+        return None
+    try:
+        return dict(parse_qsl(body.decode("ascii"), max_num_fields=4))
+    except (UnicodeDecodeError, ValueError):
+        return None
