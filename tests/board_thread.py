@@ -22,8 +22,8 @@ BOUND_S = CEILING_S
 class BoardThread:
     """Board.run() in a daemon thread (the ledger opened, used and closed there); journal lines kept."""
 
-    def __init__(self, tmp_path, devices=None, **board_args):
-        self.config = load_config()
+    def __init__(self, tmp_path, devices=None, config=None, **board_args):
+        self.config = config or load_config()
         self.devices = devices or open_devices(self.config, MOCK, hold_s=0.05)
         self.journal: list[str] = []
         self.result = None

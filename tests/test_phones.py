@@ -1,0 +1,307 @@
+"""A phone paired at the board scores for its seat: pairing by the OLED's QR code, entries relayed
+by a real web view to the running board, and the ways a phone or a stranger can get it wrong."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from firmware.board import phone
+from firmware.board.devices import open_devices
+from firmware.config import load_config
+from firmware.pc.simulator import MOCK, read_pegs
+from firmware.relay import HEADER, header_token, socket_path
+from ledger.reader import LedgerReader
+
+from board_thread import BoardThread
+from waits import CEILING_S, eventually
+from web_games import _start_web, stop
+
+zxingcpp = pytest.importorskip("zxingcpp", reason="pip install zxing-cpp (the test extra) to read the code")
+
+pytestmark = pytest.mark.slow
+
+
+def request(base: str, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+    """(status, headers, body) of one request, without following a redirect."""
+    host = urllib.parse.urlsplit(base).netloc
+    conn = http.client.HTTPConnection(host, timeout=CEILING_S)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, response.getheaders(), response.read()
+    finally:
+        conn.close()
+
+
+class Table:
+    """A running mock board (its real main loop), its real web view, and phones that pair with it."""
+
+    def __init__(self, tmp_path: Path, monkeypatch):
+        self.tmp_path = tmp_path
+        self.ledger = tmp_path / "l.sqlite3"
+        self.shown: set[str] = set()  # the pairing addresses read so far (each code is new)
+        self.web, self.base = self._web()
+        self.port = int(self.base.rsplit(":", 1)[1].rstrip("/"))
+        monkeypatch.setattr(phone, "route_ip", lambda: "127.0.0.1")
+        self.board = self.start_board()
+
+    def _web(self):
+        for _ in range(5):
+            process, base = _start_web(self.ledger, (), CEILING_S, (), None, "127.0.0.1")
+            if process is not None:
+                return process, base
+        raise RuntimeError("no free port")
+
+    def start_board(self) -> BoardThread:
+        config = load_config(overrides=[f"web.port={self.port}"])
+        devices = open_devices(config, MOCK, hold_s=0.05)
+        board = BoardThread(self.tmp_path, devices, config=config)
+        assert eventually(lambda: socket_path(self.ledger).exists(), CEILING_S)
+        return board
+
+    @property
+    def controls(self):
+        return self.board.devices.controls
+
+    def oled_code(self) -> str:
+        """The pairing address the OLED's QR code holds, read as a phone's camera would."""
+        display = self.board.devices.display
+
+        def read():
+            if display.image is None:
+                return None
+            image = display.image.convert("L").resize((512, 256))
+            found = [code.text for code in zxingcpp.read_barcodes(image)]
+            return found[0] if found and "/P/" in found[0] and found[0] not in self.shown else None
+        found: list[str] = []
+        assert eventually(lambda: found.append(read() or "") or found[-1], CEILING_S), "no pairing QR code"
+        self.shown.add(found[-1])
+        return found[-1]
+
+    def show_pairing(self, seat: int) -> str:
+        """Menu > Phones > Pair (the seat's line): the QR code's address."""
+        self.controls.hold("knob")
+        self.controls.turn(9)  # Phones
+        self.controls.click("knob")
+        self.controls.turn(seat)  # from the first seat's line
+        self.controls.click("knob")
+        return self.oled_code()
+
+    def pair(self, seat: int) -> "Phone":
+        url = self.show_pairing(seat)
+        return self.phone_from(url)
+
+    def phone_from(self, url: str) -> "Phone":
+        """Open the QR code's address as a phone: its page, then its one button."""
+        assert url.startswith(f"HTTP://127.0.0.1:{self.port}/P/")
+        code = url.rsplit("/", 1)[1]
+        status, _, page = request(self.base, "GET", f"/P/{code}")
+        assert status == 200 and b"Pair this phone" in page
+        status, headers, body = request(self.base, "POST", "/pair", urllib.parse.urlencode({"code": code}).encode(),
+                                        {"Content-Type": "application/x-www-form-urlencoded"})
+        return Phone(self, status, headers, body)
+
+    def strip_pegs(self) -> list[dict]:
+        """The scores the mock strip's last frame shows (front and back peg per side)."""
+        strip = self.board.devices.strip
+        board = self.board.board
+        game = board.controller.game
+        frame = list(strip.wanted[-1])
+        return read_pegs(self.board.devices.layout, frame, board.style, game.variant.target, len(game.sides))
+
+    def ledger_lines(self) -> list[str]:
+        with LedgerReader(self.ledger) as reader:
+            return reader.export()
+
+    def close(self) -> None:
+        self.board.stop()
+        stop(self.web)
+
+
+class Phone:
+    """A paired phone's cookies and header token, and its requests."""
+
+    def __init__(self, table: Table, status: int, headers: list, body: bytes):
+        self.table = table
+        self.status = status
+        self.body = body
+        self.set_cookie = [value for key, value in headers if key.lower() == "set-cookie"]
+        self.cookie = "; ".join(c.split(";", 1)[0] for c in self.set_cookie)
+        self.session = next((c.split("=", 1)[1] for c in self.cookie.split("; ") if c.startswith("cribbage_phone=")),
+                            "")
+
+    def enter(self, act: str, points: int = 0, request_id: str | None = None, token: str | None = None):
+        body = json.dumps({"id": request_id or os.urandom(8).hex(), "act": act, "points": points}).encode()
+        headers = {"Content-Type": "application/json", "Cookie": self.cookie,
+                   HEADER: token if token is not None else header_token(self.session)}
+        status, _, answer = request(self.table.base, "POST", "/api/phone/entry", body, headers)
+        return status, json.loads(answer)
+
+
+@pytest.fixture
+def table(tmp_path, monkeypatch):
+    running = Table(tmp_path, monkeypatch)
+    try:
+        yield running
+    finally:
+        running.close()
+
+
+def test_a_phone_paired_by_the_oled_qr_code_pegs_play_points(table):
+    """The OLED's QR code pairs a phone for Blue (a session cookie, HttpOnly and SameSite=Strict);
+    +2 in the play from it moves Blue's front peg and lands in the ledger, marked as the phone's."""
+    blue = table.pair(1)
+    assert blue.status == 303
+    set_cookie = " ".join(blue.set_cookie)
+    assert "HttpOnly" in set_cookie and "SameSite=strict" in set_cookie
+    assert len(blue.session) >= 22  # at least 128 random bits, base64
+    status, answer = blue.enter("peg", 2)
+    assert (status, answer["ok"], answer["text"]) == (200, True, "Blue peg 2")
+    assert table.ledger_lines()[-1] == "peg Blue 2  # via phone Blue"
+    assert eventually(lambda: table.strip_pegs()[1]["front"] == 2, CEILING_S), table.strip_pegs()
+    assert table.board.board.controller.message == "Blue peg 2 (phone)"  # the OLED says it came from the phone
+
+
+def test_a_hand_heels_undo_and_muggins_from_the_seats_phones(table):
+    """Heels from the dealer's phone, a refused heels from pone's; pone's hand from its keypad when it
+    is next (refused before); undo of the seat's own entry, refused for another seat's; muggins."""
+    red, blue = table.pair(0), table.pair(1)  # Red deals first
+    assert blue.enter("heels")[1]["message"] == "His heels are the dealer's: Red deals"
+    assert red.enter("heels")[1]["text"] == "Red heels 2"
+    assert red.enter("hand", 8)[1]["message"] == "Blue counts first: Red's hand comes after"
+    status, answer = blue.enter("hand", 8)
+    assert (status, answer["text"]) == (200, "Blue hand 8")
+    assert red.enter("undo")[1]["message"] == "The last entry is Blue's (Blue hand 8): undo it on the board"
+    assert blue.enter("undo")[1]["text"] == "Undone: Blue hand 8"
+    lines = table.ledger_lines()
+    assert lines[1:] == ["heels Red  # via phone Red", "hand Blue 8  # via phone Blue", "undo  # via phone Blue"]
+    assert blue.enter("claim", 2)[1]["message"].startswith("Muggins is off in this game")
+
+
+def test_an_unpaired_browser_gets_403_on_every_write_route(table):
+    """No cookie, a cookie without its header token, or a made-up session: 403, and nothing entered."""
+    blue = table.pair(1)
+    before = table.ledger_lines()
+    for path in ("/api/phone/entry", "/api/phone/unpair"):
+        body = json.dumps({"id": "x1", "act": "peg", "points": 2}).encode()
+        assert request(table.base, "POST", path, body, {"Content-Type": "application/json"})[0] == 403
+        assert request(table.base, "POST", path, body, {"Cookie": blue.cookie})[0] == 403
+        forged = "cribbage_phone=" + "A" * 43 + "; cribbage_seat=1"
+        assert request(table.base, "POST", path, body,
+                       {"Cookie": forged, HEADER: header_token("A" * 43)})[0] == 403
+    assert blue.enter("peg", 2, token="0" * 32)[0] == 403
+    status, _, _ = request(table.base, "POST", "/pair", b"code=AAAAAAAAAAAAAAAA",
+                           {"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 403
+    assert table.ledger_lines() == before
+
+
+def test_a_reused_and_an_expired_code_are_refused(table):
+    """A code pairs once; a code past its two minutes pairs nothing."""
+    url = table.show_pairing(0)
+    assert table.phone_from(url).status == 303
+    again = table.phone_from(url)
+    assert again.status == 403 and b"not the board" in again.body
+    url = table.show_pairing(1)
+    phones = table.board.board.phones
+    code, seat, _ = phones.code
+    phones.code = (code, seat, time.monotonic() - 1)  # its two minutes are over
+    late = table.phone_from(url)
+    assert late.status == 403 and b"expired" in late.body
+
+
+def test_a_repeated_request_id_pegs_once(table):
+    """The same id again (a retry on flaky Wi-Fi) gets the first answer and pegs nothing more."""
+    blue = table.pair(1)
+    first = blue.enter("peg", 2, request_id="tap-1")
+    again = blue.enter("peg", 2, request_id="tap-1")
+    assert first == (200, {"ok": True, "text": "Blue peg 2"})
+    assert again[1]["text"] == "Blue peg 2" and again[1]["again"] is True
+    assert table.ledger_lines()[1:] == ["peg Blue 2  # via phone Blue"]
+
+
+def test_a_tap_while_the_board_is_stopped_says_so_and_lands_never(table):
+    """With the board stopped the phone is told at once; starting the board again enters nothing."""
+    blue = table.pair(1)
+    table.board.stop()
+    started = time.monotonic()
+    status, answer = blue.enter("peg", 2)
+    assert status == 503 and answer["message"].startswith("The board is not running")
+    assert time.monotonic() - started < 5
+    table.board = table.start_board()
+    time.sleep(0.5)
+    assert table.ledger_lines()[1:] == []
+    assert blue.enter("peg", 2)[1]["text"] == "Blue peg 2"  # still paired after the restart
+
+
+def test_the_knob_and_two_phones_interleaved_keep_one_order(table):
+    """Entries from the knob's board and two phones, sent from threads at once, land in one order
+    that replays; each made once."""
+    red, blue = table.pair(0), table.pair(1)
+    answers = []
+
+    def tap(phone, points):
+        for _ in range(5):
+            answers.append(phone.enter("peg", points))
+
+    threads = [threading.Thread(target=tap, args=(red, 1)), threading.Thread(target=tap, args=(blue, 2))]
+    for thread in threads:
+        thread.start()
+    for _ in range(5):
+        table.controls.turn(3)
+        table.controls.click("green")  # no player on green: refused, nothing entered
+    for thread in threads:
+        thread.join(CEILING_S)
+    assert all(status == 200 for status, _ in answers)
+    lines = table.ledger_lines()[1:]
+    assert sorted(lines) == sorted(["peg Red 1  # via phone Red"] * 5 + ["peg Blue 2  # via phone Blue"] * 5)
+    assert table.board.board.controller.game.state.scores[:2] == (5, 10)
+
+
+def test_the_web_view_killed_between_a_tap_and_its_answer_pegs_once(table, monkeypatch):
+    """SIGKILL of the web view while the board holds a tap: the entry lands once; the phone's retry
+    through a new web view (same id) gets the first answer, and pegs nothing more."""
+    blue = table.pair(1)
+    server = table.board.board.phone_server
+    held = threading.Event()
+    release = threading.Event()
+    serve = server.serve
+
+    def slow_serve(answer):
+        if not server.requests.empty():
+            held.set()
+            release.wait(CEILING_S)
+        return serve(answer)
+
+    monkeypatch.setattr(server, "serve", slow_serve)
+    result = []
+    tap = threading.Thread(target=lambda: result.append(_try(lambda: blue.enter("peg", 2, request_id="tap-9"))))
+    tap.start()
+    assert held.wait(CEILING_S)
+    os.kill(table.web.pid, signal.SIGKILL)
+    table.web.wait()
+    release.set()
+    tap.join(CEILING_S)
+    assert result and isinstance(result[0], Exception)  # the phone got no answer: it says it failed
+    assert eventually(lambda: table.ledger_lines()[1:] == ["peg Blue 2  # via phone Blue"], CEILING_S)
+    table.web, table.base = table._web()
+    again = blue.enter("peg", 2, request_id="tap-9")
+    assert again[1]["ok"] and again[1]["again"]
+    assert table.ledger_lines()[1:] == ["peg Blue 2  # via phone Blue"]
+
+
+def _try(call):
+    try:
+        return call()
+    except Exception as error:  # the connection the killed web view held
+        return error
+
