@@ -1,0 +1,71 @@
+"""A paired phone in a real browser (Debian's headless Chromium at 390x844): pairing from the OLED's
+QR code, play chips, the keypad, heels, check my count on the card grid, all answered by the board."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import BROWSER_MARKS
+
+from test_phones import Table
+from test_web_browser import shoot, wait_for
+
+pytestmark = BROWSER_MARKS
+PHONE = (390, 844)
+
+
+@pytest.fixture
+def table(tmp_path, monkeypatch):
+    running = Table(tmp_path, monkeypatch)
+    try:
+        yield running
+    finally:
+        running.close()
+
+
+def tap(driver, selector: str) -> None:
+    driver.execute_script("document.querySelector(arguments[0]).click()", selector)
+
+
+def answer(driver, text: str) -> str:
+    """The phone's answer line once it says ``text`` (the board's own words)."""
+    return wait_for(driver, lambda d: text in (shown := d.find_element("id", "answer").text) and shown)
+
+
+def test_a_phone_pairs_from_the_qr_code_and_scores_its_seat(table, browser):
+    """Blue's phone: the QR code's address, one tap to pair; +2 in the play, the dealer's heels refused
+    for Blue, Blue's hand of 8 on the keypad, then Red's own count checked on the card grid and pegged
+    from Red's phone; the ledger holds each entry once, marked with its phone; no policy refusals."""
+    browser.set_window_size(*PHONE)
+    url = table.show_pairing(1)
+    browser.get(url.lower().replace("/p/", "/P/").replace(url.lower().rsplit("/", 1)[1], url.rsplit("/", 1)[1]))
+    shoot(browser, "phone-pair")
+    tap(browser, ".pair button")
+    wait_for(browser, lambda d: d.current_url.endswith("/phone") and d.find_elements("id", "phone"))
+    wait_for(browser, lambda d: "live-dot on" in d.page_source)
+    tap(browser, 'button[data-act="peg"][data-points="2"]')
+    answer(browser, "Blue peg 2")
+    assert table.board.board.controller.game.state.scores[1] == 2
+    tap(browser, 'button[data-act="heels"]')  # disabled for pone: nothing sent
+    for digit in ("8",):
+        tap(browser, f'button[data-digit="{digit}"]')
+    tap(browser, 'button[data-act="hand"]')
+    answer(browser, "Blue hand 8")
+    shoot(browser, "phone-seat")
+    browser.delete_all_cookies()  # now Red's phone (the dealer's)
+    url = table.show_pairing(0)
+    code = url.rsplit("/", 1)[1]
+    browser.get(f"{table.base}/P/{code}")
+    tap(browser, ".pair button")
+    wait_for(browser, lambda d: d.current_url.endswith("/phone") and d.find_elements("id", "phone"))
+    wait_for(browser, lambda d: "live-dot on" in d.page_source)
+    for card in ("5H", "5D", "5S", "JC", "5C"):  # the hand, then the starter
+        tap(browser, f'button[data-card="{card}"]')
+    wait_for(browser, lambda d: "29" in d.find_element("id", "counted").text)
+    assert "a double pair royal is 28 and nobs is 29" in browser.find_element("id", "counted").text
+    tap(browser, "#count-peg")
+    answer(browser, "Red hand 29")
+    shoot(browser, "phone-checked")
+    lines = table.ledger_lines()[1:]
+    assert lines == ["peg Blue 2  # via phone Blue", "hand Blue 8  # via phone Blue", "hand Red 29  # via phone Red"]
+    refused = [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
+    assert refused == []
