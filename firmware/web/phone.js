@@ -48,7 +48,7 @@
   }
 
   // One entry: sent, and on a network failure sent again with the same id (the board pegs it once).
-  function send(act, points, done) {
+  function send(act, points, done, failed) {
     var id = requestId(), tries = 0;
     say("Sending\u2026");
     function attempt() {
@@ -61,11 +61,13 @@
         return response.json().then(function (body) { return [response.status, body]; });
       }).then(function (result) {
         var body = result[1];
-        if (body.ok) { say(body.text, "accepted"); if (done) done(body); }
-        else say(body.message || "Not entered", "refused");
+        if (body.ok) { say(body.text, "accepted"); if (done) done(body); return; }
+        say(body.message || "Not entered", "refused");
+        if (failed) failed();
       }).catch(function () {
         if (tries < 3) { setTimeout(attempt, 600 * tries); return; }
         say("No answer from the board: look at the board before you tap again", "refused");
+        if (failed) failed();
       });
     }
     attempt();
@@ -98,10 +100,14 @@
   function countsCrib() { return !!(state && state.next && state.next.seat === me() && state.next.count === "crib"); }
   function refreshPick() {
     var buttons = cardsBox.querySelectorAll("button");
-    for (var i = 0; i < buttons.length; i++)
-      buttons[i].setAttribute("aria-pressed", picked.indexOf(buttons[i].getAttribute("data-card")) >= 0 ? "true" : "false");
-    pick.textContent = picked.length < handSize ? "Pick your " + (countsCrib() ? "crib" : "hand") + ": " +
-      (handSize - picked.length) + " more" : picked.length === handSize ? "Now the starter" : "Counted";
+    for (var i = 0; i < buttons.length; i++) {
+      var at = picked.indexOf(buttons[i].getAttribute("data-card"));
+      buttons[i].setAttribute("aria-pressed", at >= 0 ? "true" : "false");
+      buttons[i].className = at === handSize ? "starter" : "";
+    }
+    var what = countsCrib() ? "crib" : "hand";
+    pick.textContent = picked.length < handSize ? "Pick your " + what + ": " + (handSize - picked.length) + " more"
+      : picked.length === handSize ? "Now the starter" : "Your " + what + " and the starter (outlined):";
   }
   cardsBox.addEventListener("click", function (event) {
     var button = event.target.closest("button");
@@ -125,14 +131,17 @@
         });
     }
   });
-  document.getElementById("count-clear").addEventListener("click", function () {
+  function clearCount() {
     picked = []; counted = null; countedBox.textContent = ""; pegCount.disabled = true;
     pegCount.textContent = "Peg it"; refreshPick();
-  });
+  }
+  document.getElementById("count-clear").addEventListener("click", clearCount);
   pegCount.addEventListener("click", function () {
     if (!counted) return;
     var sent = counted;
-    send(sent.act, sent.total, function () { spokenCount = sent.said; });
+    pegCount.disabled = true;  // one tap pegs once; a refusal lets it be tapped again
+    send(sent.act, sent.total, function () { spokenCount = sent.said; clearCount(); },
+         function () { pegCount.disabled = false; });
   });
 
   // ---- this phone: keep the screen on, say entries aloud, unpair ----
