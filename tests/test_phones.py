@@ -27,8 +27,6 @@ from web_games import _start_web, stop
 
 zxingcpp = pytest.importorskip("zxingcpp", reason="pip install zxing-cpp (the test extra) to read the code")
 
-pytestmark = pytest.mark.slow
-
 
 def request(base: str, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
     """(status, headers, body) of one request, without following a redirect."""
@@ -156,6 +154,7 @@ def table(tmp_path, monkeypatch):
         running.close()
 
 
+@pytest.mark.slow
 def test_a_phone_paired_by_the_oled_qr_code_pegs_play_points(table):
     """The OLED's QR code pairs a phone for Blue (a session cookie, HttpOnly and SameSite=Strict);
     +2 in the play from it moves Blue's front peg and lands in the ledger, marked as the phone's."""
@@ -171,6 +170,7 @@ def test_a_phone_paired_by_the_oled_qr_code_pegs_play_points(table):
     assert table.board.board.controller.message == "Blue peg 2 (phone)"  # the OLED says it came from the phone
 
 
+@pytest.mark.slow
 def test_a_hand_heels_undo_and_muggins_from_the_seats_phones(table):
     """Heels from the dealer's phone, a refused heels from pone's; pone's hand from its keypad when it
     is next (refused before); undo of the seat's own entry, refused for another seat's; muggins."""
@@ -187,6 +187,7 @@ def test_a_hand_heels_undo_and_muggins_from_the_seats_phones(table):
     assert blue.enter("claim", 2)[1]["message"].startswith("Muggins is off in this game")
 
 
+@pytest.mark.slow
 def test_an_unpaired_browser_gets_403_on_every_write_route(table):
     """No cookie, a cookie without its header token, or a made-up session: 403, and nothing entered."""
     blue = table.pair(1)
@@ -205,6 +206,7 @@ def test_an_unpaired_browser_gets_403_on_every_write_route(table):
     assert table.ledger_lines() == before
 
 
+@pytest.mark.slow
 def test_a_reused_and_an_expired_code_are_refused(table):
     """A code pairs once; a code past its two minutes pairs nothing."""
     url = table.show_pairing(0)
@@ -219,6 +221,7 @@ def test_a_reused_and_an_expired_code_are_refused(table):
     assert late.status == 403 and b"expired" in late.body
 
 
+@pytest.mark.slow
 def test_a_repeated_request_id_pegs_once(table):
     """The same id again (a retry on flaky Wi-Fi) gets the first answer and pegs nothing more."""
     blue = table.pair(1)
@@ -229,6 +232,7 @@ def test_a_repeated_request_id_pegs_once(table):
     assert table.ledger_lines()[1:] == ["peg Blue 2  # via phone Blue"]
 
 
+@pytest.mark.slow
 def test_a_tap_while_the_board_is_stopped_says_so_and_lands_never(table):
     """With the board stopped the phone is told at once; starting the board again enters nothing."""
     blue = table.pair(1)
@@ -243,6 +247,7 @@ def test_a_tap_while_the_board_is_stopped_says_so_and_lands_never(table):
     assert blue.enter("peg", 2)[1]["text"] == "Blue peg 2"  # still paired after the restart
 
 
+@pytest.mark.slow
 def test_the_knob_and_two_phones_interleaved_keep_one_order(table):
     """Entries from the knob's board and two phones, sent from threads at once, land in one order
     that replays; each made once."""
@@ -267,6 +272,7 @@ def test_the_knob_and_two_phones_interleaved_keep_one_order(table):
     assert table.board.board.controller.game.state.scores[:2] == (5, 10)
 
 
+@pytest.mark.slow
 def test_the_web_view_killed_between_a_tap_and_its_answer_pegs_once(table, monkeypatch):
     """SIGKILL of the web view while the board holds a tap: the entry lands once; the phone's retry
     through a new web view (same id) gets the first answer, and pegs nothing more."""
@@ -305,3 +311,87 @@ def _try(call):
     except Exception as error:  # the connection the killed web view held
         return error
 
+
+
+# ---- pairing, sessions and old ledgers, without a board running ----------------------------
+
+
+class Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_code_pairs_once_within_its_time_and_sessions_are_kept_hashed(tmp_path):
+    """A code pairs one phone once; a later code replaces it; one past CODE_SECONDS pairs nothing. The
+    file beside the ledger keeps only hashes of the sessions, mode 0600, and a new board reads it."""
+    from firmware.board.phones import CODE_SECONDS, Phones
+
+    clock = Clock()
+    path = tmp_path / "l.sqlite3.phones.json"
+    phones = Phones(path, clock)
+    first = phones.new_code(1)
+    second = phones.new_code(2)
+    assert isinstance(phones.pair(first), str)  # replaced by the second
+    session, seat = phones.pair(second.lower())
+    assert seat == 2 and len(session) >= 43
+    assert isinstance(phones.pair(second), str)  # used
+    late = phones.new_code(0)
+    clock.now += CODE_SECONDS + 1
+    assert "expired" in phones.pair(late)
+    assert session not in path.read_text() and oct(path.stat().st_mode & 0o777) == "0o600"
+    again = Phones(path, clock)
+    assert again.seat_of(session) == 2 and again.seat_of("x" * 43) is None
+    assert again.unpair(2) == 1 and Phones(path, clock).seat_of(session) is None
+
+
+def test_a_phones_request_is_answered_once_per_id_and_checked_whole(tmp_path):
+    """Bad ids, entries and points are refused in words; an id seen before gets the first answer."""
+    from firmware.board.phones import Phones
+
+    phones = Phones(None)
+    session, seat = phones.pair(phones.new_code(0))
+    made = []
+
+    def enter(given, request_id):
+        made.append((given, request_id))
+        return {"ok": True, "text": f"entry {len(made)}"}
+
+    ask = {"op": "enter", "session": session}
+    assert phones.answer({**ask, "id": "", "act": "peg", "points": 1}, enter)["ok"] is False
+    assert phones.answer({**ask, "id": "a", "act": "shout", "points": 1}, enter)["ok"] is False
+    assert phones.answer({**ask, "id": "a", "act": "peg", "points": 1.0}, enter)["ok"] is False
+    assert phones.answer({**ask, "id": "a", "act": "peg", "points": True}, enter)["ok"] is False
+    assert phones.answer({**ask, "id": "a", "act": "peg", "points": 30}, enter)["ok"] is False
+    assert phones.answer({**ask, "id": "a", "act": "peg", "points": 2}, enter) == {"ok": True, "text": "entry 1"}
+    assert phones.answer({**ask, "id": "a", "act": "peg", "points": 2}, enter)["again"] is True
+    assert len(made) == 1 and made[0][0].seat == seat
+    assert phones.answer({"op": "enter", "session": "forged", "id": "b", "act": "peg", "points": 2},
+                         enter)["unpaired"] is True
+    assert phones.answer(["not", "a", "request"], enter)["ok"] is False
+
+
+def test_a_ledger_from_before_the_sources_reads_as_before(tmp_path):
+    """A schema-2 ledger written before entries kept their source exports the same lines; a writer
+    adds the table, and its board entries keep no row."""
+    import shutil
+    import sqlite3
+
+    from ledger.writer import LedgerWriter
+    from scorer.record import parse_line
+
+    old = tmp_path / "old.sqlite3"
+    shutil.copy(Path(__file__).parent / "data" / "ledger-v2.sqlite3", old)
+    conn = sqlite3.connect(old)
+    assert conn.execute("SELECT name FROM sqlite_master WHERE name='entry_sources'").fetchone() is None
+    conn.close()
+    with LedgerReader(old) as reader:
+        before = [reader.export(game) for game in reader.game_ids()]
+    assert all("# via" not in line for lines in before for line in lines)
+    with LedgerWriter(old) as store:
+        assert [store.export(game) for game in store.game_ids()] == before
+        store.apply(parse_line("heels"))
+    with LedgerReader(old) as reader:
+        assert "# via" not in reader.export()[-1]

@@ -7,15 +7,17 @@
     down red        # the button alone down, or up
     up red
     wait 0.5        # let real time pass (animations)
+    enter blue hand 8   # a seat's entry as a paired phone makes it (peg, hand, crib, heels, claim, undo)
 """
 
 from __future__ import annotations
 
 from hardware.inputs import BUTTONS as PUSH_BUTTONS
-from hardware.inputs import KNOB
+from hardware.inputs import COLOUR_BUTTONS, KNOB
 from scorer.errors import RecordSyntaxError
 
 SCRIPT_BUTTONS = (*PUSH_BUTTONS, KNOB)  # what click, hold, down and up take
+SCRIPT_ACTS = ("peg", "hand", "crib", "heels", "claim", "undo")  # what enter takes, as a phone's page sends them
 
 # Bounds that keep a script finite: its time is about 0.3 ms a detent, 6 ms a
 # press and the hold time for a hold.
@@ -42,6 +44,8 @@ def parse_script(lines) -> list[tuple[int, str, str]]:
             if len(words) != 2 or words[1].lower() not in SCRIPT_BUTTONS:
                 raise RecordSyntaxError(f"{verb} takes one of {', '.join(SCRIPT_BUTTONS)}", number)
             actions.append((number, verb, words[1].lower()))
+        elif verb == "enter":
+            actions.append((number, verb, _script_entry(words, number)))
         elif verb in ("turn", "wait"):
             value = _script_number(words, verb, number)
             if verb == "turn":
@@ -60,11 +64,24 @@ def parse_script(lines) -> list[tuple[int, str, str]]:
         else:
             name = words[0] if len(words[0]) <= 24 else words[0][:24] + "..."
             raise RecordSyntaxError(
-                f"unknown action {name!r}: use click, hold, down, up, turn or wait", number
+                f"unknown action {name!r}: use click, hold, down, up, turn, wait or enter", number
             )
         if len(actions) > MAX_ACTIONS:
             raise RecordSyntaxError(f"the script has more than {MAX_ACTIONS} actions: split it", number)
     return actions
+
+
+def _script_entry(words: list[str], number: int) -> str:
+    """An enter line's seat, entry and points, checked: "blue hand 8"."""
+    usage = f"use enter SEAT ENTRY [POINTS]: a seat of {', '.join(COLOUR_BUTTONS)}, an entry of {', '.join(SCRIPT_ACTS)}"
+    if not 3 <= len(words) <= 4:
+        raise RecordSyntaxError(usage, number)
+    seat, act = words[1].lower(), words[2].lower()
+    points = words[3] if len(words) == 4 else "0"
+    if seat not in COLOUR_BUTTONS or act not in SCRIPT_ACTS or not (points.isascii() and points.isdigit()) \
+            or not 0 <= int(points) <= 60:
+        raise RecordSyntaxError(usage + ", points 0 to 60", number)
+    return f"{seat} {act} {int(points)}"
 
 
 def _script_number(words: list[str], verb: str, number: int):

@@ -19,16 +19,18 @@ from PIL import Image, ImageDraw
 from hardware.backend import MockBackend
 from hardware.buzzer import MockBuzzer
 from hardware.display import MockDisplay
-from hardware.inputs import MockControls
+from hardware.inputs import COLOUR_BUTTONS, MockControls
 from hardware.layout import GAME_HOLE, HOLES_PER_TRACK, START_HOLE, Layout
 from hardware.leds import MockStrip
 from ledger.writer import LedgerWriter
+from scorer.record import source_of
 from scorer.report import state_dict
 
 from ..board.devices import open_devices
 from ..board.frames import OFF, LedStyle, scale
 from ..board.loop import Board
 from ..board.outcome import Outcome
+from ..board.scoring import Act, ScoreInput, Source
 from ..config import Config
 from .script import parse_script
 
@@ -201,6 +203,8 @@ class Simulator:
             controls.press(argument)
         elif verb == "up":
             controls.release(argument)
+        elif verb == "enter":
+            self.board.took(self.board.controller.handle_input(script_input(argument)))
         self.board.step(0)
         if self.board.controller.shutdown_requested:
             self.board.shut_down()
@@ -252,6 +256,12 @@ class Simulator:
         self.board.close()
 
 
+def script_input(argument: str) -> ScoreInput:
+    """An enter line's scoring input ("blue hand 8"), made by the script for that seat."""
+    seat, act, points = argument.split()
+    return ScoreInput(Act(act), Source.SCRIPT, COLOUR_BUTTONS.index(seat), int(points))
+
+
 def run_script(
     lines, config: Config, state: Path, snapshots: Path | None = None
 ) -> dict:
@@ -276,6 +286,8 @@ def run_script(
                 sim.snapshot(snapshots, f"step-{step:04d}")
         result = state_dict(sim.store.book)
         result["rejected"] = rejected
+        result["sources"] = [{"line": n, **source} for n, text in enumerate(sim.store.export(), start=1)
+                             if (source := source_of(text)) is not None]  # as replay --json gives them
         result["screen"] = _screen_text(sim.board.oled_screen())
         result["strip"] = sim.strip_pegs()
         if isinstance(sim.devices.buzzer, MockBuzzer):
