@@ -135,6 +135,35 @@ class WriterLock:
             return False
         return self._ledger_id == (stat.st_dev, stat.st_ino)
 
+    def held_path(self) -> Path | None:
+        """Where the held ledger file is now (after it was moved): the name the kernel gives its open
+        file (``/proc/self/fd``), else a name in the ledger's folder with its identity; None once the
+        file is deleted or cannot be found."""
+        if self._ledger_fd is None:
+            return None
+        try:
+            if os.fstat(self._ledger_fd).st_nlink == 0:
+                return None  # deleted: no name leads to it
+        except OSError:
+            return None
+        candidates = []
+        try:
+            candidates.append(Path(os.readlink(f"/proc/self/fd/{self._ledger_fd}")))
+        except OSError:
+            pass
+        try:
+            candidates += sorted(self.ledger.absolute().parent.iterdir())
+        except OSError:
+            pass
+        for candidate in candidates:
+            try:
+                stat = os.stat(candidate)
+            except OSError:
+                continue
+            if (stat.st_dev, stat.st_ino) == self._ledger_id:
+                return candidate
+        return None
+
     def _drop_ledger(self) -> None:
         if self._ledger_fd is not None:
             os.close(self._ledger_fd)

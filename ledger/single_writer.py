@@ -17,12 +17,22 @@ Opening, changing nothing until the file is known to be ours and writable:
 
 Only real damage (SQLite says not a database or corrupt, ``quick_check`` fails, or ``Damaged``) sets the
 file aside: renamed with its -wal and -shm (:func:`ledger.paths.set_aside`), never deleted, a new file
-begun and ``messages`` says so in one line. Any other SQLite error is one ``LedgerError`` line naming
+begun and ``messages`` says so in one line. Before SQLite opens the file, a -wal beside it that is not
+its own (:func:`ledger.paths.foreign_wal`: no database beside it, an empty file, another kind of
+database) is set aside too, with the -shm, and said: SQLite would delete it unread, or write its pages
+over the file's (``cribbage-board salvage`` reads its entries back). Any other SQLite error is one ``LedgerError`` line naming
 the path and its cause (:func:`ledger.causes.sqlite_cause`), and what the failed open made is removed.
 
 Writing (:meth:`~SingleWriter._transaction`): ``BEGIN IMMEDIATE``, the ledger's statements, a last look
 that the file at the ledger's path is still the one held (moved, deleted or replaced while open: refused,
 and every later write too), then COMMIT; a failure rolls it all back. Times are kept as :func:`stamp` says.
+
+A file moved, deleted or replaced while open (:meth:`~SingleWriter._keep_held`): what it saved is still
+partly in the -wal at the old path, which SQLite finds by name and neither folds in nor removes once the
+file has moved. So the writer folds it in through the connection it holds (a TRUNCATE checkpoint reaches
+the moved file through its open descriptor), and says where the file is now; a deleted file (or one it
+cannot find) is copied whole through that connection (SQLite's backup) to ``PATH.kept-<UTC moment>``
+beside the old path. Either way it happens at the first refused write, or at close.
 """
 
 from __future__ import annotations
@@ -37,9 +47,10 @@ from pathlib import Path
 from . import schema
 from .causes import error_code, is_damage, os_cause, sqlite_cause
 from .errors import Damaged, DiskFullError, LedgerError
+from .files import sync_folder
 from .lock import WriterLock, default_holder
 from .memory import memory_warning
-from .paths import set_aside, writable_file
+from .paths import foreign_wal, free_name, set_aside, writable_file
 from .schema import BUSY_TIMEOUT_MS, close_connection, roll_back, uri
 
 TYPE_CHECKING = False  # as the standard library does
@@ -128,6 +139,9 @@ class SingleWriter:
         self._clock = clock
         self._conn: sqlite3.Connection | None = None
         self._broken: str | None = None
+        self._kept: str | None = None  # where the file moved, deleted or replaced while open was kept, said
+        self._old_wal_empty = False  # the -wal at the old path holds nothing more (all of it is in the kept file)
+        self._wal_said: str | None = None  # a -wal set aside before opening, said
         self._check_at_open = check_at_open
         exists = writable_file(self.path)
         try:
@@ -137,10 +151,14 @@ class SingleWriter:
         self._lock = WriterLock(self.path, holder or default_holder())
         try:
             self._open(fresh=not exists)
-        except BaseException:
+        except BaseException as error:
             self._close_quietly()
             self._lock.release(remove=self._lock.created)
+            if isinstance(error, LedgerError) and self._wal_said:  # a refusal says what was set aside before it
+                error.args = (f"{error}; {self._wal_said}",)
             raise
+        if self._wal_said:
+            self.messages.insert(0, self._wal_said)
         self.in_memory = memory_warning(self.path)  # a folder in RAM: said, and the game goes on
         if self.in_memory:
             self.messages.append(self.in_memory)
@@ -172,6 +190,7 @@ class SingleWriter:
     # ---- opening ---------------------------------------------------------
 
     def _open(self, fresh: bool) -> None:
+        self._set_aside_foreign_wal()
         before = {suffix: Path(f"{self.path}{suffix}").exists() for suffix in ("", "-wal", "-shm")}
         if not fresh:
             self._hold()  # before SQLite opens it: a second writer never reaches the file
@@ -191,6 +210,16 @@ class SingleWriter:
             self._tidy_failed_open(before, fresh, cause == "disk full")
             what = "cannot be created" if fresh else "cannot be opened"
             raise LedgerError(f"ledger {self.path} {what}: {cause}") from error
+
+    def _set_aside_foreign_wal(self) -> None:
+        """A -wal beside the file that is not its own (:func:`ledger.paths.foreign_wal`): renamed with
+        the -shm (never removed) before SQLite can delete it or replay it into the wrong file; said."""
+        why = foreign_wal(self.path)
+        if why is None:
+            return
+        moved = set_aside(self.path, epoch(self._clock()), LedgerError(f"its -wal is {why}"), parts=("-wal", "-shm"))
+        self._wal_said = (f"ledger {self.path}: a -wal {why} was kept as {moved}-wal: "
+                          f"cribbage-board salvage {moved}-wal reads back what it holds")
 
     def _tidy_failed_open(self, before: dict[str, bool], fresh: bool, disk_full: bool) -> None:
         """Remove what a failed open made: a ledger we began to create, or the empty
@@ -293,8 +322,51 @@ class SingleWriter:
         the one this writer writes (moved, deleted or replaced while it was open): a write is
         acknowledged only when it is in the file at the ledger's path."""
         if not self._lock.holds_ledger():
-            self._broken = f"ledger {self.path} was moved or deleted while it was open: {self.UNSAVED}; {self.AGAIN}"
+            if self._conn is not None and self._conn.in_transaction:
+                roll_back(self._conn)  # nothing of the refused write reaches the file kept
+            self._broken = f"ledger {self.path} {self._keep_held()}; {self.UNSAVED}; {self.AGAIN}"
             raise LedgerError(self._broken)
+
+    def _keep_held(self) -> str:
+        """The file this writer holds, no longer at its path, made whole where it is now (its -wal, at
+        the old path, checkpointed into it through the open connection), or copied whole beside the
+        old path (``PATH.kept-<moment>``) when it was deleted or cannot be found or checkpointed; what
+        happened, said after the path ("was moved while it was open: ...")."""
+        if self._kept is not None:
+            return self._kept
+        conn = self._connection()
+        where = self._lock.held_path()
+        how = "moved" if where is not None else "deleted"
+        try:
+            if where is not None and not conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]:
+                self._kept = f"was moved while it was open: what it saved is whole at {where}"
+                self._old_wal_empty = True
+                return self._kept
+            kept = free_name(self.path, "kept", epoch(self._clock()))
+            self._copy_to(conn, kept)
+            self._kept = f"was {how} while it was open: what it saved is kept at {kept}"
+            # The -wal at the old path, folded into the deleted file: nothing in it for a later writer there.
+            self._old_wal_empty = not conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        except (sqlite3.Error, OSError) as error:
+            cause = sqlite_cause(error, self.path.parent) if isinstance(error, sqlite3.Error) else os_cause(error)
+            self._kept = f"was {how} while it was open, and what it saved could not be kept ({cause})"
+        return self._kept
+
+    @staticmethod
+    def _copy_to(conn: sqlite3.Connection, target: Path) -> None:
+        """The database as ``conn`` reads it, -wal and all, copied whole to a new file ``target``
+        (written beside it, then renamed, its folder synced)."""
+        spare = target.with_name(target.name + ".new")
+        if spare.exists():
+            raise FileExistsError(f"{spare} is in the way")
+        copy = sqlite3.connect(spare, isolation_level=None)
+        try:
+            copy.execute("PRAGMA synchronous=FULL")
+            conn.backup(copy)
+        finally:
+            copy.close()
+        os.replace(spare, target)
+        sync_folder(target.parent)
 
     def _write_failure(self, error: sqlite3.Error) -> LedgerError:
         """A write SQLite refused, said in one line: DiskFullError for a full disk."""
@@ -310,9 +382,26 @@ class SingleWriter:
 
     def close(self) -> None:
         """Close the database (the last connection: SQLite then folds the -wal into the file and
-        removes it), then let the writer's lock go."""
+        removes it), then let the writer's lock go. A file moved, deleted or replaced while open is
+        made whole first (:meth:`_keep_held`, said in ``messages``), and the emptied -wal and the
+        -shm it leaves at the old path are removed when no file is there."""
+        if self._conn is not None and self._kept is None and not self._lock.holds_ledger():
+            self.messages.append(f"ledger {self.path} {self._keep_held()}")
         self._close_quietly()
+        if self._old_wal_empty:
+            self._tidy_old_path()
         self._lock.release()
+
+    def _tidy_old_path(self) -> None:
+        """Remove the empty -wal (and the -shm) a kept file left at the old path, if no file is there."""
+        wal, shm = Path(f"{self.path}-wal"), Path(f"{self.path}-shm")
+        try:
+            if self.path.exists() or (wal.exists() and wal.stat().st_size):
+                return
+            wal.unlink(missing_ok=True)
+            shm.unlink(missing_ok=True)
+        except OSError:
+            pass
 
     def _close_quietly(self) -> None:
         close_connection(self._conn)

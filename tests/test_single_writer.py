@@ -184,7 +184,7 @@ def test_a_file_moved_or_deleted_while_open_takes_no_more_writes(tmp_path, kind,
     later one are refused in the same one line for either ledger (its own words for what is lost)."""
     path = tmp_path / f"{kind}.sqlite3"
     archived = tmp_path / "archived.sqlite3"
-    ledger = KINDS[kind](path)
+    ledger = KINDS[kind](path, clock=lambda: MOMENT)
     try:
         write_one(ledger)
         if how == "deleted":
@@ -193,7 +193,9 @@ def test_a_file_moved_or_deleted_while_open_takes_no_more_writes(tmp_path, kind,
             os.rename(path, archived)
         if how == "replaced":
             sqlite3.connect(path).close()  # another file at the path (the lock is still the writer's)
-        expected = (f"ledger {path} was moved or deleted while it was open: "
+        said = (f"what it saved is whole at {archived}" if how != "deleted" else
+                f"what it saved is kept at {path}.kept-20261202T190001")
+        expected = (f"ledger {path} was {'deleted' if how == 'deleted' else 'moved'} while it was open: {said}; "
                     f"{KINDS[kind].UNSAVED}; {KINDS[kind].AGAIN}")
         for _ in range(2):
             with pytest.raises(LedgerError) as caught:
@@ -202,6 +204,9 @@ def test_a_file_moved_or_deleted_while_open_takes_no_more_writes(tmp_path, kind,
     finally:
         ledger.close()
     assert not Path(f"{path}.lock").exists()  # closed as any writer closes: its lock let go
+    kept = archived if how != "deleted" else Path(f"{path}.kept-20261202T190001")
+    with KINDS[kind](kept) as again:  # the file kept opens as it is, with the first write in it
+        assert again.messages == []
 
 
 @kinds

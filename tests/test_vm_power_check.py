@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -162,3 +163,46 @@ def test_club_sync_waits_for_the_entries_the_board_sends_again(tmp_path):
     out, _ = check.communicate(timeout=60)
     assert check.returncode == 0, out
     assert "2 of them and their games' lines kept by the hub since this boot (sent again: the cut came first), 2 still lacking" in out
+
+
+# ---- a ledger set aside in the state folder fails both checks, named ----
+
+ASIDE = ["ledger.sqlite3.corrupt-20261202T190001", "ledger.sqlite3.corrupt-20261202T190001-2-wal",
+         "hub.sqlite3.kept-20261202T190001"]
+
+
+@pytest.mark.parametrize("name", ASIDE)
+def test_power_check_fails_on_a_ledger_set_aside_and_names_it(tmp_path, name):
+    """Every acknowledged entry there, but a file set aside as damaged beside the ledger: FAILED naming it."""
+    acks = acknowledged(tmp_path)
+    (tmp_path / name).write_bytes(b"set aside")
+    result = power_check(tmp_path, acks)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout == f"FAILED: the state folder {tmp_path} holds a ledger set aside as damaged: {name}\n"
+
+
+def test_power_check_fails_on_the_wal_a_board_set_aside_at_start(tmp_path):
+    """A -wal with no database beside it, set aside by the board itself when it started: FAILED naming it."""
+    acks = acknowledged(tmp_path)
+    os.rename(tmp_path / "ledger.sqlite3", tmp_path / "ledger.copy")
+    with LedgerWriter(tmp_path / "other" / "lost.sqlite3") as store:  # the -wal of a file no longer there
+        store.apply(parse_line(GAME[0]))
+        shutil.copyfile(tmp_path / "other" / "lost.sqlite3-wal", tmp_path / "ledger.sqlite3-wal")
+    with LedgerWriter(tmp_path / "ledger.sqlite3") as store:
+        assert "a -wal with no database beside it was kept as" in store.messages[0]
+    os.replace(tmp_path / "ledger.copy", tmp_path / "ledger.sqlite3")
+    [aside] = [p.name for p in tmp_path.glob("ledger.sqlite3.corrupt-*")]
+    result = power_check(tmp_path, acks)
+    assert result.returncode == 1
+    assert result.stdout.startswith(f"FAILED: the state folder {tmp_path} holds a ledger set aside as damaged: {aside}")
+
+
+@pytest.mark.parametrize("name", ASIDE)
+def test_hub_check_fails_on_a_ledger_set_aside_and_names_it(tmp_path, name):
+    """What the hub kept is there, but a file set aside as damaged in its folder: FAILED naming it."""
+    _, ledger = club_ledgers(tmp_path, kept_upto=2)
+    (tmp_path / "kept.jsonl").write_text(kept_word(ledger, 2) + "\n")
+    (tmp_path / name).write_bytes(b"set aside")
+    result = run_driver(tmp_path, "hub-check", str(tmp_path / "kept.jsonl"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout == f"FAILED: the state folder {tmp_path} holds a ledger set aside as damaged: {name}\n"

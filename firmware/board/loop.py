@@ -544,7 +544,11 @@ class Board:
             device = getattr(self.devices, kind)
             if device is not None:
                 closers[DEVICE_NAMES[kind]] = device.close
-        return [name for name, closer in closers.items() if not close_quietly(closer)]
+        said = len(self.store.messages)
+        failed = [name for name, closer in closers.items() if not close_quietly(closer)]
+        for message in self.store.messages[said:]:  # what closing did (a ledger moved meanwhile: where it is kept)
+            self.log(message)
+        return failed
 
     def _leave_display(self, keep_image: bool) -> None:
         """Release the OLED; with ``keep_image`` it goes on showing the last message.

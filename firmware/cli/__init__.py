@@ -4,6 +4,7 @@
     cribbage-board simulate SCRIPT [--json] [--snapshots DIR]
     cribbage-board console              keep score by typing game-record lines
     cribbage-board replay FILE [--json] a game record's resulting state
+    cribbage-board salvage FILE-wal [--base FILE] [-o FILE]   a set-aside -wal's entries, in a ledger file
     cribbage-board count CARDS --starter CARD [--crib] [--json]
     cribbage-board count --distribution [--crib] [--hand-size N] [--json]
     cribbage-board pegging CARDS [--go] [--json]

@@ -150,10 +150,11 @@ def _run(args) -> int:
 
 def _runner(command: str | None):
     """The function that runs ``command`` (the board for None), its module imported only now."""
-    if command in ("replay", "count", "pegging"):
+    if command in ("replay", "count", "pegging", "salvage"):
         from . import tools
 
-        return {"replay": tools.replay, "count": tools.count, "pegging": tools.pegging}[command]
+        return {"replay": tools.replay, "count": tools.count, "pegging": tools.pegging,
+                "salvage": tools.salvage}[command]
     if command is None:
         return _board
     if command in ("board-template", "controls-card", "wiring"):

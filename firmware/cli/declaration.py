@@ -133,6 +133,19 @@ COMMANDS = (
                  Option("--export", action="store_true", help="print the record as the ledger exports it")),
     ),
     Subcommand(
+        "salvage", "read back the entries of a -wal set aside from a ledger, into a ledger file of their own",
+        description="A -wal the board or the hub set aside (LEDGER.corrupt-TIME-wal: it had no database beside it, "
+                    "or not its own) holds entries that were acknowledged. salvage folds it into a copy of the "
+                    "ledger it belongs to (--base; by default the file set aside with it, or none when the -wal "
+                    "holds every page), checks the result, and writes it whole to a new file (default: the "
+                    "-wal's name without -wal, plus .salvaged). The -wal and the base are only read. Read the "
+                    "result with: console --state FILE, or web --state FILE.",
+        positional=Positional("wal", 1, "the -wal set aside, e.g. ledger.sqlite3.corrupt-20261202T190001-wal"),
+        options=(Option("--base", metavar="FILE", help="the ledger the -wal was written for (e.g. the file it was "
+                                                       "moved to)"),
+                 Option("-o", "--output", metavar="FILE", help="the ledger file to write (never over an existing one)")),
+    ),
+    Subcommand(
         "count", "count a hand or crib from its cards",
         positional=Positional("cards", "*", "3, 4 or 5 cards, e.g. 5H 5D 5S JC"),
         options=(

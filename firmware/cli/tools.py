@@ -1,4 +1,5 @@
-"""The commands that count and replay (count, pegging, replay) and the scripted mock board (simulate).
+"""The commands that count and replay (count, pegging, replay), read back a set-aside -wal (salvage)
+and run the scripted mock board (simulate).
 
 Each imports what it uses when it runs: ``count`` loads neither the config,
 nor the ledger, nor the game.
@@ -37,6 +38,18 @@ def replay(args) -> int:
         print(json.dumps({**state_dict(result.book, result.rejected), "sources": result.sources}, indent=2))
     else:
         print(summary(result.book, result.rejected))
+    return 0
+
+
+def salvage(args) -> int:
+    """``salvage FILE-wal [--base FILE] [-o FILE]``: a set-aside -wal's entries in a ledger file of their own."""
+    from pathlib import Path
+
+    from ledger.salvage import salvage_wal
+
+    output, what = salvage_wal(Path(args.wal), Path(args.base) if args.base else None,
+                               Path(args.output) if args.output else None)
+    print(f"salvaged {what} into {output}: read it with {PROG} console --state {output} (or web --state)")
     return 0
 
 

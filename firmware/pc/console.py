@@ -71,6 +71,7 @@ def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO |
             stdout.write(text)
 
     link = None
+    said = 0  # messages of the ledger shown
     shown = [""]
 
     def pairing_changed() -> None:
@@ -89,6 +90,7 @@ def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO |
             pairing_changed()  # one that came before open_link returned
         for message in store.messages:
             out(f"! {message}\n")
+        said = len(store.messages)
         out(f"cribbage-board: ledger {path}\n")
         if store.game is None:
             out(HELP + "\n")
@@ -140,4 +142,6 @@ def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO |
         if link is not None:
             link.close(flush_s=CLUB_FLUSH_S)
         store.close()
+        for message in store.messages[said:]:  # what closing did (a ledger moved meanwhile: where it is kept)
+            out(f"! {message}\n")
     return 0

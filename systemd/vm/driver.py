@@ -9,7 +9,9 @@
                          <TAB>SCORES<TAB>LINE" (SCORES the game's scores after it, "a,b"),
                          for the host to hear live
     driver.py power-check ACKS
-                         as root, beside the running board, after a power cut: the ledger
+                         as root, beside the running board, after a power cut: no file
+                         set aside in the state folder (a damaged ledger, a -wal not its
+                         ledger's own: FAILED naming it), the ledger
                          read only (PRAGMA integrity_check, every game replayed with the
                          project's own replay, nothing rejected) and every entry of ACKS
                          (the host's record of what was acknowledged, lines as above)
@@ -17,7 +19,8 @@
                          acknowledged of each game has the scores acknowledged; one line,
                          "ok: ..." or "FAILED: ..." naming the first loss
     driver.py hub-check KEPT
-                         as root, beside the running hub, after a power cut: the hub's
+                         as root, beside the running hub, after a power cut: no file set
+                         aside in the hub's state folder (as power-check), the hub's
                          ledger read only (PRAGMA integrity_check, opened by the project's
                          HubReader) and every entry and result that a "kept" word of KEPT
                          (the hub's words to the tables, one JSON payload a line, as the
@@ -142,6 +145,8 @@ def power_check(acks_file: str) -> int:
     from scorer.record import replay
 
     acked = _acked_rows(acks_file)
+    if _set_aside(STATE):
+        return 1
     conn = sqlite3.connect(f"file:{STATE}?mode=ro", uri=True, timeout=30)
     integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
     if integrity != "ok":
@@ -184,6 +189,18 @@ def power_check(acks_file: str) -> int:
     return 0
 
 
+def _set_aside(ledger: Path) -> bool:
+    """Whether the ledger's folder holds a file a writer set aside (a damaged ledger, a -wal not its
+    ledger's own, a ledger kept after it was deleted while open); if so, one FAILED line naming them."""
+    from ledger.paths import set_aside_files
+
+    found = set_aside_files(ledger.parent)
+    if found:
+        print(f"FAILED: the state folder {ledger.parent} holds a ledger set aside as damaged: "
+              f"{', '.join(path.name for path in found)}")
+    return bool(found)
+
+
 def _acked_rows(acks_file: str) -> list[tuple[int, int, str, str]]:
     """The host's record of acknowledged entries: (id, game, scores, line), whole lines only."""
     acked = []
@@ -209,6 +226,8 @@ def hub_check(kept_file: str) -> int:
             print(f"FAILED: a kept word the host heard is not JSON: {text[:120]!r}")
             return 1
         words.append(word)
+    if _set_aside(HUB_STATE):
+        return 1
     conn = sqlite3.connect(f"file:{HUB_STATE}?mode=ro", uri=True, timeout=30)
     integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
     if integrity != "ok":
