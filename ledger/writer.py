@@ -124,7 +124,7 @@ class LedgerWriter(SingleWriter):
 
     def _carry_over(self, salvage: tuple[Any, ...] | None) -> str:
         if salvage and self._restore(salvage):
-            _, games, actions, _, _ = salvage
+            _, games, actions, *_ = salvage
             return (f"the current match was carried over ({len(games)} games, "
                     f"{len(actions)} entries of the current one)")
         return "nothing of it could be carried over"
@@ -171,16 +171,22 @@ class LedgerWriter(SingleWriter):
                 clubs = conn.execute(
                     "SELECT c.game_id, c.club, c.tbl FROM club_games c JOIN games g ON g.id = c.game_id "
                     "WHERE g.match_id=? ORDER BY c.game_id", (match[0],)).fetchall()
+            sources = []
+            if schema.has_entry_sources(conn):
+                sources = conn.execute(
+                    "SELECT s.action_id, s.via, s.seat, s.request FROM entry_sources s "
+                    "JOIN actions a ON a.id = s.action_id WHERE a.game_id=? ORDER BY s.action_id",
+                    (games[-1][0],)).fetchall()
         except sqlite3.Error:
             return None
         finally:
             conn.close()
-        return [tuple(match)], games, actions, old_id, clubs
+        return [tuple(match)], games, actions, old_id, clubs, sources
 
     def _restore(self, salvage: tuple[Any, ...]) -> bool:
         """The salvage in the new file, with the old ledger's id: the club link's names
         for its games (ledger, game, entry) stay what they were."""
-        matches, games, actions, old_id, clubs = salvage
+        matches, games, actions, old_id, clubs, sources = salvage
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -192,6 +198,7 @@ class LedgerWriter(SingleWriter):
                 "VALUES (?, ?, ?, ?, ?, ?, ?)", games)
             conn.executemany("INSERT INTO actions (id, game_id, line, at) VALUES (?, ?, ?, ?)", actions)
             conn.executemany("INSERT INTO club_games (game_id, club, tbl) VALUES (?, ?, ?)", clubs)
+            conn.executemany("INSERT INTO entry_sources (action_id, via, seat, request) VALUES (?, ?, ?, ?)", sources)
             conn.execute("COMMIT")
         except sqlite3.Error:
             if conn.in_transaction:

@@ -395,3 +395,18 @@ def test_a_ledger_from_before_the_sources_reads_as_before(tmp_path):
         store.apply(parse_line("heels"))
     with LedgerReader(old) as reader:
         assert "# via" not in reader.export()[-1]
+
+
+def test_a_phones_entries_keep_their_source_when_a_damaged_ledger_is_set_aside(tmp_path):
+    """Setting a damaged file aside carries the current game's sources over with its entries, and
+    a phone's request id still finds its entry (a retry after it pegs nothing more)."""
+    from ledger.sources import EntrySource
+    from ledger.writer import LedgerWriter
+    from scorer.record import parse_line
+
+    with LedgerWriter(tmp_path / "l.sqlite3", clock=lambda: 0) as store:
+        store.apply(parse_line("game six-card seats=A,B dealer=A"))
+        store.apply(parse_line("peg B 2"), EntrySource("phone", "B", "tap-1"))
+        store.set_aside("integrity check failed: a test")
+        assert store.export()[-1] == "peg B 2  # via phone B"
+        assert store.entry_of_request("B", "tap-1") == "peg B 2"
