@@ -43,7 +43,8 @@ def request(base: str, method: str, path: str, body: bytes | None = None, header
 class Table:
     """A running mock board (its real main loop), its real web view, and phones that pair with it."""
 
-    def __init__(self, tmp_path: Path, monkeypatch):
+    def __init__(self, tmp_path: Path, monkeypatch, overrides: tuple[str, ...] = ()):
+        self.overrides = overrides
         self.tmp_path = tmp_path
         self.ledger = tmp_path / "l.sqlite3"
         self.shown: set[str] = set()  # the pairing addresses read so far (each code is new)
@@ -60,7 +61,7 @@ class Table:
         raise RuntimeError("no free port")
 
     def start_board(self) -> BoardThread:
-        config = load_config(overrides=[f"web.port={self.port}"])
+        config = load_config(overrides=[f"web.port={self.port}", *self.overrides])
         devices = open_devices(config, MOCK, hold_s=0.05)
         board = BoardThread(self.tmp_path, devices, config=config)
         assert eventually(lambda: socket_path(self.ledger).exists(), CEILING_S)
@@ -188,6 +189,21 @@ def test_a_hand_heels_undo_and_muggins_from_the_seats_phones(table):
 
 
 @pytest.mark.slow
+def test_a_muggins_claim_from_a_phone_with_muggins_on(tmp_path, monkeypatch):
+    """With muggins on, Red's phone claims the 2 Blue's hand missed; Blue's own phone cannot."""
+    table = Table(tmp_path, monkeypatch, ("game.muggins=true",))
+    try:
+        red, blue = table.pair(0), table.pair(1)
+        assert blue.enter("hand", 6)[1]["text"] == "Blue hand 6"
+        assert blue.enter("claim", 2)[1]["ok"] is False  # one's own count is not claimed
+        status, answer = red.enter("claim", 2)
+        assert (status, answer["ok"]) == (200, True) and "Red muggins 2" in answer["text"]
+        assert table.ledger_lines()[-1] == "muggins Red 2  # via phone Red"
+    finally:
+        table.close()
+
+
+@pytest.mark.slow
 def test_an_unpaired_browser_gets_403_on_every_write_route(table):
     """No cookie, a cookie without its header token, or a made-up session: 403, and nothing entered."""
     blue = table.pair(1)
@@ -212,7 +228,7 @@ def test_a_reused_and_an_expired_code_are_refused(table):
     url = table.show_pairing(0)
     assert table.phone_from(url).status == 303
     again = table.phone_from(url)
-    assert again.status == 403 and b"not the board" in again.body
+    assert again.status == 403 and b"is used or not the board" in again.body
     url = table.show_pairing(1)
     phones = table.board.board.phones
     code, seat, _ = phones.code
@@ -261,15 +277,20 @@ def test_the_knob_and_two_phones_interleaved_keep_one_order(table):
     threads = [threading.Thread(target=tap, args=(red, 1)), threading.Thread(target=tap, args=(blue, 2))]
     for thread in threads:
         thread.start()
-    for _ in range(5):
+    for _ in range(5):  # the knob's own entries meanwhile: dial 3, press blue; a phone leaves the dial alone
         table.controls.turn(3)
-        table.controls.click("green")  # no player on green: refused, nothing entered
+        table.controls.click("blue")
     for thread in threads:
         thread.join(CEILING_S)
     assert all(status == 200 for status, _ in answers)
+    assert eventually(lambda: len(table.ledger_lines()) == 16, CEILING_S)
     lines = table.ledger_lines()[1:]
-    assert sorted(lines) == sorted(["peg Red 1  # via phone Red"] * 5 + ["peg Blue 2  # via phone Blue"] * 5)
-    assert table.board.board.controller.game.state.scores[:2] == (5, 10)
+    assert sorted(lines) == sorted(["peg Red 1  # via phone Red"] * 5 + ["peg Blue 2  # via phone Blue"] * 5
+                                   + ["peg Blue 3"] * 5)
+    assert table.board.board.controller.game.state.scores[:2] == (5, 25)
+    from scorer.record import replay
+
+    assert replay(table.ledger_lines()).book.game.state.scores == (5, 25)  # one order, which replays
 
 
 @pytest.mark.slow

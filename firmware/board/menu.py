@@ -309,9 +309,7 @@ class MenuTree:
             items.append(Item(f"Unpair {name}", self._unpair(index)))
         if paired:
             items.append(Item("Unpair all", self._unpair(None)))
-        note = "no phones paired" if not paired else "phones: " + ", ".join(
-            seats[i] if i < len(seats) else COLOUR_BUTTONS[i] for i in sorted(paired))
-        host.push(Menu(host, "Phones", items, 2, note=note))
+        host.push(Menu(host, "Phones", items, 2))
 
     def _pair(self, seat: int) -> Callable[[], None]:
         return lambda: self.host.pair_phone(seat)

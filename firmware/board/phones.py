@@ -76,7 +76,7 @@ class Phones:
         live = self.code
         given = code.upper().encode() if isinstance(code, str) else b""
         if live is None or not secrets.compare_digest(given, live[0].encode()):
-            return "This pairing code is not the board's: choose Phones in its menu for a new one"
+            return "This pairing code is used or not the board's: choose Phones in its menu for a new one"
         self.code = None  # used once, whatever comes of it
         if self.clock() > live[2]:
             return "This pairing code has expired: choose Phones in the board's menu for a new one"
@@ -125,7 +125,6 @@ class Phones:
             if isinstance(paired, str):
                 return {"ok": False, "message": paired}
             session, seat = paired
-            self.log(f"a phone paired for the {COLOUR_BUTTONS[seat]} seat")
             return {"ok": True, "session": session, "seat": seat}
         found = self.seat_of(request.get("session"))
         if found is None:
@@ -314,7 +313,9 @@ class PairingView:
 
         self.host = host
         self.seat = seat
+        self.name = name
         self.url = pairing_url(base, code) if base else None
+        self.typed = f"{base.rstrip('/')}/P/{code}" if base else None  # the same, as a person types it
         self.picture = phone_image(self.url, [f"{name}'s", "phone:", "scan this", "(2 min)"]) if self.url else None
 
     def handle(self, event) -> None:
@@ -326,6 +327,9 @@ class PairingView:
         from .phone import NO_NETWORK
         from .screens import Screen
 
-        if self.url is None:
+        if self.typed is None:
             return Screen(title="Pair a phone", lines=NO_NETWORK)
-        return Screen(title="Pair a phone", lines=(self.url,), picture=self.picture)
+        scheme, _, rest = self.typed.partition("//")
+        address, _, code = rest.partition("/P/")
+        return Screen(title=f"Pair {self.name}'s phone", lines=(f"{scheme}//", address, f"/P/{code}", "once, within 2 min"),
+                      picture=self.picture)
