@@ -5,7 +5,8 @@ readable and writable by its own user and group only (the web view's user is
 in the group). A request is one JSON object on one line, and so is the
 answer; the connection closes after it. The board puts every request through
 the same path as its buttons; nothing is queued: if the board is not running,
-:func:`ask` raises :class:`BoardAway` at once.
+:func:`ask` raises :class:`BoardAway` at once, and :class:`BoardSilent` when a
+request was sent but no answer came.
 
 Requests (``op``): ``pair`` (``code``), ``seat``, ``enter`` (``id``, ``act``,
 ``points``) and ``unpair``, each but ``pair`` with the phone's ``session``.
@@ -32,7 +33,12 @@ ACTS = ("peg", "hand", "crib", "heels", "claim", "undo")  # what a phone may ask
 
 
 class BoardAway(CribbageBoardError, OSError):
-    """The board is not running (or did not answer): nothing was entered."""
+    """The board is not running: nothing was sent to it, so nothing was entered."""
+
+
+class BoardSilent(BoardAway):
+    """The request reached the board but no answer came back: it may have been entered (the same
+    request id again gets the first answer, and enters nothing more)."""
 
 
 def socket_path(ledger: Path) -> Path:
@@ -71,18 +77,21 @@ def ask(path: Path, request: dict, timeout: float = ANSWER_SECONDS) -> dict:
         try:
             with unix_address(path) as address:
                 sock.connect(address)
+        except OSError as error:
+            raise BoardAway(f"the board is not running ({error.strerror or error})") from None
+        try:
             sock.sendall(data)
             answer = read_line(sock)
         except OSError as error:
-            raise BoardAway(f"the board is not running ({error.strerror or error})") from None
+            raise BoardSilent(f"the board did not answer ({error.strerror or error})") from None
     if answer is None:
-        raise BoardAway("the board closed the connection without an answer")
+        raise BoardSilent("the board closed the connection without an answer")
     try:
         decoded = json.loads(answer)
     except ValueError:
-        raise BoardAway("the board's answer did not read") from None
+        raise BoardSilent("the board's answer did not read") from None
     if not isinstance(decoded, dict):
-        raise BoardAway("the board's answer did not read")
+        raise BoardSilent("the board's answer did not read")
     return decoded
 
 

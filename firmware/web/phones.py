@@ -24,7 +24,7 @@ from scorer.cards import parse_cards
 from scorer.counting import score_hand
 from scorer.errors import CribbageError
 
-from ..relay import ACTS, HEADER, MAX_LINE, BoardAway, ask, header_token
+from ..relay import ACTS, HEADER, MAX_LINE, BoardAway, BoardSilent, ask, header_token
 from . import pages
 
 COOKIE = "cribbage_phone"
@@ -33,6 +33,7 @@ COOKIE_DAYS = 30
 RATE = 4.0  # requests a second a phone may make, on average
 BURST = 8  # and at once
 BOARD_AWAY = "The board is not running: nothing was entered. Start it, then try again."
+BOARD_SILENT = "No answer from the board: look at the board before you tap again"
 NOT_PAIRED = "This phone is not paired: choose Phones in the board's menu and scan its code"
 PHONE_WRITES = frozenset({"/pair", "/api/phone/entry", "/api/phone/unpair"})
 
@@ -146,6 +147,8 @@ class PhoneRoutes:
     async def _relay(self, request: dict) -> JSONResponse:
         try:
             answer = await self._ask(request)
+        except BoardSilent:
+            return JSONResponse({"ok": False, "message": BOARD_SILENT}, status_code=504)
         except BoardAway:
             return JSONResponse({"ok": False, "message": BOARD_AWAY, "away": True}, status_code=503)
         if answer.get("unpaired"):
