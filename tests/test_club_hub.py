@@ -112,7 +112,8 @@ def test_pairings_are_published_retained_as_the_board_reads_them(hub, broker):
 
 
 def test_malformed_messages_are_one_line_each_and_the_hub_goes_on(hub, tables):
-    """Not JSON, too big, the wrong type, another table's claim, another version: one line each, no traceback."""
+    """Not JSON, too big, the wrong type, another table's claim, another version, a version of 1.0, a key
+    given twice, a line that is no record line: one line each, no traceback."""
     table = tables["1"]
     players = pairing_of(hub, "1")
     bad = [
@@ -123,6 +124,9 @@ def test_malformed_messages_are_one_line_each_and_the_hub_goes_on(hub, tables):
         json.dumps({"v": 1, "table": "1", "ledger": "0" * 16, "game": "one", "seq": 0, "line": "x"}).encode(),
         json.dumps({"v": 1, "table": "2", "ledger": "0" * 16, "game": 1, "seq": 0, "line": "x"}).encode(),
         json.dumps({"v": 7, "table": "1"}).encode(),
+        json.dumps({"v": 1.0, "table": "1", "ledger": "0" * 16, "game": 1, "seq": 1, "line": "heels"}).encode(),
+        b'{"v": 1, "table": "2", "table": "1", "ledger": "0000000000000000", "game": 1, "seq": 1, "line": "heels"}',
+        json.dumps({"v": 1, "table": "1", "ledger": "0" * 16, "game": 1, "seq": 1, "line": "xyzzy 3"}).encode(),
     ]
     for payload in bad:
         table.send("entry", payload)
@@ -133,6 +137,8 @@ def test_malformed_messages_are_one_line_each_and_the_hub_goes_on(hub, tables):
     assert log.count("ignored:") == len(bad) + 1
     assert "Traceback" not in log
     assert "claims table '2' on table 1's topic" in log
+    assert "schema version 1.0" in log and "the key 'table' is given twice" in log
+    assert "'xyzzy 3' is not a record line" in log
     assert hub.process.poll() is None
     assert kept(hub)["entries"] == 3
 
