@@ -208,6 +208,19 @@ def result_payload(table: str, ledger: str, game: int, rev: int, scores: dict[st
     return schema.result_payload(table, ledger, game, rev, status, variant, seats, scores, outcome, None)
 
 
+def peg_lines(players: list[str] | tuple[str, ...], scores: tuple[int, int]) -> list[str]:
+    """A six-card game's record that replays to ``scores`` (the first player's, the second's): its game
+    line, the second pegging to its score, then the first to its own (121 ends the game)."""
+    first, second = players
+    lines = [f"game six-card seats={first},{second} dealer={first}"]
+    for who, score in ((second, scores[1]), (first, scores[0])):
+        left = score
+        while left > 0:
+            lines.append(f"peg {who} {min(12, left)}")
+            left -= min(12, left)
+    return lines
+
+
 def acc_standings(games: list[tuple[str, int, str, int]]) -> list[dict]:
     """The standings worked out plainly, for checking the hub: each game (winner, their score, loser,
     theirs) by ACC (win 2; a loser under 91 skunked, 3; under 61 double, 3), ranked as the club ranks."""

@@ -21,7 +21,7 @@ from ledger.hub import HubLedger, HubReader
 from scorer.standings import name_key
 
 from broker import Listener, Mosquitto, environment, free_port
-from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
+from club_hub import CLUB, HubProcess, Table, acc_standings, peg_lines, wait_for
 from waits import CEILING_S
 
 pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
@@ -46,12 +46,12 @@ def pairing_of(hub: HubProcess, table: str, round_number: int | None = None) -> 
 
 
 def play(table: Table, game: int, players: list[str], scores: tuple[int, int]) -> dict:
-    """A whole game at ``table`` as a board sends it: its game line, two entries, its result."""
+    """A whole game at ``table`` as a board sends it: its game line, its entries, its result."""
     a, b = players
-    table.entry(game, 0, f"game six-card seats={a},{b} dealer={a}")
-    table.entry(game, 1, f"peg {a} 2")
-    table.entry(game, 2, f"peg {b} 2")
-    return table.result(game, 3, {a: scores[0], b: scores[1]})
+    lines = peg_lines(players, scores)
+    for seq, line in enumerate(lines):
+        table.entry(game, seq, line)
+    return table.result(game, len(lines) - 1, {a: scores[0], b: scores[1]})
 
 
 @pytest.fixture
