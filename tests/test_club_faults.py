@@ -23,7 +23,17 @@ from ledger.hub import HubReader
 from ledger.reader import LedgerReader
 
 from broker import Listener, Mosquitto, free_port
-from club_hub import ConsoleTable, HubProcess, acc_standings, feed_of, game_lines, peg_lines, result_payload, until, wait_for
+from club_hub import (
+    ConsoleTable,
+    HubProcess,
+    acc_standings,
+    feed_of,
+    game_lines,
+    peg_lines,
+    result_payload,
+    until,
+    wait_for,
+)
 from test_club_night import games_in
 from waits import CEILING_S, eventually
 

@@ -121,7 +121,8 @@ class Hub:
         self.commands = Commands(self)
         self.register(settings.players, initial=True)
         self.state.load(self.ledger.reader())
-        self._held_said = {game.key: (game.status, game.reason) for game in self.view.held}
+        self._held_said: dict[tuple, tuple[str, str | None] | None] = {
+            game.key: (game.status, game.reason) for game in self.view.held}
         self._put()
         if not settings.players and not self.view.rounds:
             self.journal.say("no pairings tonight (no --players): any table may report any game, and counts it; "
@@ -397,7 +398,7 @@ class Hub:
         """One line for each of these games newly held, or held for another reason (see night.HELD)."""
         for key in keys:
             game = self.state.book.game(key)
-            said = (game.status, game.reason) if game.status in nights.HELD else None
+            said: tuple[str, str | None] | None = (game.status, game.reason) if game.status in nights.HELD else None
             if self._held_said.get(key) == said:
                 continue
             self._held_said[key] = said

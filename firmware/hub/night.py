@@ -341,7 +341,7 @@ class NightBook:
         self.night = night
         self.rules = Rules.of(night)
         self.checked = entries_checked  # False: results are taken as sent (see games())
-        self._lines: dict[tuple, dict[int, str]] = {}  # game key -> {seq: line}, as kept
+        self._entries: dict[tuple, dict[int, str]] = {}  # game key -> {seq: line}, as kept
         self._verdicts: dict[tuple, tuple[int, str, str | None]] = {}  # game key -> (result row id, verdict)
         self._base: dict[tuple, tuple[str, GameResult | None, str | None]] = {}  # before its pairing is looked for
         self._active: dict[str, str] = {}  # key -> name, in the order last added
@@ -390,9 +390,9 @@ class NightBook:
 
     def add_entries(self, rows) -> None:
         """Entries kept: (game key, seq, line) each. A game whose result waits for them is worked out again."""
-        touched = {}
+        touched: dict[tuple, None] = {}
         for key, seq, line in rows:
-            self._lines.setdefault(key, {}).setdefault(seq, line)
+            self._entries.setdefault(key, {}).setdefault(seq, line)
             touched[key] = None
         for key in touched:
             if key in self._first and self._verdicts.get(key, (0, "", None))[1] == "waiting":
@@ -470,7 +470,7 @@ class NightBook:
         known = self._verdicts.get(key)
         if known is not None and known[0] == last.id and known[1] != "waiting":
             return known[1], known[2]
-        status, reason = verdict(last.payload, self._lines.get(key, {}))
+        status, reason = verdict(last.payload, self._entries.get(key, {}))
         self._verdicts[key] = (last.id, status, reason)
         return status, reason
 
