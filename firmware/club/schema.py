@@ -213,7 +213,7 @@ def decode(kind: str, table: str, data: bytes) -> dict:
 _MISSING = object()
 
 
-class _DuplicateKey(ValueError):
+class _DuplicateKey(PayloadError):
     """A JSON object that gives one key twice (the key is the argument)."""
 
 
