@@ -61,12 +61,24 @@ def parse_broker(url: str, username: str | None = None, password: str | None = N
     if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
         raise BrokerError(f"broker {url!r}: give only the host and port (the user name and password are "
                           "[club] username and password)")
+    host = _host(parts.hostname)
+    if scheme == "mqtt" and port == SCHEMES["mqtts"]:  # a plain CONNECT, password and all, to the TLS port
+        raise BrokerError(f"broker {url!r}: {port} is the TLS port and mqtt:// would send the password in clear: "
+                          f"write mqtts://{host}:{port} with its CA file, or mqtt://{host}:{SCHEMES['mqtt']}")
+    if scheme == "mqtts" and port == SCHEMES["mqtt"]:
+        raise BrokerError(f"broker {url!r}: {port} is plain MQTT's port: write mqtt://{host}:{port}, "
+                          f"or mqtts://{host}:{SCHEMES['mqtts']} for TLS")
     if ca_file and scheme != "mqtts":
         raise BrokerError(f"a CA file is for mqtts:// brokers; {url!r} is plain MQTT")
     if password and not username:
         raise BrokerError("a broker password needs a user name ([club] username)")
     return Broker(parts.hostname, port or SCHEMES[scheme], scheme == "mqtts", ca_file or None,
                   username or None, password or None)
+
+
+def _host(name: str) -> str:
+    """A host as an address writes it (an IPv6 address in brackets)."""
+    return f"[{name}]" if ":" in name else name
 
 
 def shown(value: object) -> str:

@@ -189,6 +189,13 @@ class Table:
         self.send("result", payload)
         return payload
 
+    def game(self, game: int, scores: dict[str, int]) -> dict:
+        """A whole two-player game as a board sends it: entries that replay to ``scores``, then its result."""
+        lines = peg_lines(list(scores), tuple(scores.values()))
+        for seq, line in enumerate(lines):
+            self.entry(game, seq, line)
+        return self.result(game, len(lines) - 1, scores)
+
     def close(self) -> None:
         self.client.disconnect()  # first: the network thread then ends at once, not at its next 1 s select
         self.client.loop_stop()
@@ -206,6 +213,20 @@ def result_payload(table: str, ledger: str, game: int, rev: int, scores: dict[st
         outcome = {"winner": winner, "losers": losers, "margin": losers[0]["margin"], "result": "win",
                    "game_points": 2}
     return schema.result_payload(table, ledger, game, rev, status, variant, seats, scores, outcome, None)
+
+
+def peg_lines(players: list[str] | tuple[str, ...], scores: tuple[int, int]) -> list[str]:
+    """A six-card game's record that replays to ``scores`` (the first player's, the second's): its game
+    line, the loser pegging to its score, then the winner to its own (121 ends the game)."""
+    first, second = players
+    lines = [f"game six-card seats={first},{second} dealer={first}"]
+    order = ((second, scores[1]), (first, scores[0]))
+    for who, score in (order if scores[0] >= scores[1] else order[::-1]):
+        left = score
+        while left > 0:
+            lines.append(f"peg {who} {min(12, left)}")
+            left -= min(12, left)
+    return lines
 
 
 def acc_standings(games: list[tuple[str, int, str, int]]) -> list[dict]:

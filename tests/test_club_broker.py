@@ -333,7 +333,8 @@ def test_a_tables_login_cannot_take_the_hubs_session_or_another_tables(tmp_path)
 def test_the_tls_set_up_carries_a_night_to_the_hub_and_a_board_without_the_ca_is_refused(tmp_path):
     """club-broker.sh --tls: a CA and the broker's certificate made once; Mosquitto with the config it
     wrote (only the port moved); a console table with the printed section (ca_file copied) plays a
-    game, the hub (its printed command) counts it; a client without the CA cannot connect."""
+    game, the hub (its printed command) counts it; a client without the CA cannot connect, and a board
+    given another CA says in one line that the broker's certificate does not verify against that file."""
     import ssl
 
     from club_hub import ConsoleTable, HubProcess, game_lines, wait_for
@@ -389,6 +390,18 @@ def test_the_tls_set_up_carries_a_night_to_the_hub_and_a_board_without_the_ca_is
         wait_for(lambda: hub.rounds()["over"], f"the game did not reach the hub: {hub.log()} {board.log()}")
         assert board.close() == 0, board.log()
         assert sum(line["games"] for line in hub.standings()) == 2
+        other = tmp_path / "other-ca.pem"  # a CA that did not sign the broker's certificate
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                        "-keyout", str(tmp_path / "other-ca.key"), "-out", str(other), "-days", "1",
+                        "-subj", "/CN=another club"], capture_output=True, check=True)
+        section["ca_file"] = str(other)
+        (tmp_path / "wrong").mkdir()
+        board = ConsoleTable(tmp_path / "wrong", url, "3", club="thursday",
+                             settings=[f"club.{key}={value}" for key, value in section.items() if key != "broker"])
+        wait_for(lambda: "does not verify" in board.log(), f"the board did not say why: {board.log()}")
+        said = [line for line in board.log().splitlines() if "does not verify" in line]
+        assert len(said) == 1 and f"is not trusted (its certificate does not verify against CA file {other}: " \
+            "self-signed certificate in certificate chain)" in said[0], said
     finally:
         if board is not None and board.process.poll() is None:
             board.close()

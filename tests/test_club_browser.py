@@ -49,10 +49,9 @@ def test_the_club_page_updates_live_and_reads_on_a_tv_and_a_phone(tmp_path, brok
         for table in tables.values():
             table.online()
         a, b = pairings["1"]
-        tables["1"].entry(1, 0, f"game six-card seats={a},{b} dealer={a}")
-        tables["1"].result(1, 30, {a: 121, b: 84})
+        tables["1"].game(1, {a: 121, b: 84})
         c, d = pairings["2"]
-        tables["2"].result(1, 28, {c: 102, d: 121})
+        tables["2"].game(1, {c: 102, d: 121})
         wait_for(lambda: sum(line["games"] for line in hub.standings()) == 4, "the results were not counted")
         e, f = pairings["3"]
         tables["3"].state(1, 12, {e: 47, f: 62}, next_seat=e)
@@ -61,7 +60,7 @@ def test_the_club_page_updates_live_and_reads_on_a_tv_and_a_phone(tmp_path, brok
         browser.execute_script("document.body.dataset.marker = 'same page'")
         assert leaders(browser)[:2] == [a, d]  # the skunk (3 points) above the plain win (2)
         g, h = pairings["4"]
-        tables["4"].result(1, 33, {g: 121, h: 40})  # a skunk with a bigger spread: to the top
+        tables["4"].game(1, {g: 121, h: 40})  # a skunk with a bigger spread: to the top
         page_wait(browser, lambda driver: leaders(driver)[0] == g)
         assert browser.execute_script("return document.body.dataset.marker") == "same page"  # no reload
         shown = browser.find_element("css selector", "#live").text
@@ -122,7 +121,7 @@ def test_the_page_kept_up_by_changes_alone_equals_the_page_loaded_anew(tmp_path,
         for k, name in enumerate(names[:7]):
             a, b = pairings[name]
             tables[name].online()
-            tables[name].result(1, 30, {a: 121, b: 60 + 5 * k})
+            tables[name].game(1, {a: 121, b: 60 + 5 * k})
         tables["9"].online()
         tables["9"].state(1, 12, dict.fromkeys(pairings["9"], 33), next_seat=pairings["9"][0])
         wait_for(lambda: sum(line["games"] for line in hub.standings()) == 14, "the results were not counted")
@@ -130,7 +129,7 @@ def test_the_page_kept_up_by_changes_alone_equals_the_page_loaded_anew(tmp_path,
         tables["9"].online(False)
         for name in names[7:]:
             a, b = pairings[name]
-            tables[name].result(1, 30, {a: 100, b: 121})
+            tables[name].game(1, {a: 100, b: 121})
         wait_for(lambda: hub.rounds()["round"] == 2, f"round 2 was not made: {hub.log()}")
         same_as_a_new_page("after the round's last results and a new round")
         text = live_text(browser)

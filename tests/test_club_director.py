@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from firmware.club import schema
 from firmware.club.broker import parse_broker
 from firmware.hub.director import HELP, QUIT, command
 from firmware.hub.hub import DirectorError, Hub, Journal, Settings
@@ -14,7 +15,7 @@ from firmware.hub.inbox import Connected, Received
 from firmware.hub.pages import FORMULA_STARTS, neutral, night_csv
 from ledger.hub import HubLedger
 
-from club_hub import result_payload
+from club_hub import peg_lines, result_payload
 
 
 def make_hub(path, night: str = "n1", players=("Ann", "Bob", "Cy", "Di")) -> Hub:
@@ -38,8 +39,12 @@ def hub(tmp_path):
 
 
 def play(hub: Hub, table: str, game: int, scores: dict[str, int]) -> None:
-    """A result as it would come from a table, through the writer thread."""
-    payload = result_payload(table, "0123456789abcdef", game, 10, scores)
+    """A game as it would come from a table, its entries and its result, through the writer thread."""
+    lines = peg_lines(list(scores), tuple(scores.values()))
+    for seq, line in enumerate(lines):
+        entry = schema.entry_payload(table, "0123456789abcdef", game, seq, line, None)
+        hub.inbox.put(Received("entry", table, entry, 0, 0, 0))
+    payload = result_payload(table, "0123456789abcdef", game, len(lines) - 1, scores)
     hub.inbox.put(Received("result", table, payload, 0, 0, 0))
     hub.run(lambda: None)  # the writer has taken it once this job runs after it
 
@@ -105,11 +110,14 @@ def test_the_season_adds_up_every_night_each_by_its_rule(tmp_path):
     first.ledger.close()
     second = make_hub(path, "n2")
     try:
-        play(second, "1", 2, {a: 121, b: 100})  # the board's next game: its numbers go on
+        c, d = second.snapshot.view.rounds[0].pairings[0].players  # the second night's pairing at table 1
+        play(second, "1", 2, {c: 121, d: 100})  # the board's next game: its numbers go on
         night = {line.player: line for line in second.snapshot.view.standings}
         season = {line.player: line for line in second.snapshot.season}
-        assert (night[a].games, night[a].game_points) == (1, 2)
-        assert (season[a].games, season[a].game_points, season[a].spread) == (2, 5, 41 + 21)
+        assert (night[c].games, night[c].game_points) == (1, 2)
+        tonight = (1, 2, 21) if a == c else (1, 0, -21) if a == d else (0, 0, 0)
+        assert (season[a].games, season[a].game_points, season[a].spread) == (1 + tonight[0], 3 + tonight[1],
+                                                                              41 + tonight[2])
         assert command(second, "standings season").startswith("season")
     finally:
         second.stop()

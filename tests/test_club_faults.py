@@ -9,6 +9,7 @@ broker held) and its ACL, a login for the hub and one for each table. Tables are
 
 from __future__ import annotations
 
+import json
 import signal
 from pathlib import Path
 
@@ -22,7 +23,17 @@ from ledger.hub import HubReader
 from ledger.reader import LedgerReader
 
 from broker import Listener, Mosquitto, free_port
-from club_hub import ConsoleTable, HubProcess, acc_standings, feed_of, game_lines, until, wait_for
+from club_hub import (
+    ConsoleTable,
+    HubProcess,
+    acc_standings,
+    feed_of,
+    game_lines,
+    peg_lines,
+    result_payload,
+    until,
+    wait_for,
+)
 from test_club_night import games_in
 from waits import CEILING_S, eventually
 
@@ -469,3 +480,104 @@ def test_an_impossible_result_is_dropped_and_said(night):
     assert all(line["games"] == 0 for line in one.hub.standings())
     one.board("1").feed(game_lines(["Ann", "Bob"], "after the forgery"))
     one.agree(1)
+
+
+def send_game(sender: mqtt.Client, table: str, ledger: str, game: int, players: tuple[str, str],
+              scores: tuple[int, int], entries: bool = True, result: bool = True) -> None:
+    """A whole game as a board sends it, from ``sender``'s login: its entries (which replay to ``scores``)
+    and its finished result."""
+    lines = peg_lines(players, scores)
+    if entries:
+        for seq, line in enumerate(lines):
+            payload = schema.entry_payload(table, ledger, game, seq, line, None)
+            sender.publish(f"cribbage/{CLUB}/table/{table}/entry", schema.encode(payload), qos=1).wait_for_publish(5)
+    if result:
+        payload = result_payload(table, ledger, game, len(lines) - 1, dict(zip(players, scores)))
+        sender.publish(f"cribbage/{CLUB}/table/{table}/result", schema.encode(payload), qos=1).wait_for_publish(5)
+
+
+def test_results_of_no_pairing_are_held_for_the_director_and_count_once_accepted(night):
+    """Table 1's login (and table 3's, a board the broker knows and the night has not) send whole games
+    whose entries replay to them: 10 wins for table 1's first player over the second as table 3, 5 wins
+    at table 1 for the players of table 2, 3 wins for Zed, who is not registered. All 18 are kept, said and
+    listed as unpaired, and none counts: the standings are the tables' own. The director accepts each from
+    the console, and then each counts, once."""
+    one = night("--players", "Ann,Bob,Cy,Di", "--tables", "1,2", "--rounds", "1")
+    one.hub.console = True
+    one.hub.start()
+    pairings = one.pairings(1)
+    (p, q), (r, s) = pairings["1"], pairings["2"]
+    forged = [("3", "ab" * 8, k, (p, q), (121, 80)) for k in range(1, 11)]
+    forged += [("1", "cd" * 8, k, (r, s), (121, 100)) for k in range(1, 6)]
+    forged += [("1", "ef" * 8, k, ("Zed", p), (121, 95)) for k in range(1, 4)]
+    for login in ("3", "1"):
+        sender = client(one, login, login)
+        for table, ledger, game, players, scores in forged:
+            if table == login:
+                send_game(sender, table, ledger, game, players, scores)
+        sender.disconnect()
+        sender.loop_stop()
+    wait_for(lambda: len(one.hub.rounds()["held"]) == 18, f"not all held: {one.hub.rounds()} {one.hub.log()}")
+    assert all(game["status"] == "unpaired" for game in one.hub.rounds()["held"])
+    assert one.hub.log().count("unpaired: ") == 18
+    assert f"unpaired: {p} v {q} from table 3: no pairing of the night's at that table" in one.hub.log()
+    for table, players in pairings.items():
+        one.board(table).feed(game_lines(players, f"held round 1 table {table}"))
+    wait_for(lambda: one.hub.rounds()["over"], f"the round did not end: {one.hub.log()}")
+    one.agree(2)  # the tables' own games only
+    one.hub.say("held")
+    wait_for(lambda: "18 games held" in one.hub.output(), f"not listed: {one.hub.output()}")
+    held = {(game["table"], game["ledger"], game["game"]) for game in one.hub.rounds()["held"]}
+    for table, ledger, game in sorted(held):
+        ref = f"{game}@{ledger[:4]}" if table == "1" else str(game)
+        one.hub.say(f"accept {table} {ref} reason=\"checked with the players\"")
+    wait_for(lambda: not one.hub.rounds()["held"], f"not all accepted: {one.hub.output()}")
+    expected = acc_standings(one.played() + [(players[0], scores[0], players[1], scores[1])
+                                             for _, _, _, players, scores in forged])
+    assert until(lambda: one.hub.standings() == expected), (one.hub.standings(), expected)
+
+
+def test_a_result_its_entries_contradict_is_a_conflict_and_one_whose_entries_come_late_counts_once(night):
+    """Table 1's login sends a game line and heels and then a result saying the second player won 121 to
+    0: a conflict, said in one line, listed, counted for nobody. Then a result whose entries have not
+    come: it waits; its entries sent after it, it counts; all of it sent again, it still counts once."""
+    one = night("--players", "Ann,Bob,Cy,Di", "--tables", "1,2", "--rounds", "1")
+    one.hub.console = True
+    one.hub.start()
+    first, second = one.pairings(1)["1"]
+    forger = client(one, "1", "1")
+    try:
+        ledger = "a1" * 8
+        for seq, line in enumerate([f"game six-card seats={first},{second} dealer={first}", "heels"]):
+            payload = schema.entry_payload("1", ledger, 1, seq, line, None)
+            forger.publish(f"cribbage/{CLUB}/table/1/entry", schema.encode(payload), qos=1).wait_for_publish(5)
+        lie = result_payload("1", ledger, 1, 1, {first: 0, second: 121})
+        forger.publish(f"cribbage/{CLUB}/table/1/result", schema.encode(lie), qos=1).wait_for_publish(5)
+        wait_for(lambda: "conflict with its entries: table 1 game 1" in one.hub.log(), f"not said: {one.hub.log()}")
+        said = [line for line in one.hub.log().splitlines() if "conflict with its entries" in line]
+        assert len(said) == 1 and f"its entries give {first} 2, {second} 0, not finished" in said[0], said
+        one.hub.say("held")
+        wait_for(lambda: "1 game held" in one.hub.output(), f"not listed: {one.hub.output()}")
+        assert "conflict: table 1 game 1" in one.hub.output()
+        assert all(line["games"] == 0 for line in one.hub.standings())
+
+        ledger = "b2" * 8
+        send_game(forger, "1", ledger, 1, (first, second), (121, 70), entries=False)
+        wait_for(lambda: "waiting: table 1 game 1" in one.hub.log(), f"not said: {one.hub.log()}")
+        assert all(line["games"] == 0 for line in one.hub.standings())
+        send_game(forger, "1", ledger, 1, (first, second), (121, 70), result=False)
+        expected = acc_standings([(first, 121, second, 70)])
+        wait_for(lambda: [s for s in one.hub.standings() if s["games"]] == expected,
+                 f"the game did not count: {one.hub.standings()} {one.hub.log()}")
+        words: list[dict] = []  # the hub's word on what it kept, said after each commit of this ledger
+        forger.on_message = lambda c, u, message: words.append(json.loads(message.payload))
+        forger.subscribe(f"cribbage/{CLUB}/table/1/kept", qos=1)
+        wait_for(lambda: any(word["ledger"] == ledger for word in words), "no word from the hub")
+        heard = len(words)
+        send_game(forger, "1", ledger, 1, (first, second), (121, 70))  # all of it again: still once
+        wait_for(lambda: any(w["ledger"] == ledger for w in words[heard:]), "the resend was not kept")
+        assert [s for s in one.hub.standings() if s["games"]] == expected
+        assert [game["status"] for game in one.hub.rounds()["held"]] == ["conflict"]
+    finally:
+        forger.disconnect()
+        forger.loop_stop()

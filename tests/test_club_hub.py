@@ -21,7 +21,7 @@ from ledger.hub import HubLedger, HubReader
 from scorer.standings import name_key
 
 from broker import Listener, Mosquitto, environment, free_port
-from club_hub import CLUB, HubProcess, Table, acc_standings, wait_for
+from club_hub import CLUB, HubProcess, Table, acc_standings, peg_lines, wait_for
 from waits import CEILING_S
 
 pytestmark = pytest.mark.broker  # a real Mosquitto (tests/broker.py)
@@ -46,12 +46,12 @@ def pairing_of(hub: HubProcess, table: str, round_number: int | None = None) -> 
 
 
 def play(table: Table, game: int, players: list[str], scores: tuple[int, int]) -> dict:
-    """A whole game at ``table`` as a board sends it: its game line, two entries, its result."""
+    """A whole game at ``table`` as a board sends it: its game line, its entries, its result."""
     a, b = players
-    table.entry(game, 0, f"game six-card seats={a},{b} dealer={a}")
-    table.entry(game, 1, f"peg {a} 2")
-    table.entry(game, 2, f"peg {b} 2")
-    return table.result(game, 3, {a: scores[0], b: scores[1]})
+    lines = peg_lines(players, scores)
+    for seq, line in enumerate(lines):
+        table.entry(game, seq, line)
+    return table.result(game, len(lines) - 1, {a: scores[0], b: scores[1]})
 
 
 @pytest.fixture
@@ -76,8 +76,9 @@ def test_a_redelivered_entry_or_result_is_counted_once(hub, tables):
     players = pairing_of(hub, "1")
     sent = play(tables["1"], 1, players, (121, 100))
     tables["1"].send("result", sent)  # the same again, as a redelivery
-    tables["1"].entry(1, 2, f"peg {players[1]} 2")
-    wait_for(lambda: kept(hub)["results"] == 1 and kept(hub)["entries"] == 3, f"the hub kept {kept(hub)}")
+    lines = peg_lines(players, (121, 100))
+    tables["1"].entry(1, 2, lines[2])
+    wait_for(lambda: kept(hub)["results"] == 1 and kept(hub)["entries"] == len(lines), f"the hub kept {kept(hub)}")
     standings = {line["player"]: line for line in hub.standings()}
     assert standings[players[0]]["games"] == 1 and standings[players[0]]["game_points"] == 2
     assert standings[players[1]]["losses"] == 1 and standings[players[1]]["spread"] == -21
@@ -112,7 +113,8 @@ def test_pairings_are_published_retained_as_the_board_reads_them(hub, broker):
 
 
 def test_malformed_messages_are_one_line_each_and_the_hub_goes_on(hub, tables):
-    """Not JSON, too big, the wrong type, another table's claim, another version: one line each, no traceback."""
+    """Not JSON, too big, the wrong type, another table's claim, another version, a version of 1.0, a key
+    given twice, a line that is no record line: one line each, no traceback."""
     table = tables["1"]
     players = pairing_of(hub, "1")
     bad = [
@@ -123,6 +125,9 @@ def test_malformed_messages_are_one_line_each_and_the_hub_goes_on(hub, tables):
         json.dumps({"v": 1, "table": "1", "ledger": "0" * 16, "game": "one", "seq": 0, "line": "x"}).encode(),
         json.dumps({"v": 1, "table": "2", "ledger": "0" * 16, "game": 1, "seq": 0, "line": "x"}).encode(),
         json.dumps({"v": 7, "table": "1"}).encode(),
+        json.dumps({"v": 1.0, "table": "1", "ledger": "0" * 16, "game": 1, "seq": 1, "line": "heels"}).encode(),
+        b'{"v": 1, "table": "2", "table": "1", "ledger": "0000000000000000", "game": 1, "seq": 1, "line": "heels"}',
+        json.dumps({"v": 1, "table": "1", "ledger": "0" * 16, "game": 1, "seq": 1, "line": "xyzzy 3"}).encode(),
     ]
     for payload in bad:
         table.send("entry", payload)
@@ -133,8 +138,10 @@ def test_malformed_messages_are_one_line_each_and_the_hub_goes_on(hub, tables):
     assert log.count("ignored:") == len(bad) + 1
     assert "Traceback" not in log
     assert "claims table '2' on table 1's topic" in log
+    assert "schema version 1.0" in log and "the key 'table' is given twice" in log
+    assert "'xyzzy 3' is not a record line" in log
     assert hub.process.poll() is None
-    assert kept(hub)["entries"] == 3
+    assert kept(hub)["entries"] == len(peg_lines(players, (121, 95)))
 
 
 def test_a_flood_of_bad_messages_is_rate_limited_in_the_log(hub, tables):
@@ -204,7 +211,8 @@ def test_the_night_csv_cannot_run_as_a_formula(tmp_path, broker):
                                  if any(p[0] in "-@" for p in pairing_of(hub, name)))
             players.sort(key=lambda p: p[0] not in "-@")  # the formula-like name first: it starts the seats cell
             play(tables[name], 1, players, (121, 90))
-            wait_for(lambda: kept(hub)["results"] == 1, "the game was not kept")
+            wait_for(lambda: len(list(csv.reader(io.StringIO(hub.get("/club/night.csv"))))) == 2,
+                     f"the game is not in the CSV: {hub.log()}")  # the page's snapshot follows the commit
             text = hub.get("/club/night.csv")
         finally:
             for table in tables.values():
@@ -365,7 +373,8 @@ def test_the_hub_killed_with_kill_9_loses_nothing_and_counts_nothing_twice(tmp_p
         hub.start()
         wait_for(lambda: kept(hub)["results"] == 2 and hub.rounds()["round"] == 2,
                  f"the hub did not catch up: {kept(hub)}")
-        wait_for(lambda: kept(hub)["entries"] == 39 + 3 + 3, f"entries lost or doubled: {kept(hub)}")
+        sent = 39 + len(peg_lines(first["1"], (121, 60))) + len(peg_lines(first["2"], (121, 95)))
+        wait_for(lambda: kept(hub)["entries"] == sent, f"entries lost or doubled: {kept(hub)}")
         expected = acc_standings([(first["1"][0], 121, first["1"][1], 60), (first["2"][0], 121, first["2"][1], 95)])
         assert hub.standings() == expected
         assert kept(hub)["rounds"] == 2  # round 1 not made again on the restart
@@ -386,7 +395,7 @@ def test_the_broker_restarted_mid_night_loses_nothing(tmp_path, broker):
             play(tables["2"], 1, first["2"], (121, 55))
             wait_for(lambda: kept(hub)["results"] == 2, f"a result was lost: {kept(hub)} {hub.log()}")
             wait_for(lambda: hub.rounds()["round"] == 2, "round 2 was not made")
-            assert kept(hub)["entries"] == 6
+            assert kept(hub)["entries"] == len(peg_lines(first["1"], (121, 110))) + len(peg_lines(first["2"], (121, 55)))
             assert hub.standings() == acc_standings([(first["1"][0], 121, first["1"][1], 110),
                                                      (first["2"][0], 121, first["2"][1], 55)])
             assert "reconnect" in hub.log() or hub.log().count("connected to") >= 2

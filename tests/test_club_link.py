@@ -415,6 +415,9 @@ def test_watermark_for_another_club_or_ledger_is_not_taken(tmp_path):
     (["club.name=a/b"], "use 1 to 32 letters"),
     (["club.broker=mqtt://h:1", "club.name=a", "club.table=1", "club.ca_file=/x.pem"], "a CA file is for mqtts"),
     (["club.broker=mqtt://u:p@h:1", "club.name=a", "club.table=1"], "give only the host and port"),
+    (["club.broker=mqtt://h:8883", "club.name=a", "club.table=1"], "8883 is the TLS port and mqtt:// would send "
+     "the password in clear: write mqtts://h:8883 with its CA file, or mqtt://h:1883"),
+    (["club.broker=mqtts://h:1883", "club.name=a", "club.table=1"], "1883 is plain MQTT's port"),
     (["club.broker=mqtt://h:1", "club.name=a", "club.table=homeassistant"], "is not a table's"),
     (["club.broker=mqtt://h:1", "club.name=a", "club.table=bridge-north"], "names a room's bridge"),
 ])

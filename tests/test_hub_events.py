@@ -15,7 +15,7 @@ from firmware.hub.night import next_pairings
 from firmware.hub.state import NightState, Shown
 from ledger.hub import HubLedger
 
-from club_hub import result_payload
+from club_hub import peg_lines, result_payload
 
 TABLES = [str(k) for k in range(1, 1001)]
 PLAYERS = [f"P{k:04}" for k in range(2000)]
@@ -84,9 +84,13 @@ def test_a_busy_second_at_a_thousand_tables_is_events_of_at_most_16_kb(night):
         with ledger.write() as w:
             for table in rng.sample(TABLES, 30):
                 a, b = pairings[table]
-                payload = result_payload(table, "a" * 16, 10 + second, 30, {a: 121, b: rng.randint(40, 120)})
+                lost = rng.randint(40, 120)
+                lines = peg_lines((a, b), (121, lost))
+                for seq, line in enumerate(lines):
+                    w.add_entry(row.id, "thu", table, "a" * 16, 10 + second, seq, line, None)
+                payload = result_payload(table, "a" * 16, 10 + second, len(lines) - 1, {a: 121, b: lost})
                 w.add_result(row.id, 1, "thu", payload)
-        state.read(ledger.reader(), ("results",))
+        state.read(ledger.reader(), ("entries", "results"))
         snap = state.put("connected", None)
         latest, shown = state.since(before.version)
         assert latest is snap and len(shown.tables) >= 300 and len(shown.players) >= 50

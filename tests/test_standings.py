@@ -257,7 +257,7 @@ def test_a_correction_overrides_a_later_one_supersedes_and_restore_drops_it():
     assert (view.standings[0].player, view.standings[0].game_points, view.games[0].status) == ("A", 2, "finished")
 
 
-def test_results_take_their_pairing_late_ones_too_and_others_are_unpaired():
+def test_results_take_their_pairing_late_ones_too_and_others_are_held_unpaired():
     rounds = [round_row(1, PairingRow("1", ("A", "B"), False), PairingRow("2", ("C", "D"), False)),
               round_row(2, PairingRow("1", ("A", "C"), False), PairingRow("2", ("B", "D"), False))]
     rows = [result_row(1, "1", 1, 5, {"B": 121, "A": 99}, round_number=1),
@@ -267,7 +267,8 @@ def test_results_take_their_pairing_late_ones_too_and_others_are_unpaired():
     assert view.rounds[0].complete and not view.rounds[1].complete
     assert [p.game.game if p.game else None for p in view.rounds[0].pairings] == [1, 1]
     assert [g.game for g in view.unpaired] == [2]
-    assert sum(line.games for line in view.standings) == 6  # the unpaired game counts too
+    assert view.unpaired[0].status == "unpaired" and view.held == view.unpaired
+    assert sum(line.games for line in view.standings) == 4  # the unpaired game counts for nobody
 
 
 def test_the_next_round_avoids_repeats_and_uses_the_tables_in_name_order():
@@ -285,3 +286,73 @@ def test_a_removed_player_is_not_paired_but_keeps_their_games():
     assert view.players == ("A", "C")
     assert {line.player for line in view.standings} == {"A", "B", "C"}
     assert nights.next_pairings(view, ["1"]) == [PairingRow("1", ("A", "C"), False)]
+
+
+def checked_result(row_id, table, game, lines, scores, round_number=1, ledger="b" * 16):
+    """A finished result of ``rev`` len(lines) - 1, as a board sends it (margin included)."""
+    row = result_row(row_id, table, game, len(lines) - 1, scores, round_number=round_number, ledger=ledger)
+    winner = row.payload["winner"]
+    row.payload["margin"] = scores[winner] - min(scores.values())
+    return row
+
+
+def both(rows_in, rounds, entries):
+    """The night by view() and by a NightBook fed the same rows (entries first), which must agree."""
+    book = nights.NightBook(NIGHT)
+    book.add_players(players("A", "B", "C", "D"))
+    book.add_rounds(rounds)
+    book.add_entries((key, seq, line) for key, lines in entries.items() for seq, line in lines.items())
+    book.add_results(rows_in)
+    derived = nights.view(NIGHT, players("A", "B", "C", "D"), rows_in, rounds, [], entries)
+    assert book.view() == derived
+    return derived
+
+
+def test_a_result_stands_only_on_its_entries_and_its_pairing():
+    """The result its entries replay to, at its pairing, counts; one they contradict is a conflict, one
+    whose entries are missing waits, one of no pairing is unpaired: each held, counted for nobody."""
+    from club_hub import peg_lines
+
+    rounds = [round_row(1, PairingRow("1", ("A", "B"), False), PairingRow("2", ("C", "D"), False))]
+    good, later = peg_lines(("A", "B"), (121, 100)), peg_lines(("C", "D"), (121, 90))
+    heels = ["game six-card seats=C,D dealer=C", "heels"]
+    key = lambda table, game: ("thu", table, "b" * 16, game)  # noqa: E731
+    rows = [checked_result(1, "1", 1, good, {"A": 121, "B": 100}),
+            result_row(2, "2", 1, 1, {"D": 121, "C": 0}, ledger="b" * 16),  # its entries: a game line and heels
+            checked_result(3, "2", 2, later, {"C": 121, "D": 90}),
+            checked_result(4, "3", 1, good, {"A": 121, "B": 100})]  # table 3: the night has none
+    rows[1].payload["margin"] = 121
+    entries = {key("1", 1): dict(enumerate(good)), key("2", 1): dict(enumerate(heels)),
+               key("2", 2): dict(enumerate(later[:2])),
+               key("3", 1): dict(enumerate(good))}
+    view = both(rows, rounds, entries)
+    assert [(g.table, g.game, g.status) for g in view.games] == [
+        ("1", 1, "finished"), ("2", 1, "conflict"), ("2", 2, "waiting"), ("3", 1, "unpaired")]
+    assert "its entries give C 2, D 0, not finished" in view.games[1].reason
+    assert view.games[2].reason.startswith("waits for its entries 2-")
+    assert view.games[3].reason == "A v B from table 3: no pairing of the night's at that table"
+    assert sum(line.games for line in view.standings) == 2 and view.rounds[0].pairings[1].game is None
+    open_night = both(rows, [], entries)  # no round at all: any table may report any game
+    assert [g.status for g in open_night.games] == ["finished", "conflict", "waiting", "finished"]
+    late = dict(entries)
+    late[key("2", 2)] = dict(enumerate(later))
+    assert [g.status for g in both(rows, rounds, late).games][2] == "finished"
+
+
+def test_a_book_counts_a_waiting_result_once_its_entries_come():
+    """Entries that arrive after their result settle it: the book's view equals the derivation's."""
+    from club_hub import peg_lines
+
+    lines = peg_lines(("A", "B"), (121, 70))
+    key = ("thu", "1", "b" * 16, 1)
+    rounds = [round_row(1, PairingRow("1", ("A", "B"), False))]
+    row = checked_result(1, "1", 1, lines, {"A": 121, "B": 70})
+    book = nights.NightBook(NIGHT)
+    book.add_players(players("A", "B"))
+    book.add_rounds(rounds)
+    book.add_entries((key, seq, line) for seq, line in enumerate(lines[:5]))
+    book.add_results([row])
+    assert book.view().games[0].status == "waiting" and not book.view().rounds[0].complete
+    book.add_entries((key, seq, line) for seq, line in enumerate(lines) if seq >= 5)
+    assert book.view().games[0].status == "finished" and book.view().rounds[0].complete
+    assert book.view() == nights.view(NIGHT, players("A", "B"), [row], rounds, [], {key: dict(enumerate(lines))})

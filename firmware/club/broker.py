@@ -9,10 +9,11 @@ and its subscriptions, so nothing sent at QoS 1 is lost while it is.
 from __future__ import annotations
 
 import ssl
+import weakref
 
 from ..club_settings import Broker, BrokerError, parse_broker
 
-__all__ = ["Broker", "BrokerError", "parse_broker", "make_client", "refusal"]
+__all__ = ["Broker", "BrokerError", "parse_broker", "make_client", "refusal", "tls_failure"]
 
 KEEPALIVE_S = 30  # a dead link is noticed within 1.5x this
 RECONNECT_MIN_S, RECONNECT_MAX_S = 1, 30  # paho's back-off between attempts to reconnect
@@ -38,8 +39,37 @@ def make_client(broker: Broker, client_id: str, manual_ack: bool = False):
         except (OSError, ssl.SSLError) as error:
             raise BrokerError(f"CA file {broker.ca_file}: {getattr(error, 'strerror', None) or error}: "
                               "give a readable PEM file in [club] ca_file") from None
+        context.sslsocket_class = _watched(client, broker.ca_file)
         client.tls_set_context(context)
     return client
+
+
+_FAILURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # client -> its last handshake's failure
+
+
+def _watched(client, ca_file: str | None) -> type[ssl.SSLSocket]:
+    """An SSLSocket class that notes, for ``client``, why its handshake failed to verify the broker
+    (paho's reconnect drops the exception and reports only that the connection failed)."""
+    where = f"CA file {ca_file}" if ca_file else "the system's CA certificates"
+
+    class Watched(ssl.SSLSocket):
+        def do_handshake(self, *args, **kwargs):
+            try:
+                result = super().do_handshake(*args, **kwargs)
+            except ssl.SSLCertVerificationError as error:
+                _FAILURES[client] = (f"its certificate does not verify against {where}: "
+                                     f"{error.verify_message or error.reason or error}")
+                raise
+            _FAILURES.pop(client, None)
+            return result
+
+    return Watched
+
+
+def tls_failure(client) -> str | None:
+    """Why ``client``'s last TLS handshake did not verify the broker's certificate, in words (None: it did,
+    or there was none)."""
+    return _FAILURES.get(client)
 
 
 def refusal(reason_code) -> tuple[str, bool]:

@@ -55,7 +55,7 @@ from ledger.reader import LedgerReader
 from .. import __version__
 from ..config import ClubConfig
 from . import schema
-from .broker import KEEPALIVE_S, BrokerError, make_client, refusal
+from .broker import KEEPALIVE_S, BrokerError, make_client, refusal, tls_failure
 from .outbox import WATERMARK_SUFFIX, Watermark, result_payload_of, result_rev
 
 if TYPE_CHECKING:  # annotations only: paho is imported when the link starts
@@ -258,7 +258,8 @@ class ClubLink:
         self._wake.set()
 
     def _on_connect_fail(self, client, userdata) -> None:
-        self._offline("cannot reach it")
+        failure = tls_failure(client)
+        self._offline(f"is not trusted ({failure})" if failure else "cannot reach it")
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         if self.state == "refused" or self._stop.is_set():

@@ -182,15 +182,17 @@ def decode(kind: str, table: str, data: bytes) -> dict:
     if len(data) > limit:
         raise PayloadError(f"{kind}: {len(data)} bytes, more than the {limit} a {kind} may have")
     try:
-        payload = json.loads(data.decode("utf-8"))
+        payload = json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys)
     except UnicodeDecodeError as error:
         raise PayloadError(f"{kind}: not UTF-8 text (byte {error.start + 1})") from None
+    except _DuplicateKey as error:
+        raise PayloadError(f"{kind}: the key {shown(error.args[0])} is given twice; a payload names each once") from None
     except (ValueError, RecursionError):
         raise PayloadError(f"{kind}: not JSON") from None
     if not isinstance(payload, dict):
         raise PayloadError(f"{kind}: a JSON object is needed, not {type(payload).__name__}")
     version = payload.get("v")
-    if version != VERSION or isinstance(version, bool):
+    if type(version) is not int or version != VERSION:  # not 1.0, not true
         raise PayloadError(f"{kind}: schema version {shown(version)}; this hub reads version {VERSION}")
     if kind in TABLE_KINDS and payload.get("table") != table:
         raise PayloadError(f"{kind}: claims table {shown(payload.get('table'))} on table {table}'s topic")
@@ -198,6 +200,8 @@ def decode(kind: str, table: str, data: bytes) -> dict:
         problem = check(payload.get(field, _MISSING))
         if problem:
             raise PayloadError(f"{kind}: {field} {problem}")
+    if kind == "entry":
+        _check_entry(payload)
     if kind == "result":
         try:
             _check_result(payload)
@@ -207,6 +211,38 @@ def decode(kind: str, table: str, data: bytes) -> dict:
 
 
 _MISSING = object()
+
+
+class _DuplicateKey(PayloadError):
+    """A JSON object that gives one key twice (the key is the argument)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object's pairs as a dict; _DuplicateKey if a key comes twice (json would keep the last)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _check_entry(payload: dict) -> None:
+    """An entry whose ``line`` reads as a record line: seq 0 a game line (its variant one this
+    cribbage-board knows), every later seq an entry, undo, redo or option, never a game line."""
+    from scorer.errors import CribbageError
+    from scorer.record import GameHeader, parse_line
+
+    line, seq = payload["line"], payload["seq"]
+    try:
+        action = parse_line(line)
+    except CribbageError as error:
+        raise PayloadError(f"entry: line {shown(line)} is not a record line: {error}") from None
+    if action is None:
+        raise PayloadError(f"entry: line {shown(line)} is blank or a comment, not a record line")
+    if (seq == 0) != isinstance(action, GameHeader):
+        raise PayloadError(f"entry: line {shown(line)} as entry {seq}: "
+                           + ("entry 0 is the game line" if seq == 0 else "only entry 0 is a game line"))
 
 
 def _is(kinds: tuple, optional: bool = False):

@@ -102,6 +102,23 @@ class Commands:
         return f"table {table} game {game.game}: {result.winner} wins " + ", ".join(
             f"{side} {score}" for side, score in result.scores)
 
+    def accept(self, table: str, ref: str, reason: str) -> str:
+        """A game held for the director (unpaired, in conflict with its entries, or waiting for them)
+        counted as its table sent it: a correction with the table's own figures and the reason."""
+        from .night import HELD
+
+        game = self.find_game(table, ref)
+        if game.status not in HELD or game.result is None:
+            raise DirectorError(f"table {table} game {game.game} is not held ({game.status}): only a game "
+                                "the held command lists can be accepted")
+        result = game.result
+        with self.hub.ledger.write() as w:
+            w.add_correction(self._night_id, game.key, "correct", f"accepted ({game.status}): "
+                             + (reason.strip() or "the director's word"), result.seats, result.scores, result.winner)
+        self.hub.after_correction()
+        return f"table {table} game {game.game} accepted: {result.winner} wins " + ", ".join(
+            f"{side} {score}" for side, score in result.scores)
+
     def void(self, table: str, ref: str, reason: str) -> str:
         game = self.find_game(table, ref)
         if not reason.strip():

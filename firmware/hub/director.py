@@ -18,6 +18,7 @@ from ledger.errors import LedgerError
 
 from .commands import DirectorError
 from .hub import Hub
+from .night import HELD
 from .pages import places
 
 MAX_LINE = 400
@@ -31,6 +32,10 @@ HELP = """\
   correct TABLE GAME Alice:121 Bob:88 reason="wrong hand pegged"
                           a game's result as it should be (winner=NAME if not the
                           higher score; partners as A+C:121)
+  held                    the games kept but counted for nobody: unpaired (not the
+                          night's pairing at their table), in conflict with their
+                          table's entries, or waiting for their entries
+  accept TABLE GAME [reason="..."]  count a held game as its table sent it
   void TABLE GAME reason="..."      the game counts for nobody
   restore TABLE GAME reason="..."   drop the correction: the table's result counts
   conflicts               what a table sent that was not kept: an entry or result sent
@@ -137,6 +142,8 @@ def command(hub: Hub, line: str):
                               "season" if season else f"night {snap.view.night.name}")
     if verb == "rounds":
         return rounds_text(hub.snapshot.view)
+    if verb == "held":
+        return held_text(hub.snapshot.view)
     if verb == "conflicts":
         return conflicts_text(hub.run(hub.commands.conflicts))
     if verb == "players":
@@ -155,12 +162,14 @@ def command(hub: Hub, line: str):
         return f"round {hub.run(hub.commands.start_night)} made: see rounds"
     if verb == "next":
         return f"round {hub.run(hub.commands.next_round)} made: see rounds"
-    if verb in ("correct", "void", "restore"):
+    if verb in ("correct", "void", "restore", "accept"):
         if len(rest) < 2:
             raise DirectorError(f"{verb} TABLE GAME ...: see help")
         table, ref, options = rest[0], rest[1], rest[2:]
         fields, scores = _fields(options)
         reason = fields.get("reason", "")
+        if verb == "accept":
+            return hub.run(lambda: hub.commands.accept(table, ref, reason))
         if verb == "void":
             return hub.run(lambda: hub.commands.void(table, ref, reason))
         if verb == "restore":
@@ -193,6 +202,18 @@ def _scores(items: list[str]) -> list[tuple[str, int]]:
             raise DirectorError(f"{item!r}: a side's score is NAME:SCORE, e.g. Alice:121")
         out.append((side, int(score)))
     return out
+
+
+def held_text(view) -> str:
+    """The games held for the director, one line each, with the command that counts each."""
+    held = view.held
+    if not held:
+        return "no games held: every game tonight counts, or counts for nobody by its own result"
+    rows = [f"{len(held)} game{'s' if len(held) > 1 else ''} held (counted for nobody until accepted):"]
+    for game in held:
+        rows.append(f"  {game.status}: table {game.table} game {game.game}: {game.reason} "
+                    f"[accept {game.table} {game.game}]")
+    return "\n".join(rows)
 
 
 def standings_text(lines, heading: str) -> str:
@@ -252,10 +273,13 @@ def rounds_text(view) -> str:
             rows.append(f"  table {pairing.table or '-'}: {' v '.join(pairing.players)}: {_game_text(pairing.game)}")
         if each.bye:
             rows.append(f"  bye: {each.bye}")
-    if view.unpaired:
-        rows.append("unpaired games (counted in the standings):")
-        rows += [f"  table {game.table}: {_game_text(game)}" for game in view.unpaired]
-    others = [game for game in view.games if game.status not in ("finished", "corrected")]
+    counted = [game for game in view.unpaired if game.status in ("finished", "corrected")]
+    if counted:
+        rows.append("games of no pairing, counted (a night without pairings, or the director's word):")
+        rows += [f"  table {game.table}: {_game_text(game)}" for game in counted]
+    if view.held:
+        rows.append(held_text(view))
+    others = [game for game in view.games if game.status not in ("finished", "corrected", *HELD)]
     if others:
         rows.append("games that count for nobody:")
         rows += [f"  table {game.table}: game {game.game}: {game.status}"

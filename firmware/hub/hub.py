@@ -121,7 +121,12 @@ class Hub:
         self.commands = Commands(self)
         self.register(settings.players, initial=True)
         self.state.load(self.ledger.reader())
+        self._held_said: dict[tuple, tuple[str, str | None] | None] = {
+            game.key: (game.status, game.reason) for game in self.view.held}
         self._put()
+        if not settings.players and not self.view.rounds:
+            self.journal.say("no pairings tonight (no --players): any table may report any game, and counts it; "
+                             "the page and /api/club/rounds show each game's table")
 
     # ---- what the page reads ----------------------------------------------------
 
@@ -299,8 +304,12 @@ class Hub:
                     self._acknowledge(pending)
                     words.update((item.table, item.payload["ledger"]) for item in pending)
                     pending, failures, self._problem = [], 0, None
-                    if changed:
-                        self.refresh("results")
+                    new_results, new_entries = changed
+                    what = ("entries", "results") if new_results else ("entries",) if new_entries else ()
+                    change = self.state.read(self.ledger.reader(), what) if what else None
+                    if change is not None and (new_results or change.games):
+                        self._say_held(change.games)
+                        self._put()
                         self._publish_standings()
                         self.advance()
                     else:
@@ -332,9 +341,10 @@ class Hub:
             if stopping and self.inbox.empty() and (not pending or failures):
                 return
 
-    def _store(self, batch: list[Received]) -> bool:
-        """One transaction for the batch; whether a result was new (the standings may change). A key
-        already kept with other content, and a result refused, are noted (conflicts), each once."""
+    def _store(self, batch: list[Received]) -> tuple[bool, bool]:
+        """One transaction for the batch; whether a result was new, and whether an entry was (the
+        standings may change). A key already kept with other content, and a result refused, are noted
+        (conflicts), each once."""
         changed = False
         current = self.view.round
         kept: list[str] = []
@@ -382,7 +392,18 @@ class Hub:
                 board.result(game, *rest)
         for line in noted:
             self.journal.say(f"conflict: {line} (the console's conflicts lists it)")
-        return changed
+        return changed, bool(kept)
+
+    def _say_held(self, keys) -> None:
+        """One line for each of these games newly held, or held for another reason (see night.HELD)."""
+        for key in keys:
+            game = self.state.book.game(key)
+            said: tuple[str, str | None] | None = (game.status, game.reason) if game.status in nights.HELD else None
+            if self._held_said.get(key) == said:
+                continue
+            self._held_said[key] = said
+            if said is not None:
+                self.journal.say(held_line(game))
 
     def _acknowledge(self, batch: list[Received]) -> None:
         """Acknowledge what is now durable, on the connection it came on (a message from an
@@ -461,6 +482,18 @@ class Hub:
         if self._writer is not None:
             self._writer.join(10)
         self.link.stop()
+
+
+def held_line(game) -> str:
+    """A game held for the director, in one line: what, why, and how the director counts it."""
+    where = f"table {game.table} game {game.game}"
+    accept = f"accept {game.table} {game.game}"
+    if game.status == "unpaired":
+        return f"unpaired: {game.reason} ({where}); counted for nobody until the director says {accept}"
+    if game.status == "conflict":
+        return (f"conflict with its entries: {where} result {game.latest.rev}: {game.reason}; counted for nobody "
+                f"until its entries agree or the director says {accept}")
+    return f"waiting: {where} result {game.latest.rev} {game.reason}; counted once they are here"
 
 
 def _json(payload: dict | None) -> str:

@@ -29,7 +29,7 @@ from ledger.single_writer import stamp
 from scorer.standings import ResultError
 
 from ..club import schema
-from ..club.broker import make_client, refusal
+from ..club.broker import make_client, refusal, tls_failure
 from .inbox import BrokerChanged, Connected, FloorMoved, PresenceAsked, Received
 from .journal import Journal
 from .night import result_of
@@ -191,7 +191,9 @@ class HubLink:
             self._probed(self.generation)
 
     def _on_connect_fail(self, client, userdata) -> None:
-        state = f"broker {self.settings.broker} cannot be reached; retrying"
+        why = tls_failure(client)
+        state = f"broker {self.settings.broker}: {why}; retrying" if why else \
+            f"broker {self.settings.broker} cannot be reached; retrying"
         if state != self.state:
             self.state = state
             self.journal.say(state)

@@ -4,12 +4,20 @@
   ``rev``: "finished" counts, "open" and "abandoned" count nothing. A
   director's latest word on the game overrides that: "correct" (new scores, kept
   with a reason), "void" (counts nothing); "restore" drops the word before it.
+- A finished result stands only on its table's own entries: the game's line and
+  entries 0 to its ``rev`` are replayed (:func:`verdict`), and a result whose
+  seats, scores, winner or margin differ from the replay is a "conflict"; one
+  whose entries have not all arrived is "waiting" (the board sends them again).
 - A finished game takes the pairing it was played for: a pairing at its table
   (or a pairing that had no table) whose players are its seats (as a set, by
   :func:`scorer.standings.name_key`), in the round current when its result first
   arrived or, for a late result, the latest earlier round where that pairing is
-  still free. A game that matches no pairing still counts in the standings and is
-  listed as unpaired.
+  still free. Once the night has a round, a game that matches no pairing (another
+  table's players, a table the night does not have, a name not registered) is
+  "unpaired". A night with no round at all lets any table report any game.
+- A conflict, a game waiting for its entries and an unpaired game are held: kept,
+  listed, counted for nobody until the director's word ("correct", which the
+  console's ``accept`` gives with the table's own figures).
 - A round is complete when each of its pairings has its game; the next round is
   then made (:func:`next_pairings`) until the rounds cap.
 - The standings are worked out again from these games each time, by the night's
@@ -22,12 +30,15 @@ from bisect import bisect_left
 from typing import Sequence
 
 from ledger.hub import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
+from scorer.errors import CribbageError
 from scorer.pairings import Round, first_order, pair_round
 from scorer.standings import GameResult, PlayerStanding, ResultError, credits, name_key, ranked, tally
 from scorer.tuples import NamedTuple
 from scorer.variants import GamePoints, SkunkLines, parse_game_points
 
 COUNTED = ("finished", "corrected")  # a game's status that counts in the standings
+HELD = ("unpaired", "conflict", "waiting")  # kept and listed for the director, counted for nobody
+PLACED = ("finished", "corrected")  # a game's status before its pairing is looked for that may take one
 
 
 class Rules(NamedTuple):
@@ -44,8 +55,9 @@ class Rules(NamedTuple):
 class GameView(NamedTuple):
     """One game as it counts: its ``key``, the ``round`` its result first came in, the id of its
     ``first`` stored row, its ``status`` (finished, open, abandoned, corrected or void), the
-    ``result`` that counts (a GameResult, or None), the ``latest`` revision received and the
-    ``correction`` in force (or None). Immutable."""
+    ``result`` that counts (a GameResult, or None; for a game held, the result its table claims), the
+    ``latest`` revision received, the ``correction`` in force (or None) and, for a game held (HELD),
+    the ``reason``. Immutable."""
 
     key: tuple
     table: str
@@ -57,6 +69,7 @@ class GameView(NamedTuple):
     result: GameResult | None
     latest: ResultRow
     correction: CorrectionRow | None
+    reason: str | None = None  # why it is held (HELD)
 
 
 class PairingView(NamedTuple):
@@ -97,6 +110,11 @@ class NightView(NamedTuple):
         return self.rounds[-1].number if self.rounds else 0
 
     @property
+    def held(self) -> tuple[GameView, ...]:
+        """The games kept and listed for the director, counted for nobody (see HELD)."""
+        return tuple(game for game in self.games if game.status in HELD)
+
+    @property
     def over(self) -> bool:
         """Whether the night's last round is complete."""
         return bool(self.rounds) and self.round >= self.night.rounds and self.rounds[-1].complete
@@ -127,8 +145,65 @@ def corrected(correction: CorrectionRow, lowball: bool) -> GameResult:
     return GameResult.of(correction.seats, correction.scores, correction.winner, lowball)
 
 
-def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow]) -> list[GameView]:
-    """Every game of these rows as it counts (see the module), in the order first received."""
+def _seqs(missing: list[int]) -> str:
+    """Entry numbers in words: "5", "5-40", "2, 7-9"."""
+    runs: list[list[int]] = []
+    for seq in missing:
+        if runs and seq == runs[-1][1] + 1:
+            runs[-1][1] = seq
+        else:
+            runs.append([seq, seq])
+    shown = [f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:4]]
+    return ", ".join(shown) + (", ..." if len(runs) > 4 else "")
+
+
+def _sides_text(scores) -> str:
+    return ", ".join(f"{side} {score}" for side, score in scores)
+
+
+def verdict(payload: dict, lines: dict[int, str]) -> tuple[str, str | None]:
+    """("finished", None) when replaying ``lines`` (seq -> record line) 0 to the result's ``rev`` gives
+    the finished game ``payload`` says (its variant, seats, scores, winner and margin); ("waiting", why)
+    when some of those entries have not arrived; ("conflict", why) when they give another game."""
+    from scorer.record import replay
+
+    rev = payload["rev"]
+    missing = [seq for seq in range(rev + 1) if seq not in lines]
+    if missing:
+        return "waiting", f"waits for its entries {_seqs(missing)} (the board sends them again)"
+    claimed = _sides_text(payload["scores"].items())
+    try:
+        game = replay(lines[seq] for seq in range(rev + 1)).book.game
+    except CribbageError as error:
+        return "conflict", f"its entries do not replay ({error}); it says {claimed}"
+    if game is None:
+        return "conflict", f"its entries hold no game; it says {claimed}"
+    scores = {side.name: game.state.scores[k] for k, side in enumerate(game.sides)}
+    replayed = _sides_text(scores.items())
+    outcome = game.outcome.to_dict() if game.outcome is not None else None
+    if outcome is None:
+        return "conflict", f"it says {claimed}; its entries give {replayed}, not finished"
+    if (game.variant.name != payload["variant"] or [name_key(s) for s in game.seats] !=
+            [name_key(s) for s in payload["seats"]]):
+        return "conflict", (f"it says {payload['variant']} for {', '.join(payload['seats'])}; its entries give "
+                            f"{game.variant.name} for {', '.join(game.seats)}")
+    if scores != payload["scores"] or outcome.get("winner") != payload["winner"] or \
+            outcome.get("margin") != payload["margin"]:
+        return "conflict", (f"it says {claimed} (winner {payload['winner']}, margin {payload['margin']}); its "
+                            f"entries give {replayed} (winner {outcome.get('winner')}, margin {outcome.get('margin')})")
+    return "finished", None
+
+
+def _unpaired_reason(game: GameView) -> str:
+    seats = " v ".join(game.result.seats) if game.result else "?"
+    return f"{seats} from table {game.table}: no pairing of the night's at that table"
+
+
+def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow],
+          entries: dict[tuple, dict[int, str]] | None = None) -> list[GameView]:
+    """Every game of these rows as its result and entries give it, before its pairing is looked for (see
+    the module), in the order first received. ``entries`` ({game key: {seq: line}}); None: results are
+    taken as sent (a caller that holds no entries)."""
     first: dict[tuple, ResultRow] = {}
     latest: dict[tuple, ResultRow] = {}
     for row in results:
@@ -153,22 +228,26 @@ def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow]) ->
                 result = result_of(last.payload)
             except ResultError:  # checked when it arrived; a hand-edited file may say otherwise
                 status, result = "unreadable", None
+        reason = None
+        if status == "finished" and entries is not None:
+            status, reason = verdict(last.payload, entries.get(key, {}))
         out.append(GameView(key, row.table, row.ledger, row.game, row.round, row.id, status, result, last,
-                            correction))
+                            correction, reason))
     return out
 
 
 def view(night: Night, players: Sequence[PlayerRow], results: Sequence[ResultRow],
-         rounds: Sequence[RoundRow], corrections: Sequence[CorrectionRow]) -> NightView:
-    """The night as it stands after these rows."""
+         rounds: Sequence[RoundRow], corrections: Sequence[CorrectionRow],
+         entries: dict[tuple, dict[int, str]] | None = None) -> NightView:
+    """The night as it stands after these rows (``entries``: see :func:`games`)."""
     rules = Rules.of(night)
     active = active_players(players)
-    every = games(results, corrections)
+    every = games(results, corrections, entries)
     taken: dict[tuple[int, int], GameView] = {}  # (round number, pairing index) -> its game
     by_number = {each.number: each for each in rounds}
     unpaired = []
-    for game in every:
-        if game.status not in COUNTED or game.result is None:
+    for k, game in enumerate(every):
+        if game.status not in PLACED or game.result is None:
             continue
         seats = {name_key(seat) for seat in game.result.seats}
         place = None
@@ -181,6 +260,8 @@ def view(night: Night, players: Sequence[PlayerRow], results: Sequence[ResultRow
                     break
             if place:
                 break
+        if not place and rounds and game.status == "finished":
+            game = every[k] = game._replace(status="unpaired", reason=_unpaired_reason(game))
         if place:
             taken[place] = game
         else:
@@ -229,15 +310,6 @@ def next_pairings(current: NightView, tables: Sequence[str]) -> list[PairingRow]
     return rows
 
 
-def standings_of_season(nights: Sequence[tuple[Night, Sequence[ResultRow], Sequence[CorrectionRow]]]
-                        ) -> list[PlayerStanding]:
-    """The season: every night's counted games, each by its own night's rule, ranked as one."""
-    counted = []
-    for night, results, corrections in nights:
-        rules = Rules.of(night)
-        counted += [credit for game in games(results, corrections) if game.status in COUNTED and game.result is not None
-                    for credit in credits(game.result, rules.skunk, rules.points)]
-    return ranked(tally(counted))
 
 
 def rule_names(points: GamePoints, skunk: SkunkLines) -> str:
@@ -265,9 +337,13 @@ class NightBook:
     round adds its places; a player row changes that player's line. Rows are given in the ledger's
     order (ids ascending); :meth:`view` equals :func:`view` of all the rows given so far."""
 
-    def __init__(self, night: Night):
+    def __init__(self, night: Night, entries_checked: bool = True):
         self.night = night
         self.rules = Rules.of(night)
+        self.checked = entries_checked  # False: results are taken as sent (see games())
+        self._entries: dict[tuple, dict[int, str]] = {}  # game key -> {seq: line}, as kept
+        self._verdicts: dict[tuple, tuple[int, str, str | None]] = {}  # game key -> (result row id, verdict)
+        self._base: dict[tuple, tuple[str, GameResult | None, str | None]] = {}  # before its pairing is looked for
         self._active: dict[str, str] = {}  # key -> name, in the order last added
         self._registered: dict[str, str] = {}  # key -> the spelling first added (the one shown)
         self._first: dict[tuple, ResultRow] = {}  # in the order first received
@@ -312,6 +388,16 @@ class NightBook:
                 self._latest[key] = row
             self._regame(key)
 
+    def add_entries(self, rows) -> None:
+        """Entries kept: (game key, seq, line) each. A game whose result waits for them is worked out again."""
+        touched: dict[tuple, None] = {}
+        for key, seq, line in rows:
+            self._entries.setdefault(key, {}).setdefault(seq, line)
+            touched[key] = None
+        for key in touched:
+            if key in self._first and self._verdicts.get(key, (0, "", None))[1] == "waiting":
+                self._regame(key)
+
     def add_corrections(self, rows: Sequence[CorrectionRow]) -> None:
         for row in rows:
             self._word[row.game_key] = None if row.action == "restore" else row
@@ -335,6 +421,8 @@ class NightBook:
                 touched.add(seats)
             self._round_views.append(None)
             self._changed[2].add(number)
+            if len(self._rounds) == 1:  # the night is paired from now on: every game must fit a pairing
+                touched = set(self._group)
             for seats in touched:  # a game of a later round than this one could take a place in it
                 self._rematch(seats)
             self._cache.pop("rounds", None)
@@ -343,8 +431,9 @@ class NightBook:
 
     def _regame(self, key: tuple) -> None:
         """Work out game ``key`` again, its places and its players' lines."""
-        first, last, correction = self._first[key], self._latest[key], self._word.get(key)
+        last, correction = self._latest[key], self._word.get(key)
         lowball = last.payload.get("variant") == "low-ball"
+        reason = None
         if correction is not None and correction.action == "void":
             status, result = "void", None
         elif correction is not None:
@@ -355,17 +444,54 @@ class NightBook:
                 result = result_of(last.payload)
             except ResultError:
                 status, result = "unreadable", None
-        game = GameView(key, first.table, first.ledger, first.game, first.round, first.id, status, result, last,
-                        correction)
+            if status == "finished" and self.checked:
+                status, reason = self._verdict(key, last)
+        self._base[key] = (status, result, reason)
         old_seats = self._seats.pop(key, None)
         self._unplace(key)
+        if status in PLACED and result is not None:
+            self._seats[key] = frozenset(name_key(seat) for seat in result.seats)
+        if old_seats is not None:
+            self._group[old_seats].pop(key, None)
+        if key in self._seats:
+            group = self._group.setdefault(self._seats[key], {})
+            group[key] = None
+            first = self._first[key].id
+            if len(group) > 1 and self._first[list(group)[-2]].id > first:
+                self._group[self._seats[key]] = dict.fromkeys(sorted(group, key=lambda k: self._first[k].id))
+        for seats in {each for each in (old_seats, self._seats.get(key)) if each is not None}:
+            self._rematch(seats)
+        if key not in self._seats:
+            self._settle(key)
+        self._cache.pop("unpaired", None)
+
+    def _verdict(self, key: tuple, last: ResultRow) -> tuple[str, str | None]:
+        """The verdict of the game's latest result on its entries (replayed once, or again while it waits)."""
+        known = self._verdicts.get(key)
+        if known is not None and known[0] == last.id and known[1] != "waiting":
+            return known[1], known[2]
+        status, reason = verdict(last.payload, self._entries.get(key, {}))
+        self._verdicts[key] = (last.id, status, reason)
+        return status, reason
+
+    def _settle(self, key: tuple) -> None:
+        """Game ``key``'s view from its base and its place (a finished game with none, once the night has
+        a round, is unpaired), and its players' lines."""
+        first, last, correction = self._first[key], self._latest[key], self._word.get(key)
+        status, result, reason = self._base[key]
+        if status == "finished" and key not in self._place and self._rounds:
+            status = "unpaired"
+        game = GameView(key, first.table, first.ledger, first.game, first.round, first.id, status, result, last,
+                        correction, reason)
+        if status == "unpaired":
+            game = game._replace(reason=_unpaired_reason(game))
         old_players = {name_key(c.player) for c in self._credits.pop(key, ())}
+        if self._games.get(key) != game:
+            self._changed[1].add(key)
+            self._cache.pop("games", None)
         self._games[key] = game
-        self._changed[1].add(key)
-        self._cache.pop("games", None)
         if status in COUNTED and result is not None:
             self._credits[key] = credits(result, self.rules.skunk, self.rules.points)
-            self._seats[key] = frozenset(name_key(seat) for seat in result.seats)
         new_players = {name_key(c.player) for c in self._credits.get(key, ())}
         for player in old_players - new_players:
             self._games_of[player].pop(key, None)
@@ -373,46 +499,37 @@ class NightBook:
             self._games_of.setdefault(player, {})[key] = None
         for player in old_players | new_players:
             self._restate(player)
-        if old_seats is not None:
-            self._group[old_seats].pop(key, None)
-        if key in self._seats:
-            group = self._group.setdefault(self._seats[key], {})
-            group[key] = None
-            if len(group) > 1 and list(group)[-1] == key and self._games[list(group)[-2]].first > game.first:
-                self._group[self._seats[key]] = dict.fromkeys(sorted(group, key=lambda k: self._games[k].first))
-        for seats in {each for each in (old_seats, self._seats.get(key)) if each is not None}:
-            self._rematch(seats)
         place = self._place.get(key)
         if place is not None:  # its pairing shows it anew
             self._show(place, game)
         self._mark(key)
-        self._cache.pop("unpaired", None)
 
     def _rematch(self, seats: frozenset) -> None:
         """The places of the games of these ``seats`` again, in the order first received, as :func:`view`
-        gives them: the latest round not after the game's, then the first pairing in the round."""
+        gives them: the latest round not after the game's, then the first pairing in the round; then
+        each of them settled."""
         slots = self._slots.get(seats, ())
         for key in self._group.get(seats, ()):
             self._unplace(key)
         last_round = len(self._rounds)
         taken = set()
         for key in self._group.get(seats, ()):
-            game = self._games[key]
-            top = min(game.round, last_round)
+            first = self._first[key]
+            top = min(first.round, last_round)
             best = None
             for number, index, table in slots:
-                if number <= top and (number, index) not in taken and table in (game.table, None):
+                if number <= top and (number, index) not in taken and table in (first.table, None):
                     if best is None or number > best[0] or (number == best[0] and index < best[1]):
                         best = (number, index)
             if best is not None:
                 taken.add(best)
                 self._place[key] = best
-                self._show(best, game)
-            self._mark(key)
+        for key in list(self._group.get(seats, ())):
+            self._settle(key)
         self._cache.pop("unpaired", None)
 
     def _mark(self, key: tuple) -> None:
-        """Whether game ``key`` is unpaired: counted, and no pairing took it."""
+        """Whether game ``key`` is unplaced: one that may take a pairing, and none took it."""
         if key in self._seats and key not in self._place:
             self._unplaced.add(key)
         else:

@@ -329,11 +329,14 @@ def game_dict(game: GameView, rules) -> dict:
     if game.correction is not None:
         data["correction"] = {"action": game.correction.action, "reason": game.correction.reason,
                               "at": game.correction.at}
+    if game.reason is not None:
+        data["held"] = game.reason
     return data
 
 
 def rounds_dict(view: NightView) -> dict:
-    """/api/club/rounds: every round's pairings, each with its game or null, the byes, the unpaired games."""
+    """/api/club/rounds: every round's pairings, each with its game or null, the byes, the games of no
+    pairing, and the games held for the director (each with its table and why)."""
     return {
         "night": view.night.name, "round": view.round, "rounds": view.night.rounds, "over": view.over,
         "points": view.night.points, "skunk": view.night.skunk,
@@ -342,6 +345,7 @@ def rounds_dict(view: NightView) -> dict:
                                 "result": game_dict(p.game, view.rules) if p.game else None}
                                for p in each.pairings]} for each in view.rounds],
         "unpaired": [game_dict(game, view.rules) for game in view.unpaired],
+        "held": [game_dict(game, view.rules) for game in view.held],
     }
 
 

@@ -120,7 +120,7 @@ class NightState:
         self.night, self.club = night, club
         self.book = nights.NightBook(night)
         self.snapshot: Snapshot | None = None
-        self._after = {"players": 0, "results": 0, "rounds": 0, "corrections": 0}  # the rows read so far
+        self._after = {"players": 0, "results": 0, "rounds": 0, "corrections": 0, "entries": 0}  # rows read so far
         self._live: dict[str, TableLive] = {name: TableLive(name) for name in tables}
         self._live_lock = threading.Lock()
         self._said: set[str] = set()  # tables whose status or state changed since the last snapshot
@@ -145,7 +145,13 @@ class NightState:
             if each.id == self.night.id:
                 continue
             rules = nights.Rules.of(each)
-            counted += [credit for game in nights.games(rows.results(each.id), rows.corrections(each.id))
+            past = nights.NightBook(each)  # each game as it counted that night: its entries, its pairing
+            past.add_players(rows.players(each.id))
+            past.add_rounds(rows.rounds(each.id))
+            past.add_entries((key, seq, line) for _, key, seq, line in rows.entries(each.id))
+            past.add_results(rows.results(each.id))
+            past.add_corrections(rows.corrections(each.id))
+            counted += [credit for game in past.view().games
                         if game.status in nights.COUNTED and game.result is not None
                         for credit in credits(game.result, rules.skunk, rules.points)]
         self._past = tally(counted)
@@ -159,8 +165,11 @@ class NightState:
         """The night's rows stored since the last read (``what``: of these kinds only, when the writer
         knows what it stored), into the book; what they changed."""
         night, after = self.night.id, self._after
-        what = what or ("players", "rounds", "results", "corrections")
+        what = what or ("players", "rounds", "entries", "results", "corrections")
         players = rows.players(night, after["players"]) if "players" in what else []
+        entries = rows.entries(night, after["entries"]) if "entries" in what else []
+        if entries:
+            after["entries"] = entries[-1][0]
         rounds = rows.rounds(night, after["rounds"]) if "rounds" in what else []
         results = rows.results(night, after["results"]) if "results" in what else []
         corrections = rows.corrections(night, after["corrections"]) if "corrections" in what else []
@@ -171,6 +180,7 @@ class NightState:
             after["rounds"] = rounds[-1].number
         self.book.add_players(players)
         self.book.add_rounds(rounds)
+        self.book.add_entries((key, seq, line) for _, key, seq, line in entries)
         self.book.add_results(results)
         self.book.add_corrections(corrections)
         change = self.book.changes()
