@@ -9,12 +9,14 @@ if TYPE_CHECKING:  # annotations only
     from typing import Any
 
 
-def state_dict(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...] = ()) -> dict[str, Any]:
-    """The state the replay and simulate commands print as JSON."""
+def state_dict(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...] = (),
+               sources: list[dict[str, Any]] | tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
+    """The state the replay and simulate commands print as JSON; ``sources``: the record's lines entered
+    off the board (:func:`scorer.record.source_of`, with their line numbers)."""
     match = book.match
     game = match.game if match else None  # book.game
     if match is None or game is None:
-        return {"variant": None, "rejected": [r.to_dict() for r in rejected]}
+        return {"variant": None, "rejected": [r.to_dict() for r in rejected], "sources": list(sources)}
     state = game.state
     outcome = game.outcome
     remaining = game.remaining_show()
@@ -63,6 +65,7 @@ def state_dict(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...
             ],
         },
         "rejected": [r.to_dict() for r in rejected],
+        "sources": list(sources),
     }
 
 

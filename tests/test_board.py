@@ -261,7 +261,7 @@ def test_simulate_command_json_and_syntax_errors(tmp_path, capsys):
     script.write_text("turn 2\nspin knob\n")
     assert main(["simulate", str(script)]) == 2
     assert capsys.readouterr().err.strip() == (
-        f"{script}:2: unknown action 'spin': use click, hold, down, up, turn or wait")
+        f"{script}:2: unknown action 'spin': use click, hold, down, up, turn, wait or enter")
 
 
 def test_laps_in_a_181_game():

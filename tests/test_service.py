@@ -183,7 +183,9 @@ def test_web_unit_reads_the_ledger_and_reaches_the_network_only():
     assert board["StateDirectoryMode"] == ["0750"] and board["UMask"] == ["0027"]  # group: read, others: none
     assert "StateDirectory" not in web and "ReadWritePaths" not in web  # both would make the ledger writable
     assert web["ProtectSystem"] == ["strict"] and "/var/lib/cribbage-board" in web["ReadOnlyPaths"]
-    assert web["RestrictAddressFamilies"] == ["AF_INET AF_INET6"]
+    # the network, and one local socket: the board's for paired phones; never the system bus
+    assert web["RestrictAddressFamilies"] == ["AF_INET AF_INET6 AF_UNIX"]
+    assert "-/run/dbus" in web["InaccessiblePaths"][0].split()
     for key in ("NoNewPrivileges", "PrivateDevices", "ProtectHome", "PrivateTmp", "RestrictSUIDSGID",
                 "ProtectKernelTunables", "ProtectKernelModules", "MemoryDenyWriteExecute", "LockPersonality"):
         assert web[key] == ["yes"], key

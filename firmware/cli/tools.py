@@ -35,7 +35,7 @@ def replay(args) -> int:
     elif args.json:
         import json  # only when asked for (json imports re): replay --json is 2.60x python -c pass, replay 2.00x
 
-        print(json.dumps({**state_dict(result.book, result.rejected), "sources": result.sources}, indent=2))
+        print(json.dumps(state_dict(result.book, result.rejected, result.sources), indent=2))
     else:
         print(summary(result.book, result.rejected))
     return 0

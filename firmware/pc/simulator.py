@@ -213,6 +213,15 @@ class Simulator:
             self.finish_animation()
         return list(self.board.outcomes)
 
+    def record(self) -> list[str]:
+        """The current game's record lines as the ledger keeps them (read afresh once the board has shut down)."""
+        if not self.ended:
+            return self.store.export()
+        from ledger.reader import LedgerReader
+
+        with LedgerReader(self.store.path) as reader:
+            return reader.export()
+
     def finish_animation(self) -> None:
         """Skip the clock past the running slide or chase, then step: the board draws the settled frame."""
         end = self.board.settles_at(self.clock())
@@ -284,10 +293,10 @@ def run_script(
                     rejected.append({"line": number, "entry": f"{verb} {argument}", "error": outcome.message})
             if snapshots is not None:
                 sim.snapshot(snapshots, f"step-{step:04d}")
-        result = state_dict(sim.store.book)
+        sources = [{"line": n, **source} for n, text in enumerate(sim.record(), start=1)
+                   if (source := source_of(text)) is not None]  # as replay --json gives them
+        result = state_dict(sim.store.book, (), sources)
         result["rejected"] = rejected
-        result["sources"] = [{"line": n, **source} for n, text in enumerate(sim.store.export(), start=1)
-                             if (source := source_of(text)) is not None]  # as replay --json gives them
         result["screen"] = _screen_text(sim.board.oled_screen())
         result["strip"] = sim.strip_pegs()
         if isinstance(sim.devices.buzzer, MockBuzzer):

@@ -154,7 +154,7 @@ class LedgerFollower:
             record = reader.export() if book.game is not None else []
             sources = [{"line": n, **source} for n, text in enumerate(record, start=1)
                        if (source := source_of(text)) is not None]
-            return {**state_dict(book), "sources": sources}, tuple(reader.messages), recent
+            return state_dict(book, (), sources), tuple(reader.messages), recent
 
         try:
             state, messages, recent = self.read(current)
