@@ -396,7 +396,9 @@ def test_a_ledger_written_before_the_ledger_had_a_package_of_its_own_reads_the_s
         ids = reader.game_ids()
         assert {str(i): reader.export(i) for i in ids} == expected["exports"]
         assert {str(i): vars_of(reader.times(i)) for i in ids} == expected["times"]
-        assert state_dict(reader.book) == expected["current"]
+        state = state_dict(reader.book)
+        assert state.pop("sources") == []  # a field added since: no entry of it was made off the board
+        assert state == expected["current"]
     with LedgerWriter(path, clock=Ticks()) as store:
         assert state_dict(store.book) == expected["current"] and store.messages == []
         apply_all(store, ["peg Ed 2"])
