@@ -59,6 +59,7 @@ def page(title: str, here: str, body: str, live: bool = False, script: str | Non
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="description" content="The live cribbage board: scores, pegs and whose count is next">'
         f"{refresh}<title>{escape(title)}</title>{HEAD_LINKS}<style>{STYLE}</style></head><body>"
         f'<header><{brand} class="brand">cribbage-board</{brand}>{links}{dot}</header>'
         f"<main>{body}</main>{script}</body></html>"
@@ -191,15 +192,15 @@ def phone_page(live: dict, seat: int, token: str) -> str:
     my count) over the live board; ``phone.js`` sends each tap and shows the board's answer."""
     chips = "".join(f'<button type="button" data-act="peg" data-points="{n}">+{n}</button>' for n in PLAY_CHIPS)
     digits = "".join(f'<button type="button" data-digit="{d}">{d}</button>' for d in "123456789")
-    cards = "".join(f'<button type="button" data-card="{rank}{suit}" aria-pressed="false" '
-                    f'aria-label="{rank}{suit}">{"10" if rank == "T" else rank}{symbol}</button>'
+    cards = "".join(f'<button type="button" data-card="{rank}{suit}" aria-pressed="false">'
+                    f'{"10" if rank == "T" else rank}{symbol}</button>'
                     for rank in RANKS for suit, symbol in SUITS)
     controls = (
         '<p id="status" class="status"></p>'
         '<p id="answer" class="answer" role="status" aria-live="polite"></p>'
         f'<section class="pad"><h2>The play</h2><div class="keys">{chips}</div></section>'
         '<section class="pad"><h2>Points</h2><div id="dial" class="dial" aria-live="off">0</div>'
-        f'<div class="keys digits">{digits}<button type="button" data-digit="clear" aria-label="clear">C</button>'
+        f'<div class="keys digits">{digits}<button type="button" data-digit="clear">Clear</button>'
         '<button type="button" data-digit="0">0</button>'
         '<button type="button" data-digit="19" title="19: a hand of no points">19</button></div>'
         '<div class="row"><button type="button" class="go" data-act="hand">My hand</button>'
