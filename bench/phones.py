@@ -40,16 +40,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
 
+from played_deals import count_actions, played_deals  # noqa: E402
+
 from firmware.board.devices import open_devices  # noqa: E402
 from firmware.board.loop import Board  # noqa: E402
 from firmware.board.phones import sessions_path  # noqa: E402
 from firmware.config import load_config  # noqa: E402
 from firmware.pc.simulator import MOCK  # noqa: E402
-from firmware.relay import HEADER, header_token, socket_path  # noqa: E402
+from firmware.relay import HEADER, ask, header_token, socket_path  # noqa: E402
+from hardware.inputs import MockControls  # noqa: E402
 from ledger.reader import LedgerReader  # noqa: E402
 from ledger.writer import LedgerWriter  # noqa: E402
 
-from played_deals import count_actions, played_deals  # noqa: E402
 from table import print_table  # noqa: E402
 
 WAIT_S = 30.0  # the longest any one step may take before the run stops
@@ -162,8 +164,10 @@ def latency(directory: Path, taps: int, gap: float) -> dict[str, list[float]]:
     web, port = start_web(ledger)
     phone = PhoneClient(port, session, 1)
     controls = board.devices.controls
+    if not isinstance(controls, MockControls):
+        raise RuntimeError("the board's controls are not the mock's")
     down_s = (controls.pins.debounce_s + controls.pins.hold_s) / 2  # a click, not a hold
-    times: dict[str, list[float]] = {"tap": [], "tap_there": [], "tap_back": [], "click": []}
+    times: dict[str, list[float]] = {"tap": [], "tap_there": [], "tap_back": [], "socket": [], "click": []}
     last = [time.perf_counter()]
 
     def paced() -> float:
@@ -183,6 +187,18 @@ def latency(directory: Path, taps: int, gap: float) -> dict[str, list[float]]:
             times["tap"].append(end - start)
             times["tap_there"].append(there - start)
             times["tap_back"].append(end - there)
+
+    def relayed(act: str, points: int, timed: bool) -> None:
+        """The same entry asked of the board's socket as the web view asks it, without HTTP."""
+        phone.sent += 1
+        start = paced()
+        answer = ask(socket_path(ledger), {"op": "enter", "session": session, "id": f"bench-{phone.sent}",
+                                           "act": act, "points": points})
+        end = time.perf_counter()
+        board.outcome(f"socket {act}")
+        assert answer.get("ok"), answer
+        if timed:
+            times["socket"].append(end - start)
 
     def click(timed: bool) -> None:
         controls.turn(1)
@@ -207,6 +223,8 @@ def latency(directory: Path, taps: int, gap: float) -> dict[str, list[float]]:
             timed = k >= WARM_ROUNDS
             tap("peg", 1, timed)
             tap("undo", 0, timed)
+            relayed("peg", 1, timed)
+            relayed("undo", 0, timed)
             click(timed)
     finally:
         phone.close()
@@ -216,7 +234,7 @@ def latency(directory: Path, taps: int, gap: float) -> dict[str, list[float]]:
     with LedgerReader(ledger) as reader:
         lines = reader.export()
     made = WARM_ROUNDS + rounds
-    counts = (lines.count("peg Blue 1  # via phone Blue"), lines.count("undo  # via phone Blue"),
+    counts = (lines.count("peg Blue 1  # via phone Blue") // 2, lines.count("undo  # via phone Blue") // 2,
               sum(line.startswith("peg Red 1") for line in lines),
               sum(line.startswith("undo") and "phone" not in line for line in lines))
     assert counts == (made,) * 4, f"ledger: {counts} phone pegs and undos, board pegs and undos; {made} of each made"
@@ -231,7 +249,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="phones.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--taps", type=int, default=300, help="timed taps (and as many clicks)")
     parser.add_argument("--where", choices=("disk", "tmpfs", "both"), default="both", help="the ledger's folder")
-    parser.add_argument("--gap", type=float, default=0.15, help="seconds from one action's start to the next")
+    parser.add_argument("--gap", type=float, default=0.1, help="seconds from one action's start to the next")
     parser.add_argument("--games", type=int, default=20, help="games played for the actions a deal")
     args = parser.parse_args(argv)
     rows = []
@@ -246,6 +264,7 @@ def main(argv: list[str]) -> int:
             (f"ledger on {label}: tap to its answer at the client: p50 / p99", ms(times["tap"])),
             ("  tap to the board's accepted outcome (HTTP, web view, socket, loop)", ms(times["tap_there"])),
             ("  the outcome to the answer at the client", ms(times["tap_back"])),
+            ("  the same entry on the board's socket, no HTTP (firmware.relay.ask)", ms(times["socket"])),
             ("  colour button click to its accepted outcome: p50 / p99", ms(times["click"])),
             ("  tap / click, p50 and p99 (goal: under 2x)",
              f"{statistics.median(times['tap']) / statistics.median(times['click']):.2f}x, "

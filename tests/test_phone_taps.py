@@ -3,9 +3,9 @@ rules (tests/played_deals.py), each entry as the board and the phone's page take
 
 from __future__ import annotations
 
-from scorer.game import Entry
-
 from played_deals import count_actions, five_steps, knob_actions, knob_keys, phone_taps, played_deals
+
+from scorer.game import Entry
 
 
 def test_a_phone_takes_at_most_half_the_knobs_actions_a_deal():
