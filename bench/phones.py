@@ -221,11 +221,14 @@ def latency(directory: Path, taps: int, gap: float) -> dict[str, list[float]]:
     try:
         for k in range(WARM_ROUNDS + rounds):
             timed = k >= WARM_ROUNDS
+            if k == WARM_ROUNDS:
+                web_cpu = cpu_seconds(web.pid)
             tap("peg", 1, timed)
             tap("undo", 0, timed)
             relayed("peg", 1, timed)
             relayed("undo", 0, timed)
             click(timed)
+        times["web_cpu"] = [(cpu_seconds(web.pid) - web_cpu) / (2 * rounds)]
     finally:
         phone.close()
         web.terminate()
@@ -239,6 +242,12 @@ def latency(directory: Path, taps: int, gap: float) -> dict[str, list[float]]:
               sum(line.startswith("undo") and "phone" not in line for line in lines))
     assert counts == (made,) * 4, f"ledger: {counts} phone pegs and undos, board pegs and undos; {made} of each made"
     return times
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def ms(values: list[float]) -> str:
@@ -264,6 +273,7 @@ def main(argv: list[str]) -> int:
             (f"ledger on {label}: tap to its answer at the client: p50 / p99", ms(times["tap"])),
             ("  tap to the board's accepted outcome (HTTP, web view, socket, loop)", ms(times["tap_there"])),
             ("  the outcome to the answer at the client", ms(times["tap_back"])),
+            ("  the web view's CPU a tap (user and system, over the timed taps)", f"{times['web_cpu'][0] * 1e3:.2f} ms"),
             ("  the same entry on the board's socket, no HTTP (firmware.relay.ask)", ms(times["socket"])),
             ("  colour button click to its accepted outcome: p50 / p99", ms(times["click"])),
             ("  tap / click, p50 and p99 (goal: under 2x)",
