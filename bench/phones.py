@@ -9,7 +9,8 @@
   tap pegging Blue 1, a tap undoing it, a click of Red's button pegging 1 and a click of the undo
   button (each timed), so the game never ends; every timed tap and click must be accepted, and the ledger must
   hold each afterwards, or the run stops. The client keeps one HTTP connection open (as a phone's
-  browser does) and paces its actions (``--gap``), as the web view lets a phone tap 4 times a second.
+  browser does) and paces its actions (``--gap``): the web view limits how fast a phone may tap
+  (``firmware.web.phones.RATE``).
   The phone is paired by writing the board's sessions file (``LEDGER.phones.json``: the SHA-256 of a
   session and its seat) before the board starts; tests/test_phones.py pairs by the OLED's QR code.
 - actions a deal: the board's detents and presses, and a phone's taps, for the same deals played by
