@@ -6,8 +6,9 @@
   clock) to the board's answer read by the client; and a colour button's click (from the mock pin's
   release) to its accepted outcome in the main loop. Each tap is also split at that outcome: the way
   there (HTTP, the web view, the socket, the loop waking) and the answer's way back. Each round is a
-  tap pegging Blue 1, a tap undoing it, a click of Red's button pegging 1 and a click of the undo
-  button (each timed), so the game never ends; every timed tap and click must be accepted, and the ledger must
+  tap pegging Blue 1, a tap undoing it, the same two asked of the board's socket directly as the web
+  view asks (``firmware.relay.ask``: the relay without HTTP), a click of Red's button pegging 1 and a
+  click of the undo button (each timed), so the game never ends; every timed tap and click must be accepted, and the ledger must
   hold each afterwards, or the run stops. The client keeps one HTTP connection open (as a phone's
   browser does) and paces its actions (``--gap``): the web view limits how fast a phone may tap
   (``firmware.web.phones.RATE``).
