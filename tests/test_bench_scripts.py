@@ -165,3 +165,17 @@ def test_the_club_benchmark_follows_club_events_whole_or_in_deltas():
     assert live.gaps == 1  # the last delta's base (6) was not the version held (5)
     assert [kind for _, kind, _ in live.events] == ["message", "message", "snapshot", "delta", "delta", "delta"]
     assert live.reached({"1": 4, "2": 1}, {"A": 1}) and not live.reached({"1": 5}, {})
+
+
+@pytest.mark.slow
+def test_a_small_run_of_the_phones_benchmark_times_taps_beside_clicks_and_counts_taps(tmp_path):
+    """bench/phones.py with a few taps, from another folder: a real web view relays each tap to the running
+    board (the script stops unless each is accepted and in the ledger), and the table gives both latencies,
+    their ratio and the actions a deal."""
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "phones.py"), "--taps", "6", "--where", "disk",
+                             "--games", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert "tap to its answer at the client" in out and "click to its accepted outcome" in out, out
+    assert "(6 taps, 6 clicks, each accepted and in the ledger)" in out, out
+    assert "phone / board (goal: at most 0.5)" in out, out
