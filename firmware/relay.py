@@ -84,6 +84,33 @@ def ask(path: Path, request: dict, timeout: float = ANSWER_SECONDS) -> dict:
             answer = read_line(sock)
         except OSError as error:
             raise BoardSilent(f"the board did not answer ({error.strerror or error})") from None
+    return _decoded(answer)
+
+
+async def ask_async(path: Path, request: dict, timeout: float = ANSWER_SECONDS) -> dict:
+    """:func:`ask` for an asyncio server: the same request and answer, the same errors."""
+    import asyncio
+
+    data = json.dumps(request, separators=(",", ":")).encode() + b"\n"
+    if len(data) > MAX_LINE:
+        raise ValueError("request too long")
+    try:
+        with unix_address(path) as address:
+            reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(address), timeout)
+    except (OSError, TimeoutError) as error:
+        raise BoardAway(f"the board is not running ({getattr(error, 'strerror', None) or error})") from None
+    try:
+        writer.write(data)
+        answer = await asyncio.wait_for(reader.readline(), timeout)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise BoardSilent(f"the board did not answer ({getattr(error, 'strerror', None) or error})") from None
+    finally:
+        writer.close()
+    return _decoded(answer.rstrip(b"\n") if answer.endswith(b"\n") else None)
+
+
+def _decoded(answer: bytes | None) -> dict:
+    """The board's answer line as a dict; BoardSilent if there is none or it does not read."""
     if answer is None:
         raise BoardSilent("the board closed the connection without an answer")
     try:

@@ -39,6 +39,8 @@ CODE_BYTES = 10  # 80 random bits: 16 base32 letters, short enough for a QR code
 SESSION_BYTES = 32  # 256 random bits
 ANSWERS_KEPT = 64  # a phone's latest answers, by request id, given again for a retried request
 REQUEST_ID_CHARS = 64
+REQUEST_SECONDS = 2.0  # how long the socket waits for a request's line
+ANSWER_SECONDS = 10.0  # how long it waits for the main loop's answer
 NOT_PAIRED = "This phone is not paired with the board: choose Phones in its menu"
 
 
@@ -182,13 +184,13 @@ class Phones:
 
 
 class PhoneServer:
-    """The board's socket for the web view: each request waits in :attr:`requests` with a slot for
-    its answer; the main loop answers it (:meth:`serve`). ``wake`` is called when one arrives."""
+    """The board's socket for the web view: each request waits in :attr:`requests` with its
+    connection; the main loop answers it there (:meth:`serve`). ``wake`` is called when one arrives."""
 
     def __init__(self, path: Path, wake: Callable[[], None]):
         self.path = path
         self.wake = wake
-        self.requests: queue.Queue[tuple[object, list, threading.Event]] = queue.Queue()
+        self.requests: queue.Queue[tuple[object, socket.socket, threading.Event]] = queue.Queue()
         self._sock = self._listen(path)
         self._pipe = os.pipe()  # readable while a request waits: for a loop that sleeps in select()
         os.set_blocking(self._pipe[0], False)
@@ -218,38 +220,37 @@ class PhoneServer:
         return sock
 
     def _accept(self) -> None:
+        """Take the web view's requests one at a time, each answered before the next is read (the main
+        loop answers them one at a time anyway)."""
         while not self._closed:
             try:
                 conn, _ = self._sock.accept()
             except OSError:
                 return
-            threading.Thread(target=self._one, args=(conn,), name="phone request", daemon=True).start()
+            with conn:
+                try:
+                    self._one(conn)
+                except OSError:
+                    continue
 
     def _one(self, conn: socket.socket) -> None:
         """Read one request, wait for the main loop's answer, send it."""
-        with conn:
-            conn.settimeout(5.0)
-            try:
-                line = read_line(conn)
-                if line is None:
-                    return
-                try:
-                    request = json.loads(line)
-                except ValueError:
-                    request = None
-                slot: list = []
-                done = threading.Event()
-                self.requests.put((request, slot, done))
-                try:
-                    os.write(self._pipe[1], b"r")
-                except OSError:  # the pipe is full: a wake is already waiting
-                    pass
-                self.wake()
-                if not done.wait(10.0):
-                    return
-                conn.sendall(json.dumps(slot[0], separators=(",", ":")).encode()[:MAX_LINE - 1] + b"\n")
-            except OSError:
-                return
+        conn.settimeout(REQUEST_SECONDS)
+        line = read_line(conn)
+        if line is None:
+            return
+        try:
+            request = json.loads(line)
+        except ValueError:
+            request = None
+        done = threading.Event()
+        self.requests.put((request, conn, done))
+        try:
+            os.write(self._pipe[1], b"r")
+        except OSError:  # the pipe is full: a wake is already waiting
+            pass
+        self.wake()
+        done.wait(ANSWER_SECONDS)  # the main loop sends the answer itself, at once
 
     def fileno(self) -> int:
         """A descriptor that is readable while a request waits (select() on it)."""
@@ -264,12 +265,15 @@ class PhoneServer:
         served = False
         while True:
             try:
-                request, slot, done = self.requests.get_nowait()
+                request, conn, done = self.requests.get_nowait()
             except queue.Empty:
                 return served
             served = True
             try:
-                slot.append(answer(request))
+                line = json.dumps(answer(request), separators=(",", ":")).encode()[:MAX_LINE - 1] + b"\n"
+                conn.sendall(line)  # a few hundred bytes to a waiting reader: never blocks for long
+            except OSError:  # the web view went away before its answer
+                pass
             finally:
                 done.set()
 

@@ -11,7 +11,6 @@ rate-limited here, before they reach the board.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
 import time
@@ -24,7 +23,7 @@ from scorer.cards import parse_cards
 from scorer.counting import score_hand
 from scorer.errors import CribbageError
 
-from ..relay import ACTS, HEADER, MAX_LINE, BoardAway, BoardSilent, ask, header_token
+from ..relay import ACTS, HEADER, MAX_LINE, BoardAway, BoardSilent, ask_async, header_token
 from . import pages
 
 COOKIE = "cribbage_phone"
@@ -66,10 +65,10 @@ class PhoneRoutes:
         self.buckets = Buckets()
 
     async def _ask(self, request: dict) -> dict:
-        """The board's answer (BoardAway if it is not running); in a thread, so the server goes on."""
+        """The board's answer (BoardAway if it is not running)."""
         if self.socket is None:
             raise BoardAway("no board to relay to")
-        return await asyncio.to_thread(ask, self.socket, request)
+        return await ask_async(self.socket, request)
 
     # ---- pairing -------------------------------------------------------------
 
