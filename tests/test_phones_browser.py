@@ -3,23 +3,13 @@ QR code, play chips, the keypad, heels, check my count on the card grid, all ans
 
 from __future__ import annotations
 
-import pytest
 from helpers import BROWSER_MARKS
 
-from test_phones import Table
+from test_phones import table  # noqa: F401 (the fixture: a running board, its web view)
 from test_web_browser import shoot, wait_for
 
 pytestmark = BROWSER_MARKS
 PHONE = (390, 844)
-
-
-@pytest.fixture
-def table(tmp_path, monkeypatch):
-    running = Table(tmp_path, monkeypatch)
-    try:
-        yield running
-    finally:
-        running.close()
 
 
 def tap(driver, selector: str) -> None:
