@@ -142,3 +142,15 @@ def browser(chromium):
         yield driver
     finally:
         driver.get("about:blank")
+
+
+@pytest.fixture
+def table(tmp_path, monkeypatch):
+    """A running mock board and its real web view, for phones to pair with (tests/test_phones.py)."""
+    from test_phones import Table
+
+    running = Table(tmp_path, monkeypatch)
+    try:
+        yield running
+    finally:
+        running.close()

@@ -146,13 +146,6 @@ class Phone:
         return status, json.loads(answer)
 
 
-@pytest.fixture
-def table(tmp_path, monkeypatch):
-    running = Table(tmp_path, monkeypatch)
-    try:
-        yield running
-    finally:
-        running.close()
 
 
 @pytest.mark.slow

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from helpers import BROWSER_MARKS
 
-from test_phones import table  # noqa: F401 (the fixture: a running board, its web view)
 from test_web_browser import shoot, wait_for
 
 pytestmark = BROWSER_MARKS
