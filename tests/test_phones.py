@@ -424,3 +424,25 @@ def test_a_phones_entries_keep_their_source_when_a_damaged_ledger_is_set_aside(t
         store.set_aside("integrity check failed: a test")
         assert store.export()[-1] == "peg B 2  # via phone B"
         assert store.entry_of_request("B", "tap-1") == "peg B 2"
+
+
+def test_each_phone_is_rate_limited_on_its_own():
+    """A burst of 8 taps passes, the 9th waits for the bucket to fill (4 a second); another phone is not held up."""
+    from firmware.web.phones import Buckets
+
+    clock = Clock()
+    buckets = Buckets(clock=clock)
+    assert [buckets.take("a") for _ in range(9)] == [True] * 8 + [False]
+    assert buckets.take("b")
+    clock.now += 0.25
+    assert buckets.take("a") and not buckets.take("a")
+
+
+@pytest.mark.slow
+def test_a_burst_of_taps_is_told_to_wait_and_enters_only_what_passed(table):
+    """Twelve taps at once from one phone: 429 for those past the burst, each of the rest entered once."""
+    blue = table.pair(1)
+    answers = [blue.enter("peg", 1) for _ in range(12)]
+    passed = [answer for status, answer in answers if status == 200]
+    assert 8 <= len(passed) < 12 and all(status in (200, 429) for status, _ in answers)
+    assert len(table.ledger_lines()) - 1 == len(passed)
