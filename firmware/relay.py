@@ -17,7 +17,6 @@ Answers: ``{"ok": true, ...}`` or ``{"ok": false, "message": ...}``, with
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import socket
@@ -49,6 +48,8 @@ def socket_path(ledger: Path) -> Path:
 def header_token(session: str) -> str:
     """The token a paired phone's page sends in :data:`HEADER` with every write: derived from its
     session (which the page cannot read: the cookie is HttpOnly), so the web view keeps no state."""
+    import hashlib  # the web view's alone: the board imports this module and starts without it
+
     return hashlib.sha256(b"cribbage-board phone header\0" + session.encode()).hexdigest()[:32]
 
 

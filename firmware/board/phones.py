@@ -15,11 +15,9 @@ answers it (:meth:`Phones.answer`) through the controller, as a press is.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import os
 import queue
-import secrets
 import socket
 import stat
 import threading
@@ -45,6 +43,8 @@ NOT_PAIRED = "This phone is not paired with the board: choose Phones in its menu
 
 
 def _hash(session: str) -> str:
+    import hashlib  # when a phone asks: the board starts without it
+
     return hashlib.sha256(session.encode()).hexdigest()
 
 
@@ -66,7 +66,7 @@ class Phones:
 
     def new_code(self, seat: int) -> str:
         """A one-time code for ``seat``; any code made before it no longer pairs."""
-        code = base64.b32encode(secrets.token_bytes(CODE_BYTES)).decode()
+        code = base64.b32encode(os.urandom(CODE_BYTES)).decode()
         self.code = (code, seat, self.clock() + CODE_SECONDS)
         return code
 
@@ -77,12 +77,14 @@ class Phones:
         """(session, seat) for a code shown on the board, used once before it expires; else why not."""
         live = self.code
         given = code.upper().encode() if isinstance(code, str) else b""
-        if live is None or not secrets.compare_digest(given, live[0].encode()):
+        from hmac import compare_digest  # when a phone pairs: the board starts without it
+
+        if live is None or not compare_digest(given, live[0].encode()):
             return "This pairing code is used or not the board's: choose Phones in its menu for a new one"
         self.code = None  # used once, whatever comes of it
         if self.clock() > live[2]:
             return "This pairing code has expired: choose Phones in the board's menu for a new one"
-        session = secrets.token_urlsafe(SESSION_BYTES)
+        session = base64.urlsafe_b64encode(os.urandom(SESSION_BYTES)).rstrip(b"=").decode()
         self.sessions[_hash(session)] = live[1]
         self._save()
         return session, live[1]
