@@ -442,7 +442,36 @@ def test_each_phone_is_rate_limited_on_its_own():
 def test_a_burst_of_taps_is_told_to_wait_and_enters_only_what_passed(table):
     """Twelve taps at once from one phone: 429 for those past the burst, each of the rest entered once."""
     blue = table.pair(1)
-    answers = [blue.enter("peg", 1) for _ in range(12)]
+    answers: list = []
+    taps = [threading.Thread(target=lambda: answers.append(blue.enter("peg", 1))) for _ in range(12)]
+    for tap in taps:
+        tap.start()
+    for tap in taps:
+        tap.join(CEILING_S)
     passed = [answer for status, answer in answers if status == 200]
     assert 8 <= len(passed) < 12 and all(status in (200, 429) for status, _ in answers)
     assert len(table.ledger_lines()) - 1 == len(passed)
+
+
+@pytest.mark.slow
+def test_the_seats_page_asks_the_board_whose_seat_it_is(table):
+    """/phone shows the seat the board paired, whatever the seat cookie says; unpaired on the board,
+    the page says how to pair and drops the cookies; with the board stopped, it says so."""
+    blue = table.pair(1)
+    forged = blue.cookie.replace("cribbage_seat=1", "cribbage_seat=0")
+    status, _, page = request(table.base, "GET", "/phone", headers={"Cookie": forged})
+    assert status == 200 and b'data-seat="1"' in page
+    assert blue.enter("peg", 2, request_id="x")[1]["text"] == "Blue peg 2"
+    table.board.stop()
+    status, _, page = request(table.base, "GET", "/phone", headers={"Cookie": blue.cookie})
+    assert b"The board is not running" in page
+    table.board = table.start_board()
+    table.controls.hold("knob")
+    table.controls.turn(9)  # Phones
+    table.controls.click("knob")
+    table.controls.turn(3)  # Back, Phone view, Pair Red, Pair Blue, Unpair Blue
+    table.controls.click("knob")
+    assert eventually(lambda: table.board.board.phones.paired_seats() == set(), CEILING_S)
+    status, headers, page = request(table.base, "GET", "/phone", headers={"Cookie": blue.cookie})
+    assert b"not paired" in page and any(k.lower() == "set-cookie" for k, _ in headers)
+    assert blue.enter("peg", 2)[0] == 403

@@ -187,7 +187,7 @@ def unpaired_page(message: str) -> str:
                 '<a href="/">the board</a>.</p>')
 
 
-def phone_page(live: dict, seat: int, token: str) -> str:
+def phone_page(live: dict, seat: int, token: str, away: str = "") -> str:
     """``/phone``: a seat's controls (play chips, a keypad for the show, heels, muggins, undo, check
     my count) over the live board; ``phone.js`` sends each tap and shows the board's answer."""
     chips = "".join(f'<button type="button" data-act="peg" data-points="{n}">+{n}</button>' for n in PLAY_CHIPS)
@@ -197,7 +197,7 @@ def phone_page(live: dict, seat: int, token: str) -> str:
                     for rank in RANKS for suit, symbol in SUITS)
     controls = (
         '<p id="status" class="status"></p>'
-        '<p id="answer" class="answer" role="status" aria-live="polite"></p>'
+        f'<p id="answer" class="answer{" refused" if away else ""}" role="status" aria-live="polite">{escape(away)}</p>'
         f'<section class="pad"><h2>The play</h2><div class="keys">{chips}</div></section>'
         '<section class="pad"><h2>Points</h2><div id="dial" class="dial" aria-live="off">0</div>'
         f'<div class="keys digits">{digits}<button type="button" data-digit="clear">Clear</button>'

@@ -103,7 +103,17 @@ class PhoneRoutes:
         seat = _seat_cookie(request)
         if not session or seat is None:
             return HTMLResponse(pages.unpaired_page(NOT_PAIRED), status_code=200)
-        return HTMLResponse(pages.phone_page(live, seat, header_token(session)))
+        try:  # the board says whose seat this is (and whether it still is)
+            answer = await self._ask({"op": "seat", "session": session})
+        except BoardAway:
+            answer = {"ok": True, "seat": seat, "away": True}
+        if not answer.get("ok"):
+            response = HTMLResponse(pages.unpaired_page(NOT_PAIRED), status_code=200)
+            response.delete_cookie(COOKIE, path="/")
+            response.delete_cookie(SEAT_COOKIE, path="/")
+            return response
+        away = BOARD_AWAY if answer.get("away") else ""
+        return HTMLResponse(pages.phone_page(live, int(answer["seat"]), header_token(session), away))
 
     # ---- writes ----------------------------------------------------------------
 
