@@ -110,9 +110,10 @@ need_root "it uses apt-get, debootstrap, mount and chroot"
 # What the guest has besides debootstrap's minimal base: systemd as PID 1 with
 # udev, D-Bus and logind (libpam-systemd: debootstrap does not pick
 # polkitd's default-logind itself) and polkit, Debian's kernel, the packages install.sh
-# installs (so its apt-get finds them there without a network), and kmod for
-# gpio-sim and i2c-stub. Changing this list rebuilds the image.
-packages=systemd,systemd-sysv,udev,dbus,libpam-systemd,polkitd,kmod,iproute2,procps,ca-certificates,e2fsprogs,python3,python3-venv,python3-dev,gcc,swig,i2c-tools
+# installs (so its apt-get finds them there without a network), kmod for
+# gpio-sim and i2c-stub, and curl for a phone's requests to the web view. Changing
+# this list rebuilds the image.
+packages=systemd,systemd-sysv,udev,dbus,libpam-systemd,polkitd,kmod,iproute2,procps,ca-certificates,e2fsprogs,python3,python3-venv,python3-dev,gcc,swig,i2c-tools,curl
 case $arch in
     amd64)
         packages+=,linux-image-amd64

@@ -169,8 +169,9 @@ def test_units_are_hardened():
 
 def test_web_unit_reads_the_ledger_and_reaches_the_network_only():
     """The web unit serves the board's ledger read-only on the config's port: its own user in the board's
-    group, no writable state folder, internet address families only (no AF_UNIX: no system bus), everything
-    else shut; the board keeps PrivateNetwork, and its files are readable by its group and no one else."""
+    group, no writable state folder, the internet address families and AF_UNIX for the board's socket with
+    the system bus out of reach, everything else shut; the board keeps PrivateNetwork, and its files are
+    readable by its group and no one else."""
     web, board = _settings(WEB_UNIT), _settings(UNIT)
     assert board["PrivateNetwork"] == ["yes"] and "PrivateNetwork" not in web
     exec_start = web["ExecStart"][0].split()
@@ -185,7 +186,7 @@ def test_web_unit_reads_the_ledger_and_reaches_the_network_only():
     assert web["ProtectSystem"] == ["strict"] and "/var/lib/cribbage-board" in web["ReadOnlyPaths"]
     # the network, and one local socket: the board's for paired phones; never the system bus
     assert web["RestrictAddressFamilies"] == ["AF_INET AF_INET6 AF_UNIX"]
-    assert "-/run/dbus" in web["InaccessiblePaths"][0].split()
+    assert web["InaccessiblePaths"] == ["-/run/dbus -/var/run/dbus"]
     for key in ("NoNewPrivileges", "PrivateDevices", "ProtectHome", "PrivateTmp", "RestrictSUIDSGID",
                 "ProtectKernelTunables", "ProtectKernelModules", "MemoryDenyWriteExecute", "LockPersonality"):
         assert web[key] == ["yes"], key

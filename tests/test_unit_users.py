@@ -180,3 +180,78 @@ def test_the_web_user_reads_the_ledger_through_the_group_and_cannot_write_it():
         assert sorted(p.name for p in folder.iterdir()) == ["ledger.sqlite3"]  # the reader made nothing
     finally:
         shutil.rmtree(base)
+
+
+# The board's socket for phones (firmware.relay), made by the board's user and asked by others.
+SOCKET_BOARD = """
+import os, select, sys
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from firmware.board.phones import PhoneServer
+os.setgroups([])
+os.setgid({gid})
+os.setuid({uid})
+os.umask({umask})
+server = PhoneServer(Path({path!r}), wake=lambda: None)
+print("ready", flush=True)
+while sys.stdin not in select.select([server, sys.stdin], [], [], 30)[0]:
+    server.serve(lambda request: {{"ok": True, "echo": request}})
+server.close()
+"""
+
+SOCKET_ASK = """
+import json, os, sys
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from firmware.relay import BoardAway, ask
+os.setgroups([])
+os.setgid({gid})
+os.setuid({uid})
+os.umask({umask})
+try:
+    print(json.dumps(ask(Path({path!r}), {{"op": "seat"}})))
+except BoardAway as error:
+    print(json.dumps({{"away": str(error)}}))
+"""
+
+
+def asks(path: Path, uid: int, gid: int) -> dict:
+    web = as_user(SOCKET_ASK, uid, gid, int(setting(WEB_UNIT, "UMask"), 8), path)
+    out, err = web.communicate(timeout=CEILING_S)
+    assert web.returncode == 0, err
+    return json.loads(out)
+
+
+def test_the_web_user_reaches_the_boards_socket_through_the_group_and_no_one_else_does():
+    """The board's user (its unit's UMask) listens on its socket for phones beside the ledger, in a
+    folder of the unit's StateDirectoryMode: the socket is 0660, another user in its group (the web
+    unit's Group) is answered, a user outside the group is refused."""
+    board_uid, web_uid, group, stranger = free_ids(4)
+    base = Path(tempfile.mkdtemp(prefix="cribbage-users-", dir="/tmp"))
+    try:
+        base.chmod(0o755)
+        folder = base / "cribbage-board"
+        folder.mkdir(mode=int(setting(BOARD_UNIT, "StateDirectoryMode"), 8))
+        os.chown(folder, board_uid, group)
+        path = folder / "ledger.sqlite3.phones"
+        board = as_user(SOCKET_BOARD, board_uid, group, int(setting(BOARD_UNIT, "UMask"), 8), path)
+        ceiling = threading.Timer(CEILING_S, board.kill)
+        ceiling.start()
+        try:
+            assert board.stdout.readline() == "ready\n", board.stderr.read()
+            st = path.lstat()
+            assert stat.S_ISSOCK(st.st_mode)
+            assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (board_uid, group, 0o660)
+            assert asks(path, web_uid, group) == {"ok": True, "echo": {"op": "seat"}}
+            assert "Permission denied" in asks(path, stranger, stranger)["away"]
+            board.stdin.close()
+            assert board.wait(timeout=CEILING_S) == 0, board.stderr.read()
+        finally:
+            ceiling.cancel()
+            if board.poll() is None:
+                board.kill()
+                board.wait()
+        assert not path.exists()  # the board took its socket away
+        assert "not running" in asks(path, web_uid, group)["away"]
+    finally:
+        shutil.rmtree(base)

@@ -248,7 +248,84 @@ else
     journalctl -b -u cribbage-board -u cribbage-board-web --no-pager | tail -n 40
 fi
 
-# 3. One writer: the console is refused while the service holds the ledger.
+# 3. A paired phone's entry, relayed by the installed web unit (as cribbage-web) to the installed board
+# unit (as cribbage) over the board's socket beside the ledger: entered once, marked as the phone's, the
+# same request id again entering nothing; a request without a paired session refused (403), and with
+# the board stopped the phone told so (503). The session is made here, its hash written where the
+# board keeps paired phones: pairing takes a code from the OLED, which the VM has none of.
+phone_post() {  # SESSION TOKEN ID: a phone's POST /api/phone/entry (peg 2) to the web view, as "STATUS BODY";
+    # no cookies without SESSION, no token header without TOKEN.
+    local args=(-s -m 30 -o /root/phone-answer.json -w '%{http_code}' -H 'Content-Type: application/json') code
+    [ -z "$1" ] || args+=(-b "cribbage_phone=$1; cribbage_seat=0")
+    [ -z "$2" ] || args+=(-H "X-Phone-Token: $2")
+    : >/root/phone-answer.json
+    code=$(curl "${args[@]}" --data "{\"id\": \"$3\", \"act\": \"peg\", \"points\": 2}" http://127.0.0.1:8121/api/phone/entry)
+    echo "$code $(cat /root/phone-answer.json)"
+}
+phone_token() { "$venv/bin/python" -c 'import sys; from firmware.relay import header_token; print(header_token(sys.argv[1]))' "$1"; }
+game_export() {  # The current game as the ledger exports it (the project's read-only LedgerReader), one line each.
+    "$venv/bin/python" - "$ledger" <<'PY'
+import sys
+from pathlib import Path
+from ledger.reader import LedgerReader
+reader = LedgerReader(Path(sys.argv[1]))
+try:
+    print("\n".join(reader.export()))
+finally:
+    reader.close()
+PY
+}
+phone_check() {
+    local sessions=$ledger.phones.json socket=$ledger.phones session token stranger id problems=()
+    local away paired again unpaired unknown before after via socket_mode sessions_mode board_user web_user
+    session=vm-phone-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+    stranger=vm-stranger-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+    token=$(phone_token "$session")
+    id=vm-$(date +%s%N)
+    systemctl stop cribbage-board
+    away=$(phone_post "$session" "$token" "$id-away")
+    install -o cribbage -g cribbage -m 0600 /dev/null "$sessions"
+    printf '{"sessions": {"%s": 0}}\n' "$(printf '%s' "$session" | sha256sum | cut -d ' ' -f 1)" >"$sessions"
+    systemctl start cribbage-board
+    wait_for 60 test -S "$socket" || problems+=("no socket at $socket 60 s after the board's start")
+    socket_mode=$(stat -c '%a %U:%G' "$socket" 2>&1)
+    sessions_mode=$(stat -c '%a %U:%G' "$sessions" 2>&1)
+    board_user=$(ps -o user:32= -p "$(prop cribbage-board MainPID)")
+    web_user=$(ps -o user:32= -p "$(prop cribbage-board-web MainPID)")
+    before=$(rows | wc -l)
+    paired=$(phone_post "$session" "$token" "$id")
+    again=$(phone_post "$session" "$token" "$id")
+    unpaired=$(phone_post "" "" "$id-unpaired")
+    unknown=$(phone_post "$stranger" "$(phone_token "$stranger")" "$id-unknown")
+    after=$(rows | wc -l)
+    game_export >/root/phone-export.txt 2>&1
+    dump "the game after the phone's entry" /root/phone-export.txt
+    via=$(grep -c '# via phone' /root/phone-export.txt)
+    [ "$socket_mode" = "660 cribbage:cribbage" ] || problems+=("the board's socket is $socket_mode, not 660 cribbage:cribbage")
+    [ "$sessions_mode" = "600 cribbage:cribbage" ] || problems+=("the sessions file is $sessions_mode, not 600 cribbage:cribbage")
+    [ "$board_user" = cribbage ] && [ "$web_user" = cribbage-web ] ||
+        problems+=("the board runs as '$board_user', the web view as '$web_user'")
+    [[ $away == 503\ * ]] || problems+=("with the board stopped: $away (503 wanted)")
+    [[ $paired == 200\ * && $paired == *'"ok":true'* ]] || problems+=("the paired phone's entry: $paired")
+    [[ $again == 200\ * && $again == *'"again":true'* ]] || problems+=("the same request again: $again")
+    [[ $unpaired == 403\ * ]] || problems+=("without a session: $unpaired (403 wanted)")
+    [[ $unknown == 403\ * && $unknown == *'"unpaired":true'* ]] ||
+        problems+=("a session the board never paired, with its token: $unknown (403 from the board wanted)")
+    [ $((after - before)) -eq 1 ] || problems+=("the ledger went from $before to $after entries (one more wanted)")
+    [ "$via" -eq 1 ] && grep -q '^peg .*# via phone' /root/phone-export.txt ||
+        problems+=("$via lines of the game's export marked '# via phone' (one peg wanted)")
+    if [ ${#problems[@]} -eq 0 ]; then
+        ok "a paired phone's entry (curl to 127.0.0.1:8121, its cookie and X-Phone-Token) relayed by cribbage-board-web (as $web_user) to cribbage-board (as $board_user) over $socket ($socket_mode): ${paired#200 }; the ledger holds it once ($before -> $after entries), exported as '$(grep '# via phone' /root/phone-export.txt)'; the same id again: ${again%% *}, nothing more entered; no cookie: ${unpaired%% *}; a session never paired: ${unknown%% *} (the board's answer); the board stopped: ${away%% *}"
+    else
+        failed "a paired phone's entry through the installed units: $(printf '%s; ' "${problems[@]}")"
+        journalctl -b -u cribbage-board -u cribbage-board-web --no-pager | tail -n 30
+    fi
+    # The checks below count on the unit's start limit as install.sh left it: these starts are this check's.
+    systemctl reset-failed cribbage-board
+}
+phone_check
+
+# 4. One writer: the console is refused while the service holds the ledger.
 before=$(rows | md5sum)
 refusal=$(printf 'game six-card seats=Alice,Bob\npeg Bob 2\nquit\n' |
     timeout 60 runuser -u cribbage -- "$venv/bin/cribbage-board" console --state "$ledger" 2>&1)
@@ -259,7 +336,7 @@ else
     failed "the console was not refused while the service runs (exit $code): $(echo "$refusal" | tail -n 3 | tr '\n' ' ')"
 fi
 
-# 4. kill -9 during a burst of entries: every entry the ledger had acknowledged is there after the restart.
+# 5. kill -9 during a burst of entries: every entry the ledger had acknowledged is there after the restart.
 systemctl stop cribbage-board
 use_driver burst
 touch /run/cribbage-vm-burst
@@ -294,7 +371,7 @@ use_driver none
 systemctl restart cribbage-board
 wait_for 60 is_active cribbage-board || failed "the mock board did not come back after the kill check"
 
-# 5. The watchdog: a stopped (SIGSTOP) board is restarted within WatchdogSec and a margin.
+# 6. The watchdog: a stopped (SIGSTOP) board is restarted within WatchdogSec and a margin.
 watchdog=$(sed -n 's/^WatchdogSec=//p' /etc/systemd/system/cribbage-board.service)
 margin=15
 restarts=$(prop cribbage-board NRestarts)
@@ -315,7 +392,7 @@ else
 fi
 wait_for 60 is_active cribbage-board || true
 
-# 6. systemctl stop returns within 1 s. The checks above started the unit often (the installs, the
+# 7. systemctl stop returns within 1 s. The checks above started the unit often (the installs, the
 # drivers, kill -9 and the watchdog's restarts): its StartLimitBurst=5 in StartLimitIntervalSec=120
 # may be spent, and a start here refused at once (seen on Trixie); that counter is the checks', not
 # the board's, so it is reset first.
@@ -339,7 +416,7 @@ else
     journal
 fi
 
-# 7. systemd-analyze security, live.
+# 8. systemd-analyze security, live.
 scores=()
 worst=0
 for unit in cribbage-board cribbage-board-web; do
@@ -354,7 +431,7 @@ else
     failed "systemd-analyze security: ${scores[0]}; ${scores[1]} (4.0 or more is MEDIUM or worse)"
 fi
 
-# 8. A second install.sh changes nothing.
+# 9. A second install.sh changes nothing.
 state() {
     md5sum /etc/systemd/system/cribbage-board.service /etc/systemd/system/cribbage-board-web.service \
         /etc/polkit-1/rules.d/50-cribbage-board.rules /etc/cribbage-board/config.toml \
@@ -381,11 +458,11 @@ else
     failed "the second install.sh exited non-zero: $(tail -n 1 /root/install-2.log)"
 fi
 
-# 9. The web view, from the host through qemu's forwarded port.
+# 10. The web view, from the host through qemu's forwarded port.
 wait_for 30 listening 8121 || true
 ask_host "web /"
 
-# 10. polkit refuses the power-off to another user and to the web view's user.
+# 11. polkit refuses the power-off to another user and to the web view's user.
 refused=()
 for user in nobody cribbage-web; do
     said=$(systemd-run --quiet --wait --pipe --collect --uid="$user" /usr/bin/systemctl --no-ask-password poweroff 2>&1)
@@ -398,7 +475,7 @@ for user in nobody cribbage-web; do
 done
 [ ${#refused[@]} -ne 2 ] || ok "polkit refuses the power-off to ${refused[0]} and ${refused[1]}"
 
-# 11. The real device stacks, where the guest kernel has them, each in the board unit's
+# 12. The real device stacks, where the guest kernel has them, each in the board unit's
 # own sandbox (the board stopped: the runtime folder is the unit's).
 systemctl stop cribbage-board
 "$venv/bin/pip" install -q lgpio >/root/lgpio.log 2>&1 || note "pip install lgpio: $(tail -n 1 /root/lgpio.log)"
@@ -461,7 +538,7 @@ else
     fi
 fi
 
-# 12. The club: with [club] set, `cribbage-board club-network` (as install.sh runs it) writes the unit's
+# 13. The club: with [club] set, `cribbage-board club-network` (as install.sh runs it) writes the unit's
 # drop-in; the board's unit, its hardening and that drop-in in force, plays a game for the club, which
 # reaches the host's Mosquitto (qemu's guestfwd at 10.0.2.100) and the host's hub counts; from the same
 # unit no other address answers (IPAddressDeny: EPERM). The club off again, club-network removes the
@@ -582,7 +659,7 @@ club = load_config(sys.argv[1]).club; print(club.broker, club.name, club.table)'
 }
 club_check
 
-# 13. Last: the menu's Shut down, as the board's unit, powers the VM off through logind and polkit.
+# 14. Last: the menu's Shut down, as the board's unit, powers the VM off through logind and polkit.
 use_driver shutdown
 journalctl -f -n 0 -u cribbage-board -o short-monotonic >/dev/console 2>&1 &  # the board's own words, up to the power-off, on the console the host keeps
 ask_host "poweroff the menu's Shut down (Menu > Shut down > Yes on the mock controls, the real power-off: systemctl --no-ask-password poweroff as cribbage in the board's unit)"
