@@ -494,7 +494,7 @@ def painted(colours, sides: int) -> dict:
 def test_the_colour_blind_palette_is_what_the_sides_and_pegs_use_when_chosen(tmp_path, browser):
     """At 390x844 every page offers the LEDs' palettes at its foot; choosing colour-blind paints the score
     cards, the pegs and the start holes in the LEDs' colour-blind colours (firmware.palette), the stats
-    cards and bars and the race's lines too, and the choice is kept from page to page and on a reload."""
+    cards and bars and the race's lines too, and the choice (a cookie) is kept from page to page and on a reload."""
     from firmware.palette import PALETTES as LED_PALETTES
     from firmware.web.board import COLOURS, PALETTES
 
@@ -536,7 +536,7 @@ def test_the_colour_blind_palette_is_what_the_sides_and_pegs_use_when_chosen(tmp
             Select(browser.find_element("id", "palette")).select_by_value("standard")
             assert browser.execute_script("return document.documentElement.className") == ""
         finally:
-            browser.execute_script("localStorage.clear()")
+            browser.delete_all_cookies()
 
 
 def test_the_pages_open_in_the_palette_the_config_gives_the_leds(tmp_path, browser):
@@ -566,4 +566,4 @@ def test_the_pages_open_in_the_palette_the_config_gives_the_leds(tmp_path, brows
             browser.refresh()
             assert browser.execute_script(SIDE_PAINT) == {**painted(COLOURS, 2), "root": ""}
         finally:
-            browser.execute_script("localStorage.clear()")
+            browser.delete_all_cookies()

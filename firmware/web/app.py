@@ -22,6 +22,7 @@ from scorer.distribution import distribution
 
 from ..guard import READ_METHODS, Guard, security_headers, served_names
 from . import pages
+from .board import PALETTES
 from .feed import LiveFeed
 from .follow import LedgerFollower, LedgerUnavailable
 from .icon import app_icon, favicon
@@ -51,15 +52,27 @@ class ASGIEndpoint:
 
 
 class InPalette:
-    """ASGI middleware: every page opens in the LEDs' palette (:func:`.pages.in_palette`), its length
-    said again; any other answer passes as it is."""
+    """ASGI middleware: every page opens in a palette of the LEDs (:func:`.pages.in_palette`), its length
+    said again: the browser's own choice (the cookie palette.js sets), else the config's. Any other
+    answer passes as it is."""
 
     def __init__(self, app, palette: str):
         self.app = app
         self.palette = palette
 
+    def chosen(self, scope) -> str:
+        """The palette a request's cookie names, if the pages have it; else the config's."""
+        for key, value in scope["headers"]:
+            if key == b"cookie":
+                for pair in value.decode("latin-1").split(";"):
+                    name, _, chosen = pair.strip().partition("=")
+                    if name == pages.PALETTE_COOKIE and chosen in PALETTES:
+                        return chosen
+        return self.palette
+
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
+        palette = self.chosen(scope) if scope["type"] == "http" else "standard"
+        if palette == "standard":
             await self.app(scope, receive, send)
             return
         held: list = []  # a page's start, sent with its body's new length
@@ -71,7 +84,7 @@ class InPalette:
                     return
             elif held and message["type"] == "http.response.body":
                 start = held.pop()
-                body = pages.in_palette(message.get("body", b""), self.palette)
+                body = pages.in_palette(message.get("body", b""), palette)
                 headers = [(key, str(len(body)).encode() if key == b"content-length" else value)
                            for key, value in start["headers"]]
                 await send({**start, "headers": headers})
@@ -287,8 +300,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         Route("/api/count", phones.count, methods=READ_METHODS),
     ]
     app = Starlette(routes=routes)
-    if palette != "standard":
-        app.add_middleware(InPalette, palette=palette)
+    app.add_middleware(InPalette, palette=palette)
     app.add_middleware(Guard, names=served_names(host_names), headers=SECURITY_HEADERS, who="this board",
                        writes=PHONE_WRITES)
     app.state.site = site

@@ -46,10 +46,15 @@ SCRIPT = (HERE / "live.js").read_bytes()
 SCRIPT_URL = f"/live.js?v={hashlib.sha256(SCRIPT).hexdigest()[:12]}"  # a new script, a new address
 PHONE_SCRIPT = (HERE / "phone.js").read_bytes()
 PHONE_SCRIPT_URL = f"/phone.js?v={hashlib.sha256(PHONE_SCRIPT).hexdigest()[:12]}"
+PALETTE_COOKIE = "cribbage_palette"  # a browser's choice of palette (palette.js sets it, app.InPalette reads it)
 PALETTE_SCRIPT = ((HERE / "palette.js").read_text(encoding="utf-8")
-                  .replace("PALETTE_NAMES", json.dumps(list(PALETTES))).encode())
+                  .replace("PALETTE_NAMES", json.dumps(list(PALETTES))).replace("PALETTE_COOKIE", PALETTE_COOKIE)
+                  .encode())
 PALETTE_SCRIPT_URL = f"/palette.js?v={hashlib.sha256(PALETTE_SCRIPT).hexdigest()[:12]}"
 HTML_OPEN = "<!doctype html><html lang=en>"
+# The choice of palette at the foot of every page: shown by palette.js, which makes it work
+PALETTE_CHOICE = ('<footer class="palette" id="palette-choice" hidden><label>Colours <select id="palette">'
+                  + "".join(f'<option value="{name}">{name}</option>' for name in PALETTES) + "</select></label></footer>")
 STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
 CONTENT_SECURITY_POLICY = (
     f"default-src 'none'; script-src 'self'; style-src 'sha256-{STYLE_HASH}'; img-src 'self'; "
@@ -76,15 +81,15 @@ def page(title: str, here: str, body: str, live: bool = False, script: str | Non
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="description" content="The live cribbage board: scores, pegs and whose count is next">'
         f"{refresh}<title>{escape(title)}</title>{HEAD_LINKS}<style>{STYLE}</style>"
-        f'<script src="{PALETTE_SCRIPT_URL}"></script></head><body>'  # before the body: drawn in its palette at once
+        f'<script src="{PALETTE_SCRIPT_URL}" defer></script></head><body>'  # deferred: it blocks no drawing
         f'<header><{brand} class="brand">cribbage-board</{brand}>{links}{dot}</header>'
-        f"<main>{body}</main>{script}</body></html>"
+        f"<main>{body}</main>{PALETTE_CHOICE}{script}</body></html>"
     )
 
 
 def in_palette(html: bytes, palette: str) -> bytes:
-    """A page (bytes of :func:`page`) opened in a palette of the LEDs (config ``leds.palette``): its root
-    element's class. A browser's own choice (palette.js) replaces it; anything else is left as it is."""
+    """A page (bytes of :func:`page`) opened in a palette of the LEDs: its root element's class.
+    Anything else is left as it is."""
     if palette == "standard" or palette not in PALETTES or not html.startswith(HTML_OPEN.encode()):
         return html
     return html.replace(HTML_OPEN.encode(), f'{HTML_OPEN[:-1]} class="palette-{palette}">'.encode(), 1)
