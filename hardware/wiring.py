@@ -433,7 +433,7 @@ def _power_panel(top: int, strip: StripSettings, leds: int = 0, counters: int = 
     if leds:
         out.append(_text((x0 + x1) // 2, minus + 18, strip_count(leds, counters), size=11, anchor="middle",
                          colour=ink, extra=' class="strip-leds"'))
-    ends = [(x0 + 8, None), (x1 - 8, None)]
+    ends: list[tuple[int, int | None]] = [(x0 + 8, None), (x1 - 8, None)]
     if feeds:
         ends = [(round(x0 + 8 + (x1 - x0 - 16) * led / (leds - 1)), led) for led in feeds]
     for k, (x, led) in enumerate(ends):
