@@ -379,6 +379,19 @@ def strip_count(leds: int, counters: int = 0) -> str:
     return f"{leds} LEDs: {leds - counters} holes, then {counters} game counters (LED {leds - counters} on)"
 
 
+FEED_EVERY = 121  # LEDs at most between two of the strip's feed points: one a track (its holes and start)
+
+
+def feed_points(leds: int) -> tuple[int, ...]:
+    """The LEDs (numbered from 0) where the strip's 5 V and GND go in: both ends, and between them
+    evenly spaced, no two more than FEED_EVERY apart (243 LEDs: 0, 121 and 242). The parts list
+    (hardware/README.md) counts its terminals and connectors by them."""
+    if leds <= 1:
+        return (0,)
+    runs = -(-(leds - 1) // FEED_EVERY)
+    return tuple(round(i * (leds - 1) / runs) for i in range(runs + 1))
+
+
 def _power_panel(top: int, strip: StripSettings, leds: int = 0, counters: int = 0) -> list[str]:
     """The 5 V supply, the strip (with its LEDs, when ``leds`` says), the level shifter's power
     and the common ground."""
@@ -410,22 +423,32 @@ def _power_panel(top: int, strip: StripSettings, leds: int = 0, counters: int = 
     out.append(f'<circle cx="300" cy="{minus}" r="4" fill="{black}"/>')
     out.append(_text(306, (plus + minus) // 2 - 4, f"Pi pin {COMMON_GND} (GND) only;", size=11))
     out.append(_text(306, (plus + minus) // 2 + 10, "pin 2 (5 V) unconnected", size=11))
-    # The strip, fed at both ends.
+    # The strip, fed at its feed points (both ends when its length is not known), each named by its LED.
     x0, x1 = 860, rail_end
+    feeds = feed_points(leds) if leds else ()
+    said = f"at {len(feeds)} feed points" if len(feeds) > 2 else "at both ends"
     out.append(f'<rect x="{x0}" y="{plus + 12}" width="{x1 - x0}" height="30" rx="4" fill="#fdecea" stroke="{ink}" stroke-width="1.5"/>')
-    out.append(_text((x0 + x1) // 2, plus + 32, "WS2812B strip: 5 V and GND at both ends", size=11, anchor="middle", colour=ink))
+    out.append(_text((x0 + x1) // 2, plus + 32, f"WS2812B strip: 5 V and GND {said}", size=11, anchor="middle",
+                     colour=ink))
     if leds:
         out.append(_text((x0 + x1) // 2, minus + 18, strip_count(leds, counters), size=11, anchor="middle",
                          colour=ink, extra=' class="strip-leds"'))
-    for x in (x0 + 8, x1 - 8):
+    ends: list[tuple[int, int | None]] = [(x0 + 8, None), (x1 - 8, None)]
+    if feeds:
+        ends = [(round(x0 + 8 + (x1 - x0 - 16) * led / (leds - 1)), led) for led in feeds]
+    for k, (x, led) in enumerate(ends):
         out.append(f'<line x1="{x}" y1="{plus}" x2="{x}" y2="{plus + 12}" stroke="{red}" stroke-width="2"/>')
         out.append(f'<line x1="{x}" y1="{plus + 42}" x2="{x}" y2="{minus}" stroke="{black}" stroke-width="2"/>')
+        if led is not None:
+            anchor = "start" if k == 0 else ("end" if k == len(ends) - 1 else "middle")
+            out.append(_text(x, plus - 6, f"LED {led}", size=10, anchor=anchor, colour=ink,
+                             extra=f' class="feed" data-led="{led}"'))
     data = "GPIO10 (SPI0 MOSI, pin 19), spi driver" if strip.driver != "ws281x" else \
         f"GPIO{strip.pin} (pin {physical_pin(strip.pin)}), ws281x driver"
     notes = [
         f"Strip data: {data} -> 74AHCT125 1A, 1Y -> 330 \u03a9 -> DIN.",
         f"The Pi runs on its own official USB supply ({PI_SUPPLIES}), not on this one.",
-        "Feed the strip's 5 V at both ends and every 60-100 LEDs (18 AWG); the Pi, the strip and the",
+        f"Feed the strip's 5 V at both ends and every {FEED_EVERY} LEDs at most (18 AWG); the Pi, the strip and the",
         "level shifter share one ground. The OLED and the encoder take 3.3 V from the Pi, never 5 V.",
         "Connect GND first and disconnect it last; never plug or unplug the strip while it is powered.",
     ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install cribbage-board as a service on Raspberry Pi OS Bookworm or Trixie (64-bit).
-# Run as root from a clone of the repository:  sudo systemd/install.sh
+# Run as root from the source folder (a clone, or a source archive unpacked):  sudo systemd/install.sh
 #
 # It installs the packages it needs, enables SPI and I2C, gives spidev a
 # buffer that holds a whole LED frame, holds the core clock still on a Pi 3/4

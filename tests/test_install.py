@@ -259,3 +259,24 @@ def test_unit_hardening_leaves_the_system_bus_reachable():
             assert not any(p.lstrip("-+").rstrip("/") in ("/run", "/run/dbus", "/run/dbus/system_bus_socket")
                            for p in value.split()), f"{key}={value} hides the system bus"
         assert key != "PrivateUsers" or value in ("no", "false"), "PrivateUsers breaks polkit's view of the user"
+
+
+def test_the_pi_install_steps_install_the_boards_needs_only_from_a_source_a_builder_has():
+    """hardware/README.md's pip lines for a Pi and install.sh's own install name no test extra (the
+    board's needs and nothing more); systemd/README.md's steps bring the source as an archive a
+    builder can make, not a clone of an address the project does not give."""
+    from docs_text import section
+
+    pi = section((ROOT / "hardware" / "README.md").read_text(encoding="utf-8"), "Python packages on a Pi")
+    installs = re.findall(r"pip install[^`\n]*", pi)
+    assert installs and all("[test]" not in line and "-e" not in line.split() for line in installs), installs
+    assert ".venv/bin/pip install -q ." in pi
+    script = [line for line in INSTALL.read_text(encoding="utf-8").splitlines() if "pip" in line and "install" in line
+              and not line.lstrip().startswith("#")]
+    assert script and not any("[test]" in line for line in script), script
+    steps = section((ROOT / "systemd" / "README.md").read_text(encoding="utf-8"), "Install on Raspberry Pi OS Bookworm or Trixie")
+    flat = " ".join(steps.split())
+    assert "<this repository>" not in flat and "git clone" not in flat
+    for said in ("git archive --format=tar.gz --prefix=cribbage-board/ -o cribbage-board.tar.gz HEAD",
+                 "scp cribbage-board.tar.gz", "tar xzf cribbage-board.tar.gz", "sudo cribbage-board/systemd/install.sh"):
+        assert said in flat, said

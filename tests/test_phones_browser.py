@@ -31,6 +31,7 @@ def test_a_phone_pairs_from_the_qr_code_and_scores_its_seat(table, browser):
     tap(browser, ".pair button")
     wait_for(browser, lambda d: d.current_url.endswith("/phone") and d.find_elements("id", "phone"))
     wait_for(browser, lambda d: "live-dot on" in d.page_source)
+    assert browser.find_element("id", "live-word").text == "live"  # in words beside the dot (phone.js)
     tap(browser, 'button[data-act="peg"][data-points="2"]')
     answer(browser, "Blue peg 2")
     assert table.board.board.controller.game.state.scores[1] == 2

@@ -335,8 +335,8 @@ def test_state_and_config_work_before_or_after_the_command(tmp_path):
     assert parse_args(["web", "--state", "x.db"]).state == "x.db"
     config = tmp_path / "config.toml"
     config.write_text(f'state = "{tmp_path / "board.sqlite3"}"\n[leds]\nlayout = "three-track-121"\n')
-    state, layout, port = web_settings(str(config), None)
-    assert (state, layout.name, port) == (tmp_path / "board.sqlite3", "three-track-121", 8121)
+    state, layout, port, palette = web_settings(str(config), None)
+    assert (state, layout.name, port, palette) == (tmp_path / "board.sqlite3", "three-track-121", 8121, "standard")
     assert web_settings(str(config), "other.db")[0] == Path("other.db")
 
 
@@ -367,7 +367,7 @@ def test_the_web_view_loads_no_device_and_nothing_of_the_board(tmp_path):
     code = (
         "import sys; from firmware.web.settings import web_settings; from firmware.web.app import create_app; "
         "from firmware.web.follow import LedgerFollower; from firmware.web.site import Site; "
-        f"state, layout, port = web_settings(None, {str(path)!r}); app = create_app(LedgerFollower(state), layout); "
+        f"state, layout, port, palette = web_settings(None, {str(path)!r}); app = create_app(LedgerFollower(state), layout); "
         "site = app.state.site; site.live(); site.games(); site.stats(); "
         "devices = ('gpiozero', 'luma', 'spidev', 'rpi_ws281x', 'lgpio', 'RPi'); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in devices or m.startswith(('firmware.board', 'firmware.pc')) "

@@ -39,10 +39,10 @@ def shoot(driver, name: str, size=PHONE) -> Path:
 
 
 @contextlib.contextmanager
-def page_server(driver, state: Path, **options):
+def page_server(driver, state: Path, *extra: str, **options):
     """``web_server`` for a page in the browser, which leaves the page before the server stops: its open
     /events stream would hold the stop for the server's graceful shutdown (1 s)."""
-    with web_server(state, **options) as base:
+    with web_server(state, *extra, **options) as base:
         try:
             yield base
         finally:
@@ -442,3 +442,128 @@ def test_a_new_entry_is_said_by_the_live_region_and_every_page_has_an_h1(tmp_pat
                     assert len(heads) == 1 and heads[0][1], (size, path, heads)
                     title = browser.title
                     assert title and not re.search("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]", title), title
+
+
+LIVE_WORD = ("var w = document.getElementById('live-word'), box = w.getBoundingClientRect(), s = getComputedStyle(w);"
+             " return [w.textContent, box.left, box.right, box.height, parseFloat(s.fontSize), s.color, s.visibility]")
+
+
+def test_the_live_state_is_said_in_words_beside_the_dot_and_turns_to_reconnecting(tmp_path, browser):
+    """At 390x844 the header says "live" in words beside the dot (on the screen, at least 12 px, not only a
+    hover title); when the server goes away the words turn to "reconnecting…" and the dot goes out."""
+    state = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(state) as store:
+        write_games(store, [game_record("game six-card seats=Alice,Bob dealer=Alice", seed=7, entries=12)])
+    browser.set_window_size(*PHONE)
+    try:
+        with web_server(state) as base:
+            browser.get(base + "/")
+            wait_for(browser, lambda d: d.execute_script(LIVE_WORD)[0] == "live")
+            text, left, right, height, px, colour, visibility = browser.execute_script(LIVE_WORD)
+            assert 0 <= left < right <= PHONE[0] and height > 0 and visibility == "visible", (left, right, height)
+            assert px >= 12 and colour != "rgba(0, 0, 0, 0)"
+            assert browser.find_element("id", "live-word").is_displayed()
+            assert "live-dot on" in browser.page_source
+            shoot(browser, "board-live-words-phone")
+        wait_for(browser, lambda d: d.execute_script(LIVE_WORD)[0] == "reconnecting\u2026")
+        assert browser.find_element("id", "live-dot").get_attribute("class") == "live-dot"
+        shoot(browser, "board-reconnecting-phone")
+    finally:
+        browser.get("about:blank")
+
+
+def rgb(colour: str) -> str:
+    """A #rrggbb colour as getComputedStyle says it."""
+    return "rgb({}, {}, {})".format(*(int(colour[k:k + 2], 16) for k in (1, 3, 5)))
+
+
+SIDE_PAINT = (
+    "var tall = [...document.querySelectorAll('svg.board')].filter(function (e) { return e.getClientRects().length; })[0];"
+    " return {cards: [...document.querySelectorAll('#live .side')].map(function (s) { return getComputedStyle(s).borderTopColor; }),"
+    "  pegs: [...tall.querySelectorAll('.peg.front')].map(function (p) { return getComputedStyle(p).fill; }),"
+    "  starts: [...tall.querySelectorAll('.hole.start')].map(function (h) { return getComputedStyle(h).stroke; }),"
+    "  root: document.documentElement.className}")
+
+
+def painted(colours, sides: int) -> dict:
+    """What SIDE_PAINT reads when the page's sides are in ``colours``."""
+    want = [rgb(c) for c in colours[:sides]]
+    return {"cards": want, "pegs": want, "starts": want}
+
+
+def test_the_colour_blind_palette_is_what_the_sides_and_pegs_use_when_chosen(tmp_path, browser):
+    """At 390x844 every page offers the LEDs' palettes at its foot; choosing colour-blind paints the score
+    cards, the pegs and the start holes in the LEDs' colour-blind colours (firmware.palette), the stats
+    cards and bars and the race's lines too, and the choice (a cookie) is kept from page to page and on a reload."""
+    from firmware.palette import PALETTES as LED_PALETTES
+    from firmware.web.board import COLOURS, PALETTES
+
+    assert PALETTES["colour-blind"] == tuple("#%02x%02x%02x" % c for c in LED_PALETTES["colour-blind"])
+    state = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(state) as store:
+        write_games(store, match_records(1) + [game_record("game four-hand-individual seats=Ann,Ben,Cat,Dan "
+                                                           "dealer=Cat", seed=3, entries=30)])
+    browser.set_window_size(*PHONE)
+    with page_server(browser, state) as base:
+        try:
+            for path in ("/games", "/games/1", "/stats", "/"):
+                browser.get(base + path)
+                assert browser.find_element("css selector", "footer.palette select").is_displayed(), path
+            read = {k: v for k, v in browser.execute_script(SIDE_PAINT).items() if k != "root"}
+            assert read == painted(COLOURS, 4)
+            from selenium.webdriver.support.ui import Select
+
+            Select(browser.find_element("id", "palette")).select_by_value("colour-blind")
+            assert browser.execute_script(SIDE_PAINT) == {**painted(PALETTES["colour-blind"], 4),
+                                                          "root": "palette-colour-blind"}
+            shoot(browser, "board-colour-blind-phone")
+            browser.refresh()
+            assert browser.execute_script(SIDE_PAINT) == {**painted(PALETTES["colour-blind"], 4),
+                                                          "root": "palette-colour-blind"}
+            assert Select(browser.find_element("id", "palette")).first_selected_option.text == "colour-blind"
+            browser.get(base + "/stats")
+            cards = browser.execute_script(
+                "return [...document.querySelectorAll('section.card')].map(function (card) {"
+                " return [card.querySelector('h2').textContent, getComputedStyle(card).borderTopColor,"
+                "  [...new Set([...card.querySelectorAll('rect.bar')].map(function (r) { return getComputedStyle(r).fill; }))]]; })")
+            cb = [rgb(c) for c in PALETTES["colour-blind"]]
+            assert cards and all(border in cb and bars == [border] for _, border, bars in cards), cards
+            browser.get(base + "/games/1")
+            lines = browser.execute_script(
+                "return [...document.querySelectorAll('svg.race polyline.line, svg.race .legend-item line')]"
+                ".map(function (l) { return getComputedStyle(l).stroke; })")
+            assert lines == cb[:2] * 2, lines
+            Select(browser.find_element("id", "palette")).select_by_value("standard")
+            assert browser.execute_script("return document.documentElement.className") == ""
+        finally:
+            browser.delete_all_cookies()
+
+
+def test_the_pages_open_in_the_palette_the_config_gives_the_leds(tmp_path, browser):
+    """A board whose config sets leds.palette = "colour-blind": every page opens in the LEDs' colour-blind
+    colours, with no choice made in the browser; a browser's own choice of standard overrides it."""
+    from firmware.web.board import COLOURS, PALETTES
+
+    state = tmp_path / "ledger.sqlite3"
+    config = tmp_path / "config.toml"
+    config.write_text('[leds]\npalette = "colour-blind"\n')
+    with LedgerWriter(state) as store:
+        write_games(store, match_records(1) + [game_record("game six-card seats=Alice,Bob dealer=Alice",
+                                                           seed=7, entries=12)])
+    browser.set_window_size(*PHONE)
+    with page_server(browser, state, "--config", str(config)) as base:
+        try:
+            for path in ("/games", "/stats", "/games/1"):
+                browser.get(base + path)
+                assert browser.execute_script("return document.documentElement.className") == "palette-colour-blind"
+            browser.get(base + "/")
+            assert browser.execute_script(SIDE_PAINT) == {**painted(PALETTES["colour-blind"], 2),
+                                                          "root": "palette-colour-blind"}
+            from selenium.webdriver.support.ui import Select
+
+            assert Select(browser.find_element("id", "palette")).first_selected_option.text == "colour-blind"
+            Select(browser.find_element("id", "palette")).select_by_value("standard")
+            browser.refresh()
+            assert browser.execute_script(SIDE_PAINT) == {**painted(COLOURS, 2), "root": ""}
+        finally:
+            browser.delete_all_cookies()

@@ -330,3 +330,39 @@ def test_the_enclosure_section_gives_the_top_and_where_everything_goes():
                  "2-4 mm below the diffuser", "The Pi on its M2.5 stand-offs", "the strip supply at the other end",
                  "fuse holder on the back wall", "ventilation", "green activity light"):
         assert said in enclosure, said
+
+
+def _feeds_drawn(svg: str) -> list[int]:
+    """The LEDs the diagram's power panel feeds the strip at."""
+    return [int(node.get("data-led")) for node in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")
+            if node.get("class") == "feed"]
+
+
+def test_the_wiring_diagram_feeds_the_strip_where_the_parts_list_does():
+    """The diagram's feed points are the parts list's: for two tracks LEDs 0, 121 and 242 (three feed
+    points: a terminal each, a JST pair for each past the first, the middle at LED 121); one more a
+    track for three and four tracks, as the parts list says; the Power section names the same LEDs."""
+    from hardware.layout import load_layout
+    from hardware.wiring import FEED_EVERY, feed_points
+
+    parts = " ".join(" | ".join(row) for row in _parts_rows())
+    power = " ".join(section(README.read_text(encoding="utf-8"), "Power").split())
+    drawn = _feeds_drawn(wiring_svg(load_config(None).hookup))
+    assert drawn == list(feed_points(243)) == [0, 121, 242]
+    said = re.search(r"the strip's three feed points \(LEDs (\d+), (\d+) and (\d+)\)", parts)
+    assert [int(n) for n in said.groups()] == drawn
+    assert "a lead to each of the strip's three feed points" in parts
+    jst = re.search(r"2-pin JST SM connector pairs \| (\d+) \(one for each feed point past the first: for two tracks "
+                    r"the middle, LED (\d+), and the far end\)", parts)
+    assert int(jst.group(1)) == len(drawn) - 1 and int(jst.group(2)) == drawn[1]
+    assert f"LEDs {drawn[0]}, {drawn[1]} and {drawn[2]} for two tracks" in power
+    assert f"every {FEED_EVERY} LEDs at most" in power and f"every {FEED_EVERY} LEDs at most" in parts
+    assert "four for three tracks, five for four" in parts
+    for name, count in (("three-track-121", 4), ("four-track-121", 5)):
+        leds = len(load_layout(name).all_holes())
+        hookup = load_config(None, [f"leds.layout={name}"]).hookup
+        assert _feeds_drawn(wiring_svg(hookup)) == list(feed_points(leds)) and len(feed_points(leds)) == count
+    hookup = load_config(None).hookup
+    assert "5 V and GND at 3 feed points" in wiring_svg(hookup)
+    unknown = wiring_svg(replace(hookup, strip_leds=0))  # a strip of no length said: its two ends, unnamed
+    assert "5 V and GND at both ends" in unknown and _feeds_drawn(unknown) == []

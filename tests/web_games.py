@@ -190,9 +190,10 @@ def stop(process: subprocess.Popen) -> None:
         process.wait()
 
 
-def get(url: str, method: str = "GET"):
-    """(status, headers, body) of a request, errors included."""
-    request = urllib.request.Request(url, method=method, data=b"x" if method in ("POST", "PUT", "PATCH") else None)
+def get(url: str, method: str = "GET", cookie: str | None = None):
+    """(status, headers, body) of a request (with a Cookie header, if given), errors included."""
+    request = urllib.request.Request(url, method=method, data=b"x" if method in ("POST", "PUT", "PATCH") else None,
+                                     headers={"Cookie": cookie} if cookie else {})
     try:
         with urllib.request.urlopen(request, timeout=REQUEST_CEILING_S) as response:
             return response.status, response.headers, response.read()

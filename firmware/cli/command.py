@@ -180,8 +180,9 @@ def _web(args) -> int:
     from ..web.settings import web_settings
 
     try:
-        state, layout, port = web_settings(args.config, args.state)
-        return serve(state, args.host, port if args.port is None else args.port, layout, board_port=port)
+        state, layout, port, palette = web_settings(args.config, args.state)
+        return serve(state, args.host, port if args.port is None else args.port, layout, board_port=port,
+                     palette=palette)
     except WebError as error:
         return fail(f"{PROG} web: {error}")
 

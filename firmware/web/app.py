@@ -22,6 +22,7 @@ from scorer.distribution import distribution
 
 from ..guard import READ_METHODS, Guard, security_headers, served_names
 from . import pages
+from .board import PALETTES
 from .feed import LiveFeed
 from .follow import LedgerFollower, LedgerUnavailable
 from .icon import app_icon, favicon
@@ -50,6 +51,49 @@ class ASGIEndpoint:
         await self.app(scope, receive, send)
 
 
+class InPalette:
+    """ASGI middleware: every page opens in a palette of the LEDs (:func:`.pages.in_palette`), its length
+    said again: the browser's own choice (the cookie palette.js sets), else the config's. Any other
+    answer passes as it is."""
+
+    def __init__(self, app, palette: str):
+        self.app = app
+        self.palette = palette
+
+    def chosen(self, scope) -> str:
+        """The palette a request's cookie names, if the pages have it; else the config's."""
+        for key, value in scope["headers"]:
+            if key == b"cookie":
+                for pair in value.decode("latin-1").split(";"):
+                    name, _, chosen = pair.strip().partition("=")
+                    if name == pages.PALETTE_COOKIE and chosen in PALETTES:
+                        return chosen
+        return self.palette
+
+    async def __call__(self, scope, receive, send):
+        palette = self.chosen(scope) if scope["type"] == "http" else "standard"
+        if palette == "standard":
+            await self.app(scope, receive, send)
+            return
+        held: list = []  # a page's start, sent with its body's new length
+
+        async def send_in_palette(message):
+            if message["type"] == "http.response.start":
+                if any(key == b"content-type" and value.startswith(b"text/html") for key, value in message["headers"]):
+                    held.append(message)
+                    return
+            elif held and message["type"] == "http.response.body":
+                start = held.pop()
+                body = pages.in_palette(message.get("body", b""), palette)
+                headers = [(key, str(len(body)).encode() if key == b"content-length" else value)
+                           for key, value in start["headers"]]
+                await send({**start, "headers": headers})
+                message = {**message, "body": body}
+            await send(message)
+
+        await self.app(scope, receive, send_in_palette)
+
+
 class GameId(Convertor):
     """A game id in a path: up to 18 digits (a longer number is no game: 404, never a
     conversion error)."""
@@ -67,12 +111,14 @@ register_url_convertor("game_id", GameId())
 
 
 def create_app(follower: LedgerFollower, layout: Layout | None = None, host_names=(),
-               listen: tuple[str, int] | None = None, board_socket: Path | None = None) -> Starlette:
+               listen: tuple[str, int] | None = None, board_socket: Path | None = None,
+               palette: str = "standard") -> Starlette:
     """The web view of the ledger ``follower`` reads: pages, JSON and events; it writes nothing itself,
     and relays a paired phone's entries to the board listening on ``board_socket`` (:mod:`.phones`).
     It answers requests for localhost, IP literals, ``*.local``, this machine's hostname and
     ``host_names``. ``listen``: the host and port the server listens on, which the board page's
-    QR code offers (:class:`.qr.PhoneLink`); every address of the port it is reached on if None."""
+    QR code offers (:class:`.qr.PhoneLink`); every address of the port it is reached on if None.
+    ``palette``: the LEDs' palette (config ``leds.palette``), the one the pages open in."""
     site = Site(follower, layout)
     feed = LiveFeed(site)
     links: dict[int, PhoneLink] = {}
@@ -105,6 +151,9 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
 
     async def phone_script(request: Request):
         return Response(pages.PHONE_SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+
+    async def palette_script(request: Request):
+        return Response(pages.PALETTE_SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
 
     async def service_worker(request: Request):
         return Response(pages.SERVICE_WORKER, media_type="text/javascript; charset=utf-8",
@@ -230,6 +279,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         Route("/icon-512.png", app_icon_512, methods=READ_METHODS),
         Route("/offline", offline, methods=READ_METHODS),
         Route("/live.js", script, methods=READ_METHODS),
+        Route("/palette.js", palette_script, methods=READ_METHODS),
         Route("/favicon.ico", icon, methods=READ_METHODS),
         Route("/api/state", api_state, methods=READ_METHODS),
         Route("/events", events, methods=READ_METHODS),
@@ -250,6 +300,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         Route("/api/count", phones.count, methods=READ_METHODS),
     ]
     app = Starlette(routes=routes)
+    app.add_middleware(InPalette, palette=palette)
     app.add_middleware(Guard, names=served_names(host_names), headers=SECURITY_HEADERS, who="this board",
                        writes=PHONE_WRITES)
     app.state.site = site

@@ -27,9 +27,17 @@ from hardware.layout import (
     peg_hole,
 )
 
+from ..palette import PALETTES as LED_PALETTES
 from .names import name_text, visible
 
 COLOURS = ("#e8322f", "#2f7bff", "#1faa3b", "#f0a800")  # the LED sides' colours: red, blue, green, amber
+# The sides' colours in each of the LEDs' palettes (config ``leds.palette``): "standard" is COLOURS,
+# the others the LEDs' own colours. The SVG's colour attributes are COLOURS; the page's style
+# (pages.SIDE_COLOURS) gives every side's element the colour of the palette the page is in.
+PALETTES: dict[str, tuple[str, ...]] = {
+    "standard": COLOURS,
+    **{name: tuple(f"#{r:02x}{g:02x}{b:02x}" for r, g, b in colours) for name, colours in LED_PALETTES.items()},
+}
 GROUP_GAP = 0.55  # extra space after every fifth hole, in hole pitches
 
 
@@ -122,7 +130,8 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]], tal
         start = geometry.starts[t]
         if start:
             x, y = at(start)
-            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{hole_r + 0.4:.1f}" class="hole start" stroke="{colour}"/>')
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{hole_r + 0.4:.1f}" class="hole start side-{t % len(COLOURS)}" '
+                       f'stroke="{colour}"/>')
         out.append("</g>")
     for score, label in lines:  # a tick across every track before the hole a loser must reach
         hole, _ = peg_hole(score, target)
@@ -175,17 +184,17 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]], tal
         front_hole, lap = peg_hole(side["score"], target)
         back_hole, _ = peg_hole(side["back"], target)
         if back_hole != front_hole and (side["back"] or side["score"]):
-            out.append(_peg(at(_hole_at(geometry, t, back_hole)), colour, "back", side, side["back"], back_r))
-        out.append(_peg(at(_hole_at(geometry, t, front_hole)), colour, "front", side, side["score"], front_r))
+            out.append(_peg(at(_hole_at(geometry, t, back_hole)), t, "back", side, side["back"], back_r))
+        out.append(_peg(at(_hole_at(geometry, t, front_hole)), t, "front", side, side["score"], front_r))
         if lap:
             x, y = at(geometry.starts[t] or geometry.tracks[t][0])
             if tall:  # one row each above the start holes, the first side's highest
                 row = y - 8 - 8 * (len(sides) - 1 - t)
-                out.append(f'<text x="{x:.1f}" y="{row:.1f}" class="lap" text-anchor="start" '
-                           f'fill="{colour}">lap {lap + 1}</text>')
+                out.append(f'<text x="{x:.1f}" y="{row:.1f}" class="lap side-{t % len(COLOURS)}" '
+                           f'text-anchor="start" fill="{colour}">lap {lap + 1}</text>')
             else:
-                out.append(f'<text x="{x - 5:.1f}" y="{y + 2.2:.1f}" class="lap" text-anchor="end" '
-                           f'fill="{colour}">lap {lap + 1}</text>')
+                out.append(f'<text x="{x - 5:.1f}" y="{y + 2.2:.1f}" class="lap side-{t % len(COLOURS)}" '
+                           f'text-anchor="end" fill="{colour}">lap {lap + 1}</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -199,7 +208,9 @@ def _hole_at(geometry: Geometry, track: int, hole: int) -> tuple[float, float]:
     return geometry.tracks[track][hole - 1]
 
 
-def _peg(xy, colour: str, kind: str, side: dict, score: int, r: float) -> str:
+def _peg(xy, t: int, kind: str, side: dict, score: int, r: float) -> str:
+    """Track ``t``'s peg: in its side's colour (the palette's, by its class, where the page's style is)."""
     x, y = xy
-    return (f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" class="peg {kind}" fill="{colour}">'
+    colour = COLOURS[t % len(COLOURS)]
+    return (f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" class="peg {kind} side-{t % len(COLOURS)}" fill="{colour}">'
             f'<title>{escape(name_text(side["name"]))} {kind} peg: {score}</title></circle>')

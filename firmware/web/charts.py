@@ -84,7 +84,8 @@ def race_svg(race: list[tuple[int, ...]], sides: list[str], target: int,
             obstacles.append((*points[0], *points[0]))
         path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
         colour = COLOURS[s % len(COLOURS)]
-        drawn.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2.5">'
+        drawn.append(f'<polyline points="{path}" class="line side-{s % len(COLOURS)}" fill="none" stroke="{colour}" '
+                     'stroke-width="2.5">'
                      f'<title>{escape(name_text(name))}</title></polyline>')
     for score, label in marks:
         cls = "target-line" if label == "game" else "skunk-line"
@@ -143,7 +144,8 @@ def _legend(sides: list[str], plot: Box, obstacles: list[Box]) -> tuple[str, Box
         row = y + LEGEND_ROW * s
         middle = row + LEGEND_ROW / 2
         out.append(f'<g class="legend-item"><title>{escape(name_text(name))}</title>'
-                   f'<line x1="{x + 3:.1f}" y1="{middle:.1f}" x2="{x + 17:.1f}" y2="{middle:.1f}" stroke="{colour}" '
+                   f'<line x1="{x + 3:.1f}" y1="{middle:.1f}" x2="{x + 17:.1f}" y2="{middle:.1f}" class="side-{s % len(COLOURS)}" '
+                   f'stroke="{colour}" '
                    f'stroke-width="3"/><text x="{x + 21:.1f}" y="{row + 1.5 + ASCENT * PHONE_FONT:.1f}">'
                    f'{escape(name_text(shown[s]))}</text></g>')
     out.append("</g>")

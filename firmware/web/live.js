@@ -2,11 +2,21 @@
 // and the newest entry as a sentence, which the live region (#said) gives a screen reader.
 (function () {
   var live = document.getElementById("live"), dot = document.getElementById("live-dot");
+  var word = document.getElementById("live-word");
   var said = document.getElementById("said"), heard = said ? said.getAttribute("data-key") : null;
   if (!live || !window.EventSource) return;
+  // The live state in words beside its dot; a word said again is not written again (a screen reader
+  // hears a change once).
+  function shown(on, text) {
+    dot.className = on ? "live-dot on" : "live-dot";
+    if (word.textContent !== text) word.textContent = text;
+  }
   var source = new EventSource("/events");
-  source.onopen = function () { dot.className = "live-dot on"; dot.title = "live"; };
-  source.onerror = function () { dot.className = "live-dot"; dot.title = "reconnecting"; };
+  shown(false, "connecting\u2026");
+  source.onopen = function () { shown(true, "live"); };
+  source.onerror = function () {  // the browser tries again unless the answer was no stream at all
+    shown(false, source.readyState === EventSource.CLOSED ? "not live: reload the page" : "reconnecting\u2026");
+  };
   source.onmessage = function (event) {
     var data = JSON.parse(event.data);
     if (data.html !== live.innerHTML) live.innerHTML = data.html;

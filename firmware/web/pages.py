@@ -19,7 +19,7 @@ from ledger.rows import GameRow, GameTimes
 from scorer.history import race_lines
 from scorer.variants import VARIANTS, SkunkLines
 
-from .board import COLOURS, board_svg, geometry_for, peg_hole
+from .board import COLOURS, PALETTES, board_svg, geometry_for, peg_hole
 from .charts import CHART_FONT, PHONE_FONT, distribution_svg, race_svg
 from .names import name_html, name_text, text_html, visible
 from .qr import MARK as QR_MARK
@@ -29,7 +29,16 @@ if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
 
 HERE = Path(__file__).resolve().parent
-SIDE_COLOURS = "".join(f".side-{i} {{ --c:{colour}; }}\n" for i, colour in enumerate(COLOURS))
+# Each side's colour in the page's palette: the root's class (``palette-NAME``) picks the palette,
+# every element of side i takes --c from its class ``side-i``, and what is drawn in a side's colour
+# (score cards, pegs, start holes, lap badges, chart lines and bars) is drawn in --c.
+SIDE_COLOURS = (
+    ":root { " + " ".join(f"--c{i}:{colour};" for i, colour in enumerate(COLOURS)) + " }\n"
+    + "".join(f".palette-{name} {{ " + " ".join(f"--c{i}:{colour};" for i, colour in enumerate(colours)) + " }\n"
+              for name, colours in PALETTES.items() if name != "standard")
+    + "".join(f".side-{i} {{ --c:var(--c{i}); }}\n" for i in range(len(COLOURS)))
+    + ".peg, .lap, .card.player .bar { fill:var(--c); } .hole.start, .race .line, .legend-item line { stroke:var(--c); }\n"
+)
 CHART_STYLE = (f".race text, .dist text {{ font-size:{CHART_FONT}px; }}\n"
                f"@media (max-width: 600px) {{ .race text, .dist text {{ font-size:{PHONE_FONT}px; }} }}\n")
 STYLE = (HERE / "style.css").read_text(encoding="utf-8") + SIDE_COLOURS + CHART_STYLE
@@ -37,6 +46,15 @@ SCRIPT = (HERE / "live.js").read_bytes()
 SCRIPT_URL = f"/live.js?v={hashlib.sha256(SCRIPT).hexdigest()[:12]}"  # a new script, a new address
 PHONE_SCRIPT = (HERE / "phone.js").read_bytes()
 PHONE_SCRIPT_URL = f"/phone.js?v={hashlib.sha256(PHONE_SCRIPT).hexdigest()[:12]}"
+PALETTE_COOKIE = "cribbage_palette"  # a browser's choice of palette (palette.js sets it, app.InPalette reads it)
+PALETTE_SCRIPT = ((HERE / "palette.js").read_text(encoding="utf-8")
+                  .replace("PALETTE_NAMES", json.dumps(list(PALETTES))).replace("PALETTE_COOKIE", PALETTE_COOKIE)
+                  .encode())
+PALETTE_SCRIPT_URL = f"/palette.js?v={hashlib.sha256(PALETTE_SCRIPT).hexdigest()[:12]}"
+HTML_OPEN = "<!doctype html><html lang=en>"
+# The choice of palette at the foot of every page: shown by palette.js, which makes it work
+PALETTE_CHOICE = ('<footer class="palette" id="palette-choice" hidden><label>Colours <select id="palette">'
+                  + "".join(f'<option value="{name}">{name}</option>' for name in PALETTES) + "</select></label></footer>")
 STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
 CONTENT_SECURITY_POLICY = (
     f"default-src 'none'; script-src 'self'; style-src 'sha256-{STYLE_HASH}'; img-src 'self'; "
@@ -53,17 +71,28 @@ def page(title: str, here: str, body: str, live: bool = False, script: str | Non
     page's script by its address (nothing fetched from elsewhere)."""
     links = "".join(f'<a href="{href}"{" class=here" if href == here else ""}>{name}</a>' for href, name in NAV)
     brand = "span" if "<h1" in body else "h1"  # a page without a heading of its own is headed by the brand
-    dot = '<span id="live-dot" class="live-dot" title="not live"></span>' if live else ""
+    # the live state in words beside its dot (live.js and phone.js change both): a phone has no hover
+    dot = ('<span class="live-state"><span id="live-dot" class="live-dot" aria-hidden="true"></span>'
+           '<span id="live-word" role="status">not live</span></span>') if live else ""
     script = f'<script src="{script or SCRIPT_URL}" defer></script>' if live else ""
     refresh = '<noscript><meta http-equiv="refresh" content="10"></noscript>' if live else ""
     return (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"{HTML_OPEN}<head><meta charset=utf-8>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="description" content="The live cribbage board: scores, pegs and whose count is next">'
-        f"{refresh}<title>{escape(title)}</title>{HEAD_LINKS}<style>{STYLE}</style></head><body>"
+        f"{refresh}<title>{escape(title)}</title>{HEAD_LINKS}<style>{STYLE}</style>"
+        f'<script src="{PALETTE_SCRIPT_URL}" defer></script></head><body>'  # deferred: it blocks no drawing
         f'<header><{brand} class="brand">cribbage-board</{brand}>{links}{dot}</header>'
-        f"<main>{body}</main>{script}</body></html>"
+        f"<main>{body}</main>{PALETTE_CHOICE}{script}</body></html>"
     )
+
+
+def in_palette(html: bytes, palette: str) -> bytes:
+    """A page (bytes of :func:`page`) opened in a palette of the LEDs: its root element's class.
+    Anything else is left as it is."""
+    if palette == "standard" or palette not in PALETTES or not html.startswith(HTML_OPEN.encode()):
+        return html
+    return html.replace(HTML_OPEN.encode(), f'{HTML_OPEN[:-1]} class="palette-{palette}">'.encode(), 1)
 
 
 def problem_html(problem: str) -> str:
@@ -231,7 +260,9 @@ def phone_page(live: dict, seat: int, token: str, away: str = "") -> str:
 
 SERVICE_WORKER = ((HERE / "sw.js").read_text(encoding="utf-8")
                   .replace("PHONE_SCRIPT", PHONE_SCRIPT_URL).replace("LIVE_SCRIPT", SCRIPT_URL)
-                  .replace("VERSION", hashlib.sha256(STYLE.encode() + PHONE_SCRIPT + SCRIPT).hexdigest()[:12]))
+                  .replace("PALETTE_SCRIPT", PALETTE_SCRIPT_URL)
+                  .replace("VERSION", hashlib.sha256(STYLE.encode() + PHONE_SCRIPT + SCRIPT + PALETTE_SCRIPT)
+                           .hexdigest()[:12]))
 
 
 def offline_page() -> str:

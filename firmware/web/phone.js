@@ -6,6 +6,7 @@
   var seat = Number(root.getAttribute("data-seat")), token = root.getAttribute("data-token");
   var state = JSON.parse(root.getAttribute("data-state") || "null");
   var live = document.getElementById("live"), dot = document.getElementById("live-dot");
+  var liveWord = document.getElementById("live-word");
   var answer = document.getElementById("answer"), status = document.getElementById("status");
   var dialShown = document.getElementById("dial"), dial = "";
   var heard = null, counted = null, spokenCount = null;
@@ -176,10 +177,19 @@
   });
 
   // ---- the live board ----
+  // The live state in words beside its dot; a word said again is not written again.
+  function liveShown(on, text) {
+    if (!dot || !liveWord) return;
+    dot.className = on ? "live-dot on" : "live-dot";
+    if (liveWord.textContent !== text) liveWord.textContent = text;
+  }
   if (window.EventSource) {
     var source = new EventSource("/events");
-    source.onopen = function () { if (dot) { dot.className = "live-dot on"; dot.title = "live"; } };
-    source.onerror = function () { if (dot) { dot.className = "live-dot"; dot.title = "reconnecting"; } };
+    liveShown(false, "connecting\u2026");
+    source.onopen = function () { liveShown(true, "live"); };
+    source.onerror = function () {  // the browser tries again unless the answer was no stream at all
+      liveShown(false, source.readyState === EventSource.CLOSED ? "not live: reload the page" : "reconnecting\u2026");
+    };
     source.onmessage = function (event) {
       var data = JSON.parse(event.data);
       if (data.html !== live.innerHTML) live.innerHTML = data.html;

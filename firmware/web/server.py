@@ -60,9 +60,10 @@ def addresses(host: str, port: int, board_port: int | None = None, lan=None) -> 
 
 
 def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: Layout | None = None,
-          announce=print, board_port: int | None = None) -> int:
+          announce=print, board_port: int | None = None, palette: str = "standard") -> int:
     """Serve until stopped (SIGINT, SIGTERM); returns the exit status. ``board_port``: the config's
-    ``[web] port``, the one the board's phone view shows (the board cannot learn another)."""
+    ``[web] port``, the one the board's phone view shows (the board cannot learn another);
+    ``palette``: the LEDs' (config ``leds.palette``), the one the pages open in."""
     sock = bind(host, port)
     from ..connections import server  # uvicorn only once the socket is ours: a bad port answers at once
     from .app import create_app
@@ -73,7 +74,7 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: L
     from ..relay import socket_path
 
     app = create_app(follower, layout, host_names=(host,), listen=(host, sock.getsockname()[1]),
-                     board_socket=socket_path(state))
+                     board_socket=socket_path(state), palette=palette)
     warm_in_background(state)
     first, *more = addresses(host, port, board_port)
     announce(f"cribbage-board web: serving {state} read-only {first}")

@@ -1,4 +1,5 @@
-"""What the web view takes from the board's config: the ledger's path, the board's layout and its port.
+"""What the web view takes from the board's config: the ledger's path, the board's layout, its port and
+the LEDs' palette.
 
 The config is read and checked as the board reads it (:func:`firmware.config.load_config`):
 a config the board would refuse, the web view refuses too, with the same line.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..config import load_config
 from ..errors import ConfigError
@@ -19,13 +20,20 @@ if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
 
 
-def web_settings(config: str | None, state: str | None) -> tuple[Path, Layout, int]:
-    """(ledger path, board layout, port) as the board would use them: the ledger is --state,
+class WebSettings(NamedTuple):
+    state: Path
+    layout: Layout
+    port: int
+    palette: str  # the LEDs' palette (config ``leds.palette``), the one the pages open in
+
+
+def web_settings(config: str | None, state: str | None) -> WebSettings:
+    """(ledger path, board layout, port, palette) as the board would use them: the ledger is --state,
     else the config's ``state``, else $STATE_DIRECTORY or ~/.local/state; the port is the
     config's ``web.port`` (the address the board's phone view shows). ConfigError (one
     line, naming the file and the key) if the config cannot be used."""
     checked = load_config(config)
-    return checked.state_path(state), checked.layout, checked.web.port
+    return WebSettings(checked.state_path(state), checked.layout, checked.web.port, checked.leds.palette)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m firmware.web.settings --port [CONFIG]", file=sys.stderr)
         return 2
     try:
-        _, _, port = web_settings(args[1] if len(args) == 2 else None, None)
+        port = web_settings(args[1] if len(args) == 2 else None, None).port
     except ConfigError as error:
         print(error, file=sys.stderr)
         return 2

@@ -1,7 +1,7 @@
 // The installed app's service worker: it keeps the page's shell (scripts, icons, an offline page) so the
 // app opens without the network, and never keeps a score: pages, /api and /events always go to the board.
 var SHELL = "cribbage-shell-VERSION";
-var FILES = ["/offline", "/manifest.webmanifest", "/icon-192.png", "/icon-512.png", "PHONE_SCRIPT", "LIVE_SCRIPT"];
+var FILES = ["/offline", "/manifest.webmanifest", "/icon-192.png", "/icon-512.png", "PHONE_SCRIPT", "LIVE_SCRIPT", "PALETTE_SCRIPT"];
 self.addEventListener("install", function (event) {
   event.waitUntil(caches.open(SHELL).then(function (cache) { return cache.addAll(FILES); }));
   self.skipWaiting();
