@@ -216,6 +216,35 @@ def unpaired_page(message: str) -> str:
                 '<a href="/">the board</a>.</p>')
 
 
+def seat_status(state: dict | None, seat: int) -> str:
+    """The seat's line: its player and score, and the next count (as ``phone.js`` keeps it)."""
+    if not state or not state.get("variant"):
+        return "No game on the board yet."
+    seats = state.get("seats") or []
+    if seat >= len(seats):
+        return "This game has no player on your seat."
+    name = seats[seat]
+    side = next((side for side in state["sides"] if name in side["seats"]), None)
+    line = f"You: <b>{name_html(name)}</b> {side['score'] if side else ''}"
+    upcoming = state.get("next")
+    if state.get("winner"):
+        line += f"<span>{name_html(state['winner'])} won</span>"
+    elif upcoming:
+        after = " (after the play)" if state.get("phase") in ("heels", "play") else ""
+        line += f"<span>Next count: {name_html(upcoming['seat'])} {escape(upcoming['count'])}{after}</span>"
+    return line
+
+
+def _allowed(state: dict | None, seat: int) -> dict[str, bool]:
+    """Which of the seat's buttons can be used now (``phone.js`` keeps them so): heels and the crib for
+    the dealer, muggins when it is on."""
+    state = state or {}
+    seats = state.get("seats") or []
+    dealer = seat < len(seats) and state.get("dealer") == seats[seat]
+    return {"heels": dealer and state.get("phase") == "heels", "crib": dealer,
+            "claim": bool(state.get("options", {}).get("muggins"))}
+
+
 def phone_page(live: dict, seat: int, token: str, away: str = "") -> str:
     """``/phone``: a seat's controls (play chips, a keypad for the show, heels, muggins, undo, check
     my count) over the live board; ``phone.js`` sends each tap and shows the board's answer."""
@@ -224,8 +253,9 @@ def phone_page(live: dict, seat: int, token: str, away: str = "") -> str:
     cards = "".join(f'<button type="button" data-card="{rank}{suit}" aria-pressed="false">'
                     f'{"10" if rank == "T" else rank}{symbol}</button>'
                     for rank in RANKS for suit, symbol in SUITS)
+    off = {act: "" if on else " disabled" for act, on in _allowed(live["state"], seat).items()}
     controls = (
-        '<p id="status" class="status"></p>'
+        f'<p id="status" class="status">{seat_status(live["state"], seat)}</p>'
         f'<p id="answer" class="answer{" refused" if away else ""}" role="status" aria-live="polite">{escape(away)}</p>'
         f'<section class="pad"><h2>The play</h2><div class="keys">{chips}</div></section>'
         '<section class="pad"><h2>Points</h2><div id="dial" class="dial" aria-live="off">0</div>'
@@ -233,10 +263,10 @@ def phone_page(live: dict, seat: int, token: str, away: str = "") -> str:
         '<button type="button" data-digit="0">0</button>'
         '<button type="button" data-digit="19" title="19: a hand of no points">19</button></div>'
         '<div class="row"><button type="button" class="go" data-act="hand">My hand</button>'
-        '<button type="button" class="go" data-act="crib">Crib</button>'
+        f'<button type="button" class="go" data-act="crib"{off["crib"]}>Crib</button>'
         '<button type="button" data-act="peg">Play</button></div>'
-        '<div class="row"><button type="button" data-act="heels">His heels</button>'
-        '<button type="button" data-act="claim">Muggins</button>'
+        f'<div class="row"><button type="button" data-act="heels"{off["heels"]}>His heels</button>'
+        f'<button type="button" data-act="claim"{off["claim"]}>Muggins</button>'
         '<button type="button" class="warn" data-act="undo">Undo mine</button></div></section>'
         '<section class="pad"><h2>Check my count</h2><p id="pick" class="muted">Pick your hand, then the starter.</p>'
         f'<div class="cards" id="cards">{cards}</div><p id="counted" class="answer"></p>'
