@@ -8,7 +8,8 @@ Controls, learnt in a minute:
   play and says so;
 - press a player's colour button to peg the dialled points to that player in
   the play; at the start of a deal, the dealer's button with nothing dialled
-  pegs his heels; in the show, with muggins on, it claims missed points;
+  pegs his heels (with 2 dialled it asks: heels, or play points with a press
+  again); in the show, with muggins on, it claims missed points;
 - hold a colour button: with muggins on, claim the dialled points for that
   player on the count just made (a hand, the crib or play points);
 - undo button: undo; hold it: redo;
@@ -134,6 +135,7 @@ class Controller:
         self.shutdown_requested = False
         self._heard = _Heard()  # what the event being handled did (handle() returns it as an Outcome)
         self._last_press: tuple[str, float] | None = None  # the board's last click: (button, clock time)
+        self._asked: tuple[ScoreInput, int] | None = None  # an input refused as a question, and the dial then
         self.notices: dict[str, Screen] = {}
         self._renamed = False  # a player renamed mid-game since the menu opened
         if store.game is None:
@@ -238,6 +240,8 @@ class Controller:
     def _dispatch(self, event: InputEvent) -> bool:
         """Send one event to the open panel or act on it; False when it means nothing here."""
         self.notices.clear()
+        if self.panels or event.kind != "click" or event.source not in COLOUR_BUTTONS:
+            self._asked = None  # only the same press, next, answers a refusal's question
         if self.panels or (event.kind == "hold" and event.source == "menu"):
             self._last_press = None  # a press on a panel is never the first of a double press
         if event.kind == "hold" and event.source == "menu":
@@ -308,8 +312,13 @@ class Controller:
         """Put one scoring input through the rules and into the ledger (:func:`.scoring.decide`);
         a refusal is said. An input from a phone or a script leaves the dial as it is, and the
         ledger keeps where it came from (and ``request``, the phone's id for it)."""
+        asked, self._asked = self._asked, None
+        if asked == (given, self.dial):  # the press the refusal before asked for, to mean what it said
+            given = replace(given, again=True)
         decision = decide(given, self.game, self.dial)
         if isinstance(decision, Refusal):
+            if decision.again:
+                self._asked = (given, self.dial)
             self.say(decision.message, alert=True)
             return False
         if given.source in (Source.KNOB, Source.BUTTON):
