@@ -41,17 +41,17 @@ GESTURE_VERBS = {"turn": "turn", "press": "click", "hold": "hold"}
 
 
 CONTROLS: tuple[Control, ...] = (
-    Control(KNOB, "turn", ((",", "-1"), (".", "1"), ("<", "-5"), (">", "5")), "dial points",
+    Control(KNOB, "turn", ((",", "-1"), (".", "1"), ("<", "-5"), (">", "5")), "dial",
             "Dial the points (shown large on the OLED); back takes off."),
     Control(KNOB, "press", ((" ", KNOB),), "peg show count",
             "Peg the dial as the next count of the show (pone's hand, dealer's hand, crib: the OLED "
             "says whose); 0 is a nineteen."),
     Control(KNOB, "hold", (("M", KNOB),), "menu",
             "The menu."),
-    Control("colour", "press", tuple(zip("rbgy", COLOUR_BUTTONS)), "peg play points (heels)",
-            "Peg the dial to this player in the play. At the start of a deal, with nothing dialled, "
-            "the dealer's button pegs his heels (2). In the show, with muggins on: claim the points "
-            "the last count missed."),
+    Control("colour", "press", tuple(zip("rbgy", COLOUR_BUTTONS)), "peg points; heels: dealer at 0",
+            "Peg the dial to this player in the play. His heels (a jack cut): the dealer's button "
+            "at 0 as a deal starts (at 2 it asks; again: play points). Show, muggins on: claim "
+            "what the last count missed."),
     Control("colour", "hold", tuple(zip("RBGY", COLOUR_BUTTONS)), "muggins",
             "Muggins: claim the dial for this player on the count just made (hand, crib or play)."),
     Control("undo", "press", (("u", "undo"),), "undo",
