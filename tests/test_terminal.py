@@ -397,3 +397,61 @@ def test_the_oled_box_says_the_keys_at_80x24(sim, where, shown, hidden):
     assert shown in text and hidden not in text
     screen = sim.board.oled_screen()
     assert hidden in " ".join((screen.big_caption, screen.footer))
+
+
+# ---- the dial: its steps on screen, and typed numbers ---------------------------
+
+def test_typed_digits_dial_the_number_they_make(sim):
+    """1 then 4 dials 14; a number past the dial's top starts again from its last digit; any
+    other key, or a dial changed since, starts a new number."""
+    from firmware.pc.terminal import TypedDial
+
+    typed = TypedDial()
+    controller = sim.board.controller
+    for key in "14":
+        assert typed.key(key, sim)
+    assert controller.dial == 14
+    typed.key("7", sim)
+    assert controller.dial == 7  # 147 is past 60: the 7 alone
+    assert not typed.key("r", sim)
+    typed.key("3", sim)
+    assert controller.dial == 3
+    sim.act("turn", "1")
+    typed.key("2", sim)
+    assert controller.dial == 2  # the knob turned since: a new number, not 42
+    typed.key("0", sim)
+    assert controller.dial == 20
+
+
+def test_digits_do_nothing_in_the_menu(sim):
+    """In the menu a digit neither moves the cursor nor dials."""
+    from firmware.pc.terminal import TypedDial
+
+    sim.act("hold", "knob")
+    before = sim.board.oled_screen()
+    assert TypedDial().key("5", sim)
+    assert sim.board.oled_screen() == before and sim.board.controller.dial == 0
+
+
+def test_typed_points_are_pegged_from_the_terminal(tmp_path, monkeypatch):
+    """Typing 1 4 then r on the terminal board pegs 14 to Red."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "24")
+    out = io.StringIO()
+    assert run_terminal(load_config(), tmp_path / "l.sqlite3", stdin=io.StringIO("14r"), stdout=out) == 0
+    assert "Red 14 (deals) · Blue 0" in out.getvalue()
+
+
+def test_the_help_gives_the_dial_steps_and_typing(sim):
+    """The game's key help says what a step of each dial key is, and that digits type a number."""
+    text = "\n".join(compose(sim, 80, 24, colour=False).lines())
+    for item in (", . - + arrows dial ±1", "< > dial ±5", "0-9 type the number"):
+        assert item in text
+
+
+def test_check_my_count_gives_one_instruction_for_the_suits(sim):
+    """Check my count names the suits' buttons once (in the OLED box), not again beside it."""
+    sim.act("hold", "menu")
+    lines = compose(sim, 80, 24, colour=False).lines()
+    text = "\n".join(lines)
+    assert text.count("r:C") == 1 and "r C" not in text and "starter's suit" not in text
