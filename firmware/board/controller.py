@@ -40,10 +40,10 @@ from ..config import GameSettings
 from .menu import NAMES_NEXT_GAME, MenuTree
 from .outcome import NOTHING, Crossed, Did, Made, Move, Outcome
 from .panels import Panel
-from .picker import CountChecker, checks_a_crib
+from .picker import CountChecker, checks_a_crib, wrap_pixels
 from .scoring import Act, Refusal, ScoreInput, Source, decide
 from .screens import Screen
-from .view import GameView, deal_text, laps_note, result_text, scores_title, show_text, tally_text
+from .view import GameView, deal_text, laps_note, next_text, scores_title, show_text, tally_text, won_text
 
 if TYPE_CHECKING:  # annotations only
     from .phones import Phones
@@ -69,7 +69,7 @@ def _notice_lines(problem: str) -> tuple[str, ...]:
         text = text[min(cuts) + 2:]
 
 
-PLAY_HINT = "colour buttons: play points; knob: show, "  # the caption in the play, before the show's order
+PLAY_HINT = "colour: play points; knob: "  # the caption in the play, before the show's first count
 
 
 class _Heard:
@@ -504,13 +504,16 @@ class Controller:
             return screen
         view = view or self.view()
         game = self.game
-        footer = self.message if fresh else (game.pegged[-1].describe() if game.pegged else "")
+        if fresh:
+            footer = self.message
+        elif view.phase is Phase.HEELS:  # the start of a deal: how to peg his heels, should the cut be a jack
+            footer = f"Jack cut? Dial 0, press {COLOUR_BUTTONS[game.seats.index(game.dealer)]}: his heels"
+        else:
+            footer = game.pegged[-1].describe() if game.pegged else ""
         if view.outcome is not None:
-            outcome = view.outcome
             return Screen(
                 title=scores_title(view),
-                lines=(f"{outcome.winner} wins!", f"{result_text(view)}, by {outcome.margin}",
-                       view.pairing or f"match: {tally_text(view)}"),
+                lines=(*wrap_pixels(won_text(view), ""), *wrap_pixels(view.pairing or tally_text(view), "")),
                 footer=footer if self.message_alert and fresh else "hold knob: new game",
                 alert=self.message_alert and fresh,
             )
@@ -525,7 +528,7 @@ class Controller:
             title=scores_title(view),
             lines=(status,),
             big=str(self.dial),
-            big_caption=(PLAY_HINT if view.in_play else "knob: ") + show_text(view),
+            big_caption=PLAY_HINT + next_text(view) if view.in_play else "knob: " + show_text(view),
             footer=footer,
             alert=self.message_alert and fresh,
         )

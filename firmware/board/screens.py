@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from hardware.display import HEIGHT, WIDTH
 
-from .view import GameView, lap_note, lap_text, next_text, side_name
+from .view import GameView, lap_note, lap_text, next_text, side_name, won_text
 
 __all__ = ["Screen", "font", "lap_note", "oled_image", "scores_screen"]  # lap_note: from .view, as before
 
@@ -51,7 +51,7 @@ def scores_screen(view: GameView, dial: int = 0, message: str = "", alert: bool 
     if alert and message:
         footer = message
     elif view.outcome is not None:
-        footer = f"{view.outcome.winner} wins, by {view.outcome.margin}"
+        footer = won_text(view)
     else:
         footer = (f"dial {dial}: " if dial else "next: ") + next_text(view)
     return Screen(scores=cells, footer=footer, alert=alert and bool(message))

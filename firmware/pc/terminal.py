@@ -29,7 +29,7 @@ from hardware.layout import HOLES_PER_TRACK, Layout
 from ..board.controller import MAX_DIAL
 from ..board.controls import CONTROLS
 from ..board.screens import Screen
-from ..board.view import GameView, deal_text, dealer_mark, lap_text, next_text, result_text
+from ..board.view import GameView, deal_text, dealer_mark, lap_text, next_text, won_text
 from .simulator import Simulator
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
@@ -571,8 +571,7 @@ def score_line(view: GameView) -> str:
     parts = [" ".join(filter(None, (f"{view.names[i]} {score}", lap_text(view, i))))
              + dealer_mark(view, i, " (deals)") for i, score in enumerate(view.scores)]
     if view.outcome is not None:
-        result = result_text(view)
-        tail = f"{view.outcome.winner} wins by {view.outcome.margin}" + ("" if result == "win" else f" ({result})")
+        tail = won_text(view)
     else:
         tail = f"next: {next_text(view)}"
     return " · ".join(parts) + f" │ {tail} │ {view.variant}, {deal_text(view)}"
