@@ -455,3 +455,22 @@ def test_check_my_count_gives_one_instruction_for_the_suits(sim):
     lines = compose(sim, 80, 24, colour=False).lines()
     text = "\n".join(lines)
     assert text.count("r:C") == 1 and "r C" not in text and "starter's suit" not in text
+
+
+LAYOUT_GAMES = {"classic-121": (), "three-track-121": ("game.variant=three-hand",),
+                "four-track-121": ("game.variant=four-hand",)}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUT_GAMES))
+@pytest.mark.parametrize("size", [(80, 24), (110, 36)])
+def test_the_board_s_marks_have_a_legend(tmp_path, name, size):
+    """Beside the board, in words: what a peg, a back peg, a skunk line and the game hole look like."""
+    from firmware.pc.terminal import LEGEND
+
+    board = Simulator(load_config(overrides=[*LAYOUT_GAMES[name], f'leds.layout="{name}"']), tmp_path / "l.sqlite3")
+    try:
+        lines = compose(board, *size, colour=False).lines()
+        assert any(LEGEND in line for line in lines)
+        assert len(lines) == size[1] and all(len(line) <= size[0] for line in lines)
+    finally:
+        board.close()

@@ -603,7 +603,24 @@ def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
     where, keys = screen_keys(sim.board.controller)
     for n, line in enumerate(help_lines(width, keys if where else None, where)):
         canvas.text(row + n, col, line, "2" if colour else "")
+    place_legend(canvas, plan.oled[0], (col, left), colour)
     return canvas
+
+
+# What the board's marks mean: led_cell's characters, in words.
+LEGEND = "● peg  ○ back peg  • skunk line  ◦ game hole"
+
+
+def place_legend(canvas: Canvas, top: int, columns: tuple[int, ...], colour: bool) -> bool:
+    """The legend on the first free row from ``top`` down, at one of ``columns`` (under the key
+    help, or under the OLED beside the board); False if no row has room."""
+    for row in range(top, canvas.height):
+        for col in columns:
+            if col + len(LEGEND) <= canvas.width and all(
+                    char == " " for char, _ in canvas.rows[row][col:col + len(LEGEND)]):
+                canvas.text(row, col, LEGEND, "2" if colour else "")
+                return True
+    return False
 
 
 class TerminalScreen:
