@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hardware.layout import lap_of
-from scorer.game import Game, Outcome, Phase
+from scorer.game import PHASE_WORDS, Game, Outcome, Phase
 
 from .frames import BoardView
 
@@ -152,10 +152,6 @@ def tally_text(view: GameView) -> str:
         side, wins, points = winners[0]
         return f"{side} won {plural(wins, 'game')} ({plural(points, 'match point')})"
     return "Match points: " + ", ".join(f"{side} {points}" for side, points in view.tally)
-
-
-# Where a deal stands, in a player's words: the cut (his heels, if a jack), the play, the show.
-PHASE_WORDS = {Phase.HEELS: "the cut", Phase.PLAY: "the play", Phase.SHOW: "the show", Phase.OVER: "game over"}
 
 
 def deal_text(view: GameView) -> str:
