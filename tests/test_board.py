@@ -216,13 +216,13 @@ def test_sigterm_path_turns_leds_off_and_clears(sim):
 # ---- golden images ---------------------------------------------------------
 
 SCREENS = {
-    "play": Screen(title="Red* 14  Blue 10", lines=("deal 3, play",),
-                   big="12", big_caption="colour buttons: play points; knob: show, Blue hand > Red hand > Red crib",
+    "play": Screen(title="Red* 14  Blue 10", lines=("deal 3, the play",),
+                   big="12", big_caption="colour: play points; knob: Blue hand",
                    footer="Blue peg 2"),
-    "refused": Screen(title="Red* 14  Blue 10", lines=("deal 3, show",), big="19",
+    "refused": Screen(title="Red* 14  Blue 10", lines=("deal 3, the show",), big="19",
                       big_caption="knob: Red hand > Red crib",
                       footer="Red counts next: Red hand > Red crib", alert=True),
-    "over": Screen(title="Red 121  Blue* 88", lines=("Red wins!", "skunk, by 33", "match: Red 3 Blue 0"),
+    "over": Screen(title="Red 121  Blue* 88", lines=("Red wins by 33, a skunk", "Red won 1 game (3", "match points)"),
                    footer="hold knob: new game"),
     "menu": Screen(title="Menu", lines=("New game", "Variant: six-card", "First dealer: Red", "Options"),
                    highlight=1),
