@@ -152,7 +152,7 @@ def _run_groups(items: Sequence[ScoreItem]) -> list[tuple[list[ScoreItem], list[
     for item in items:
         if item.kind == "run":
             groups.setdefault(tuple(sorted({c.rank for c in item.cards})), []).append(item)
-    found = []
+    found: list[tuple[list[ScoreItem], list[ScoreItem], str]] = []
     for ranks, runs in groups.items():
         length = _LENGTHS.get(len(ranks), str(len(ranks)))
         if len(runs) == 1:

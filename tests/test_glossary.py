@@ -61,6 +61,7 @@ def test_the_live_web_board_speaks_as_the_board_does():
     """The live board: "the cut" with his heels explained, "wins by", games won and match points."""
     from firmware.web.pages import live_html
     from scorer.record import replay
+
     from test_web import SIX, match_records, state_dict
 
     html = live_html(state_dict(replay([SIX]).book), None, [])

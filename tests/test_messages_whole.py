@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from test_docs import code_refusals
 
 from firmware.board.picker import PAGE_LINES, Breakdown, fits
 from firmware.board.screens import FOOTER_MOST, Screen, footer_lines
 from firmware.pc.terminal import OLED_TEXT_ROWS, OLED_TEXT_WIDTH, PAGE_SECONDS, compose, keyed, oled_text
 from scorer.cards import parse_cards
+
+from test_docs import code_refusals
 
 NAME = "Bartholomews"  # a placeholder as long as a player's name may be (12 letters), for any value
 # The refusals the board itself says (the rest are a record's or a config's, said by the commands).
@@ -30,7 +31,7 @@ REFUSALS = sorted({(where.split(":")[0], filled(pieces)) for where, pieces in co
 def box_text(sim, columns: int = 80, rows: int = 24, pages: int = 1) -> str:
     """The OLED box's rows at ``columns`` x ``rows``, every page of a paged footer, as one text."""
     seen = []
-    for page in range(pages):
+    for _ in range(pages):
         lines = compose(sim, columns, rows, colour=False).lines()
         label = "┌─ OLED text" if any("┌─ OLED text" in line for line in lines) else "┌─ OLED"
         top = next(n for n, line in enumerate(lines) if label in line)
