@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from firmware.board.picker import PAGE_LINES, Breakdown, fits
-from firmware.board.screens import FOOTER_MOST, Screen, footer_lines
+from firmware.board.screens import FOOTER_MOST, Screen, footer_lines, oled_image
 from firmware.pc.terminal import OLED_TEXT_ROWS, OLED_TEXT_WIDTH, PAGE_SECONDS, compose, keyed, oled_text
 from scorer.cards import parse_cards
 
@@ -120,3 +120,16 @@ def test_a_footer_longer_than_the_box_is_paged():
     pages = [oled_text(screen, colour=False, page=k) for k in range(3)]
     assert all(len(rows) == OLED_TEXT_ROWS for rows in pages)
     assert words(" ".join(text for rows in pages for text, _ in rows)).startswith(words("! " + long))
+
+
+def test_an_alert_is_whole_in_the_large_scores_mode(sim):
+    """The large-scores OLED mode gives a long refusal the lines it needs, inverted, over the scores."""
+    from firmware.board.screens import scores_screen
+
+    message = "Muggins is off in this game: turn it on in the options"
+    screen = scores_screen(sim.board.view(), 0, message, alert=True)
+    image = oled_image(screen)
+    lines = footer_lines(message)
+    assert len(lines) > 1 and words(" ".join(lines)) == words(message)
+    top = 64 - 11 * len(lines)
+    assert image.getpixel((127, top)) and image.getpixel((127, 63))  # the inverted band, all its lines

@@ -174,7 +174,8 @@ def oled_image(screen: Screen) -> Image.Image:
 
 def _draw_scores(image: Image.Image, draw: ImageDraw.ImageDraw, screen: Screen) -> None:
     """Large scores: two sides in two columns (score 30 px high), three or four in a
-    2x2 grid (20 px); the footer's one line at the bottom, inverted for an alert."""
+    2x2 grid (20 px); the footer's one line at the bottom; an alert inverted, on the
+    lines it needs."""
     cells = screen.scores
     columns, rows = (len(cells), 1) if len(cells) <= 2 else (2, 2)
     width, height = WIDTH // columns, (HEIGHT - 11) // rows
@@ -194,10 +195,11 @@ def _draw_scores(image: Image.Image, draw: ImageDraw.ImageDraw, screen: Screen) 
                 _text(image, (x + 1, y + 10), note, 10, 1)
     if columns == 2:
         draw.line((WIDTH // 2 - 1, 0, WIDTH // 2 - 1, HEIGHT - 13), fill=1)
-    top = HEIGHT - 11
-    text = _fit(draw, screen.footer, 10, WIDTH - 2)
+    lines = footer_lines(screen.footer) if screen.alert else [_fit(draw, screen.footer, 10, WIDTH - 2)]
+    top = HEIGHT - 11 * len(lines)  # an alert takes the lines it needs, over the scores
     if screen.alert:
         draw.rectangle((0, top, WIDTH - 1, HEIGHT - 1), fill=1)
     else:
         draw.line((0, top - 1, WIDTH - 1, top - 1), fill=1)
-    _text(image, (1, top - 1), text, 10, 0 if screen.alert else 1)
+    for k, line in enumerate(lines):
+        _text(image, (1, top + 11 * k - 1), line, 10, 0 if screen.alert else 1)
