@@ -94,12 +94,16 @@ class Score:
         return {"total": self.total, "items": [item.to_dict() for item in self.items]}
 
     def say(self) -> str:
-        """The count the way players say it: "fifteen 2, fifteen 4 and a pair is 6"."""
+        """The count the way players say it: "fifteen 2, fifteen 4 and a pair is 6"; runs that share
+        their ranks as one, their pairs in it: "fifteen 2, fifteen 4 and a double run of four is 14"."""
         if not self.items:
             return "nineteen: no points"
+        runs = _run_groups(self.items)
+        in_runs = {pair for group in runs for pair in group[1]}
+        said_runs = set()
         phrases = []
         running = 0
-        items = list(self.items)
+        items = [item for item in self.items if item not in in_runs]
         i = 0
         while i < len(items):
             item = items[i]
@@ -111,11 +115,17 @@ class Score:
                 phrases.append(f"{_PAIR_NAMES[size]} is {running}")
                 i += len(group)
                 continue
+            if item.kind == "run":
+                for run_items, pairs, name in runs:
+                    if item in run_items and name not in said_runs:
+                        said_runs.add(name)
+                        running += sum(it.points for it in (*run_items, *pairs))
+                        phrases.append(f"{name} is {running}")
+                i += 1
+                continue
             running += item.points
             if item.kind == "fifteen":
                 phrases.append(f"fifteen {running}")
-            elif item.kind == "run":
-                phrases.append(f"a run of {len(item.cards)} is {running}")
             elif item.kind == "flush":
                 phrases.append(f"a flush of {item.points} is {running}")
             elif item.kind == "nobs":
@@ -128,6 +138,32 @@ class Score:
         if len(phrases) == 1:
             return phrases[0]
         return ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
+_LENGTHS = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+# Runs on the same ranks, by how often each doubled rank is held: two of one rank, a double run.
+_RUN_NAMES = {(2,): "a double run", (3,): "a triple run", (2, 2): "a double-double run", (4,): "a quadruple run"}
+
+
+def _run_groups(items: Sequence[ScoreItem]) -> list[tuple[list[ScoreItem], list[ScoreItem], str]]:
+    """The runs of a count on the same ranks, each with the pairs among those ranks (counted with
+    it, as players do) and its name: ([runs], [pairs], "a double run of four")."""
+    groups: dict[tuple[int, ...], list[ScoreItem]] = {}
+    for item in items:
+        if item.kind == "run":
+            groups.setdefault(tuple(sorted({c.rank for c in item.cards})), []).append(item)
+    found: list[tuple[list[ScoreItem], list[ScoreItem], str]] = []
+    for ranks, runs in groups.items():
+        length = _LENGTHS.get(len(ranks), str(len(ranks)))
+        if len(runs) == 1:
+            found.append((runs, [], f"a run of {length}"))
+            continue
+        held = [len({c for run in runs for c in run.cards if c.rank == rank}) for rank in ranks]
+        doubled = tuple(sorted(n for n in held if n > 1))
+        pairs = [item for item in items if item.kind == "pair" and item.cards[0].rank in ranks]
+        name = _RUN_NAMES.get(doubled, f"{len(runs)} runs")
+        found.append((runs, pairs, f"{name} of {length}"))
+    return found
 
 
 def _as_cards(cards: Iterable[Card | str], already: Iterable[Card] = ()) -> list[Card]:

@@ -64,6 +64,10 @@ class Phase(Kind):
     OVER = "over"
 
 
+# Where a deal stands, in a player's words: the cut (his heels, if a jack), the play, the show.
+PHASE_WORDS = {Phase.HEELS: "the cut", Phase.PLAY: "the play", Phase.SHOW: "the show", Phase.OVER: "game over"}
+
+
 class Entry(NamedTuple):
     """An entry a player makes: ``kind`` (EntryKind), ``seat`` (str, or None for
     heels and crib: the dealer's) and ``points`` (int; heels, go and 31 have fixed

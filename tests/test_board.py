@@ -60,7 +60,7 @@ def test_a_whole_game_from_start_to_win(sim):
     back = game.state.backs[1]
     assert frame[layout.led(1, back)] == tuple(int(c * 0.25 + 0.5) for c in BLUE)  # the dimmer back peg
     screen = sim.board.controller.screen()
-    assert screen.lines[0] == "Red wins!" and screen.lines[1].startswith("skunk, by")
+    assert screen.lines[0].startswith("Red wins by") and screen.lines[0].endswith(", a skunk")
     assert sim.devices.display.image.getbbox() is not None
 
 
@@ -108,13 +108,13 @@ def test_show_order_on_the_oled(sim):
     """The screen says whose count is next and the rest of the show."""
     dial_and(sim, 2, "blue")
     screen = sim.board.controller.screen()
-    assert screen.lines[0] == "deal 1, play"
+    assert screen.lines[0] == "deal 1, the play"
     assert screen.big == "0"
-    assert screen.big_caption == "colour buttons: play points; knob: show, Blue hand > Red hand > Red crib"
+    assert screen.big_caption == "colour: play points; knob: Blue hand"
     assert screen.title == "Red* 0  Blue 2"
     dial_and(sim, 8, "knob")
     screen = sim.board.controller.screen()
-    assert screen.lines[0] == "deal 1, show" and screen.big_caption == "knob: Red hand > Red crib"
+    assert screen.lines[0] == "deal 1, the show" and screen.big_caption == "knob: Red hand > Red crib"
 
 
 def test_undo_and_hold_to_redo(sim):
@@ -216,13 +216,13 @@ def test_sigterm_path_turns_leds_off_and_clears(sim):
 # ---- golden images ---------------------------------------------------------
 
 SCREENS = {
-    "play": Screen(title="Red* 14  Blue 10", lines=("deal 3, play",),
-                   big="12", big_caption="colour buttons: play points; knob: show, Blue hand > Red hand > Red crib",
+    "play": Screen(title="Red* 14  Blue 10", lines=("deal 3, the play",),
+                   big="12", big_caption="colour: play points; knob: Blue hand",
                    footer="Blue peg 2"),
-    "refused": Screen(title="Red* 14  Blue 10", lines=("deal 3, show",), big="19",
+    "refused": Screen(title="Red* 14  Blue 10", lines=("deal 3, the show",), big="19",
                       big_caption="knob: Red hand > Red crib",
                       footer="Red counts next: Red hand > Red crib", alert=True),
-    "over": Screen(title="Red 121  Blue* 88", lines=("Red wins!", "skunk, by 33", "match: Red 3 Blue 0"),
+    "over": Screen(title="Red 121  Blue* 88", lines=("Red wins by 33, a skunk", "Red won 1 game (3", "match points)"),
                    footer="hold knob: new game"),
     "menu": Screen(title="Menu", lines=("New game", "Variant: six-card", "First dealer: Red", "Options"),
                    highlight=1),
@@ -284,8 +284,11 @@ def test_three_hand_game_on_the_three_track_board(tmp_path):
     board = make(tmp_path, "game.variant=three-hand", "leds.layout=three-track-121")
     try:
         controller = board.board.controller
-        assert controller.screen().big_caption.endswith("knob: show, Blue hand > Green hand > Red hand > Red crib")
+        assert controller.screen().big_caption.endswith("knob: Blue hand")
         dial_and(board, 3, "green")
+        dial_and(board, 1, "knob")  # Blue's hand ends the play: the rest of the show is next
+        assert controller.screen().big_caption == "knob: Green hand > Red hand > Red crib"
+        board.act("click", "undo")
         for points in (4, 6, 8, 2):
             dial_and(board, points, "knob")
         assert scores(board) == (10, 4, 9)

@@ -215,7 +215,7 @@ def test_tones_never_hold_up_the_main_loop(tmp_path, factory):
 
     devices.buzzer._device.play = stuck_until_the_gate_opens
     try:
-        devices.controls.turn(2)
+        devices.controls.turn(3)
         devices.controls.click("red")
         # The step runs here, in the ledger's own thread (SQLite refuses a write from another);
         # were it to wait for the stuck tone, it would come back only when the gate times out.
@@ -225,7 +225,7 @@ def test_tones_never_hold_up_the_main_loop(tmp_path, factory):
         gate.set()
         assert took < 10  # the step came back while the accept blip's thread was stuck
         assert [outcome.did for outcome in board.outcomes if outcome.made] == [Did.ACCEPTED]
-        assert board.controller.game.state.scores == (2, 0)
+        assert board.controller.game.state.scores == (3, 0)
         assert eventually(lambda: factory.pin(12).frequency == TUNES["accept"][0][0])
         assert threading.active_count() >= 2
     finally:

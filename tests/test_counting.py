@@ -234,3 +234,19 @@ def test_a_score_is_a_value():
         score.total = 0
     with pytest.raises(AttributeError):
         score.items[0].points = 99
+
+
+@pytest.mark.parametrize("cards, starter, said", [
+    ("4H 5H 6H 6D", "7C", "fifteen 2, fifteen 4 and a double run of four is 14"),
+    ("3C 4C 5C 5D", "KC", "fifteen 2, fifteen 4 and a double run of three is 12"),
+    ("3H 3D 3S 4C", "5H", "fifteen 2, fifteen 4, fifteen 6 and a triple run of three is 21"),
+    ("3C 3D 4H 4S", "5D", "fifteen 2, fifteen 4 and a double-double run of three is 20"),
+    ("6H 7D 8S 9C", "9H", "fifteen 2, fifteen 4, fifteen 6 and a double run of four is 16"),
+    ("AH 2D 3S 4C", "5H", "fifteen 2 and a run of five is 7"),
+    ("3C 4D 5H KS", "KD", "fifteen 2, fifteen 4, a pair is 6 and a run of three is 9"),
+])
+def test_runs_are_said_as_players_say_them(cards, starter, said):
+    """Runs on the same ranks are one double, triple or double-double run, its pairs in it; a pair
+    outside the run is said on its own; the running total ends on the hand's total."""
+    score = hand(cards, starter)
+    assert score.say() == said and said.endswith(f" {score.total}")

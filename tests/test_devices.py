@@ -88,9 +88,9 @@ def test_a_missing_device_is_retried_now_and_then_not_in_a_busy_loop(tmp_path):
         assert tries <= elapsed / RETRY_S + 2  # at most one try per interval, however slow the machine
         assert running.board.frames_shown <= 3  # nothing to animate: the loop slept
         assert running.journal == []  # the same problem is not written again at every try
-        devices.controls.turn(2)
+        devices.controls.turn(3)
         devices.controls.click("red")
-        assert running.wait_until(lambda: running.board.controller.game.state.scores == (2, 0))
+        assert running.wait_until(lambda: running.board.controller.game.state.scores == (3, 0))
     finally:
         running.stop()
 

@@ -481,8 +481,8 @@ def test_full_disk_on_the_board_shows_on_the_oled_and_the_board_goes_on(small_di
         filler.unlink()
         dial = controller.dial  # a refused entry leaves the dial where it was
         sim.act("turn", "1")
-        sim.act("click", "red")
-        assert controller.game.state.scores[0] == scores[0] + dial + 1
+        sim.act("click", "blue")  # pone's: never his heels' question, whatever is dialled
+        assert controller.game.state.scores[1] == scores[1] + dial + 1
         assert not controller.screen().alert
         acknowledged = sim.store.export()
     finally:

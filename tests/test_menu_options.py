@@ -194,15 +194,15 @@ def test_tones_off_silences_the_buzzer_at_once(tmp_path):
 
 
 def test_tones_without_a_buzzer_say_why(sim):
-    """With no buzzer in the config the Tones item is in brackets and says how to have one."""
+    """With no buzzer in the config the Tones item says so (in brackets: it cannot be chosen) and how to have one."""
     open_item(sim, "Options")
     sim.act("turn", "1")
     screen = sim.board.controller.screen()
-    assert cursor_label(sim) == "(Tones: on)" and screen.footer == "no buzzer: set [buzzer] enabled"
+    assert cursor_label(sim) == "(Tones: no buzzer)" and screen.footer == "no buzzer: set [buzzer] enabled"
     sim.act("click", "knob")  # refused: it says why, and nothing changes
     screen = sim.board.controller.screen()
     assert screen.alert and screen.footer == "no buzzer: set [buzzer] enabled"
-    assert sim.board.controller.tones and cursor_label(sim) == "(Tones: on)"
+    assert sim.board.controller.tones and cursor_label(sim) == "(Tones: no buzzer)"
 
 
 def test_the_palette_applies_at_once(sim):

@@ -229,7 +229,7 @@ def test_the_oled_hint_names_the_colour_buttons_while_the_play_is_on(tmp_path):
     try:
         sim.act("turn", "2")
         sim.act("click", "blue")
-        assert sim.board.oled_screen().big_caption.startswith("colour buttons: play points; knob: show, Blue hand")
+        assert sim.board.oled_screen().big_caption == "colour: play points; knob: Blue hand"
         sim.act("click", "knob")
         assert sim.board.oled_screen().big_caption == "knob: Red hand > Red crib"
     finally:
@@ -279,7 +279,7 @@ def test_one_view_per_change_drawn_by_the_leds_the_oled_and_the_terminal(tmp_pat
         assert view.scores == (0, 2) and view.in_play and view.show[0] == ("Blue", "hand")
         assert scores_title(view) == board.oled_screen().title == "Red* 0  Blue 2"
         assert scores_screen(view).scores[0][0] == "Red*"
-        assert score_line(view).startswith("Red 0 (deals) · Blue 2 │ next: Blue hand │ six-card, deal 1, play")
+        assert score_line(view).startswith("Red 0 (deals) · Blue 2 │ next: Blue hand │ six-card, deal 1, the play")
         for points in (8, 12, 4):  # the show: Blue's hand, Red's hand, Red's crib; then Blue deals
             sim.act("turn", str(points))
             sim.act("click", "knob")
@@ -300,12 +300,13 @@ def test_the_view_of_a_finished_game_has_the_result_and_the_tally(tmp_path):
     from helpers import script_to_win
 
     result = run_script(script_to_win(), load_config(), tmp_path / "ledger.sqlite3")
-    assert result["screen"]["lines"][0] == "Red wins!"
+    assert result["screen"]["lines"][0] == "Red wins by 53, a skunk"
     sim = Simulator(load_config(), tmp_path / "ledger.sqlite3")
     try:
         view = sim.board.view()
         assert view.winner_side == 0 and view.show == () and result_text(view) == "skunk"
-        assert tally_text(view) == "Red 3 Blue 0" and sim.board.oled_screen().lines[2] == "match: Red 3 Blue 0"
+        assert tally_text(view) == "Red won 1 game (3 match points)"
+        assert sim.board.oled_screen().lines[1:] == ("Red won 1 game (3", "match points)")
     finally:
         sim.close()
 

@@ -232,6 +232,7 @@ def test_muggins_on_the_crib_by_holding_a_colour_button(sim):
     assert (game.pegged[-1].kind, game.pegged[-1].seat, game.pegged[-1].points) == (EntryKind.MUGGINS, "Blue", 3)
     assert game.state.scores == (6, 5)
     sim.act("turn", "2")
+    sim.act("click", "blue")  # Blue deals now: 2 dialled asks whether it is his heels
     sim.act("click", "blue")
     assert game.pegged[-1].kind is EntryKind.PEG
 

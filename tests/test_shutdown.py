@@ -171,7 +171,7 @@ def test_terminal_board_ends_on_shut_down(tmp_path):
         assert store.game.pegged == []  # the "r" (heels) after the shutdown was not played
     finally:
         store.close()
-    assert "cribbage-board (mock)" in out.getvalue()
+    assert "mock board keys:" in out.getvalue()
 
 
 def test_shutdown_screens_fit_the_oled():

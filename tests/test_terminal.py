@@ -112,7 +112,7 @@ def test_the_80x24_screen_has_scores_next_count_oled_and_keys(sim):
     text = "\n".join(lines)
     assert "┌─ OLED" in text and "Red peg 3" in text and "[ 0] r b g y: play" in text and "space:" in text and "Blue hand" in text
     help_width = choose_plan(sim.devices.layout, 80, 24).help[2]
-    assert all(line in text for line in help_lines(help_width)) and "cribbage-board (mock)" in text
+    assert all(line in text for line in help_lines(help_width)) and "mock board keys:" in text
 
 
 def test_the_score_line_names_the_dealer_who_deals_now(tmp_path):
@@ -199,7 +199,7 @@ def test_non_interactive_input_prints_the_final_board(tmp_path, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("LINES", "24")
     out = io.StringIO()
-    assert run_terminal(load_config(), tmp_path / "l.sqlite3", stdin=io.StringIO("..r"), stdout=out) == 0
+    assert run_terminal(load_config(), tmp_path / "l.sqlite3", stdin=io.StringIO("..rr"), stdout=out) == 0
     text = out.getvalue()
     assert "\x1b" not in text and "Red 2 (deals) · Blue 0" in text
 
@@ -264,11 +264,11 @@ def test_the_board_at_80x24_through_a_pseudo_terminal(tmp_path):
 
 @pytest.mark.parametrize("width", range(HELP_MIN_WIDTH, 201))
 def test_the_key_help_breaks_lines_between_items_only(width):
-    """At any width the help is given (beside the OLED, or 80 and more below it) each item of the key help ("r b g y peg play points (heels)") is on one line,
+    """At any width the help is given (beside the OLED, or 80 and more below it) each item of the key help ("r b g y peg points; heels: dealer at 0") is on one line,
     no line is wider than the room, and the lines read as the one-paragraph help."""
     lines = help_lines(width)
     assert all(len(line) <= width for line in lines)
-    assert " ".join(lines) == f"cribbage-board (mock) {HELP}"
+    assert " ".join(lines) == f"mock board {HELP}"
     for keys, does in key_help():
         assert any(f"{keys} {does}" in line for line in lines), (width, keys)
 
@@ -336,7 +336,7 @@ def _to_screen(sim, where):
                                    "phone view", "game over"])
 def test_the_key_help_follows_the_screen_at_80x24(sim, where):
     """At 80x24 the help names the screen and lists its keys whole, each on one line, under 80 columns;
-    the game's keys (dial points) are only on the game's own screen."""
+    the game's keys (dial ±1) are only on the game's own screen."""
     from firmware.pc.terminal import SCREEN_KEYS, screen_keys
 
     _to_screen(sim, where)
@@ -345,10 +345,10 @@ def test_the_key_help_follows_the_screen_at_80x24(sim, where):
     assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
     text = "\n".join(lines)
     keys = SCREEN_KEYS[where] if where else tuple(key_help())
-    assert f"cribbage-board (mock) {where + ' ' if where else ''}keys:" in text
+    assert f"mock board {where + ' ' if where else ''}keys:" in text
     for item_keys, does in keys:
         assert any(f"{item_keys} {does}" in line for line in lines), (where, item_keys)
-    assert ("dial points" in text) == (where == "")
+    assert ("dial ±1" in text) == (where == "")
 
 
 def test_the_menus_help_says_how_to_leave(sim):
@@ -397,3 +397,80 @@ def test_the_oled_box_says_the_keys_at_80x24(sim, where, shown, hidden):
     assert shown in text and hidden not in text
     screen = sim.board.oled_screen()
     assert hidden in " ".join((screen.big_caption, screen.footer))
+
+
+# ---- the dial: its steps on screen, and typed numbers ---------------------------
+
+def test_typed_digits_dial_the_number_they_make(sim):
+    """1 then 4 dials 14; a number past the dial's top starts again from its last digit; any
+    other key, or a dial changed since, starts a new number."""
+    from firmware.pc.terminal import TypedDial
+
+    typed = TypedDial()
+    controller = sim.board.controller
+    for key in "14":
+        assert typed.key(key, sim)
+    assert controller.dial == 14
+    typed.key("7", sim)
+    assert controller.dial == 7  # 147 is past 60: the 7 alone
+    assert not typed.key("r", sim)
+    typed.key("3", sim)
+    assert controller.dial == 3
+    sim.act("turn", "1")
+    typed.key("2", sim)
+    assert controller.dial == 2  # the knob turned since: a new number, not 42
+    typed.key("0", sim)
+    assert controller.dial == 20
+
+
+def test_digits_do_nothing_in_the_menu(sim):
+    """In the menu a digit neither moves the cursor nor dials."""
+    from firmware.pc.terminal import TypedDial
+
+    sim.act("hold", "knob")
+    before = sim.board.oled_screen()
+    assert TypedDial().key("5", sim)
+    assert sim.board.oled_screen() == before and sim.board.controller.dial == 0
+
+
+def test_typed_points_are_pegged_from_the_terminal(tmp_path, monkeypatch):
+    """Typing 1 4 then r on the terminal board pegs 14 to Red."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "24")
+    out = io.StringIO()
+    assert run_terminal(load_config(), tmp_path / "l.sqlite3", stdin=io.StringIO("14r"), stdout=out) == 0
+    assert "Red 14 (deals) · Blue 0" in out.getvalue()
+
+
+def test_the_help_gives_the_dial_steps_and_typing(sim):
+    """The game's key help says what a step of each dial key is, and that digits type a number."""
+    text = "\n".join(compose(sim, 80, 24, colour=False).lines())
+    for item in (", . - + arrows dial ±1", "< > dial ±5", "0-9 type the number"):
+        assert item in text
+
+
+def test_check_my_count_gives_one_instruction_for_the_suits(sim):
+    """Check my count names the suits' buttons once (in the OLED box), not again beside it."""
+    sim.act("hold", "menu")
+    lines = compose(sim, 80, 24, colour=False).lines()
+    text = "\n".join(lines)
+    assert text.count("r:C") == 1 and "r C" not in text and "starter's suit" not in text
+
+
+LAYOUT_GAMES = {"classic-121": (), "three-track-121": ("game.variant=three-hand",),
+                "four-track-121": ("game.variant=four-hand",)}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUT_GAMES))
+@pytest.mark.parametrize("size", [(80, 24), (110, 36)])
+def test_the_board_s_marks_have_a_legend(tmp_path, name, size):
+    """Beside the board, in words: what a peg, a back peg, a skunk line and the game hole look like."""
+    from firmware.pc.terminal import LEGEND
+
+    board = Simulator(load_config(overrides=[*LAYOUT_GAMES[name], f'leds.layout="{name}"']), tmp_path / "l.sqlite3")
+    try:
+        lines = compose(board, *size, colour=False).lines()
+        assert any(LEGEND in line for line in lines)
+        assert len(lines) == size[1] and all(len(line) <= size[0] for line in lines)
+    finally:
+        board.close()

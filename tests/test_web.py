@@ -494,7 +494,8 @@ def test_the_live_board_says_the_note_the_result_the_tally_and_the_undos():
     done = state_dict(replay(first + second).book)
     html = live_html(done, None, [])
     assert f'<bdi>{done["winner"]}</bdi> wins' in html and 'class="result"' in html
-    assert "match after 2 games" in html and "won (" in html
+    assert "match after 2 games" in html and "<bdi>Bob</bdi> won 2 games (4 match points)" in html
+    assert "phase" not in html and "game point" not in html
 
 
 @pytest.mark.slow

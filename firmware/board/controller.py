@@ -8,7 +8,8 @@ Controls, learnt in a minute:
   play and says so;
 - press a player's colour button to peg the dialled points to that player in
   the play; at the start of a deal, the dealer's button with nothing dialled
-  pegs his heels; in the show, with muggins on, it claims missed points;
+  pegs his heels (with 2 dialled it asks: heels, or play points with a press
+  again); in the show, with muggins on, it claims missed points;
 - hold a colour button: with muggins on, claim the dialled points for that
   player on the count just made (a hand, the crib or play points);
 - undo button: undo; hold it: redo;
@@ -39,10 +40,10 @@ from ..config import GameSettings
 from .menu import NAMES_NEXT_GAME, MenuTree
 from .outcome import NOTHING, Crossed, Did, Made, Move, Outcome
 from .panels import Panel
-from .picker import CountChecker, checks_a_crib
+from .picker import CountChecker, checks_a_crib, wrap_pixels
 from .scoring import Act, Refusal, ScoreInput, Source, decide
 from .screens import Screen
-from .view import GameView, deal_text, laps_note, result_text, scores_title, show_text, tally_text
+from .view import GameView, deal_text, laps_note, next_text, scores_title, show_text, tally_text, won_text
 
 if TYPE_CHECKING:  # annotations only
     from .phones import Phones
@@ -68,7 +69,7 @@ def _notice_lines(problem: str) -> tuple[str, ...]:
         text = text[min(cuts) + 2:]
 
 
-PLAY_HINT = "colour buttons: play points; knob: show, "  # the caption in the play, before the show's order
+PLAY_HINT = "colour: play points; knob: "  # the caption in the play, before the show's first count
 
 
 class _Heard:
@@ -134,6 +135,7 @@ class Controller:
         self.shutdown_requested = False
         self._heard = _Heard()  # what the event being handled did (handle() returns it as an Outcome)
         self._last_press: tuple[str, float] | None = None  # the board's last click: (button, clock time)
+        self._asked: tuple[ScoreInput, int] | None = None  # an input refused as a question, and the dial then
         self.notices: dict[str, Screen] = {}
         self._renamed = False  # a player renamed mid-game since the menu opened
         if store.game is None:
@@ -238,6 +240,8 @@ class Controller:
     def _dispatch(self, event: InputEvent) -> bool:
         """Send one event to the open panel or act on it; False when it means nothing here."""
         self.notices.clear()
+        if self.panels or event.kind != "click" or event.source not in COLOUR_BUTTONS:
+            self._asked = None  # only the same press, next, answers a refusal's question
         if self.panels or (event.kind == "hold" and event.source == "menu"):
             self._last_press = None  # a press on a panel is never the first of a double press
         if event.kind == "hold" and event.source == "menu":
@@ -308,8 +312,13 @@ class Controller:
         """Put one scoring input through the rules and into the ledger (:func:`.scoring.decide`);
         a refusal is said. An input from a phone or a script leaves the dial as it is, and the
         ledger keeps where it came from (and ``request``, the phone's id for it)."""
+        asked, self._asked = self._asked, None
+        if asked == (given, self.dial):  # the press the refusal before asked for, to mean what it said
+            given = replace(given, again=True)
         decision = decide(given, self.game, self.dial)
         if isinstance(decision, Refusal):
+            if decision.again:
+                self._asked = (given, self.dial)
             self.say(decision.message, alert=True)
             return False
         if given.source in (Source.KNOB, Source.BUTTON):
@@ -495,13 +504,16 @@ class Controller:
             return screen
         view = view or self.view()
         game = self.game
-        footer = self.message if fresh else (game.pegged[-1].describe() if game.pegged else "")
+        if fresh:
+            footer = self.message
+        elif view.phase is Phase.HEELS:  # the start of a deal: how to peg his heels, should the cut be a jack
+            footer = f"Jack cut? Dial 0, press {COLOUR_BUTTONS[game.seats.index(game.dealer)]}: his heels"
+        else:
+            footer = game.pegged[-1].describe() if game.pegged else ""
         if view.outcome is not None:
-            outcome = view.outcome
             return Screen(
                 title=scores_title(view),
-                lines=(f"{outcome.winner} wins!", f"{result_text(view)}, by {outcome.margin}",
-                       view.pairing or f"match: {tally_text(view)}"),
+                lines=(*wrap_pixels(won_text(view), ""), *wrap_pixels(view.pairing or tally_text(view), "")),
                 footer=footer if self.message_alert and fresh else "hold knob: new game",
                 alert=self.message_alert and fresh,
             )
@@ -516,7 +528,7 @@ class Controller:
             title=scores_title(view),
             lines=(status,),
             big=str(self.dial),
-            big_caption=(PLAY_HINT if view.in_play else "knob: ") + show_text(view),
+            big_caption=PLAY_HINT + next_text(view) if view.in_play else "knob: " + show_text(view),
             footer=footer,
             alert=self.message_alert and fresh,
         )

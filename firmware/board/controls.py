@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hardware.inputs import COLOUR_BUTTONS, KNOB
-from scorer.variants import find_variant
+from scorer.variants import Options, ResultKind, SkunkLines, find_variant, skunk_lines
 
 from ..config import Config
 
@@ -41,17 +41,16 @@ GESTURE_VERBS = {"turn": "turn", "press": "click", "hold": "hold"}
 
 
 CONTROLS: tuple[Control, ...] = (
-    Control(KNOB, "turn", ((",", "-1"), (".", "1"), ("<", "-5"), (">", "5")), "dial points",
+    Control(KNOB, "turn", ((",", "-1"), (".", "1"), ("<", "-5"), (">", "5")), "dial",
             "Dial the points (shown large on the OLED); back takes off."),
     Control(KNOB, "press", ((" ", KNOB),), "peg show count",
             "Peg the dial as the next count of the show (pone's hand, dealer's hand, crib: the OLED "
             "says whose); 0 is a nineteen."),
     Control(KNOB, "hold", (("M", KNOB),), "menu",
             "The menu."),
-    Control("colour", "press", tuple(zip("rbgy", COLOUR_BUTTONS)), "peg play points (heels)",
-            "Peg the dial to this player in the play. At the start of a deal, with nothing dialled, "
-            "the dealer's button pegs his heels (2). In the show, with muggins on: claim the points "
-            "the last count missed."),
+    Control("colour", "press", tuple(zip("rbgy", COLOUR_BUTTONS)), "peg points; heels: dealer at 0",
+            "Peg the dial to this player in the play. A jack cut: the dealer's button at 0 pegs his "
+            "heels (at 2 it asks). Show, muggins on: claim what the last count missed."),
     Control("colour", "hold", tuple(zip("RBGY", COLOUR_BUTTONS)), "muggins",
             "Muggins: claim the dial for this player on the count just made (hand, crib or play)."),
     Control("undo", "press", (("u", "undo"),), "undo",
@@ -111,7 +110,7 @@ class ControlsCard:
     """Everything the printed card shows, taken from the board's config."""
 
     game: str  # "six-card to 121; Alice deals first"
-    options: str  # "exact-out off, muggins on, skunk lines acc, match points acc"
+    options: str  # "muggins on; skunk under 91, double under 61; match points: win 2, ..." (options on only)
     buttons: tuple[Button, ...]
     pins: dict[str, int]  # knob A, knob B, knob press, undo, menu
     hold_s: float
@@ -133,12 +132,12 @@ def controls_card(config: Config) -> ControlsCard:
         side = seat % variant.sides if player else seat  # partners share their side's colour
         buttons.append(Button(name, pins.buttons[name], player, colours[side % len(colours)]))
     options = game.options
-    on = {True: "on", False: "off"}
     return ControlsCard(
         game=f"{variant.name} to {variant.target}; {game.first_dealer} deals first"
         + ("; partners share a colour" if variant.partnership else ""),
-        options=(f"exact-out {on[options.exact_out]}, muggins {on[options.muggins]}, "
-                 f"skunk lines {options.skunk.value}, match points {options.points.spec()}"),
+        options="; ".join([*(f"{name} on" for name, set_on in (("exact-out", options.exact_out),
+                                                                ("muggins", options.muggins)) if set_on),
+                           skunk_words(variant.target, options.skunk), match_points_words(options)]),
         buttons=tuple(buttons),
         pins={"knob A": pins.encoder_a, "knob B": pins.encoder_b,
               "knob press": pins.encoder_button, "undo": pins.buttons["undo"], "menu": pins.buttons["menu"]},
@@ -147,6 +146,28 @@ def controls_card(config: Config) -> ControlsCard:
         menu=tuple(item for item in MENU_ITEMS if item[0] != "Close"),  # MENU_NAVIGATION says it
         source=_source(config.sources),
     )
+
+
+def _kind_words(kind: ResultKind) -> str:
+    return kind.value.replace("-", " ")
+
+
+def skunk_words(target: int, lines: SkunkLines) -> str:
+    """The skunk lines in words, by the loser's score: "skunk under 91, double under 61"; "no skunks"."""
+    found = skunk_lines(target, lines)
+    if not found:
+        return "no skunks"
+    first, *rest = found
+    return ", ".join([f"{_kind_words(first.kind)} under {first.below}"]
+                     + [f"{_kind_words(line.kind).split()[0]} under {line.below}" for line in rest])
+
+
+def match_points_words(options: Options) -> str:
+    """What a game is worth to the match, for the results these skunk lines make: "match points:
+    win 2, skunk 3, double 3"."""
+    kinds = [ResultKind.WIN] + [line.kind for line in skunk_lines(121, options.skunk)]
+    return "match points: " + ", ".join(
+        f"{_kind_words(kind).split()[0]} {options.points.for_kind(kind)}" for kind in kinds)
 
 
 def _source(sources: tuple[str, ...]) -> str:

@@ -273,7 +273,8 @@ class MenuTree:
         host.push(Menu(host, "Options", [
             Item("Back", host.back),
             Item(f"Muggins: {ON[options.muggins]}", muggins, note=APPLIES_NOW),
-            Item(f"Tones: {ON[host.tones]}", tones, tones_reason, note=APPLIES_NOW),
+            Item(f"Tones: {ON[host.tones] if host.has_buzzer else 'no buzzer'}", tones, tones_reason,
+                 note=APPLIES_NOW),
             Item(f"Palette: {host.palette}", palette, note=APPLIES_NOW),
             Item(f"Exact-out: {ON[options.exact_out]}", next_game("exact_out", 4), note=APPLIES_NEXT_GAME),
             Item(f"Skunk lines: {options.skunk.value}", next_game("skunk", 5), note=APPLIES_NEXT_GAME),

@@ -113,6 +113,11 @@ def checks_a_crib(game: Game) -> bool:
     return upcoming is not None and upcoming[1] == "crib"
 
 
+def _paged(lines: list[str]) -> list[list[str]]:
+    """Lines in pages of PAGE_LINES."""
+    return [lines[k:k + PAGE_LINES] for k in range(0, len(lines), PAGE_LINES)]
+
+
 class Breakdown:
     """The checked count, paged: a summary, then every item with the running total."""
 
@@ -124,7 +129,8 @@ class Breakdown:
             other = score_hand(hand, starter, crib=not crib).total
             self.other = other if other != self.score.total else None
         self.claim = claim
-        self.pages = [self._summary()] + self._item_pages()
+        summary = self._summary()  # its first page has a footer: one line fewer
+        self.pages = [summary[:PAGE_LINES - 1]] + _paged(summary[PAGE_LINES - 1:]) + self._item_pages()
 
     @property
     def total(self) -> int:

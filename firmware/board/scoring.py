@@ -22,10 +22,11 @@ from enum import Enum
 from typing import NamedTuple
 
 from hardware.inputs import COLOUR_BUTTONS
-from scorer.game import Entry, Game, Phase
+from scorer.game import FIXED_POINTS, Entry, EntryKind, Game, Phase
 from scorer.record import Command
 
 PHONE_POINTS = 29  # the most a phone's keypad enters at once: a hand's highest count
+HEELS_POINTS = FIXED_POINTS[EntryKind.HEELS]
 
 
 class Act(Enum):
@@ -64,12 +65,15 @@ class ScoreInput:
     source: Source
     seat: int | None = None
     points: int | None = None
+    again: bool = False  # the same input once more, right after a refusal that asked for it again
 
 
 class Refusal(NamedTuple):
-    """Why an input enters nothing, in words for the OLED and the phone."""
+    """Why an input enters nothing, in words for the OLED and the phone; ``again``: the same
+    input once more does what it asked (the refusal said so)."""
 
     message: str
+    again: bool = False
 
 
 Decision = Entry | Command | Refusal
@@ -111,14 +115,20 @@ def decide(given: ScoreInput, game: Game, dial: int) -> Decision:
 
 
 def _peg(given: ScoreInput, seat: str, points: int, game: Game) -> Decision:
-    """Points in the play. A colour button with nothing dialled at the start of a deal pegs the
-    dealer's heels; in the show with muggins on, it claims what the last count missed."""
+    """Points in the play. At the start of a deal the dealer's colour button pegs his heels with
+    nothing dialled; with his heels' 2 dialled it asks which is meant (a press again: play points).
+    In the show with muggins on, a colour button claims what the last count missed."""
+    at_heels = given.source is not Source.PHONE and game.phase is Phase.HEELS and seat == game.dealer
     if points == 0:
-        if given.source is not Source.PHONE and game.phase is Phase.HEELS and seat == game.dealer:
+        if at_heels:
             return Entry.heels()
         if given.source is Source.PHONE:
             return Refusal("Choose the points first")
         return Refusal("Dial the points first, then press")
+    if at_heels and given.source is Source.BUTTON and points == HEELS_POINTS and not given.again:
+        button = COLOUR_BUTTONS[given.seat or 0]
+        return Refusal(f"His heels (a jack cut)? Dial 0, press {button}. "
+                       f"Play points: press {button} again", again=True)
     if given.source is not Source.PHONE and game.phase is Phase.SHOW and game.options.muggins:
         return Entry.muggins(seat, points)
     return Entry.peg(seat, points)

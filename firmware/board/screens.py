@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from hardware.display import HEIGHT, WIDTH
 
-from .view import GameView, lap_note, lap_text, next_text, side_name
+from .view import GameView, lap_note, lap_text, next_text, side_name, won_text
 
 __all__ = ["Screen", "font", "lap_note", "oled_image", "scores_screen"]  # lap_note: from .view, as before
 
@@ -51,7 +51,7 @@ def scores_screen(view: GameView, dial: int = 0, message: str = "", alert: bool 
     if alert and message:
         footer = message
     elif view.outcome is not None:
-        footer = f"{view.outcome.winner} wins, by {view.outcome.margin}"
+        footer = won_text(view)
     else:
         footer = (f"dial {dial}: " if dial else "next: ") + next_text(view)
     return Screen(scores=cells, footer=footer, alert=alert and bool(message))
@@ -99,14 +99,21 @@ def _fit(draw: ImageDraw.ImageDraw, text: str, size: int, width: int) -> str:
 
 
 def _wrap(draw: ImageDraw.ImageDraw, text: str, size: int, width: int, lines: int) -> list[str]:
+    """``text`` in lines that fit ``width``, broken between words (a word too long for a line, inside
+    it); past ``lines`` lines the last is cut ("...")."""
     words, out, current = text.split(), [], ""
     for word in words:
         trial = f"{current} {word}".strip()
         if _length(draw, trial, size) <= width:
             current = trial
-        else:
+            continue
+        if current:
             out.append(current)
-            current = word
+        while _length(draw, word, size) > width:  # a word wider than a line, in pieces
+            piece = _fit(draw, word, size, width)[:-1] or word[:1]
+            out.append(piece)
+            word = word[len(piece):]
+        current = word
     out.append(current)
     if len(out) > lines:
         out = out[:lines]
@@ -114,12 +121,20 @@ def _wrap(draw: ImageDraw.ImageDraw, text: str, size: int, width: int, lines: in
     return [_fit(draw, line, size, width) for line in out]
 
 
+FOOTER_MOST = 5  # footer lines the OLED holds: four under the title, five over it
+
+
+def footer_lines(text: str) -> list[str]:
+    """A footer as the OLED's lines, each whole; past FOOTER_MOST lines the last is cut ("...")."""
+    return _wrap(ImageDraw.Draw(Image.new("1", (1, 1))), text, 10, WIDTH - 2, FOOTER_MOST) if text else []
+
+
 def oled_image(screen: Screen) -> Image.Image:
     """Draw a screen model as a 1-bit 128x64 image.
 
     Title (12 px) and a rule; then either the big number with a caption of up
-    to 3 lines beside it, or body lines; the footer at the bottom, two lines
-    for an alert (covering a body line if need be). A screen with a ``picture`` is that picture."""
+    to 3 lines beside it, or body lines; the footer at the bottom, on as many
+    lines as it needs, over the body lines (and over the title at five). A screen with a ``picture`` is that picture."""
     if screen.picture is not None:
         return screen.picture.convert("1")
     image = Image.new("1", (WIDTH, HEIGHT), 0)
@@ -127,8 +142,10 @@ def oled_image(screen: Screen) -> Image.Image:
     if screen.scores:
         _draw_scores(image, draw, screen)
         return image
+    footer = footer_lines(screen.footer)
+    footer_top = HEIGHT - 11 * len(footer)
     y = 0
-    if screen.title:
+    if screen.title and len(footer) < FOOTER_MOST:
         _text(image, (0, -1), _fit(draw, screen.title, 12, WIDTH), 12, 1)
         y = 13
         draw.line((0, y - 1, WIDTH - 1, y - 1), fill=1)
@@ -138,13 +155,8 @@ def oled_image(screen: Screen) -> Image.Image:
         for k, line in enumerate(_wrap(draw, screen.big_caption, 10, WIDTH - caption_x, 3)):
             _text(image, (caption_x, y + 10 * k - 2), line, 10, 1)
         y += 29
-    footer_lines = 0
-    if screen.footer:
-        room = 2 if screen.alert or y + 11 * len(screen.lines) <= HEIGHT - 22 else 1
-        footer = _wrap(draw, screen.footer, 10, WIDTH - 2, room)
-        footer_lines = len(footer)
     for index, line in enumerate(screen.lines):
-        if y + 10 > HEIGHT - 11 * footer_lines:
+        if y + 10 > footer_top:
             break
         text = _fit(draw, line, 10, WIDTH - 2)
         if index == screen.highlight:
@@ -153,18 +165,17 @@ def oled_image(screen: Screen) -> Image.Image:
         else:
             _text(image, (0, y - 1), text, 10, 1)
         y += 11
-    if footer_lines:
-        top = HEIGHT - 11 * footer_lines
-        if screen.alert:
-            draw.rectangle((0, top, WIDTH - 1, HEIGHT - 1), fill=1)
+    if footer:
+        draw.rectangle((0, footer_top, WIDTH - 1, HEIGHT - 1), fill=1 if screen.alert else 0)
         for k, line in enumerate(footer):
-            _text(image, (1, top + 11 * k - 1), line, 10, 0 if screen.alert else 1)
+            _text(image, (1, footer_top + 11 * k - 1), line, 10, 0 if screen.alert else 1)
     return image
 
 
 def _draw_scores(image: Image.Image, draw: ImageDraw.ImageDraw, screen: Screen) -> None:
     """Large scores: two sides in two columns (score 30 px high), three or four in a
-    2x2 grid (20 px); the footer's one line at the bottom, inverted for an alert."""
+    2x2 grid (20 px); the footer's one line at the bottom; an alert inverted, on the
+    lines it needs."""
     cells = screen.scores
     columns, rows = (len(cells), 1) if len(cells) <= 2 else (2, 2)
     width, height = WIDTH // columns, (HEIGHT - 11) // rows
@@ -184,10 +195,11 @@ def _draw_scores(image: Image.Image, draw: ImageDraw.ImageDraw, screen: Screen) 
                 _text(image, (x + 1, y + 10), note, 10, 1)
     if columns == 2:
         draw.line((WIDTH // 2 - 1, 0, WIDTH // 2 - 1, HEIGHT - 13), fill=1)
-    top = HEIGHT - 11
-    text = _fit(draw, screen.footer, 10, WIDTH - 2)
+    lines = footer_lines(screen.footer) if screen.alert else [_fit(draw, screen.footer, 10, WIDTH - 2)]
+    top = HEIGHT - 11 * len(lines)  # an alert takes the lines it needs, over the scores
     if screen.alert:
         draw.rectangle((0, top, WIDTH - 1, HEIGHT - 1), fill=1)
     else:
         draw.line((0, top - 1, WIDTH - 1, top - 1), fill=1)
-    _text(image, (1, top - 1), text, 10, 0 if screen.alert else 1)
+    for k, line in enumerate(lines):
+        _text(image, (1, top + 11 * k - 1), line, 10, 0 if screen.alert else 1)

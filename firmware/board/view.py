@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hardware.layout import lap_of
-from scorer.game import Game, Outcome, Phase
+from scorer.game import PHASE_WORDS, Game, Outcome, Phase
 
 from .frames import BoardView
 
@@ -129,11 +129,31 @@ def result_text(view: GameView) -> str:
     return view.outcome.kind.value.replace("-", " ") if view.outcome is not None else ""
 
 
+def won_text(view: GameView) -> str:
+    """Who won and by how much, with the skunk (or lurch) if there was one: "Red wins by 12",
+    "Red wins by 40, a skunk"; "" while the game is on."""
+    outcome = view.outcome
+    if outcome is None:
+        return ""
+    result = result_text(view)
+    return f"{outcome.winner} wins by {outcome.margin}" + ("" if result == "win" else f", a {result}")
+
+
+def plural(count: int, noun: str) -> str:
+    """"1 game", "2 games"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def tally_text(view: GameView) -> str:
-    """The match so far: "Red 3 Blue 0" (game points)."""
-    return " ".join(f"{side[:6]} {points}" for side, points in view.tally)
+    """The match so far, in words: "Red won 1 game (2 match points)" while one side has won,
+    else every side's match points: "Match points: Red 4, Blue 2"."""
+    winners = [(side, wins, points) for (side, points), wins in zip(view.tally, view.wins) if wins]
+    if len(winners) == 1:
+        side, wins, points = winners[0]
+        return f"{side} won {plural(wins, 'game')} ({plural(points, 'match point')})"
+    return "Match points: " + ", ".join(f"{side} {points}" for side, points in view.tally)
 
 
 def deal_text(view: GameView) -> str:
-    """Where the deal stands: "deal 3, play"."""
-    return f"deal {view.deal}, {view.phase.value}"
+    """Where the deal stands: "deal 3, the play"."""
+    return f"deal {view.deal}, {PHASE_WORDS[view.phase]}"

@@ -26,13 +26,15 @@ from pathlib import Path
 
 from hardware.layout import HOLES_PER_TRACK, Layout
 
-from ..board.controls import CONTROLS, key_names
+from ..board.controller import MAX_DIAL
+from ..board.controls import CONTROLS
 from ..board.screens import Screen
-from ..board.view import GameView, deal_text, dealer_mark, lap_text, next_text, result_text
+from ..board.view import GameView, deal_text, dealer_mark, lap_text, next_text, won_text
 from .simulator import Simulator
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
 TITLE = "cribbage-board (mock)"
+HELP_TITLE = "mock board"  # the key help's first words
 
 # Keys that do what a key of the controls table does: Enter is the space bar, - and + (= beside
 # it) turn the knob a detent, as the arrows do (left and down back, right and up on).
@@ -42,16 +44,35 @@ KEYS = {key: action for control in CONTROLS for key, action in control.actions()
 KEYS.update({alias: KEYS[key] for alias, key in ALIASES.items()})
 ARROWS = {sequence: KEYS[key] for sequence, key in ARROW_KEYS.items()}
 # The aliases as the help names them, after the key of the table they stand for.
-ALIAS_NAMES = {">": ("-", "+", "arrows"), " ": ("Enter",)}
+ALIAS_NAMES = {".": ("-", "+", "arrows"), " ": ("Enter",)}
+DIGITS = "0123456789"  # typed on the game's screen, they dial the number they make
+TYPE_HELP = ("0-9", "type the number")
+
+
+def _names(keys) -> list[str]:
+    """Keys as the help names them, each followed by its aliases."""
+    return [name for key in keys for name in ("space" if key == " " else key, *ALIAS_NAMES.get(key, ()))]
+
+
+def _turn_rows(control) -> list[tuple[str, str]]:
+    """A turn's keys by the detents they turn: "dial ±1", "dial ±5"."""
+    steps: dict[int, list[str]] = {}
+    for key, drives in control.bindings:
+        steps.setdefault(abs(int(drives)), []).append(key)
+    return [(" ".join(_names(keys)), f"{control.short} ±{size}")
+            for size, keys in sorted(steps.items())]
 
 
 def key_help() -> list[tuple[str, str]]:
-    """(keys, what they do) for every key of the board, in the controls table's order:
-    the one list the screen, ``--help`` and docs/mock-board.md show."""
+    """(keys, what they do) for every key of the board, in the controls table's order (a turn's keys
+    by their steps, then the digits): the one list the screen, ``--help`` and docs/mock-board.md show."""
     rows: dict[str, list[str]] = {}
     for control in CONTROLS:
-        names = [key_names(control)] + [alias for key in control.keys for alias in ALIAS_NAMES.get(key, ())]
-        rows.setdefault(control.short, []).extend(names)
+        if control.gesture == "turn":
+            for keys, does in [*_turn_rows(control), TYPE_HELP]:
+                rows.setdefault(does, []).append(keys)
+            continue
+        rows.setdefault(control.short, []).extend(_names(control.keys))
     return [(" ".join(keys), short) for short, keys in rows.items()] + [("q", "quit")]
 
 
@@ -73,11 +94,7 @@ def _control(part: str, gesture: str):
 def keys_for(*gestures: tuple[str, str]) -> str:
     """The keys of some gestures ((part, gesture) of the controls table), aliases included,
     as the help names them: keys_for(("knob", "press")) is "space Enter"."""
-    names = []
-    for part, gesture in gestures:
-        control = _control(part, gesture)
-        names += [key_names(control)] + [alias for key in control.keys for alias in ALIAS_NAMES.get(key, ())]
-    return " ".join(names)
+    return " ".join(name for part, gesture in gestures for name in _names(_control(part, gesture).keys))
 
 
 TURN, PRESS, HOLD = ("knob", "turn"), ("knob", "press"), ("knob", "hold")
@@ -92,8 +109,8 @@ SCREEN_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         (keys_for(CHECK), "check count"), QUIT,
     ),
     "check my count": (
-        (keys_for(TURN), "rank"), (keys_for(COLOUR), "suit (r C, b D, g H, y S)"),
-        (keys_for(COLOUR_HOLD), "the starter's suit"), (keys_for(PRESS), "hand or crib"),
+        (keys_for(TURN), "rank"), (keys_for(COLOUR), "suit, as the box says"),
+        (keys_for(COLOUR_HOLD), "that suit as the starter now"), (keys_for(PRESS), "hand or crib"),
         (keys_for(UNDO), "take a card back"), (keys_for(MENU, HOLD), "back"), QUIT,
     ),
     "count checked": (
@@ -159,6 +176,7 @@ ON_KEYS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(pattern), keys) 
     (r"\bundo one first\b", "take one back first (" + _short(*UNDO) + ")"),
     (r"\bundo takes\b", _short(*UNDO) + " takes"),
     *((rf"\b{name}:(?=\S)", key + ":") for name, key in zip(("red", "blue", "green", "yellow"), "rbgy")),
+    *((rf"\bpress {name}\b", "press " + key) for name, key in zip(("red", "blue", "green", "yellow"), "rbgy")),
 ))
 
 
@@ -174,6 +192,35 @@ def keyed(screen: Screen) -> Screen:
     """The screen as the terminal shows it: every text with keys for the controls it names."""
     return replace(screen, title=on_keys(screen.title), lines=tuple(on_keys(line) for line in screen.lines),
                    big_caption=on_keys(screen.big_caption), footer=on_keys(screen.footer))
+
+
+class TypedDial:
+    """Digits typed on the game's screen: the knob turned until the dial shows the number they
+    make ("1" then "4" is 14). Any other key, or a dial changed since, starts a new number; a
+    number past the dial's top starts again from its last digit. Elsewhere (the menu, check my
+    count) digits do nothing."""
+
+    def __init__(self):
+        self.typed = ""
+
+    def key(self, key: str, sim) -> bool:
+        """Act on one key if it is a digit (True), else forget the number typed (False)."""
+        if key not in DIGITS:
+            self.typed = ""
+            return False
+        controller = sim.board.controller
+        if controller.panels:
+            self.typed = ""
+            return True
+        going = self.typed and controller.dial == int(self.typed)
+        typed = self.typed + key if going else key
+        if int(typed) > MAX_DIAL:
+            typed = key
+        self.typed = str(int(typed))
+        steps = int(typed) - controller.dial
+        if steps:
+            sim.act("turn", str(steps))
+        return True
 
 
 def split_keys(chunk: str) -> list[str]:
@@ -348,38 +395,55 @@ def draw_board(canvas: Canvas, top: int, left: int, geometry: BoardGeometry, fra
 # ---- the OLED ------------------------------------------------------------------
 
 OLED_TEXT_WIDTH = 24  # inside the box: about what the OLED's 10-pixel font holds
-OLED_TEXT_ROWS = 7  # title, four body lines, a footer of two
+OLED_TEXT_ROWS = 7  # title, four body lines, a footer of two; a longer footer takes body lines
+PAGE_SECONDS = 3.0  # a footer longer than the box shows a page at a time, each this long
 BRAILLE_WIDTH, BRAILLE_ROWS = 64, 16
 
 
-def oled_text(screen: Screen, colour: bool, width: int = OLED_TEXT_WIDTH) -> list[tuple[str, str]]:
-    """What the OLED shows, as rows of text (with a style): legible at any terminal size."""
-    rows: list[tuple[str, str]] = []
+def wrapped(text: str, width: int, indent: str = "  ") -> list[str]:
+    """``text`` in lines of ``width`` at most, broken between words (continuations indented)."""
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+
+
+def oled_text(screen: Screen, colour: bool, width: int = OLED_TEXT_WIDTH, page: int = 0) -> list[tuple[str, str]]:
+    """What the OLED shows, as rows of text (with a style): legible at any terminal size, and every
+    line whole. Each text wraps; the footer (a message) keeps every line it needs, then the title,
+    the first body line, the dial and a menu's cursor, then the rest; a footer longer than the box
+    is paged (``page``: which, counting on)."""
+    bold = BOLD if colour else ""
+    rows: list[tuple[str, str, int]] = []  # (text, style, rank): the lowest ranks are kept first
     if screen.scores:
         for name, score, note in screen.scores:
-            rows.append((f"{name:<10}{score:>4}  {note}", BOLD if colour else ""))
+            rows += [(line, bold, 1) for line in wrapped(f"{name:<10}{score:>4}  {note}".rstrip(), width)]
     else:
         if screen.title:
-            rows.append((screen.title, BOLD if colour else ""))
+            rows += [(line, bold, 1 if k == 0 else 3) for k, line in enumerate(wrapped(screen.title, width))]
         if screen.big is not None:
             head = f"[{screen.big:>2}] "
-            caption = textwrap.wrap(screen.big_caption, width - len(head)) or [""]
-            rows += [(line, "") for line in screen.lines[:1]]
-            for k, line in enumerate(caption[:3]):
-                rows.append(((head if k == 0 else " " * len(head)) + line, ""))
+            for line in screen.lines[:1]:
+                rows += [(text, "", 2 if k == 0 else 3) for k, text in enumerate(wrapped(line, width))]
+            caption = wrapped(screen.big_caption, width - len(head), "")
+            rows += [((head if k == 0 else " " * len(head)) + line, "", 1 if k == 0 else 3)
+                     for k, line in enumerate(caption)]
         else:
-            for index, line in enumerate(screen.lines[:4]):
+            for index, line in enumerate(screen.lines):
                 if screen.highlight is None:
-                    rows.append((line, ""))
+                    rows += [(text, "", 2) for text in wrapped(line, width)]
                 elif index == screen.highlight:  # the menu's cursor: marked, and inverted in colour
-                    rows.append(("> " + line, REVERSE if colour else ""))
+                    rows += [(text, REVERSE if colour else "", 1) for text in wrapped("> " + line, width, "    ")]
                 else:
-                    rows.append(("  " + line, ""))
-    footer = textwrap.wrap(("! " if screen.alert else "") + screen.footer, width)[:2]
-    body = rows[: OLED_TEXT_ROWS - len(footer)]
-    body += [("", "")] * (OLED_TEXT_ROWS - len(footer) - len(body))
+                    rows += [(text, "", 3) for text in wrapped("  " + line, width, "    ")]
     style = REVERSE if screen.alert and colour else ""
-    return [(text[:width], s) for text, s in body] + [(line, style) for line in footer]
+    footer = wrapped(("! " if screen.alert else "") + screen.footer, width, "") if screen.footer else []
+    if len(footer) > OLED_TEXT_ROWS:
+        pages = [footer[k:k + OLED_TEXT_ROWS] for k in range(0, len(footer), OLED_TEXT_ROWS)]
+        shown = pages[page % len(pages)]
+        return [(line, style) for line in shown] + [("", "")] * (OLED_TEXT_ROWS - len(shown))
+    room = OLED_TEXT_ROWS - len(footer)
+    kept = sorted(sorted(range(len(rows)), key=lambda n: (rows[n][2], n))[:room])
+    body = [(rows[n][0], rows[n][1]) for n in kept]
+    body += [("", "")] * (room - len(body))
+    return body + [(line, style) for line in footer]
 
 
 def braille(image) -> list[str]:
@@ -451,9 +515,9 @@ HELP_MIN_WIDTH = max(30, *(len(f"{keys} {does} |") for keys, does in key_help())
 def help_lines(width: int, keys: tuple[tuple[str, str], ...] | None = None, where: str = "") -> tuple[str, ...]:
     """The title and the keys' help (``keys``, of the screen ``where``; the game's, every key,
     by default) in lines of ``width`` at most, a line breaking only between items ("r b g y
-    peg play points (heels)" stays on one line); an item wider than a line, alone, is wrapped."""
+    peg points; heels: dealer at 0" stays on one line); an item wider than a line, alone, is wrapped."""
     items = [f"{k} {does}" for k, does in (key_help() if keys is None else keys)]
-    lines, line = [], f"{TITLE} {where + ' ' if where else ''}keys:"
+    lines, line = [], f"{HELP_TITLE} {where + ' ' if where else ''}keys:"
     for index, item in enumerate(items):
         tail = "" if index == len(items) - 1 else " |"
         if len(line) + 1 + len(item) + len(tail) <= width:
@@ -507,8 +571,7 @@ def score_line(view: GameView) -> str:
     parts = [" ".join(filter(None, (f"{view.names[i]} {score}", lap_text(view, i))))
              + dealer_mark(view, i, " (deals)") for i, score in enumerate(view.scores)]
     if view.outcome is not None:
-        result = result_text(view)
-        tail = f"{view.outcome.winner} wins by {view.outcome.margin}" + ("" if result == "win" else f" ({result})")
+        tail = won_text(view)
     else:
         tail = f"next: {next_text(view)}"
     return " · ".join(parts) + f" │ {tail} │ {view.variant}, {deal_text(view)}"
@@ -529,7 +592,7 @@ def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
     geometry = board_geometry(layout, plan.hx)
     draw_board(canvas, 1, 0, geometry, sim.shown_frame(), colour)
     top, left = plan.oled
-    rows_of_text = oled_text(keyed(sim.board.oled_screen()), colour)
+    rows_of_text = oled_text(keyed(sim.board.oled_screen()), colour, page=int(sim.clock() // PAGE_SECONDS))
     image = sim.devices.display.image if sim.devices.display is not None else None
     if plan.pixels and image is not None:
         draw_box(canvas, top, left, BRAILLE_WIDTH, [(line, "") for line in braille(image)], "OLED")
@@ -540,7 +603,24 @@ def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
     where, keys = screen_keys(sim.board.controller)
     for n, line in enumerate(help_lines(width, keys if where else None, where)):
         canvas.text(row + n, col, line, "2" if colour else "")
+    place_legend(canvas, plan.oled[0], (col, left), colour)
     return canvas
+
+
+# What the board's marks mean: led_cell's characters, in words.
+LEGEND = "● peg  ○ back peg  • skunk line  ◦ game hole"
+
+
+def place_legend(canvas: Canvas, top: int, columns: tuple[int, ...], colour: bool) -> bool:
+    """The legend on the first free row from ``top`` down, at one of ``columns`` (under the key
+    help, or under the OLED beside the board); False if no row has room."""
+    for row in range(top, canvas.height):
+        for col in columns:
+            if col + len(LEGEND) <= canvas.width and all(
+                    char == " " for char, _ in canvas.rows[row][col:col + len(LEGEND)]):
+                canvas.text(row, col, LEGEND, "2" if colour else "")
+                return True
+    return False
 
 
 class TerminalScreen:
@@ -592,6 +672,7 @@ def run_terminal(config, state: Path, stdin=sys.stdin, stdout=sys.stdout) -> int
     colour = interactive or os.environ.get("FORCE_COLOR") == "1"
     screen = TerminalScreen(stdout, lambda: terminal_size(stdout), colour, escapes=interactive)
     saved, resized = None, None
+    typed_dial = TypedDial()
     try:
         if interactive:
             import termios
@@ -622,6 +703,8 @@ def run_terminal(config, state: Path, stdin=sys.stdin, stdout=sys.stdout) -> int
             if not keys or "q" in keys or "\x04" in keys:
                 break
             for key in keys:
+                if sim.ended or typed_dial.key(key, sim):
+                    continue
                 action = ARROWS.get(key) or KEYS.get(key)
                 if action is not None and not sim.ended:
                     sim.act(*action)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ledger.rows import GameRow, GameTimes
+from scorer.game import PHASE_WORDS, Phase
 from scorer.history import race_lines
 from scorer.variants import VARIANTS, SkunkLines
 
@@ -121,6 +122,11 @@ def said(state: dict | None, recent: list[dict]) -> tuple[str, str]:
     return f"{games}.{newest['n']}.{newest['action']}.{text}", text
 
 
+def _count(n: int, noun: str) -> str:
+    """"1 game", "2 games"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def live_html(state: dict | None, problem: str | None, recent: list[dict], messages=(),
               layout: Layout | None = None) -> str:
     """The inside of the live board: scores, what comes next, the board, the last entries."""
@@ -143,8 +149,10 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
             + "</div>" + (f'<div class="sub seats" title="{escape(", ".join(name_text(seat) for seat in side["seats"]))}">{seats}</div>'
                           if seats else "") + "</section>"
         )
+    phase = Phase(state["phase"])
     facts = [f'{escape(state["variant"])} to <b>{state["target"]}</b>', f'deal <b>{state["deal"]}</b>',
-             f'<b>{name_html(state["dealer"])}</b> deals', f'phase <b>{escape(state["phase"])}</b>']
+             f'<b>{name_html(state["dealer"])}</b> deals', f'<b>{PHASE_WORDS[phase]}</b>'
+             + (" <span class=muted>(a jack cut: 2 for the dealer, his heels)</span>" if phase is Phase.HEELS else "")]
     order = state.get("show_order") or []
     if order and not state.get("winner"):
         rest = ", then ".join(f"{name_html(o['seat'])} {o['count']}" for o in order[1:])
@@ -159,15 +167,16 @@ def live_html(state: dict | None, problem: str | None, recent: list[dict], messa
     parts = [f'<div class="sides n{len(sides_html)}">{"".join(sides_html)}</div>', f'<div class="facts">{"<span>" + "</span><span>".join(facts) + "</span>"}</div>']
     if state.get("winner"):
         result = state["result"].replace("-", " ")
-        parts.append(f'<div class="result">{name_html(state["winner"])} wins ({escape(result)}, by {state["margin"]}, '
-                     f'{state["game_points"]} game point{"s" if state["game_points"] != 1 else ""})</div>')
+        parts.append(f'<div class="result">{name_html(state["winner"])} wins by {state["margin"]}'
+                     + ("" if result == "win" else f", a {escape(result)}")
+                     + f' ({_count(state["game_points"], "match point")})</div>')
     if state.get("note"):
         parts.append(f'<div class="note">{text_html(state["note"])}</div>')
     match = state["match"]
     if match["games"]:
-        tally = ", ".join(f"{name_html(t['side'])} {t['wins']} won ({t['game_points']} pts)" for t in match["tally"])
-        parts.append(f'<div class="facts"><span>match after {match["games"]} game'
-                     f'{"s" if match["games"] != 1 else ""}: {tally}</span></div>')
+        tally = ", ".join(f"{name_html(t['side'])} won {_count(t['wins'], 'game')} "
+                          f"({_count(t['game_points'], 'match point')})" for t in match["tally"] if t["wins"])
+        parts.append(f'<div class="facts"><span>match after {_count(match["games"], "game")}: {tally}</span></div>')
     left = "".join(parts)
     geometry = geometry_for(len(state["sides"]), layout)
     variant = VARIANTS.get(state["variant"])
