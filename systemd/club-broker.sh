@@ -8,13 +8,17 @@
 # It installs Debian's mosquitto when it is missing, puts
 # systemd/mosquitto-cribbage.conf in /etc/mosquitto/conf.d/cribbage.conf and the
 # ACL beside it for the club (a board may publish only its own table's topics),
-# makes a broker user for the hub and one for each table (the user's name is the
-# table's name), each with a password of its own, and restarts Mosquitto. The
-# passwords are kept in /etc/mosquitto/cribbage-passwords.txt (root only). It
-# prints the hub's command and, for each table, the whole [club] section its
-# board's config needs; the hub's password is also written to ./hub.password for
-# the director's user (mode 0600), for the hub's --password-file. Run it again
-# with more tables to add them: the users made before keep their passwords.
+# makes a broker user for the hub, one for Home Assistant (homeassistant, which
+# the ACL lets read the whole club and write its own topics) and one for each
+# table (the user's name is the table's name), each with a password of its own,
+# and restarts Mosquitto. The passwords are kept in
+# /etc/mosquitto/cribbage-passwords.txt (root only). It prints the hub's command,
+# Home Assistant's broker settings (the password only the run that makes it)
+# and, for each table, the whole [club] section its board's config needs; the
+# hub's password is also written to ./hub.password for the director's user
+# (mode 0600), for the hub's --password-file, and Home Assistant's to
+# ./homeassistant.password. Run it again with more tables to add them: the users
+# made before keep their passwords.
 #
 # A regional event (docs/club.md, "A regional event"): one broker per room, each
 # bridged with Mosquitto's own bridge to a central broker, where the hub runs:
@@ -30,7 +34,8 @@
 # DIR/cribbage-rooms.txt; --room NAME=TABLES again changes a room's tables). In a
 # room, --bridge-to makes the room's broker a bridge to the centre
 # (systemd/mosquitto-cribbage-bridge.conf: its tables' topics out, the hub's back),
-# with users for its tables and none for a hub (the room's hub is the centre's).
+# with users for its tables and Home Assistant, and none for a hub (the room's
+# hub is the centre's; a room's Home Assistant reads the room's broker).
 #
 # Options:
 #   --club NAME      the club's name in the topics (needed)
@@ -289,19 +294,21 @@ fi
 password_of() { awk -v user="$1" '$1 == user { print $2; exit }' "$kept"; }
 new_password() { python3 -c 'import secrets; print(secrets.token_urlsafe(12))'; }
 
-users=("${tables[@]}")
+users=(homeassistant "${tables[@]}")
 if [ -z "$room" ]; then
-    users=(hub "${tables[@]}")
+    users=(hub homeassistant "${tables[@]}")
     for name in "${room_names[@]}"; do users+=("bridge-$name"); done
 elif grep -q '^hub:' "$dir/cribbage.passwd"; then
     # A room's broker has no hub of its own: only the bridge brings the hub's words (kept, above all).
     mosquitto_passwd -D "$dir/cribbage.passwd" hub >/dev/null 2>&1
 fi
+made=()  # the users this run makes
 for user in "${users[@]}"; do
     password="$(password_of "$user")"
     if [ -z "$password" ]; then
         password="$(new_password)"
         echo "$user $password" >> "$kept"
+        made+=("$user")
     fi
     mosquitto_passwd -b "$dir/cribbage.passwd" "$user" "$password" 2>/dev/null
 done
@@ -312,6 +319,14 @@ if getent group mosquitto >/dev/null; then
     [ -z "$room" ] || chown root:mosquitto "$dir/conf.d/cribbage.conf" 2>/dev/null || true
 fi
 chmod 0640 "$dir/cribbage.passwd" "$dir/cribbage.acl"
+
+# Home Assistant's password, for whoever sets up its MQTT integration (as the hub's, below).
+( umask 077; password_of homeassistant > homeassistant.password )
+[ -z "${SUDO_USER:-}" ] || chown "$SUDO_USER" homeassistant.password
+ha_password="in $(pwd)/homeassistant.password"
+[[ " ${made[*]} " != *" homeassistant "* ]] || ha_password="$(password_of homeassistant) (also in $(pwd)/homeassistant.password)"
+ha_tls=""
+[ "$tls" = no ] || ha_tls=", TLS with $tlsdir/ca.crt as the broker's CA"
 
 ca_option="" ca_line=""
 if [ "$tls" = yes ]; then
@@ -328,6 +343,7 @@ if [ -z "$room" ]; then
     fi
     echo "broker: $scheme://$host:$port (config $dir/conf.d/cribbage.conf, ACL $dir/cribbage.acl); users: ${users[*]}"
     echo "hub: cribbage-board hub --broker $scheme://localhost:$port --club $club --username hub --password-file $(pwd)/hub.password$ca_option"
+    echo "home assistant: MQTT broker $address, port $port, username homeassistant, password $ha_password$ha_tls"
     for name in "${room_names[@]}"; do
         IFS=, read -r -a given <<<"${room_tables[$name]}"
         bridge_option=""
@@ -344,6 +360,7 @@ else
     echo "broker: $scheme://$host:$port (config $dir/conf.d/cribbage.conf, ACL $dir/cribbage.acl); users: ${users[*]}"
     echo "bridge: room $room to the centre at $centre_host:$centre_port$([ -z "$bridge_ca" ] || echo " (TLS)") as bridge-$room:" \
          "tables ${tables[*]}; its state (1 up, 0 down) on cribbage/$club/room/$room/bridge"
+    echo "home assistant: MQTT broker $address, port $port, username homeassistant, password $ha_password$ha_tls"
 fi
 for table in "${tables[@]}"; do
     echo

@@ -416,4 +416,5 @@ def test_the_set_up_keeps_its_rooms_and_refuses_what_cannot_work_in_one_line(tmp
     assert "bridge_cafile" not in bridge and "#tls" not in bridge and bridge.count("@") == 2  # the password's
     assert f"\ntopic cribbage/{CLUB}/table/7/kept in 1\n" in text and "/table/1/" not in text
     assert oct(conf.stat().st_mode & 0o777) == "0o640"
-    assert [line.split(":")[0] for line in (room / "etc" / "cribbage.passwd").read_text().splitlines()] == ["7"]
+    assert [line.split(":")[0] for line in (room / "etc" / "cribbage.passwd").read_text().splitlines()] == [
+        "homeassistant", "7"]  # no hub: a room's hub is the centre's

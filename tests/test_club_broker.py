@@ -158,9 +158,10 @@ def connects(port: int, user: str, password: str) -> int:
 
 
 def test_the_directors_broker_set_up_makes_a_user_for_the_hub_and_each_table(tmp_path):
-    """club-broker.sh 3 4: the config and ACL in place, hub and tables log in with the passwords it
-    gives (a wrong one is refused), table 3 may publish on its table only; run again with table 5
-    added, 3 keeps its password; a bad table name is one line, exit 2, and changes nothing."""
+    """club-broker.sh 3 4: the config and ACL in place, hub, Home Assistant and tables log in with the
+    passwords it gives (a wrong one is refused), table 3 may publish on its table only; run again with
+    table 5 added, 3 keeps its password (Home Assistant's is not printed again); a bad table name is one
+    line, exit 2, and changes nothing."""
     program = need_mosquitto()
     first = set_up(tmp_path, "--club", "thursday", "--address", "192.168.1.20", "3", "4")
     assert first.returncode == 0, first.stderr
@@ -177,6 +178,11 @@ def test_the_directors_broker_set_up_makes_a_user_for_the_hub_and_each_table(tmp
                         f"--password-file {tmp_path}/hub.password")
     hub_password = (tmp_path / "hub.password").read_text().strip()
     assert oct((tmp_path / "hub.password").stat().st_mode & 0o777) == "0o600" and hub_password
+    ha_password = (tmp_path / "homeassistant.password").read_text().strip()
+    assert oct((tmp_path / "homeassistant.password").stat().st_mode & 0o777) == "0o600"
+    assert ha_password and ha_password != hub_password
+    assert (f"home assistant: MQTT broker 192.168.1.20, port 1883, username homeassistant, password {ha_password} "
+            f"(also in {tmp_path}/homeassistant.password)") in first.stdout.splitlines()
     etc = tmp_path / "etc"
     assert oct((etc / "cribbage-passwords.txt").stat().st_mode & 0o777) == "0o600"
     assert (etc / "cribbage.acl").read_text() == club_acl()
@@ -191,6 +197,7 @@ def test_the_directors_broker_set_up_makes_a_user_for_the_hub_and_each_table(tmp
         assert eventually(lambda: port_open(port) or process.poll() is not None)
         assert process.poll() is None, process.stderr.read()
         assert connects(port, "hub", hub_password) == 0
+        assert connects(port, "homeassistant", ha_password) == 0
         assert connects(port, "3", given["3"]) == 0
         assert connects(port, "3", given["4"]) != 0  # another table's password
         assert connects(port, "nobody", "x") != 0
@@ -202,6 +209,8 @@ def test_the_directors_broker_set_up_makes_a_user_for_the_hub_and_each_table(tmp
     assert again.returncode == 0, again.stderr
     assert passwords(again.stdout)["3"] == given["3"] and "5" in passwords(again.stdout)
     assert (tmp_path / "hub.password").read_text().strip() == hub_password
+    assert (tmp_path / "homeassistant.password").read_text().strip() == ha_password
+    assert ha_password not in again.stdout and f"password in {tmp_path}/homeassistant.password" in again.stdout
 
     before = (etc / "cribbage.passwd").read_text()
     bad = set_up(tmp_path, "--club", "thursday", "3", "table 9")

@@ -303,7 +303,7 @@ def test_home_assistant_discovery_makes_each_sides_score_a_sensor(tmp_path, brok
                        "homeassistant/sensor/cribbage-thursday-table-3/side4/config"}
     state = json.loads([p for t, p, _ in heard.messages if t.endswith("/state")][-1])
     status = json.loads([p for t, p, _ in heard.messages if t.endswith("/status")][0])
-    env = jinja2.Environment()
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
     for index in (1, 2):
         config = configs[f"homeassistant/sensor/cribbage-thursday-table-3/side{index}/config"]
         assert config["state_topic"] == "cribbage/thursday/table/3/state"
@@ -316,6 +316,31 @@ def test_home_assistant_discovery_makes_each_sides_score_a_sensor(tmp_path, brok
     nxt = configs["homeassistant/sensor/cribbage-thursday-table-3/next/config"]
     assert env.from_string(nxt["value_template"]).render(value_json=state) == (
         f"{state['state']['next']['seat']} {state['state']['next']['count']}")
+    heard.close()
+
+
+def test_home_assistant_entities_follow_the_sides_of_each_game(tmp_path, broker):
+    """Three players, then two others: each game's configs come before its state, named after its
+    players; the third side's config is removed for the game of two."""
+    heard = Listener(broker, "homeassistant/#", "cribbage/thursday/table/3/state")
+    writer, link, _ = _writer_and_link(tmp_path, broker, homeassistant="true")
+    try:
+        writer.apply(parse_line("game three-hand seats=Ann,Bob,Cy dealer=Ann"))
+        assert eventually(lambda: heard.payloads("state") and heard.payloads("state")[-1]["game"] == 1)
+        writer.apply(parse_line("game six-card seats=Di,Ed dealer=Di"))
+        assert eventually(lambda: heard.payloads("state") and heard.payloads("state")[-1]["game"] == 2)
+    finally:
+        link.close()
+        writer.close()
+    node = "homeassistant/sensor/cribbage-thursday-table-3"
+    said = [(topic, json.loads(payload) if payload else None) for topic, payload, _ in heard.messages]
+    names = [(topic.split("/")[3], config and config["name"]) for topic, config in said if topic.startswith(node)]
+    assert names == [("side1", "Ann score"), ("side2", "Bob score"), ("side3", "Cy score"), ("side4", None),
+                     ("next", "Next count"),
+                     ("side1", "Di score"), ("side2", "Ed score"), ("side3", None), ("side4", None),
+                     ("next", "Next count")]
+    games = [config["game"] if topic.endswith("/state") else topic.split("/")[3] for topic, config in said]
+    assert games.index(1) > games.index("next") and games.index(2) > len(games) - 1 - games[::-1].index("next")
     heard.close()
 
 

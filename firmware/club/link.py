@@ -129,7 +129,7 @@ class ClubLink:
         self._resend_after = RESEND_S
         self._state_version: object = None  # the ledger's data_version when the state was last sent
         self._state_due = False  # the ledger changed since, and the state waits its turn
-        self._discovered: int | None = None  # sides of the Home Assistant entities published
+        self._discovered: tuple[str, ...] | None = None  # the sides' names of Home Assistant's entities published
         self._state_at = float("-inf")
         self._saved_at = float("-inf")
         self._dirty = False
@@ -622,13 +622,13 @@ class ClubLink:
         entries = len(book.game.history) if book.game else 0
         payload = schema.state_payload(self.table, self._joined.key["ledger"], game, entries,
                                        state_dict(book) if book.game else None)
-        sides = len(book.game.sides) if book.game else 0
-        if self.club.homeassistant and sides and sides != self._discovered:  # before the state they read
+        names = tuple(side.name for side in book.game.sides) if book.game else ()
+        if self.club.homeassistant and names and names != self._discovered:  # before the state they read
             from .discovery import discovery_messages
 
-            for topic, config in discovery_messages(self.topics, sides, __version__):
+            for topic, config in discovery_messages(self.topics, names, __version__):
                 self._publish(topic, config, retain=True)
-            self._discovered = sides
+            self._discovered = names
         self._publish(self.topics.of_table("state"), schema.encode(payload), retain=True)
         self._state_version, self._state_at, self._state_due = version, time.monotonic(), False
 
