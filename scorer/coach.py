@@ -1,0 +1,132 @@
+"""The discard coach: which two of six cards to throw to the crib, ranked by the points they keep.
+
+For each of the 15 ways to throw two of the six cards dealt, :func:`coach` gives
+the kept hand's average, minimum and maximum over the 46 starters the player
+cannot see, and the crib's average over those starters and every pair of cards
+the opponent may throw. It is exact, not sampled: the opponent's two cards are
+taken as any two of the 45 cards left, each pair as likely as any other (the
+coach knows nothing of how the opponent chooses). The expected points kept are
+the hand's average plus the crib's for the dealer, minus it for the pone.
+Pegging is not counted. The six-card two-player game only: the other variants
+deal and throw other numbers of cards.
+
+The crib is counted by groups: a crib's count depends on its cards' ranks, on
+whether it is a five-card flush and on whether it holds the jack of the
+starter's suit (nobs), so the opponent's cards are sorted into kinds (rank,
+of the flush suit, the nobs jack) and each pair of kinds is counted once and
+weighed by how many pairs of cards it stands for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+from .cards import JACK, Card, deck
+from .counting import _as_cards, score_hand
+from .errors import CardError
+
+DEALT = 6
+STARTERS = 52 - DEALT  # the starters the player cannot rule out
+CRIBS = (STARTERS - 1) * (STARTERS - 2) // 2  # the opponent's possible throws, for each starter
+ASSUMES = ("the opponent's two cards are any two of the 45 left, each pair as likely; pegging is not counted; "
+           "the six-card two-player game only")
+
+# Show totals by what decides them: the ranks (sorted), the flush (0 none, 1 the hand's cards, 2 with
+# the starter) and nobs. At most 6188 rank sets x 3 x 2 keys.
+_TOTALS: dict[tuple[tuple[int, ...], int, bool], int] = {}
+
+
+def _total(hand: tuple[Card, ...], starter: Card, crib: bool) -> int:
+    """The show total of ``hand`` with ``starter`` (a crib if ``crib``), kept by what decides it."""
+    suit = hand[0].suit
+    flush = 0
+    if all(card.suit == suit for card in hand):
+        flush = 2 if starter.suit == suit else 0 if crib else 1
+    nobs = any(card.rank == JACK and card.suit == starter.suit for card in hand)
+    ranks = [card.rank for card in hand]
+    ranks.append(starter.rank)
+    key = (tuple(sorted(ranks)), flush, nobs)
+    total = _TOTALS.get(key)
+    if total is None:
+        total = _TOTALS[key] = score_hand(hand, starter, crib=crib).total
+    return total
+
+
+@dataclass(frozen=True)
+class Discard:
+    """One way to throw: the four cards ``keep``, the two ``throw``n, and the exact sums behind the
+    averages (``hand_sum`` over the 46 starters, ``crib_sum`` over the 46 x 990 cribs)."""
+
+    keep: tuple[Card, ...]
+    throw: tuple[Card, ...]
+    dealer: bool
+    hand_sum: int
+    hand_min: int
+    hand_max: int
+    crib_sum: int
+
+    @property
+    def hand_average(self) -> float:
+        return self.hand_sum / STARTERS
+
+    @property
+    def crib_average(self) -> float:
+        return self.crib_sum / (STARTERS * CRIBS)
+
+    @property
+    def expected(self) -> float:
+        """The hand's average plus the crib's (the dealer's crib) or minus it (the opponent's)."""
+        return self.hand_average + (self.crib_average if self.dealer else -self.crib_average)
+
+    def to_dict(self) -> dict:
+        return {"keep": [str(c) for c in self.keep], "throw": [str(c) for c in self.throw],
+                "expected": round(self.expected, 3),
+                "hand": {"average": round(self.hand_average, 3), "min": self.hand_min, "max": self.hand_max},
+                "crib": {"average": round(self.crib_average, 3)}}
+
+
+def coach(cards, dealer: bool) -> tuple[Discard, ...]:
+    """The 15 discards of six cards (Card or text like ``5H``), best first; ``dealer`` says whose crib it is.
+    Ties keep the order of the better hand average, then the order the throws are made in."""
+    six = _as_cards(cards)
+    if len(six) != DEALT:
+        raise CardError(f"the coach needs the 6 cards dealt, not {len(six)}")
+    six.sort()
+    unseen = [card for card in deck() if card not in six]
+    found = []
+    for throw in combinations(six, 2):
+        keep = tuple(card for card in six if card not in throw)
+        hands = [_total(keep, starter, False) for starter in unseen]
+        by_kinds: dict[tuple, int] = {}
+        crib_sum = sum(_crib_sum(throw, starter, unseen, by_kinds) for starter in unseen)
+        found.append(Discard(keep, throw, dealer, sum(hands), min(hands), max(hands), crib_sum))
+    order = sorted(range(len(found)), key=lambda i: (-found[i].expected, -found[i].hand_sum, i))
+    return tuple(found[i] for i in order)
+
+
+def _crib_sum(throw: tuple[Card, ...], starter: Card, unseen: list[Card], by_kinds: dict[tuple, int]) -> int:
+    """The crib's total summed over every pair the opponent may throw, with this ``starter``. Starters
+    that leave the same kinds in the same numbers give the same sum: ``by_kinds`` keeps it for them."""
+    first, second = throw
+    flush_suit = starter.suit if first.suit == second.suit == starter.suit else None
+    nobs_jack = Card(JACK, starter.suit)
+    # The opponent's cards by kind: a crib's count is the same for any two cards of the same kinds.
+    kinds: dict[tuple[int, bool, bool], list[Card]] = {}
+    for card in unseen:
+        if card != starter:
+            kinds.setdefault((card.rank, card.suit == flush_suit, card == nobs_jack), []).append(card)
+    held_nobs = nobs_jack in throw
+    key = (starter.rank, held_nobs, tuple(sorted((kind, len(cards)) for kind, cards in kinds.items())))
+    known = by_kinds.get(key)
+    if known is not None:
+        return known
+    groups = list(kinds.values())
+    total = 0
+    for i, one in enumerate(groups):
+        if len(one) > 1:
+            total += len(one) * (len(one) - 1) // 2 * _total((first, second, one[0], one[1]), starter, True)
+        for other in groups[i + 1:]:
+            total += len(one) * len(other) * _total((first, second, one[0], other[0]), starter, True)
+    by_kinds[key] = total
+    return total

@@ -1,0 +1,126 @@
+"""The discard coach, checked against plain loops over score_hand written here, apart from its groups."""
+
+from fractions import Fraction
+from itertools import combinations
+
+import pytest
+
+from scorer import coach as coach_module
+from scorer.cards import deck, parse_cards
+from scorer.coach import CRIBS, STARTERS, coach
+from scorer.counting import score_hand
+from scorer.errors import CardError
+
+HANDS = [
+    "5H 5D JC 6S 7S KD",  # the jack of clubs: nobs with a club starter
+    "5H 6H 7H 8H 9H JH",  # six hearts: flushes in hand and crib, and the heart jack
+    "AC 2C 3D KS QH 9S",
+    "JH JD 5S 5C 4H 6D",
+]
+
+
+def brute_hand(keep, unseen):
+    """Sum, minimum and maximum of the kept hand's total over every starter."""
+    totals = [score_hand(list(keep), starter).total for starter in unseen]
+    return sum(totals), min(totals), max(totals)
+
+
+def brute_crib(throw, starter, unseen):
+    """The crib's total summed over every pair of the other cards the opponent may throw."""
+    rest = [card for card in unseen if card != starter]
+    return sum(score_hand([*throw, a, b], starter, crib=True).total for a, b in combinations(rest, 2))
+
+
+def brute_coach(cards, dealer):
+    """(keep, throw, expected as a Fraction, hand sum, min, max, crib sum), one per discard, by plain loops."""
+    six = parse_cards(cards.split())
+    unseen = [card for card in deck() if card not in six]
+    rows = []
+    for throw in combinations(six, 2):
+        keep = [card for card in six if card not in throw]
+        hand_sum, low, high = brute_hand(keep, unseen)
+        crib_sum = sum(brute_crib(throw, starter, unseen) for starter in unseen)
+        crib = Fraction(crib_sum, 46 * 990)
+        expected = Fraction(hand_sum, 46) + (crib if dealer else -crib)
+        rows.append((frozenset(keep), frozenset(throw), expected, hand_sum, low, high, crib_sum))
+    return rows
+
+
+def test_the_counts_of_starters_and_cribs():
+    """46 starters the player cannot see; for each, C(45, 2) = 990 throws of the opponent."""
+    assert (STARTERS, CRIBS) == (46, 990)
+
+
+@pytest.mark.parametrize("cards", HANDS)
+def test_each_discards_hand_figures_match_every_starter_counted(cards):
+    """Hand average, minimum and maximum of all 15 discards: the sums of score_hand over the 46 starters."""
+    six = parse_cards(cards.split())
+    unseen = [card for card in deck() if card not in six]
+    ranked = coach(cards.split(), dealer=True)
+    assert len(ranked) == 15 and len({d.throw for d in ranked}) == 15
+    for discard in ranked:
+        assert set(discard.keep) | set(discard.throw) == set(six)
+        assert (discard.hand_sum, discard.hand_min, discard.hand_max) == brute_hand(discard.keep, unseen)
+
+
+@pytest.mark.parametrize("cards, throw, starter", [
+    ("5H 5D JC 6S 7S KD", "JC KD", "5C"),  # the nobs jack thrown, a club starter
+    ("5H 5D JC 6S 7S KD", "6S 7S", "4C"),  # the club jack kept: no nobs in the crib
+    ("5H 5D JC 6S 7S KD", "6S 7S", "4H"),  # the jack of hearts may come from the opponent: nobs
+    ("5H 6H 7H 8H 9H JH", "5H 6H", "2H"),  # a five-card crib flush possible
+    ("5H 6H 7H 8H 9H JH", "5H 6H", "JS"),  # a jack starter: no nobs for anyone
+    ("JH JD 5S 5C 4H 6D", "5S 5C", "KS"),
+])
+def test_the_crib_sum_for_one_starter_matches_every_pair_counted(cards, throw, starter):
+    """The grouped crib sum equals score_hand over the 990 pairs the opponent may throw."""
+    six = parse_cards(cards.split())
+    unseen = [card for card in deck() if card not in six]
+    thrown = tuple(parse_cards(throw.split()))
+    (cut,) = parse_cards([starter])
+    assert coach_module._crib_sum(thrown, cut, unseen, {}) == brute_crib(thrown, cut, unseen)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cards, dealer", [(HANDS[0], True), (HANDS[1], False)])
+def test_the_ranking_matches_every_starter_and_crib_counted(cards, dealer):
+    """All 15 discards, every crib of every starter (683,100 counts by score_hand): the same sums, the
+    same order of expected points (discards that tie may come in either order)."""
+    reference = brute_coach(cards, dealer)
+    by_throw = {row[1]: row for row in reference}
+    ranked = coach(cards.split(), dealer)
+    for discard in ranked:
+        keep, throw, expected, hand_sum, low, high, crib_sum = by_throw[frozenset(discard.throw)]
+        assert (discard.hand_sum, discard.hand_min, discard.hand_max, discard.crib_sum) == (
+            hand_sum, low, high, crib_sum)
+        assert discard.expected == pytest.approx(float(expected))
+    exact = [by_throw[frozenset(d.throw)][2] for d in ranked]
+    assert exact == sorted(exact, reverse=True)
+
+
+def test_dealer_adds_the_crib_and_pone_subtracts_it():
+    """The same sums either way; the expected points differ by twice the crib's average."""
+    as_dealer = {d.throw: d for d in coach(HANDS[0].split(), dealer=True)}
+    for discard in coach(HANDS[0].split(), dealer=False):
+        other = as_dealer[discard.throw]
+        assert other.crib_sum == discard.crib_sum
+        assert other.expected - discard.expected == pytest.approx(2 * discard.crib_average)
+
+
+def test_a_known_hand_keeps_its_fives_and_the_run_as_pone():
+    """5H 5D JC 6S 7S KD as pone: keep 5 5 6 7, throw the jack and king (the smallest crib help)."""
+    best = coach(HANDS[0].split(), dealer=False)[0]
+    assert {str(c) for c in best.throw} == {"JC", "KD"}
+    assert best.to_dict() == {"keep": ["5D", "5H", "6S", "7S"], "throw": ["JC", "KD"], "expected": 8.216,
+                              "hand": {"average": 12.217, "min": 8, "max": 17}, "crib": {"average": 4.001}}
+
+
+@pytest.mark.parametrize("cards, message", [
+    ("5H 5D JC 6S 7S", "the coach needs the 6 cards dealt, not 5"),
+    ("5H 5D JC 6S 7S KD 2C", "the coach needs the 6 cards dealt, not 7"),
+    ("5H 5D JC 6S 7S 5H", "5H is given twice: each card is in the pack once"),
+    ("5H 5D JC 6S 7S 5X", "'5X' is not a card: use rank A 2-9 10 T J Q K and suit C D H S, e.g. 5H or TD"),
+])
+def test_the_coach_refuses_anything_but_six_different_cards(cards, message):
+    with pytest.raises(CardError) as refused:
+        coach(cards.split(), dealer=True)
+    assert str(refused.value) == message
