@@ -19,6 +19,7 @@ weighed by how many pairs of cards it stands for.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -34,6 +35,7 @@ ASSUMES = ("the opponent's two cards are any two of the 45 left, each pair as li
 
 # Show totals by what decides them: the ranks (sorted), the flush (0 none, 1 the hand's cards, 2 with
 # the starter) and nobs. At most 6188 rank sets x 3 x 2 keys.
+_Kinds = tuple[int, bool, tuple[tuple[tuple[int, bool, bool], int], ...]]
 _TOTALS: dict[tuple[tuple[int, ...], int, bool], int] = {}
 
 
@@ -79,14 +81,14 @@ class Discard:
         """The hand's average plus the crib's (the dealer's crib) or minus it (the opponent's)."""
         return self.hand_average + (self.crib_average if self.dealer else -self.crib_average)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {"keep": [str(c) for c in self.keep], "throw": [str(c) for c in self.throw],
                 "expected": round(self.expected, 3),
                 "hand": {"average": round(self.hand_average, 3), "min": self.hand_min, "max": self.hand_max},
                 "crib": {"average": round(self.crib_average, 3)}}
 
 
-def coach(cards, dealer: bool) -> tuple[Discard, ...]:
+def coach(cards: Iterable[Card | str], dealer: bool) -> tuple[Discard, ...]:
     """The 15 discards of six cards (Card or text like ``5H``), best first; ``dealer`` says whose crib it is.
     Ties keep the order of the better hand average, then the order the throws are made in."""
     six = _as_cards(cards)
@@ -98,14 +100,14 @@ def coach(cards, dealer: bool) -> tuple[Discard, ...]:
     for throw in combinations(six, 2):
         keep = tuple(card for card in six if card not in throw)
         hands = [_total(keep, starter, False) for starter in unseen]
-        by_kinds: dict[tuple, int] = {}
+        by_kinds: dict[_Kinds, int] = {}
         crib_sum = sum(_crib_sum(throw, starter, unseen, by_kinds) for starter in unseen)
         found.append(Discard(keep, throw, dealer, sum(hands), min(hands), max(hands), crib_sum))
     order = sorted(range(len(found)), key=lambda i: (-found[i].expected, -found[i].hand_sum, i))
     return tuple(found[i] for i in order)
 
 
-def _crib_sum(throw: tuple[Card, ...], starter: Card, unseen: list[Card], by_kinds: dict[tuple, int]) -> int:
+def _crib_sum(throw: tuple[Card, ...], starter: Card, unseen: list[Card], by_kinds: dict[_Kinds, int]) -> int:
     """The crib's total summed over every pair the opponent may throw, with this ``starter``. Starters
     that leave the same kinds in the same numbers give the same sum: ``by_kinds`` keeps it for them."""
     first, second = throw
@@ -117,7 +119,7 @@ def _crib_sum(throw: tuple[Card, ...], starter: Card, unseen: list[Card], by_kin
         if card != starter:
             kinds.setdefault((card.rank, card.suit == flush_suit, card == nobs_jack), []).append(card)
     held_nobs = nobs_jack in throw
-    key = (starter.rank, held_nobs, tuple(sorted((kind, len(cards)) for kind, cards in kinds.items())))
+    key: _Kinds = (starter.rank, held_nobs, tuple(sorted((kind, len(cards)) for kind, cards in kinds.items())))
     known = by_kinds.get(key)
     if known is not None:
         return known

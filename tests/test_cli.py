@@ -352,3 +352,43 @@ def test_readme_plays_without_the_test_extra_and_tests_with_it():
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             offenders += [f"{path.relative_to(ROOT)}: {name}" for name in names if name.split(".")[0] in modules]
     assert not offenders, offenders
+
+
+def test_coach_ranks_the_fifteen_discards(capsys):
+    """coach --pone: a table of 15 throws, best first, and a line that says what it assumes."""
+    code, out, err = run(capsys, "coach", "5H", "5D", "JC", "6S", "7S", "KD", "--pone")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["throw", "keep", "expected", "hand", "min", "max", "-crib"]
+    assert lines[1].split() == ["JC", "KD", "5D", "5H", "6S", "7S", "8.22", "12.22", "8", "17", "4.00"]
+    assert len(lines) == 17 and "pegging is not counted" in lines[16] and "six-card two-player" in lines[16]
+
+
+def test_coach_json_adds_the_crib_for_the_dealer(capsys):
+    """coach --dealer --json: the crib's average is added; the assumptions are in the answer."""
+    code, out, _ = run(capsys, "coach", "5H", "5D", "JC", "6S", "7S", "KD", "--dealer", "--json")
+    data = json.loads(out)
+    assert data["dealer"] is True and (data["starters"], data["cribs_per_starter"]) == (46, 990)
+    assert "uniform" not in data["assumes"] and "each pair as likely" in data["assumes"]
+    best = data["discards"][0]
+    assert best["throw"] == ["6S", "7S"] and best["expected"] == pytest.approx(
+        best["hand"]["average"] + best["crib"]["average"], abs=0.002)
+    assert len(data["discards"]) == 15
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["coach", "5H", "5D", "JC", "6S", "7S", "--dealer"],
+     "cribbage-board coach: give the 6 cards dealt, not 5, e.g. coach 5H 5D JC 6S 7S KD --dealer"),
+    (["coach", "5H", "5D", "JC", "6S", "7S", "KD", "2C", "--pone"],
+     "cribbage-board coach: give the 6 cards dealt, not 7, e.g. coach 5H 5D JC 6S 7S KD --dealer"),
+    (["coach", "5H", "5D", "JC", "6S", "7S", "5H", "--dealer"],
+     "cribbage-board: 5H is given twice: each card is in the pack once"),
+    (["coach", "5H", "5D", "JC", "6S", "7S", "KD"],
+     "cribbage-board coach: say whose crib it is: --dealer (yours) or --pone (the opponent's)"),
+    (["coach", "5H", "5D", "JC", "6S", "7S", "KD", "--dealer", "--pone"],
+     "cribbage-board coach: say whose crib it is: --dealer (yours) or --pone (the opponent's)"),
+])
+def test_coach_refuses_in_one_line(capsys, argv, message):
+    """Wrong card count, a card given twice, no side or both: one line, exit 2, nothing printed."""
+    code, out, err = run(capsys, *argv)
+    assert (code, out, err) == (2, "", message + "\n")

@@ -98,6 +98,7 @@ PLAIN = [
     ["--config", "c.toml", "--set", "a.b=1", "--set", "c.d=2"], ["--version"],
     ["count", "5H", "5D", "5S", "JC", "--starter", "5C"], ["count", "--starter", "5C", "--crib", "--json", "5H"],
     ["count", "--distribution", "--hand-size", "5", "--json"], ["pegging", "10H", "5S", "--go"],
+    ["coach", "5H", "5D", "JC", "6S", "7S", "KD", "--pone", "--json"],
     ["replay", "game.txt", "--json"], ["replay", "-", "--export"],
     ["--set", "a.b=1", "console", "--set", "c.d=2", "--state", "l.sqlite3"],
     ["--state", "a", "simulate", "s.txt", "--state", "b", "--json"],

@@ -150,10 +150,10 @@ def _run(args) -> int:
 
 def _runner(command: str | None):
     """The function that runs ``command`` (the board for None), its module imported only now."""
-    if command in ("replay", "count", "pegging", "salvage"):
+    if command in ("replay", "count", "coach", "pegging", "salvage"):
         from . import tools
 
-        return {"replay": tools.replay, "count": tools.count, "pegging": tools.pegging,
+        return {"replay": tools.replay, "count": tools.count, "coach": tools.coach, "pegging": tools.pegging,
                 "salvage": tools.salvage}[command]
     if command is None:
         return _board

@@ -158,6 +158,18 @@ COMMANDS = (
         ),
     ),
     Subcommand(
+        "coach", "rank the 15 ways to throw two of six cards to the crib",
+        description="The 15 discards of the six cards dealt, best first, by the points they keep: the hand's "
+                    "average over the 46 starters, plus the crib's average (--dealer) or minus it (--pone). "
+                    "Exact over every starter and every pair of the 45 cards left the opponent may throw, "
+                    "each pair taken as likely as any other. Pegging is not counted; the six-card two-player "
+                    "game only.",
+        positional=Positional("cards", "*", "the six cards dealt, e.g. 5H 5D JC 6S 7S KD"),
+        options=(Option("--dealer", action="store_true", help="the crib is yours: its points are added"),
+                 Option("--pone", action="store_true", help="the crib is the opponent's: its points are taken off"),
+                 Option("--json", action="store_true")),
+    ),
+    Subcommand(
         "pegging", "points for the last card played in the play",
         positional=Positional("cards", "+", "the cards played since the count was reset, in order"),
         options=(Option("--go", action="store_true", help="the last card is the last before a go"),

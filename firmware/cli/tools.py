@@ -91,6 +91,32 @@ def count(args) -> int:
     return 0
 
 
+def coach(args) -> int:
+    """``coach CARDS --dealer|--pone [--json]``: the 15 discards of six cards, best first."""
+    from scorer.cards import parse_cards
+    from scorer.coach import ASSUMES, CRIBS, STARTERS, coach as rank
+
+    if args.dealer == args.pone:
+        return fail(f"{PROG} coach: say whose crib it is: --dealer (yours) or --pone (the opponent's)")
+    if len(args.cards) != 6:
+        return fail(f"{PROG} coach: give the 6 cards dealt, not {len(args.cards)}, e.g. coach 5H 5D JC 6S 7S KD --dealer")
+    ranked = rank(parse_cards(_card_texts(args.cards)), dealer=args.dealer)
+    if args.json:
+        _print_json({"dealer": args.dealer, "starters": STARTERS, "cribs_per_starter": CRIBS, "assumes": ASSUMES,
+                     "discards": [discard.to_dict() for discard in ranked]})
+        return 0
+    sign = "+" if args.dealer else "-"
+    print(f"throw    keep          expected   hand  min  max  {sign}crib")
+    for d in ranked:
+        throw, keep = " ".join(map(str, d.throw)), " ".join(map(str, d.keep))
+        print(f"{throw:<8} {keep:<13} {d.expected:8.2f} {d.hand_average:6.2f} {d.hand_min:4} {d.hand_max:4} "
+              f"{d.crib_average:6.2f}")
+    whose = "yours, added" if args.dealer else "the opponent's, taken off"
+    print(f"Averages over the {STARTERS} starters and, for the crib ({whose}), the {CRIBS} throws of the "
+          f"opponent with each: {ASSUMES}.")
+    return 0
+
+
 def _card_texts(texts: list[str]) -> list[str]:
     """Card arguments cut short where they are too long to be a card, so the
     message that says so stays short."""
