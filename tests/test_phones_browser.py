@@ -61,3 +61,30 @@ def test_a_phone_pairs_from_the_qr_code_and_scores_its_seat(table, browser):
     assert lines == ["peg Blue 2  # via phone Blue", "hand Blue 8  # via phone Blue", "hand Red 29  # via phone Red"]
     refused = [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
     assert refused == []
+
+
+def test_which_two_to_throw_ranks_the_six_cards_picked(table, browser):
+    """Red's phone (Red deals the first game): six cards on the coach's grid, the crib taken as Red's;
+    15 rows, the best first, as scorer.coach ranks them; Their crib asks again; a screenshot at 390x844."""
+    from scorer.coach import coach
+
+    browser.set_window_size(*PHONE)
+    browser.get(table.show_pairing(0))
+    tap(browser, ".pair button")
+    wait_for(browser, lambda d: d.current_url.endswith("/phone") and d.find_elements("id", "phone"))
+    wait_for(browser, lambda d: "live-dot on" in d.page_source)
+    assert browser.find_element("id", "coach-dealer").is_selected()  # the board says Red deals
+    for card in ("5H", "5D", "JC", "6S", "7S", "KD"):
+        tap(browser, f'#coach-cards button[data-card="{card}"]')
+    rows = wait_for(browser, lambda d: len(found := d.find_elements("css selector", "#coach-ranks tr")) == 15 and found)
+    best = coach("5H 5D JC 6S 7S KD".split(), dealer=True)[0]
+    assert rows[0].get_attribute("class") == "best"
+    assert rows[0].text.split()[:3] == ["6\u2660", "7\u2660", "5\u2666"]
+    assert f"{best.expected:.1f}" in rows[0].text and "+" in rows[0].text
+    assert "pegging is not counted" in browser.find_element("id", "coach-note").text
+    shoot(browser, "phone-coach")
+    tap(browser, "#coach-pone")
+    wait_for(browser, lambda d: d.find_element("css selector", "#coach-ranks tr").text.startswith("J\u2663 K\u2666"))
+    assert "\u2212" in browser.find_element("css selector", "#coach-ranks tr").text
+    refused = [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
+    assert refused == []

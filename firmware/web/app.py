@@ -298,6 +298,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         Route("/api/phone/entry", phones.entry, methods=["POST"]),
         Route("/api/phone/unpair", phones.unpair, methods=["POST"]),
         Route("/api/count", phones.count, methods=READ_METHODS),
+        Route("/api/coach", phones.coach, methods=READ_METHODS),
     ]
     app = Starlette(routes=routes)
     app.add_middleware(InPalette, palette=palette)

@@ -145,6 +145,79 @@
          function () { pegCount.disabled = false; });
   });
 
+  // ---- which two to throw: the six cards dealt on a grid, the coach's ranking ----
+  var coachPicked = [], coachBox = document.getElementById("coach-cards"), coachPick = document.getElementById("coach-pick");
+  var coachTable = document.getElementById("coach-table"), coachRanks = document.getElementById("coach-ranks");
+  var coachNote = document.getElementById("coach-note"), coachAsked = 0, coachChosen = false;
+  var coachDealer = document.getElementById("coach-dealer"), coachPone = document.getElementById("coach-pone");
+  var SUIT_SIGNS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+  function shown(cards) {
+    return cards.map(function (card) { return card.slice(0, -1) + SUIT_SIGNS[card.slice(-1)]; }).join(" ");
+  }
+  function coachSide() {  // the board says who deals, until the player chooses
+    if (coachChosen || !state || !state.dealer) return;
+    coachDealer.checked = state.dealer === me(); coachPone.checked = !coachDealer.checked;
+  }
+  function cell(row, text, small, kind) {
+    var td = document.createElement("td");
+    td.textContent = text;
+    if (kind) td.className = kind;
+    if (small) { var note = document.createElement("small"); note.textContent = small; td.appendChild(note); }
+    row.appendChild(td);
+  }
+  function showRanking(body) {
+    coachRanks.textContent = "";
+    body.discards.forEach(function (discard, i) {
+      var row = document.createElement("tr");
+      if (i === 0) row.className = "best";
+      cell(row, shown(discard.throw)); cell(row, shown(discard.keep));
+      cell(row, discard.expected.toFixed(1), "", "n");
+      cell(row, discard.hand.average.toFixed(1), discard.hand.min + "\u2013" + discard.hand.max, "n");
+      cell(row, (body.dealer ? "+" : "\u2212") + discard.crib.average.toFixed(1), "", "n");
+      coachRanks.appendChild(row);
+    });
+    coachTable.hidden = false;
+    var variant = state && state.variant && state.variant !== "six-card" ? "This game is " + state.variant + ". " : "";
+    coachNote.textContent = variant + "Points: the hand's average " + (body.dealer ? "plus" : "minus") +
+      " the crib's, over the " + body.starters + " starters and the crib's " + body.cribs_per_starter +
+      " possible throws from the opponent with each (" + body.assumes + ").";
+  }
+  function askCoach() {
+    var asked = ++coachAsked;
+    coachNote.textContent = "Counting every starter and crib\u2026";
+    fetch("/api/coach?cards=" + coachPicked.join(",") + "&dealer=" + (coachDealer.checked ? "1" : "0"),
+          { credentials: "same-origin" })
+      .then(function (response) { return response.json(); })
+      .then(function (body) {
+        if (asked !== coachAsked) return;  // a newer question is on its way
+        if (!body.ok) { coachNote.textContent = body.message; return; }
+        showRanking(body);
+      })
+      .catch(function () { if (asked === coachAsked) coachNote.textContent = "No answer from the web view: try again"; });
+  }
+  function refreshCoach() {
+    var buttons = coachBox.querySelectorAll("button");
+    for (var i = 0; i < buttons.length; i++)
+      buttons[i].setAttribute("aria-pressed", coachPicked.indexOf(buttons[i].getAttribute("data-card")) >= 0 ? "true" : "false");
+    coachPick.textContent = coachPicked.length < 6 ? "Pick the six cards dealt: " + (6 - coachPicked.length) + " more"
+      : "Best first, by the points each throw keeps:";
+    if (coachPicked.length < 6) { coachAsked += 1; coachTable.hidden = true; coachRanks.textContent = ""; coachNote.textContent = ""; }
+    else askCoach();
+  }
+  coachBox.addEventListener("click", function (event) {
+    var button = event.target.closest("button");
+    if (!button) return;
+    var card = button.getAttribute("data-card"), at = coachPicked.indexOf(card);
+    if (at >= 0) coachPicked.splice(at, 1);
+    else if (coachPicked.length < 6) coachPicked.push(card);
+    else return;
+    refreshCoach();
+  });
+  [coachDealer, coachPone].forEach(function (radio) {
+    radio.addEventListener("change", function () { coachChosen = true; if (coachPicked.length === 6) askCoach(); });
+  });
+  document.getElementById("coach-clear").addEventListener("click", function () { coachPicked = []; refreshCoach(); });
+
   // ---- this phone: keep the screen on, say entries aloud, unpair ----
   var awake = document.getElementById("awake"), awakeNote = document.getElementById("awake-note"), lock = null;
   var speak = document.getElementById("speak");
@@ -195,7 +268,7 @@
       if (data.html !== live.innerHTML) live.innerHTML = data.html;
       document.title = data.title;
       state = data.state;
-      showState();
+      showState(); coachSide();
       if (data.said && data.said.key !== heard) {
         var first = heard === null;
         heard = data.said.key;
@@ -210,5 +283,5 @@
     };
   }
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(function () {});
-  showState(); showDial(); refreshPick(); keepAwake();
+  showState(); showDial(); refreshPick(); coachSide(); refreshCoach(); keepAwake();
 })();

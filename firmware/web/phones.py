@@ -11,20 +11,24 @@ rate-limited here, before they reach the board.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import time
 from pathlib import Path
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from scorer.cards import parse_cards
+from scorer.coach import ASSUMES, CRIBS, STARTERS, coach
 from scorer.counting import score_hand
 from scorer.errors import CribbageError
 
 from ..relay import ACTS, HEADER, MAX_LINE, BoardAway, BoardSilent, ask_async, header_token
 from . import pages
+from .lru import LRU
 
 COOKIE = "cribbage_phone"
 SEAT_COOKIE = "cribbage_seat"
@@ -63,6 +67,8 @@ class PhoneRoutes:
     def __init__(self, socket: Path | None):
         self.socket = socket  # None: no board to relay to (a web view of a copied ledger)
         self.buckets = Buckets()
+        self.coached = LRU(64)  # the coach's answers by (cards, dealer): a hand asked again costs nothing
+        self.coaching = asyncio.Lock()  # one coach at a time: each is a fraction of a second of CPU
 
     async def _ask(self, request: dict) -> dict:
         """The board's answer (BoardAway if it is not running)."""
@@ -179,6 +185,29 @@ class PhoneRoutes:
         except CribbageError as error:
             return JSONResponse({"ok": False, "message": str(error)}, status_code=400)
         return JSONResponse({"ok": True, "total": score.total, "said": score.say(), **score.to_dict()})
+
+
+    async def coach(self, request: Request):
+        """``GET /api/coach?cards=5H,5D,JC,6S,7S,KD&dealer=1``: the 15 discards, best first, as
+        ``cribbage-board coach --json`` gives them (``dealer=0``: the opponent's crib). Reads nothing of
+        the game; computed off the event loop, one at a time, and kept for hands asked again."""
+        params = request.query_params
+        dealer = params.get("dealer")
+        try:
+            cards = parse_cards(params.get("cards", "").replace(",", " ").split())
+            if dealer not in ("0", "1"):
+                raise CribbageError("say whose crib it is: dealer=1 (yours) or dealer=0 (the opponent's)")
+            key = (tuple(sorted(cards)), dealer == "1")
+            answer = self.coached.get(key)
+            if answer is None:
+                async with self.coaching:
+                    ranked = await run_in_threadpool(coach, cards, dealer == "1")
+                answer = {"ok": True, "dealer": dealer == "1", "starters": STARTERS, "cribs_per_starter": CRIBS,
+                          "assumes": ASSUMES, "discards": [discard.to_dict() for discard in ranked]}
+                self.coached.put(key, answer)
+        except CribbageError as error:
+            return JSONResponse({"ok": False, "message": str(error)}, status_code=400)
+        return JSONResponse(answer)
 
 
 def _seat_cookie(request: Request) -> int | None:
