@@ -94,7 +94,8 @@ def count(args) -> int:
 def coach(args) -> int:
     """``coach CARDS --dealer|--pone [--json]``: the 15 discards of six cards, best first."""
     from scorer.cards import parse_cards
-    from scorer.coach import ASSUMES, CRIBS, STARTERS, coach as rank
+    from scorer.coach import ASSUMES, CRIBS, STARTERS
+    from scorer.coach import coach as rank
 
     if args.dealer == args.pone:
         return fail(f"{PROG} coach: say whose crib it is: --dealer (yours) or --pone (the opponent's)")
