@@ -35,20 +35,26 @@ ASSUMES = ("the opponent's two cards are any two of the 45 left, each pair as li
 
 # Show totals by what decides them: the ranks (sorted), the flush (0 none, 1 the hand's cards, 2 with
 # the starter) and nobs. At most 6188 rank sets x 3 x 2 keys.
-_Kinds = tuple[int, bool, tuple[tuple[tuple[int, bool, bool], int], ...]]
+_Counts = tuple[tuple[tuple[int, bool, bool], int], ...]
+_Kinds = tuple[int, bool, _Counts]
+_Sorted = tuple[list[list[Card]], _Counts]
 _TOTALS: dict[tuple[tuple[int, ...], int, bool], int] = {}
 
 
 def _total(hand: tuple[Card, ...], starter: Card, crib: bool) -> int:
     """The show total of ``hand`` with ``starter`` (a crib if ``crib``), kept by what decides it."""
-    suit = hand[0].suit
-    flush = 0
-    if all(card.suit == suit for card in hand):
-        flush = 2 if starter.suit == suit else 0 if crib else 1
-    nobs = any(card.rank == JACK and card.suit == starter.suit for card in hand)
-    ranks = [card.rank for card in hand]
-    ranks.append(starter.rank)
-    key = (tuple(sorted(ranks)), flush, nobs)
+    suit, cut = hand[0].suit, starter.suit
+    ranks = [starter.rank]
+    same, nobs = True, False
+    for card in hand:  # a plain loop: it runs tens of thousands of times a coached hand
+        rank = card.rank
+        ranks.append(rank)
+        if card.suit != suit:
+            same = False
+        if rank == JACK and card.suit == cut:
+            nobs = True
+    ranks.sort()
+    key = (tuple(ranks), (2 if cut == suit else 0 if crib else 1) if same else 0, nobs)
     total = _TOTALS.get(key)
     if total is None:
         total = _TOTALS[key] = score_hand(hand, starter, crib=crib).total
@@ -96,34 +102,35 @@ def coach(cards: Iterable[Card | str], dealer: bool) -> tuple[Discard, ...]:
         raise CardError(f"the coach needs the 6 cards dealt, not {len(six)}")
     six.sort()
     unseen = [card for card in deck() if card not in six]
+    sorted_out: dict[tuple[Card, bool], _Sorted] = {}
     found = []
     for throw in combinations(six, 2):
         keep = tuple(card for card in six if card not in throw)
         hands = [_total(keep, starter, False) for starter in unseen]
         by_kinds: dict[_Kinds, int] = {}
-        crib_sum = sum(_crib_sum(throw, starter, unseen, by_kinds) for starter in unseen)
+        crib_sum = sum(_crib_sum(throw, starter, unseen, by_kinds, sorted_out) for starter in unseen)
         found.append(Discard(keep, throw, dealer, sum(hands), min(hands), max(hands), crib_sum))
     order = sorted(range(len(found)), key=lambda i: (-found[i].expected, -found[i].hand_sum, i))
     return tuple(found[i] for i in order)
 
 
-def _crib_sum(throw: tuple[Card, ...], starter: Card, unseen: list[Card], by_kinds: dict[_Kinds, int]) -> int:
+def _crib_sum(throw: tuple[Card, ...], starter: Card, unseen: list[Card], by_kinds: dict[_Kinds, int],
+              sorted_out: dict[tuple[Card, bool], _Sorted] | None = None) -> int:
     """The crib's total summed over every pair the opponent may throw, with this ``starter``. Starters
-    that leave the same kinds in the same numbers give the same sum: ``by_kinds`` keeps it for them."""
+    that leave the same kinds in the same numbers give the same sum: ``by_kinds`` keeps it for them;
+    ``sorted_out`` keeps each starter's cards sorted into kinds for the other throws."""
     first, second = throw
-    flush_suit = starter.suit if first.suit == second.suit == starter.suit else None
-    nobs_jack = Card(JACK, starter.suit)
-    # The opponent's cards by kind: a crib's count is the same for any two cards of the same kinds.
-    kinds: dict[tuple[int, bool, bool], list[Card]] = {}
-    for card in unseen:
-        if card != starter:
-            kinds.setdefault((card.rank, card.suit == flush_suit, card == nobs_jack), []).append(card)
-    held_nobs = nobs_jack in throw
-    key: _Kinds = (starter.rank, held_nobs, tuple(sorted((kind, len(cards)) for kind, cards in kinds.items())))
+    flush = first.suit == second.suit == starter.suit
+    sorted_out = {} if sorted_out is None else sorted_out
+    found = sorted_out.get((starter, flush))
+    if found is None:
+        found = sorted_out[(starter, flush)] = _sort_out(starter, flush, unseen)
+    groups, counts = found
+    held_nobs = any(card.rank == JACK and card.suit == starter.suit for card in throw)
+    key: _Kinds = (starter.rank, held_nobs, counts)
     known = by_kinds.get(key)
     if known is not None:
         return known
-    groups = list(kinds.values())
     total = 0
     for i, one in enumerate(groups):
         if len(one) > 1:
@@ -132,3 +139,17 @@ def _crib_sum(throw: tuple[Card, ...], starter: Card, unseen: list[Card], by_kin
             total += len(one) * len(other) * _total((first, second, one[0], other[0]), starter, True)
     by_kinds[key] = total
     return total
+
+
+def _sort_out(starter: Card, flush: bool, unseen: list[Card]) -> _Sorted:
+    """The cards the opponent may throw with this ``starter``, by kind (rank; of the starter's suit, when
+    the crib can be a flush; the nobs jack), and how many of each kind: a crib's count is the same for
+    any two cards of the same kinds."""
+    cut = starter.suit
+    kinds: dict[tuple[int, bool, bool], list[Card]] = {}
+    for card in unseen:
+        if card != starter:
+            suited = card.suit == cut
+            kinds.setdefault((card.rank, flush and suited, suited and card.rank == JACK), []).append(card)
+    counts = tuple(sorted((kind, len(cards)) for kind, cards in kinds.items()))
+    return list(kinds.values()), counts
