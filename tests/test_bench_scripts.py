@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("script, argument", [("ledger.py", "5"), ("stopped_board.py", "2"), ("pairings.py", "40")])
+@pytest.mark.parametrize("script, argument", [("ledger.py", "5"), ("stopped_board.py", "2"), ("pairings.py", "40"),
+                                              ("coach.py", "3")])
 def test_a_small_run_of_a_benchmark_finishes_and_prints_its_table(script, argument, tmp_path):
     """Run from another folder, the script imports the project's packages (its ledger package, not
     bench/ledger.py), times something and prints figures (stopped_board.py: where a read-only bind mount
