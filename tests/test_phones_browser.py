@@ -49,10 +49,10 @@ def test_a_phone_pairs_from_the_qr_code_and_scores_its_seat(table, browser):
     wait_for(browser, lambda d: d.current_url.endswith("/phone") and d.find_elements("id", "phone"))
     wait_for(browser, lambda d: "live-dot on" in d.page_source)
     for card in ("5H", "5D", "5S", "JC", "5C"):  # the hand, then the starter
-        tap(browser, f'button[data-card="{card}"]')
+        tap(browser, f'#cards button[data-card="{card}"]')
     wait_for(browser, lambda d: "29" in d.find_element("id", "counted").text)
     assert "a double pair royal is 28 and nobs is 29" in browser.find_element("id", "counted").text
-    assert browser.find_element("css selector", 'button[data-card="5C"]').get_attribute("class") == "starter"
+    assert browser.find_element("css selector", '#cards button[data-card="5C"]').get_attribute("class") == "starter"
     shoot(browser, "phone-checked")
     tap(browser, "#count-peg")
     answer(browser, "Red hand 29")
@@ -65,7 +65,8 @@ def test_a_phone_pairs_from_the_qr_code_and_scores_its_seat(table, browser):
 
 def test_which_two_to_throw_ranks_the_six_cards_picked(table, browser):
     """Red's phone (Red deals the first game): six cards on the coach's grid, the crib taken as Red's;
-    15 rows, the best first, as scorer.coach ranks them; Their crib asks again; a screenshot at 390x844."""
+    15 rows, the best first, as scorer.coach ranks them; Their crib asks again; then check my count of
+    four of the six says what keeping them was worth beside the best; screenshots at 390x844."""
     from scorer.coach import coach
 
     browser.set_window_size(*PHONE)
@@ -86,5 +87,15 @@ def test_which_two_to_throw_ranks_the_six_cards_picked(table, browser):
     tap(browser, "#coach-pone")
     wait_for(browser, lambda d: d.find_element("css selector", "#coach-ranks tr").text.startswith("J\u2663 K\u2666"))
     assert "\u2212" in browser.find_element("css selector", "#coach-ranks tr").text
+    for card in ("5H", "5D", "JC", "KD", "4C"):  # after the show: the hand kept, checked with its starter
+        tap(browser, f'#cards button[data-card="{card}"]')
+    said = wait_for(browser, lambda d: (text := d.find_element("id", "count-coach").text) and text)
+    assert said == ("Keeping 5\u2666 5\u2665 J\u2663 K\u2666 was worth 7.1 on average; "
+                    "keeping 5\u2666 5\u2665 6\u2660 7\u2660 was best at 8.2.")
+    tap(browser, "#count-clear")
+    for card in ("7S", "6S", "5D", "5H", "4C"):
+        tap(browser, f'#cards button[data-card="{card}"]')
+    wait_for(browser, lambda d: "the best of the 15" in d.find_element("id", "count-coach").text)
+    shoot(browser, "phone-coach-after-the-show")
     refused = [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
     assert refused == []

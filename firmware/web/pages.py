@@ -255,8 +255,9 @@ def _allowed(state: dict | None, seat: int) -> dict[str, bool]:
 
 
 def phone_page(live: dict, seat: int, token: str, away: str = "") -> str:
-    """``/phone``: a seat's controls (play chips, a keypad for the show, heels, muggins, undo, check
-    my count, which two to throw) over the live board; ``phone.js`` sends each tap and shows the board's answer."""
+    """``/phone``: a seat's controls (play chips, a keypad for the show, heels, muggins, undo, which
+    two to throw, check my count) over the live board; ``phone.js`` sends each tap and shows the
+    board's answer."""
     chips = "".join(f'<button type="button" data-act="peg" data-points="{n}">+{n}</button>' for n in PLAY_CHIPS)
     digits = "".join(f'<button type="button" data-digit="{d}">{d}</button>' for d in "123456789")
     cards = "".join(f'<button type="button" data-card="{rank}{suit}" aria-pressed="false">'
@@ -277,10 +278,6 @@ def phone_page(live: dict, seat: int, token: str, away: str = "") -> str:
         f'<div class="row"><button type="button" data-act="heels"{off["heels"]}>His heels</button>'
         f'<button type="button" data-act="claim"{off["claim"]}>Muggins</button>'
         '<button type="button" class="warn" data-act="undo">Undo mine</button></div></section>'
-        '<section class="pad"><h2>Check my count</h2><p id="pick" class="muted">Pick your hand, then the starter.</p>'
-        f'<div class="cards" id="cards">{cards}</div><p id="counted" class="answer"></p>'
-        '<div class="row"><button type="button" id="count-clear">Clear</button>'
-        '<button type="button" class="go" id="count-peg" disabled>Peg it</button></div></section>'
         '<section class="pad"><h2>Which two to throw?</h2><p id="coach-pick" class="muted">Pick the six cards dealt.</p>'
         f'<div class="cards" id="coach-cards">{cards}</div>'
         '<div class="row choice"><label><input type="radio" name="coach-crib" id="coach-dealer"> My crib</label>'
@@ -289,6 +286,11 @@ def phone_page(live: dict, seat: int, token: str, away: str = "") -> str:
         '<th class="n">Hand</th><th class="n">Crib</th></tr></thead><tbody id="coach-ranks"></tbody></table>'
         '<p id="coach-note" class="muted"></p>'
         '<div class="row"><button type="button" id="coach-clear">Clear</button></div></section>'
+        '<section class="pad"><h2>Check my count</h2><p id="pick" class="muted">Pick your hand, then the starter.</p>'
+        f'<div class="cards" id="cards">{cards}</div><p id="counted" class="answer"></p>'
+        '<p id="count-coach" class="muted"></p>'
+        '<div class="row"><button type="button" id="count-clear">Clear</button>'
+        '<button type="button" class="go" id="count-peg" disabled>Peg it</button></div></section>'
         '<section class="pad"><h2>This phone</h2>'
         '<label><input type="checkbox" id="awake" checked> Keep the screen on</label>'
         '<p id="awake-note" class="muted"></p>'

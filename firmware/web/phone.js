@@ -97,7 +97,7 @@
   // ---- check my count: the hand, then the starter, on a card grid ----
   var picked = [], cardsBox = document.getElementById("cards"), pick = document.getElementById("pick");
   var countedBox = document.getElementById("counted"), pegCount = document.getElementById("count-peg");
-  var handSize = Number(root.getAttribute("data-hand") || 4);
+  var handSize = Number(root.getAttribute("data-hand") || 4), countCoach = document.getElementById("count-coach");
   function countsCrib() { return !!(state && state.next && state.next.seat === me() && state.next.count === "crib"); }
   function refreshPick() {
     var buttons = cardsBox.querySelectorAll("button");
@@ -116,7 +116,7 @@
     var card = button.getAttribute("data-card"), at = picked.indexOf(card);
     if (at >= 0) picked.splice(at, 1);
     else if (picked.length <= handSize) picked.push(card);
-    counted = null; countedBox.textContent = ""; pegCount.disabled = true;
+    counted = null; countedBox.textContent = ""; pegCount.disabled = true; countCoach.textContent = "";
     refreshPick();
     if (picked.length === handSize + 1) {
       var crib = countsCrib();
@@ -127,6 +127,7 @@
           if (!body.ok) { countedBox.textContent = body.message; return; }
           counted = { total: body.total, said: body.said, act: crib ? "crib" : "hand" };
           countedBox.textContent = body.said + " (" + body.total + ")";
+          if (!crib) coachVerdict(picked.slice(0, handSize));
           pegCount.textContent = "Peg " + body.total + " as my " + counted.act;
           pegCount.disabled = false;
         });
@@ -134,7 +135,7 @@
   });
   function clearCount() {
     picked = []; counted = null; countedBox.textContent = ""; pegCount.disabled = true;
-    pegCount.textContent = "Peg it"; refreshPick();
+    pegCount.textContent = "Peg it"; countCoach.textContent = ""; refreshPick();
   }
   document.getElementById("count-clear").addEventListener("click", clearCount);
   pegCount.addEventListener("click", function () {
@@ -182,6 +183,19 @@
       " the crib's, over the " + body.starters + " starters and the crib's " + body.cribs_per_starter +
       " possible throws from the opponent with each (" + body.assumes + ").";
   }
+  // After the show: the hand just checked, against the coach's ranking of the six cards picked above.
+  var coached = null;
+  function coachVerdict(hand) {
+    if (!coached) return;
+    var kept = hand.map(function (card) { return card.replace(/^T/, "10"); }).sort().join(" ");
+    var best = coached.discards[0];
+    coached.discards.forEach(function (discard) {
+      if (discard.keep.slice().sort().join(" ") !== kept) return;
+      countCoach.textContent = "Keeping " + shown(discard.keep) + " was worth " + discard.expected.toFixed(1) +
+        " on average" + (discard === best ? ": the best of the 15 throws." :
+        "; keeping " + shown(best.keep) + " was best at " + best.expected.toFixed(1) + ".");
+    });
+  }
   function askCoach() {
     var asked = ++coachAsked;
     coachNote.textContent = "Counting every starter and crib\u2026";
@@ -191,6 +205,7 @@
       .then(function (body) {
         if (asked !== coachAsked) return;  // a newer question is on its way
         if (!body.ok) { coachNote.textContent = body.message; return; }
+        coached = body;
         showRanking(body);
       })
       .catch(function () { if (asked === coachAsked) coachNote.textContent = "No answer from the web view: try again"; });
