@@ -156,8 +156,9 @@
     return cards.map(function (card) { return card.slice(0, -1) + SUIT_SIGNS[card.slice(-1)]; }).join(" ");
   }
   function coachSide() {  // the board says who deals, until the player chooses
-    if (coachChosen || !state || !state.dealer) return;
+    if (coachChosen || !state || !state.dealer || coachDealer.checked === (state.dealer === me())) return;
     coachDealer.checked = state.dealer === me(); coachPone.checked = !coachDealer.checked;
+    if (coachPicked.length === 6) askCoach();
   }
   function cell(row, text, small, kind) {
     var td = document.createElement("td");
