@@ -68,7 +68,7 @@ class PhoneRoutes:
         self.socket = socket  # None: no board to relay to (a web view of a copied ledger)
         self.buckets = Buckets()
         self.coached = LRU(64)  # the coach's answers by (cards, dealer): a hand asked again costs nothing
-        self.coaching = asyncio.Lock()  # one coach at a time: each is a fraction of a second of CPU
+        self.coaching = asyncio.Lock()  # one coach at a time: phones asking at once wait their turn
 
     async def _ask(self, request: dict) -> dict:
         """The board's answer (BoardAway if it is not running)."""
