@@ -168,10 +168,10 @@ def _run_groups(items: Sequence[ScoreItem]) -> list[tuple[list[ScoreItem], list[
 
 
 def _as_cards(cards: Iterable[Card | str], already: Iterable[Card] = ()) -> list[Card]:
-    given = list(cards)
-    for card in given:
-        if not isinstance(card, Card):
-            return parse_cards([str(c) for c in given], already)
+    texts = list(cards)
+    given = [card for card in texts if isinstance(card, Card)]
+    if len(given) != len(texts):
+        return parse_cards([str(c) for c in texts], already)
     # Cards compared as (rank, suit) tuples, hashed in C: Card.__hash__ is Python code.
     held = {(card.rank, card.suit) for card in already}
     if len({(card.rank, card.suit) for card in given} | held) != len(given) + len(held):
