@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import socket
@@ -96,8 +97,8 @@ def latency(directory: Path, presses: int = 400, between=None) -> Presses:
             marks.setdefault("shown", time.perf_counter())
         show(frame)
 
-    def timed_apply(action):
-        result = apply(action)  # returns once the entry is durable
+    def timed_apply(action, source=None):
+        result = apply(action, source)  # returns once the entry is durable
         marks.setdefault("durable", time.perf_counter())
         return result
     strip.show, sim.store.apply = timed_show, timed_apply
@@ -253,7 +254,12 @@ def _peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--short", action="store_true",
+                        help="a quick check: 20 presses, 20 games, one start each, idle 1 s (no figures to report)")
+    short = parser.parse_args(argv).short
+    presses, games, starts, idle_s = (20, 20, 1, 1.0) if short else (400, 1000, 5, 10.0)
     rows = []
     layout = load_layout("classic-121")
     wire_ms = (layout.strip_leds * US_PER_LED + RESET_US) / 1000
@@ -262,7 +268,7 @@ def main() -> int:
             continue
         with tempfile.TemporaryDirectory(dir=base) as scratch:
             bare = BareTransaction(Path(scratch))
-            timed = latency(Path(scratch), between=bare)
+            timed = latency(Path(scratch), presses=presses, between=bare)
             bare.close()
         floor = statistics.median(bare.times)
         rows.append((f"press to entry durable, ledger on {label}: median / p99",
@@ -285,21 +291,22 @@ def main() -> int:
         full = Path(scratch) / "full.sqlite3"
         fill_ledger(one, 1)
         fill_start = time.perf_counter()
-        fill_ledger(full, 1000)
+        fill_ledger(full, games)
         fill_s = time.perf_counter() - fill_start
         size_mb = full.stat().st_size / 1e6
-        for label, path in (("empty ledger", empty), ("1 finished game", one), ("1,000 finished games", full)):
+        for label, path in (("empty ledger", empty), ("1 finished game", one), (f"{games:,} finished games", full)):
             times = []
-            for _ in range(5):
+            for _ in range(starts):
                 times.append(start_board(path)["ready_s"])
                 if path is empty:
                     for extra in empty.parent.glob("empty.sqlite3*"):
                         extra.unlink()
-            rows.append((f"start to READY=1, {label} (median of 5)", f"{statistics.median(times) * 1e3:.0f} ms"))
-        rows.append(("  (1,000 games: ledger size, time to write it unsynced)", f"{size_mb:.1f} MB, {fill_s:.1f} s"))
-        idle = start_board(full, idle_seconds=10.0)
-        rows.append(("CPU while idle for 10 s", f"{idle['idle_cpu_s'] * 1e3:.0f} ms ({idle['idle_cpu_s'] / 10 * 100:.2f}%)"))
-        rows.append(("wake-ups while idle for 10 s, all threads (target <= 20)", f"{idle['idle_wakeups']}"))
+            rows.append((f"start to READY=1, {label} (median of {starts})", f"{statistics.median(times) * 1e3:.0f} ms"))
+        rows.append((f"  ({games:,} games: ledger size, time to write it unsynced)", f"{size_mb:.1f} MB, {fill_s:.1f} s"))
+        idle = start_board(full, idle_seconds=idle_s)
+        rows.append((f"CPU while idle for {idle_s:g} s",
+                     f"{idle['idle_cpu_s'] * 1e3:.0f} ms ({idle['idle_cpu_s'] / idle_s * 100:.2f}%)"))
+        rows.append((f"wake-ups while idle for {idle_s:g} s, all threads (target <= {2 * idle_s:g})", f"{idle['idle_wakeups']}"))
         rows.append(("peak memory (VmHWM)", f"{idle['peak_rss_mb']:.1f} MB"))
     print_table(rows)
     return 0

@@ -137,34 +137,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=RUNS, help="rounds of each command (medians)")
     parser.add_argument("--no-instructions", action="store_true",
                         help="leave out the instruction counts (callgrind; skipped without valgrind)")
+    parser.add_argument("--short", action="store_true",
+                        help="a quick check: 50 and 500 games, idle 1 s, 20 presses, one round (no figures to report)")
     options = parser.parse_args(argv)
     rounds = options.rounds
+    few, many, idle_s, presses = (50, 500, 1.0, 20) if options.short else (1000, 10000, 10.0, 200)
+    if options.short:
+        rounds, options.no_instructions = 1, True
     bin_dir = installed_venv()
     python, board = str(bin_dir / "python"), str(bin_dir / "cribbage-board")
     rows = [("installed as systemd/install.sh does", f"{bin_dir.parent} (pip install ., bytecode compiled)")]
     with tempfile.TemporaryDirectory(dir=ROOT) as scratch:
         thousand, ten_thousand = Path(scratch) / "1k.sqlite3", Path(scratch) / "10k.sqlite3"
-        fill_ledger(thousand, 1000)
-        fill_ledger(ten_thousand, 10000)
+        fill_ledger(thousand, few)
+        fill_ledger(ten_thousand, many)
         ready = ready_seconds({"1k": thousand, "10k": ten_thousand}, [board],
                               [python, "-c", BASELINE_IMPORTS], rounds)
         imports = ready["baseline"]
         rows.append(("baseline: python imports gpiozero, PIL, sqlite3, tomllib", f"{imports * 1e3:.1f} ms"))
-        rows.append(ratio_row("READY=1, 1,000 games / import baseline", ready["1k"], imports, TARGETS["ready_1000"]))
+        rows.append(ratio_row(f"READY=1, {few:,} games / import baseline", ready["1k"], imports, TARGETS["ready_1000"]))
         growth = ready["10k"] / ready["1k"] - 1
-        rows.append(("READY=1, 10,000 games over 1,000 (target <= 10%)",
+        rows.append((f"READY=1, {many:,} games over {few:,} (target <= 10%)",
                      f"{growth * 100:+.0f}% ({ready['10k'] * 1e3:.0f} ms vs {ready['1k'] * 1e3:.0f} ms)"))
         stops = [start_board(thousand, command=[board], stop=True)["stop_s"] for _ in range(rounds)]
         verdict = "ok" if statistics.median(stops) < TARGETS["stop_s"] else "OVER"
-        rows.append(("SIGTERM to exit, ledger closed, 1,000 games (target < 1 s)",
+        rows.append((f"SIGTERM to exit, ledger closed, {few:,} games (target < 1 s)",
                      f"{statistics.median(stops) * 1e3:.0f} ms median, {max(stops) * 1e3:.0f} ms max ({verdict})"))
-        idle = start_board(thousand, idle_seconds=10.0, command=[board])
-        verdict = "ok" if idle["idle_wakeups"] <= TARGETS["idle_wakeups"] else "OVER"
-        rows.append(("idle wake-ups in 10 s, all threads (target <= 20)", f"{idle['idle_wakeups']} ({verdict})"))
+        idle = start_board(thousand, idle_seconds=idle_s, command=[board])
+        verdict = "ok" if idle["idle_wakeups"] <= TARGETS["idle_wakeups"] * idle_s / 10 else "OVER"
+        rows.append((f"idle wake-ups in {idle_s:g} s, all threads (target <= {TARGETS['idle_wakeups'] * idle_s / 10:g})",
+                     f"{idle['idle_wakeups']} ({verdict})"))
         # One bare transaction after each press: this disk's fsync time drifts (0.3-4 ms here
         # from one minute to the next), so the floor is measured side by side, not after.
         side_by_side = BareTransaction(Path(scratch))
-        timed = latency(Path(scratch), presses=200, between=side_by_side)
+        timed = latency(Path(scratch), presses=presses, between=side_by_side)
         side_by_side.close()
         floor = statistics.median(side_by_side.times)
         rows.append(ratio_row(f"press to durable entry to show() on disk, {len(timed.shown)} accepted, "

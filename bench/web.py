@@ -21,6 +21,7 @@ Run: ``.venv/bin/python bench/web.py`` (aiohttp is installed by the bench extra)
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
@@ -88,10 +89,10 @@ web.run_app(app, host="127.0.0.1", port=int(sys.argv[2]), print=None, access_log
 '''
 
 
-def make_ledger(folder: Path, games: int = GAMES) -> tuple[Path, list[str]]:
+def make_ledger(folder: Path, games: int | None = None) -> tuple[Path, list[str]]:
     """A ledger of ``games`` finished games and a game in play; the rest of that game's record."""
     path = folder / "ledger.sqlite3"
-    records = match_records(games)
+    records = match_records(GAMES if games is None else games)
     live = game_record("game six-card seats=Ann,Ben dealer=Ann new-match", seed=999)
     with LedgerWriter(path) as store:
         write_games(store, records + [live[:2]])
@@ -139,9 +140,9 @@ def memory_mb(pid: int) -> tuple[float, float]:
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
 
-def fetch_seconds(url: str, runs: int = RUNS) -> float:
+def fetch_seconds(url: str, runs: int | None = None) -> float:
     times = []
-    for _ in range(runs):
+    for _ in range(RUNS if runs is None else runs):
         began = time.perf_counter()
         with urllib.request.urlopen(url, timeout=60) as response:
             response.read()
@@ -158,8 +159,9 @@ def baseline_seconds() -> float:
     return statistics.median(times)
 
 
-def event_latencies(base: str, store: LedgerWriter, lines: list[str], count: int = EVENTS) -> list[float]:
+def event_latencies(base: str, store: LedgerWriter, lines: list[str], count: int | None = None) -> list[float]:
     """Seconds from each entry's apply() returning to its event arriving on /events."""
+    count = EVENTS if count is None else count
     arrived: list[tuple[float, int]] = []
     ready = threading.Event()
 
@@ -193,7 +195,13 @@ def event_latencies(base: str, store: LedgerWriter, lines: list[str], count: int
     return latencies
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    global RUNS, GAMES, EVENTS
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--short", action="store_true",
+                        help="a quick check: one round, 10 games, 5 events (no figures to report)")
+    if parser.parse_args(argv).short:
+        RUNS, GAMES, EVENTS = 1, 10, 5
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         ledger, rest = make_ledger(Path(folder))

@@ -5,6 +5,7 @@ returns values. Its modules, from the bottom up:
 
 - :mod:`scorer.cards`: cards and their notation;
 - :mod:`scorer.counting`: a hand, a crib or a card of the play counted;
+  :mod:`scorer.totals`: a show's total and its parts by table, unitemised;
   :mod:`scorer.distribution`: what every hand can score;
 - :mod:`scorer.variants`: the variants as data, the house options, skunk lines
   and game points;

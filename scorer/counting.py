@@ -10,6 +10,7 @@ more than Python itself.
 from __future__ import annotations
 
 from itertools import combinations, product
+from operator import attrgetter
 
 from .cards import JACK, Card, parse_cards
 from .errors import CardError, PlayError
@@ -167,16 +168,24 @@ def _run_groups(items: Sequence[ScoreItem]) -> list[tuple[list[ScoreItem], list[
 
 
 def _as_cards(cards: Iterable[Card | str], already: Iterable[Card] = ()) -> list[Card]:
-    given = list(cards)
-    known = [c for c in given if isinstance(c, Card)]
-    if len(known) == len(given):
-        seen = set(already)
-        for card in known:
-            if card in seen:
+    texts = list(cards)
+    given = [card for card in texts if isinstance(card, Card)]
+    if len(given) != len(texts):
+        return parse_cards([str(c) for c in texts], already)
+    # Cards compared as (rank, suit) tuples, hashed in C: Card.__hash__ is Python code.
+    held = {(card.rank, card.suit) for card in already}
+    if len({(card.rank, card.suit) for card in given} | held) != len(given) + len(held):
+        seen = held
+        for card in given:
+            if (card.rank, card.suit) in seen:
                 raise CardError(f"{card} is given twice: each card is in the pack once")
-            seen.add(card)
-        return known
-    return parse_cards([str(c) for c in given], already)
+            seen.add((card.rank, card.suit))
+    return given
+
+
+# The cards' order, (rank, suit), with no Python-level __lt__ call in the sort.
+_ORDER = attrgetter("rank", "suit")
+_VALUE = (0, *(min(rank, 10) for rank in range(1, 14)))  # a card's counting value by rank
 
 
 # What the cards' values and ranks alone decide, kept by the values and ranks (sorted): at
@@ -226,14 +235,15 @@ def score_hand(cards: Iterable[Card | str], starter: Card | str, crib: bool = Fa
     the starter matches; in the crib only a flush that includes the starter
     counts.
     """
-    (starter,) = _as_cards([starter])
+    if not isinstance(starter, Card):
+        (starter,) = _as_cards([starter])
     hand = _as_cards(cards, [starter])
     if len(hand) not in HAND_SIZES:
         raise CardError(f"a hand has 3, 4 or 5 cards, not {len(hand)}")
-    five = sorted(hand + [starter])
+    five = sorted(hand + [starter], key=_ORDER)
     items = [
         ScoreItem("fifteen", 2, tuple([five[i] for i in subset]))
-        for subset in _fifteens(tuple([min(c.rank, 10) for c in five]))
+        for subset in _fifteens(tuple([_VALUE[c.rank] for c in five]))
     ]
     for kind, points, indices in _pairs_and_runs(tuple([c.rank for c in five])):
         items.append(ScoreItem(kind, points, tuple([five[i] for i in indices])))

@@ -1,5 +1,6 @@
-"""The benchmarks still run: bench/ledger.py once hid the ledger package from every script that put
-bench/ first on its path, and nothing noticed (a benchmark is no test; this is the smallest run of a few)."""
+"""The benchmarks still run: each script in bench/ has a short run here that checks what it measured was
+accepted (bench/ledger.py once hid the ledger package from every script that put bench/ first on its path,
+and bench/memory.py's session came to be refused, and nothing noticed: a benchmark is no test)."""
 
 from __future__ import annotations
 
@@ -180,3 +181,70 @@ def test_a_small_run_of_the_phones_benchmark_times_taps_beside_clicks_and_counts
     assert "tap to its answer at the client" in out and "click to its accepted outcome" in out, out
     assert "(6 taps, 6 clicks, each accepted and in the ledger)" in out, out
     assert "phone / board (goal: at most 0.5)" in out, out
+
+
+# Each script's short run: its arguments and what its output must say (each a regular expression,
+# multiline). The runs are from another folder, so a script that finds the project from the current
+# folder fails here.
+SHORT_RUNS = {
+    "counting.py": (["--short", "--hands", "300", "--repeats", "1"], [
+        r"^score_hand, itemised, random hand +[\d.]+ us",
+        r"^hand_total, the totals path, random hand +[\d.]+ us",
+        r"^lookup-table limit \(4 cards inline, unchecked\), random hand +[\d.]+ us, 1\.00x the limit",
+        r"^hand_total: totals unlike score_hand's, 300 hands \(hand and crib\) +0$",
+        r"^hand_parts: totals unlike score_hand's, 300 hands \(hand and crib\) +0$",
+        r"^limit: totals unlike score_hand's, 300 hands \(hand\) +0$",
+        r"^cribbage-scorer: totals unlike score_hand's, 300 hands \(hand\) +0$"]),
+    "memory.py": (["--checkout", "--actions", "300"], [
+        r"^peak RSS, simulate 300 actions +[\d.]+ MB",
+        r"^  what they did, none refused +[1-9][\d,]* entries in the ledger, [1-9]\d* games finished$"]),
+    "board.py": (["--short"], [
+        r"^  press to show\(\) / bare transaction +[\d.]+x \(20 presses, each accepted and written\)$",
+        r"^start to READY=1, 20 finished games \(median of 1\) +\d+ ms$", r"^peak memory \(VmHWM\) +[\d.]+ MB$"]),
+    "startup.py": (["--short"], [
+        r"^READY=1, 50 games / import baseline +[\d.]+x",
+        r"^press to durable entry to show\(\) on disk, 20 accepted, median / bare WAL FULL transaction +[\d.]+x",
+        r"^cribbage-board count 5H 5D 5S JC --starter 5C / python -c pass +[\d.]+x"]),
+    "ledger_v2.py": (["20"], [r"^press to show\(\) on disk / bare WAL FULL transaction +[\d.]+x"]),
+    "presses.py": (["20"], [r"^typical hand 5C 5D JC QC \+ 5H: before \d+, after \d+ \(played on the mock board\)$",
+                            r"^20 random hands, mean: .*the first 20 after played on the mock board\)$"]),
+    "spi.py": ([], [r"^  encode / wire time \(6\.4 MHz\) +[\d.]+ ms / [\d.]+ ms = [\d.]+$"]),
+    "terminal_redraw.py": ([], [r"^80x24 +\d+ B +\d+ B +[\d.]+x$", r"^120x40 +\d+ B +\d+ B +[\d.]+x$"]),
+    "web.py": (["--short"], [r"^starlette: entry -> event \(5 entries\) +median \d+ ms",
+                             r"^aiohttp: entry -> event \(5 entries\) +median \d+ ms",
+                             r"^starlette: GET /games/1 +first \d+ ms"]),
+    "web_load.py": (["--rows", "burst", "--rounds", "1"], [
+        r"^1005 console entries, 100 /events clients : none .* every line kept, \d+ entries and \d+ games"]),
+}
+# The scripts with short runs of their own above (ledger.py, stopped_board.py, pairings.py, sd_wear.py,
+# club.py, phones.py), and the modules the scripts import or start, each with the script that runs it.
+OWN_TESTS = ("ledger.py", "stopped_board.py", "pairings.py", "sd_wear.py", "club.py", "phones.py")
+HELPERS = {"table.py": "counting.py", "club_load.py": "club.py", "club_baseline.py": "club.py"}
+
+
+def test_every_benchmark_script_has_a_short_run_in_the_suite():
+    """Each bench/*.py is run short by a test here, or is a module a script that is run here uses."""
+    scripts = {path.name for path in (ROOT / "bench").glob("*.py")}
+    assert scripts == set(SHORT_RUNS) | set(OWN_TESTS) | set(HELPERS)
+    for helper, user in HELPERS.items():
+        assert helper.removesuffix(".py") in (ROOT / "bench" / user).read_text(), (helper, user)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", sorted(SHORT_RUNS))
+def test_a_short_run_of_each_benchmark_measures_what_it_was_given_accepted(script, tmp_path):
+    """The script's short run, from another folder: it exits 0 (each stops when the board, the ledger or
+    the count refuses what it was given, or when two counts differ) and prints the rows that say so."""
+    import re
+
+    arguments, expected = SHORT_RUNS[script]
+    if script == "web.py":
+        pytest.importorskip("aiohttp", reason="bench/web.py measures aiohttp beside Starlette: the bench extra")
+    if script == "counting.py":
+        pytest.importorskip("cribbage_scorer", reason="bench/counting.py compares with cribbage-scorer: the bench extra")
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / script), *arguments], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    for pattern in expected:
+        assert re.search(pattern, result.stdout, re.M), (pattern, result.stdout)
