@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from .cards import JACK, Card, deck
-from .counting import _as_cards, score_hand
+from .counting import _as_cards
 from .errors import CardError
+from .totals import hand_total
 
 DEALT = 6
 STARTERS = 52 - DEALT  # the starters the player cannot rule out
@@ -33,32 +34,14 @@ CRIBS = (STARTERS - 1) * (STARTERS - 2) // 2  # the opponent's possible throws, 
 ASSUMES = ("the opponent's two cards are any two of the 45 left, each pair as likely; pegging is not counted; "
            "the six-card two-player game only")
 
-# Show totals by what decides them: the ranks (sorted), the flush (0 none, 1 the hand's cards, 2 with
-# the starter) and nobs. At most 6188 rank sets x 3 x 2 keys.
 _Counts = tuple[tuple[tuple[int, bool, bool], int], ...]
 _Kinds = tuple[int, bool, _Counts]
 _Sorted = tuple[list[list[Card]], _Counts]
-_TOTALS: dict[tuple[tuple[int, ...], int, bool], int] = {}
 
 
 def _total(hand: tuple[Card, ...], starter: Card, crib: bool) -> int:
-    """The show total of ``hand`` with ``starter`` (a crib if ``crib``), kept by what decides it."""
-    suit, cut = hand[0].suit, starter.suit
-    ranks = [starter.rank]
-    same, nobs = True, False
-    for card in hand:  # a plain loop: it runs tens of thousands of times a coached hand
-        rank = card.rank
-        ranks.append(rank)
-        if card.suit != suit:
-            same = False
-        if rank == JACK and card.suit == cut:
-            nobs = True
-    ranks.sort()
-    key = (tuple(ranks), (2 if cut == suit else 0 if crib else 1) if same else 0, nobs)
-    total = _TOTALS.get(key)
-    if total is None:
-        total = _TOTALS[key] = score_hand(hand, starter, crib=crib).total
-    return total
+    """The show total of ``hand`` with ``starter`` (a crib if ``crib``): the totals path's."""
+    return hand_total(hand, starter, crib)
 
 
 @dataclass(frozen=True)

@@ -217,8 +217,8 @@ SHORT_RUNS = {
         r"^1005 console entries, 100 /events clients : none .* every line kept, \d+ entries and \d+ games"]),
 }
 # The scripts with short runs of their own above (ledger.py, stopped_board.py, pairings.py, sd_wear.py,
-# club.py, phones.py), and the modules the scripts import or start, each with the script that runs it.
-OWN_TESTS = ("ledger.py", "stopped_board.py", "pairings.py", "sd_wear.py", "club.py", "phones.py")
+# club.py, phones.py, coach.py), and the modules the scripts import or start, each with the script that runs it.
+OWN_TESTS = ("ledger.py", "stopped_board.py", "pairings.py", "sd_wear.py", "club.py", "phones.py", "coach.py")
 HELPERS = {"table.py": "counting.py", "club_load.py": "club.py", "club_baseline.py": "club.py"}
 
 
