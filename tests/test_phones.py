@@ -477,22 +477,25 @@ def test_the_seats_page_asks_the_board_whose_seat_it_is(table):
     assert blue.enter("peg", 2)[0] == 403
 
 
-def test_the_coach_answers_any_page_with_the_discards_ranked(table):
-    """``GET /api/coach``: the 15 discards as scorer.coach ranks them, for either crib; it reads nothing
-    of the game (no session needed); six different cards and a side, else 400 with one line."""
+def test_the_coach_answers_a_paired_phone_with_the_discards_ranked(table):
+    """``GET /api/coach``: the 15 discards as scorer.coach ranks them, for either crib, for a paired
+    phone's page (403 without its session and token); six different cards and a side, else 400 with one line."""
     from scorer.coach import coach
 
-    status, _, body = request(table.base, "GET", "/api/coach?cards=5H,5D,JC,6S,7S,KD&dealer=0")
+    assert request(table.base, "GET", "/api/coach?cards=5H,5D,JC,6S,7S,KD&dealer=0")[0] == 403
+    blue = table.pair(1)
+    phone = {"Cookie": blue.cookie, HEADER: header_token(blue.session)}
+    status, _, body = request(table.base, "GET", "/api/coach?cards=5H,5D,JC,6S,7S,KD&dealer=0", headers=phone)
     answer = json.loads(body)
     assert status == 200 and answer["ok"] and answer["dealer"] is False
     assert answer["discards"] == [d.to_dict() for d in coach("5H 5D JC 6S 7S KD".split(), dealer=False)]
     assert "pegging is not counted" in answer["assumes"] and answer["cribs_per_starter"] == 990
-    status, _, body = request(table.base, "GET", "/api/coach?cards=5H,5D,JC,6S,7S,KD&dealer=1")
+    status, _, body = request(table.base, "GET", "/api/coach?cards=5H,5D,JC,6S,7S,KD&dealer=1", headers=phone)
     assert status == 200 and json.loads(body)["discards"][0]["throw"] == ["6S", "7S"]
     for query, message in [
         ("cards=5H,5D,JC,6S,7S&dealer=1", "the coach needs the 6 cards dealt, not 5"),
         ("cards=5H,5D,JC,6S,7S,5H&dealer=1", "5H is given twice: each card is in the pack once"),
         ("cards=5H,5D,JC,6S,7S,KD", "say whose crib it is: dealer=1 (yours) or dealer=0 (the opponent's)"),
     ]:
-        status, _, body = request(table.base, "GET", f"/api/coach?{query}")
+        status, _, body = request(table.base, "GET", f"/api/coach?{query}", headers=phone)
         assert (status, json.loads(body)) == (400, {"ok": False, "message": message})

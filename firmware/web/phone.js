@@ -201,7 +201,7 @@
     var asked = ++coachAsked;
     coachNote.textContent = "Counting every starter and crib\u2026";
     fetch("/api/coach?cards=" + coachPicked.join(",") + "&dealer=" + (coachDealer.checked ? "1" : "0"),
-          { credentials: "same-origin" })
+          { credentials: "same-origin", headers: { "X-Phone-Token": token } })
       .then(function (response) { return response.json(); })
       .then(function (body) {
         if (asked !== coachAsked) return;  // a newer question is on its way
