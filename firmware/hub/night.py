@@ -571,6 +571,7 @@ class NightBook:
         if before != self._lines.get(player):
             self._changed[0].add(player)
             self._cache.pop("standings", None)
+            self._cache.pop("lines", None)
 
     def _sum(self, player: str, name: str | None) -> PlayerStanding | None:
         """Player ``player``'s counted games added up, under ``name`` (else as first seated), or None."""
@@ -606,6 +607,12 @@ class NightBook:
     def line(self, player: str) -> PlayerStanding | None:
         """Player key ``player``'s standings line, or None when the standings do not show them."""
         return self._lines.get(player)
+
+    def lines(self) -> dict[str, PlayerStanding]:
+        """The standings' lines by player key (those :meth:`view` shows), a copy made once a change: never changed."""
+        if "lines" not in self._cache:
+            self._cache["lines"] = dict(self._lines)
+        return self._cache["lines"]
 
     def view(self) -> NightView:
         """The night as it stands (equal to :func:`view` of the rows given)."""
