@@ -336,8 +336,8 @@ class HubFailed(Exception):
 class Hub:
     """``cribbage-board hub`` as a subprocess (never imported: the bench drives it as a room would)."""
 
-    def __init__(self, folder: Path, broker_url: str, players: list[str], tables: list[str]):
-        self.folder, self.state = folder, folder / "hub.sqlite3"
+    def __init__(self, folder: Path, broker_url: str, players: list[str], tables: list[str], root: Path = ROOT):
+        self.folder, self.state, self.root = folder, folder / "hub.sqlite3", root
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.argv = [sys.executable, "-m", "firmware.cli", "hub", "--broker", broker_url, "--club", CLUB,
@@ -351,7 +351,9 @@ class Hub:
         self.err = self.folder / f"hub-{self.starts}.err"
         began = time.monotonic()
         with open(self.err, "w") as err:
-            self.process = subprocess.Popen(self.argv, env=environment(), cwd=ROOT, stdin=subprocess.DEVNULL,
+            env = environment()
+            env["PYTHONPATH"] = os.pathsep.join([str(self.root), env["PYTHONPATH"]])  # its checkout's modules first
+            self.process = subprocess.Popen(self.argv, env=env, cwd=self.root, stdin=subprocess.DEVNULL,
                                             stdout=subprocess.DEVNULL, stderr=err)
         return began
 
