@@ -498,7 +498,7 @@ def estimates(sizes: list[dict], factors: dict, interval: float) -> None:
             cells.append(f"{slow * interval:,.0f}-{fast * interval:,.0f} ({slow * PACE_S:,.0f}-{fast * PACE_S:,.0f})")
         what = f"{board}: tables under {GOAL_CPU * 100:.0f} % of a core at {PACE_S / interval:g}x (at a player's pace)"
         rows.append((what, cells, "at this size's CPU a message; it grows with the tables: a bound"))
-    print_grid(["", *[f"{s['tables']:,} tables" + (f", {s['label']}" if s["label"] else "") for s in ran], ""], rows)
+    print_grid(["", *[f"{s['tables']:,} tables" + (f", {s['label']}" if s.get("label") else "") for s in ran], ""], rows)
 
 
 def main(argv=None) -> int:
@@ -551,7 +551,7 @@ def main(argv=None) -> int:
             each.kill()
             each.wait()
     print()
-    print_grid(["", *[f"{s['tables']:,} tables" + (f", {s['label']}" if s["label"] else "") for s in sizes],
+    print_grid(["", *[f"{s['tables']:,} tables" + (f", {s['label']}" if s.get("label") else "") for s in sizes],
                 "goal (1,000 tables)"], grid(sizes, args))
     estimates(sizes, factors, PACE_S / args.pace)
     return 0

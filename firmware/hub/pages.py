@@ -346,7 +346,8 @@ class Layout:
             return True
         if by_key is None or was is None or len(shown.players) * 8 > len(lines):
             return False
-        gone, came = [], []
+        gone: list[tuple[int, str]] = []
+        came: list[tuple[int, str]] = []
         for each, at_, rows in ((was, gone, before), (by_key, came, lines)):
             for key in shown.players:
                 line = each.get(key)
@@ -365,6 +366,10 @@ class Layout:
             return False
         self.players, self._player_place = players, None
         return True
+
+
+def _or(place: int | None, last: int) -> int:
+    return last if place is None else place
 
 
 def _table_dict(layout: Layout, name: str) -> dict:
@@ -403,7 +408,7 @@ def delta_events(layout: Layout, base: int, shown) -> list[bytes]:
         head["standings_head"], head["no_players"] = STANDINGS_HEAD, NO_PLAYERS
     lines = view.standings
     shown_at = {key: layout.place(key) for key in shown.players}
-    for key in sorted(shown.players, key=lambda key: (len(lines) if shown_at[key] is None else shown_at[key])):
+    for key in sorted(shown.players, key=lambda key: _or(shown_at[key], len(lines))):
         place = shown_at[key]
         if place is None:
             items.append(("standings", {"key": key, "gone": True}))
