@@ -35,9 +35,17 @@ def _split(total: int) -> list[int]:
     """``total`` as six counts a hand or crib can have (no 19)."""
     each, more = divmod(total, 6)
     counts = [each + 1 if k < more else each for k in range(6)]
-    while 19 in counts:
+    while 19 in counts:  # each step one 19 fewer
         k = counts.index(19)
-        counts[k], counts[(k + 1) % 6] = 18, counts[(k + 1) % 6] + 1
+        others = [j for j in range(6) if j != k and counts[j] == 19]
+        if others:
+            counts[k], counts[others[0]] = 18, 20
+        elif 18 in counts:
+            counts[k] = 20
+            counts[counts.index(18)] = 17
+        else:
+            counts[k] = 18
+            counts[counts.index(20)] = 21
     return counts
 
 
