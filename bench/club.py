@@ -49,6 +49,7 @@ import math
 import multiprocessing
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -112,19 +113,19 @@ def wait_total(count, expected: int, timeout: float, alive=lambda: None) -> tupl
     return first, None
 
 
-def run_size(tables: int, args) -> dict:
-    """One size, on its own broker and ledgers; its figures."""
+def run_size(tables: int, args, label: str = "", root: Path = ROOT) -> dict:
+    """One size, on its own broker and ledgers, the hub run from checkout ``root``; its figures."""
     folder = Path(tempfile.mkdtemp(prefix=f"club-bench-{tables}-"))
     width = len(str(2 * tables))
     players = [f"P{n:0{width}d}" for n in range(1, 2 * tables + 1)]
     names = [str(n) for n in range(1, tables + 1)]
     interval = PACE_S / args.pace
-    out = {"tables": tables, "load_before": load(), "target_rate": tables / interval}
+    out = {"tables": tables, "label": label, "load_before": load(), "target_rate": tables / interval}
     with Mosquitto(folder / "broker", more=BROKER_MORE) as broker:
         baseline = Baseline(folder, broker.port)
         baseline.start()
         baseline.wait_subscribed()
-        hub = Hub(folder, broker.url, players, names)
+        hub = Hub(folder, broker.url, players, names, root)
         hub.start()
         pairings = None
         try:
@@ -497,7 +498,7 @@ def estimates(sizes: list[dict], factors: dict, interval: float) -> None:
             cells.append(f"{slow * interval:,.0f}-{fast * interval:,.0f} ({slow * PACE_S:,.0f}-{fast * PACE_S:,.0f})")
         what = f"{board}: tables under {GOAL_CPU * 100:.0f} % of a core at {PACE_S / interval:g}x (at a player's pace)"
         rows.append((what, cells, "at this size's CPU a message; it grows with the tables: a bound"))
-    print_grid(["", *[f"{s['tables']:,} tables" for s in ran], ""], rows)
+    print_grid(["", *[f"{s['tables']:,} tables" + (f", {s['label']}" if s.get("label") else "") for s in ran], ""], rows)
 
 
 def main(argv=None) -> int:
@@ -513,6 +514,11 @@ def main(argv=None) -> int:
                         help=f"publisher processes (default one per {TABLES_A_PUBLISHER} tables)")
     parser.add_argument("--nbody-steps", type=int, default=100_000,
                         help="n-body steps timed for the Pi estimates (default 100000, about a second)")
+    parser.add_argument("--hub", action="append", default=[], metavar="LABEL=DIR",
+                        help="run the hub from checkout DIR (python -m firmware.cli there), its column LABEL; "
+                             "given more than once, each size runs each hub in turn (default: this checkout)")
+    parser.add_argument("--busy", type=int, default=0,
+                        help="busy loops (sh: while :; do :; done) running beside the whole run (default 0)")
     parser.add_argument("--no-round-timing", dest="round_timing", action="store_false",
                         help="leave out making a round of all the players in this process")
     args = parser.parse_args(argv)
@@ -522,15 +528,31 @@ def main(argv=None) -> int:
         parser.error("--tables: whole numbers, comma-separated (40,200,1000)")
     if any(count < 1 for count in counts) or args.seconds <= 0 or args.pace <= 0 or args.drain < 0:
         parser.error("--tables, --seconds and --pace above 0, --drain at least 0")
+    hubs = []
+    for each in args.hub:
+        label, _, folder = each.partition("=")
+        if not folder or not (Path(folder) / "firmware" / "cli").is_dir():
+            parser.error(f"--hub {each}: LABEL=DIR, DIR a checkout of the project")
+        hubs.append((label, Path(folder).resolve()))
     print(f"bench/club.py --tables {args.tables} --seconds {args.seconds:g} --pace {args.pace:g} "
-          f"--drain {args.drain}; load average {load()}", flush=True)
-    factors = pi_factors(args.nbody_steps)
-    sizes = []
-    for count in counts:
-        sizes.append(run_size(count, args))
-        print(f"{count} tables done; load average {load()}", file=sys.stderr, flush=True)
+          f"--drain {args.drain} --busy {args.busy}" + "".join(f" --hub {label}={root}" for label, root in hubs)
+          + f"; load average {load()}", flush=True)
+    busy = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(args.busy)]
+    try:
+        factors = pi_factors(args.nbody_steps)
+        sizes = []
+        for count in counts:
+            for label, root in hubs or [("", ROOT)]:
+                sizes.append(run_size(count, args, label, root))
+                print(f"{count} tables{' (' + label + ')' if label else ''} done; load average {load()}",
+                      file=sys.stderr, flush=True)
+    finally:
+        for each in busy:
+            each.kill()
+            each.wait()
     print()
-    print_grid(["", *[f"{s['tables']:,} tables" for s in sizes], "goal (1,000 tables)"], grid(sizes, args))
+    print_grid(["", *[f"{s['tables']:,} tables" + (f", {s['label']}" if s.get("label") else "") for s in sizes],
+                "goal (1,000 tables)"], grid(sizes, args))
     estimates(sizes, factors, PACE_S / args.pace)
     return 0
 

@@ -31,6 +31,24 @@ ENTRIES_A_GAME = 12  # a game here is its game line and 12 entries, then its res
 # ---- what a table sends ---------------------------------------------------------
 
 
+def _split(total: int) -> list[int]:
+    """``total`` as six counts a hand or crib can have (no 19)."""
+    each, more = divmod(total, 6)
+    counts = [each + 1 if k < more else each for k in range(6)]
+    while 19 in counts:  # each step one 19 fewer
+        k = counts.index(19)
+        others = [j for j in range(6) if j != k and counts[j] == 19]
+        if others:
+            counts[k], counts[others[0]] = 18, 20
+        elif 18 in counts:
+            counts[k] = 20
+            counts[counts.index(18)] = 17
+        else:
+            counts[k] = 18
+            counts[counts.index(20)] = 21
+    return counts
+
+
 class Script:
     """One table's messages in order, as a board sends them: a game's line (seq 0) and its entries, then the
     game's result (rev = its entries), then the next game. ``start`` puts the table in the middle of a game."""
@@ -42,22 +60,46 @@ class Script:
         self.entries = self.results = 0
         self.topics = {kind: schema.Topics(CLUB).of_table(kind, table) for kind in ("entry", "result")}
 
+    def loser(self, game: int) -> int:
+        return 60 + (game * 7 + int(self.table)) % 60  # skunks, double skunks, plain wins
+
+    def line(self, seq: int) -> str:
+        """Entry ``seq`` (1 to 12) of the game: four deals (the dealer a, b, a, b), each the non-dealer's hand,
+        the dealer's, the dealer's crib; b counts 121 with the last, a the loser's score: the hub's replay of
+        the entries gives the result the table then sends (a game that did not would be held, never counted)."""
+        a, b = self.players
+        deal, k = divmod(seq - 1, 3)
+        dealer, other = (a, b) if deal % 2 == 0 else (b, a)
+        who = (other, dealer, dealer)[k]
+        if who == b:
+            points = (20, 20, 20, 20, 20, 21)[sum(1 for n in range(1, seq) if self._who(n) == b)]
+        else:
+            points = _split(self.loser(self.game))[sum(1 for n in range(1, seq) if self._who(n) == a)]
+        return f"crib {points}" if k == 2 else f"hand {who} {points}"
+
+    def _who(self, seq: int) -> str:
+        a, b = self.players
+        deal, k = divmod(seq - 1, 3)
+        dealer, other = (a, b) if deal % 2 == 0 else (b, a)
+        return (other, dealer, dealer)[k]
+
     def next(self) -> tuple[str, str, bytes, int, tuple]:
         """(kind, topic, payload, this table's count of that kind so far, the key the ledgers keep it by)."""
         a, b = self.players
         game, seq = self.game, self.seq
         if seq <= ENTRIES_A_GAME:
-            line = f"game six-card seats={a},{b} dealer={a}" if seq == 0 else f"hand {(a, b)[seq % 2]} 8"
+            line = f"game six-card seats={a},{b} dealer={a}" if seq == 0 else self.line(seq)
             payload = schema.entry_payload(self.table, self.ledger, game, seq, line, None)
             self.seq += 1
             self.entries += 1
             return "entry", self.topics["entry"], schema.encode(payload), self.entries, (self.ledger, game, seq)
-        loser = 60 + (game * 7 + int(self.table)) % 60  # skunks, double skunks, plain wins
-        outcome = {"winner": a, "losers": [{"side": b, "score": loser, "result": "win", "margin": 121 - loser,
+        loser = self.loser(game)
+        outcome = {"winner": b, "losers": [{"side": a, "score": loser, "result": "win", "margin": 121 - loser,
                                             "game_points": 2}], "margin": 121 - loser, "result": "win",
                    "game_points": 2}
+        seq -= 1  # the result's rev: its last entry
         payload = schema.result_payload(self.table, self.ledger, game, seq, "finished", "six-card", [a, b],
-                                        {a: 121, b: loser}, outcome, None)
+                                        {a: loser, b: 121}, outcome, None)
         self.game += 1
         self.seq = 0
         self.results += 1
@@ -336,8 +378,8 @@ class HubFailed(Exception):
 class Hub:
     """``cribbage-board hub`` as a subprocess (never imported: the bench drives it as a room would)."""
 
-    def __init__(self, folder: Path, broker_url: str, players: list[str], tables: list[str]):
-        self.folder, self.state = folder, folder / "hub.sqlite3"
+    def __init__(self, folder: Path, broker_url: str, players: list[str], tables: list[str], root: Path = ROOT):
+        self.folder, self.state, self.root = folder, folder / "hub.sqlite3", root
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.argv = [sys.executable, "-m", "firmware.cli", "hub", "--broker", broker_url, "--club", CLUB,
@@ -351,7 +393,9 @@ class Hub:
         self.err = self.folder / f"hub-{self.starts}.err"
         began = time.monotonic()
         with open(self.err, "w") as err:
-            self.process = subprocess.Popen(self.argv, env=environment(), cwd=ROOT, stdin=subprocess.DEVNULL,
+            env = environment()
+            env["PYTHONPATH"] = os.pathsep.join([str(self.root), env["PYTHONPATH"]])  # its checkout's modules first
+            self.process = subprocess.Popen(self.argv, env=env, cwd=self.root, stdin=subprocess.DEVNULL,
                                             stdout=subprocess.DEVNULL, stderr=err)
         return began
 

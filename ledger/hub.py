@@ -479,10 +479,12 @@ class HubRows:
         return [ResultRow._make((*row[:9], json.loads(row[9]), row[10])) for row in rows]
 
     def entries(self, night_id: int, after: int = 0) -> list[tuple[int, tuple[str, str, str, int], int, str]]:
-        """The night's entries kept (those after row id ``after``), in order: (id, game key, seq, line)."""
+        """The night's entries kept (those after row id ``after``), in order: (id, game key, seq, line).
+        Found by row id (``+night_id`` keeps SQLite off ``entries_by_night``, which would read every entry of
+        the night and sort them), so a read costs the rows it returns, not the night's."""
         return [(row[0], (row[1], row[2], row[3], row[4]), row[5], row[6]) for row in self._conn.execute(
-            "SELECT id, club, tbl, ledger, game, seq, line FROM entries WHERE night_id=? AND id>? ORDER BY id",
-            (night_id, after))]
+            "SELECT id, club, tbl, ledger, game, seq, line FROM entries WHERE id>? AND +night_id=? ORDER BY id",
+            (after, night_id))]
 
     def rounds(self, night_id: int, after: int = 0) -> list[RoundRow]:
         """The night's rounds (those numbered after ``after``) with their pairings, in order."""

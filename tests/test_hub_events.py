@@ -134,3 +134,82 @@ def test_a_viewer_too_far_behind_gets_the_whole_snapshot(night):
     latest, shown = state.since(first.version)
     assert shown is None and latest.version == first.version + 4100
     assert state.since(latest.version - 3)[1] == Shown(frozenset(), frozenset(), False)
+
+
+def same_layout(made: pages.Layout, whole: pages.Layout) -> None:
+    """``made`` (by Layout.after) shows what ``whole`` (made from the snapshot alone) shows."""
+    assert made.card_keys == whole.card_keys and made.card_place == whole.card_place
+    assert made.live == whole.live
+    assert {key: pages.card_html(made.cards[key]) for key in made.card_keys} == \
+        {key: pages.card_html(whole.cards[key]) for key in whole.card_keys}
+    assert made.players == whole.players and made.player_place == whole.player_place
+    lines = whole.snap.view.standings
+    assert [made.rank(k) for k in range(len(lines))] == pages.places(lines)
+
+
+def test_a_layout_made_from_the_one_before_equals_one_made_whole(tmp_path):
+    """Random entries, live scores, tables coming and going, results, corrections, players added and removed,
+    new rounds: each snapshot's layout made from the one before (what changed only) equals the layout made
+    from the snapshot alone, and so do the events made of each."""
+    rng = random.Random(47)
+    tables = [str(k) for k in range(1, 41)]
+    players = [f"Q{k:03}" for k in range(84)]
+    ledger = HubLedger(tmp_path / "hub.sqlite3", holder="test")
+    row = ledger.night("thu", "small", "acc", "acc", 4)
+    with ledger.write() as w:
+        for name in players[:80]:
+            w.add_player(row.id, name)
+    state = NightState(row, "thu", tables[:36])
+    state.load(ledger.reader())
+    snap = state.put("connected", None)
+    layout = pages.Layout(snap)
+    number, games, results, made, moved = 0, 0, [], 0, 0
+    for _ in range(240):
+        view = state.book.view()
+        pairings = {p.table: p.players for p in view.rounds[-1].pairings} if view.rounds else {}
+        for _ in range(rng.randint(0, 3)):
+            kind = rng.random()
+            table = rng.choice(tables)
+            if kind < 0.3:
+                state.kept([table] * rng.randint(1, 3))
+            elif kind < 0.5:
+                state.table_said(table, "status", {"online": rng.random() < 0.8, "problem": None})
+            elif kind < 0.65 and table in pairings:
+                a, b = pairings[table]
+                state.table_said(table, "state", {"ledger": "b" * 16, "game": games, "state": {
+                    "sides": [{"name": a, "score": rng.randint(0, 120)}, {"name": b, "score": rng.randint(0, 120)}],
+                    "next": {"seat": a, "count": "hand"} if rng.random() < 0.5 else None}})
+            elif kind < 0.85 and (table in pairings or rng.random() < 0.2):
+                a, b = pairings.get(table) or rng.sample(players, 2)
+                lost = rng.randint(30, 120)
+                scores = (121, lost) if rng.random() < 0.5 else (lost, 121)
+                games += 1
+                lines = peg_lines((a, b), scores)
+                with ledger.write() as w:
+                    for seq, line in enumerate(lines):
+                        w.add_entry(row.id, "thu", table, "b" * 16, games, seq, line, None)
+                    payload = result_payload(table, "b" * 16, games, len(lines) - 1, {a: scores[0], b: scores[1]})
+                    w.add_result(row.id, max(number, 1), "thu", payload)
+                results.append(("thu", table, "b" * 16, games))
+            elif kind < 0.9 and results:
+                with ledger.write() as w:
+                    w.add_correction(row.id, rng.choice(results), rng.choice(("void", "restore")), "test", "director")
+            elif kind < 0.95:
+                with ledger.write() as w:
+                    w.add_player(row.id, rng.choice(players), "add" if rng.random() < 0.6 else "remove")
+            elif number < 4 and rng.random() < 0.3:
+                number += 1
+                with ledger.write() as w:
+                    w.add_round(row.id, number, next_pairings(state.book.view(), tables[:36 + number]), "next")
+        state.read(ledger.reader())
+        snap = state.put("connected", None)
+        _, shown = state.since(layout.snap.version)
+        after = layout.after(snap, shown)
+        whole = pages.Layout(snap)
+        same_layout(after, whole)
+        base = layout.snap.version
+        assert pages.delta_events(after, base, shown) == pages.delta_events(whole, base, shown)
+        made += after.card_keys is layout.card_keys
+        moved += after.card_keys is layout.card_keys and after.players != layout.players
+        layout = after
+    assert number >= 2 and made > 100 and moved > 20, (number, made, moved)  # most made from the one before

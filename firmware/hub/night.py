@@ -366,6 +366,7 @@ class NightBook:
         self._rank_of: dict[str, tuple] = {}
         self._round_views: list[RoundView | None] = []  # None: to be made again
         self._cache: dict[str, tuple] = {}
+        self._lines_copy: dict[str, PlayerStanding] | None = None  # what lines() gives, until a line changes
         self._changed: tuple[set[str], set[tuple], set[int]] = (set(), set(), set())
 
     # ---- rows in -------------------------------------------------------------
@@ -571,6 +572,7 @@ class NightBook:
         if before != self._lines.get(player):
             self._changed[0].add(player)
             self._cache.pop("standings", None)
+            self._lines_copy = None
 
     def _sum(self, player: str, name: str | None) -> PlayerStanding | None:
         """Player ``player``'s counted games added up, under ``name`` (else as first seated), or None."""
@@ -606,6 +608,12 @@ class NightBook:
     def line(self, player: str) -> PlayerStanding | None:
         """Player key ``player``'s standings line, or None when the standings do not show them."""
         return self._lines.get(player)
+
+    def lines(self) -> dict[str, PlayerStanding]:
+        """The standings' lines by player key (those :meth:`view` shows), a copy made once a change: never changed."""
+        if self._lines_copy is None:
+            self._lines_copy = dict(self._lines)
+        return self._lines_copy
 
     def view(self) -> NightView:
         """The night as it stands (equal to :func:`view` of the rows given)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from bisect import bisect_left
 from functools import lru_cache
 from html import escape
 
@@ -235,21 +236,140 @@ def dumps(data) -> bytes:
 EVENT_BYTES = 16_000  # a change's event at most, about: a bigger change is sent as several events
 
 
+def _rank(line) -> tuple[int, int, int, str, str]:
+    """:func:`~scorer.standings.rank_key` (the standings' order), the name's key remembered."""
+    return -line.game_points, -line.wins, -line.spread, _key(line.player), line.player
+
+
+def _tie(line) -> tuple[int, int, int]:
+    """What ties two standings lines (see :func:`places`), as the standings are ranked: the less, the higher."""
+    return -line.game_points, -line.wins, -line.spread
+
+
 class Layout:
     """What the page shows of one snapshot, in order: the cards' keys and what draws each, the standings'
-    player keys, and each one's place: what a change's event needs to say where a card or a row goes."""
+    player keys, and each one's place: what a change's event needs to say where a card or a row goes.
+
+    :meth:`after` makes the next snapshot's from this one and what changed between them, working out only
+    the cards and rows that changed; it equals ``Layout(snap)`` (a card or row that did not change is drawn
+    the same, and keeps its place among the others)."""
 
     def __init__(self, snap):
         self.snap = snap
+        view: NightView = snap.view
+        self.round = view.rounds[-1] if view.rounds else None
         drawn = cards(snap)
+        self.earlier = next((each[4] for _, each in drawn if each[4] is not None), None) or Earlier(view)
         self.cards = dict(drawn)
         self.card_keys = [key for key, _ in drawn]
         self.card_place = {key: k for k, key in enumerate(self.card_keys)}
         self.live = {table.table: table for table in snap.tables}
-        lines = snap.view.standings
-        self.players = [_key(line.player) for line in lines]
-        self.player_place = {key: k for k, key in enumerate(self.players)}
-        self.ranks = places(lines) if lines else []
+        self.table_at = {table.table: k for k, table in enumerate(snap.tables)}
+        self.paired = {p.table: k for k, p in enumerate(self.round.pairings)} if self.round else {}
+        self.players = [_key(line.player) for line in view.standings]
+        self._player_place: dict[str, int] | None = None
+
+    @property
+    def player_place(self) -> dict[str, int]:
+        """Each standings row's place by its player's key (made when first asked: :meth:`place` finds one)."""
+        if self._player_place is None:
+            self._player_place = {key: k for k, key in enumerate(self.players)}
+        return self._player_place
+
+    def place(self, key: str) -> int | None:
+        """The place of player ``key``'s standings row (0 first), or None when the standings do not show them."""
+        by_key = self.snap.lines
+        if by_key is None:
+            return self.player_place.get(key)
+        line = by_key.get(key)
+        if line is None:
+            return None
+        lines = self.snap.view.standings
+        at = bisect_left(lines, _rank(line), key=_rank)
+        return at if at < len(lines) and lines[at] == line else self.player_place.get(key)
+
+    def rank(self, place: int) -> int:
+        """The rank shown on the standings row at ``place`` (0 first), as :func:`places` numbers it: the
+        first place of the rows tied with it, plus one (tied rows are together: the standings are ranked)."""
+        lines = self.snap.view.standings
+        return bisect_left(lines, _tie(lines[place]), 0, place, key=_tie) + 1
+
+    def after(self, snap, shown) -> "Layout":
+        """The layout of ``snap``, a later snapshot, where ``shown`` (a :class:`~firmware.hub.state.Shown`)
+        holds at least what changed since this one's (more does no harm)."""
+        new = object.__new__(Layout)
+        new.snap = snap
+        if not (new._cards_after(self, shown) and new._standings_after(self, shown)):
+            return Layout(snap)
+        return new
+
+    def _cards_after(self, old: "Layout", shown) -> bool:
+        """The cards from ``old``'s, those of the tables in ``shown`` drawn again; False when the cards'
+        order may have changed (a new round, a new table, a table's card come or gone, an earlier
+        round's game): then the whole layout is made again."""
+        snap, view = self.snap, self.snap.view
+        before = old.snap.view
+        self.round = view.rounds[-1] if view.rounds else None
+        if (shown.round or "" in shown.tables or len(view.rounds) != len(before.rounds)
+                or len(snap.tables) != len(old.snap.tables)
+                or (self.round is not None and len(self.round.pairings) != len(old.round.pairings))
+                or any(a is not b for a, b in zip(view.rounds[:-1], before.rounds[:-1]))):
+            return False
+        self.earlier, self.paired, self.table_at = old.earlier, old.paired, old.table_at
+        self.card_keys, self.card_place = old.card_keys, old.card_place
+        self.cards, self.live = old.cards.copy(), old.live.copy()
+        for name in shown.tables:
+            at = old.table_at.get(name)
+            if at is None or snap.tables[at].table != name:
+                return False
+            table = snap.tables[at]
+            self.live[name] = table
+            index = old.paired.get(name)
+            if index is not None:
+                pairing = self.round.pairings[index]
+                if pairing.table != name:
+                    return False
+                self.cards[name] = (name, pairing.players, table, pairing.game, self.earlier)
+            elif (table.seen or table.online) != (name in old.card_place):
+                return False
+            elif name in old.card_place:
+                self.cards[name] = (name, (), table, None, None)
+        return True
+
+    def _standings_after(self, old: "Layout", shown) -> bool:
+        """The standings' keys from ``old``'s, the rows of the players in ``shown`` moved to where they are
+        now; False when a snapshot does not say each one's line (then made again)."""
+        lines, by_key = self.snap.view.standings, self.snap.lines
+        before, was = old.snap.view.standings, old.snap.lines
+        if lines is before:
+            self.players, self._player_place = old.players, old._player_place
+            return True
+        if by_key is None or was is None or len(shown.players) * 8 > len(lines):
+            return False
+        gone: list[tuple[int, str]] = []
+        came: list[tuple[int, str]] = []
+        for each, at_, rows in ((was, gone, before), (by_key, came, lines)):
+            for key in shown.players:
+                line = each.get(key)
+                if line is None:
+                    continue
+                at = bisect_left(rows, _rank(line), key=_rank)
+                if at == len(rows) or rows[at] != line:
+                    return False
+                at_.append((at, key))
+        players = old.players.copy()
+        for at, _ in sorted(gone, reverse=True):
+            del players[at]
+        for at, key in sorted(came):
+            players.insert(at, key)
+        if len(players) != len(lines):
+            return False
+        self.players, self._player_place = players, None
+        return True
+
+
+def _or(place: int | None, last: int) -> int:
+    return last if place is None else place
 
 
 def _table_dict(layout: Layout, name: str) -> dict:
@@ -287,15 +407,16 @@ def delta_events(layout: Layout, base: int, shown) -> list[bytes]:
     if shown.players:
         head["standings_head"], head["no_players"] = STANDINGS_HEAD, NO_PLAYERS
     lines = view.standings
-    for key in sorted(shown.players, key=lambda key: layout.player_place.get(key, len(layout.player_place))):
-        place = layout.player_place.get(key)
+    shown_at = {key: layout.place(key) for key in shown.players}
+    for key in sorted(shown.players, key=lambda key: _or(shown_at[key], len(lines))):
+        place = shown_at[key]
         if place is None:
             items.append(("standings", {"key": key, "gone": True}))
             continue
         line = lines[place]
         items.append(("standings", {**standings_list([line])[0], "key": key, "place": place,
                                     "after": layout.players[place - 1] if place else None,
-                                    "html": standing_row(layout.ranks[place], line)}))
+                                    "html": standing_row(layout.rank(place), line)}))
     parts: dict[str, list] = {"tables": [], "standings": []}
     events, size = [], len(dumps(head))
     for kind, data in items:

@@ -66,10 +66,19 @@ class Rendered:
         key = (base, snap.version)
         hit = self._made.get("delta")
         if hit is None or hit[0] != key:
-            layout = self.get("layout", pages.Layout, snap)
+            layout = self.get("layout", self._layout, snap)
             hit = (key, pages.delta_events(layout, base, shown))
             self._made["delta"] = hit
         return hit[1]
+
+    def _layout(self, snap) -> pages.Layout:
+        """``snap``'s layout, from the one before when the hub can say what changed since (see Layout.after)."""
+        hit = self._made.get("layout")
+        if hit is not None and hit[0] < snap.version:
+            _, shown = self.hub.since(hit[0])
+            if shown is not None:
+                return hit[1].after(snap, shown)
+        return pages.Layout(snap)
 
 
 class Changes:

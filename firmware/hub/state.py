@@ -84,7 +84,8 @@ class Season(Sequence):
 class Snapshot(NamedTuple):
     """What the page shows, whole: the ``view`` of the night (a NightView), the ``season``
     standings, each table's TableLive (``tables``, in name order), the ``entries`` kept per
-    table, the ``broker``'s state in words, the ledger's ``problem`` (or None). Immutable."""
+    table, the ``broker``'s state in words, the ledger's ``problem`` (or None), and the night's standings
+    ``lines`` by player key (None: not given; the page then finds them in ``view.standings``). Immutable."""
 
     version: int
     view: nights.NightView
@@ -94,6 +95,7 @@ class Snapshot(NamedTuple):
     broker: str
     problem: str | None
     club: str
+    lines: dict[str, PlayerStanding] | None = None
 
 
 class Shown(NamedTuple):
@@ -262,7 +264,7 @@ class NightState:
         shown = self._pending.add(Shown(frozenset(said), frozenset(), old is None or old.view.round != view.round))
         self._pending = NOTHING
         snap = Snapshot((old.version + 1) if old else 1, view, self._season, tuple(self._shown),
-                        dict(self._entries), broker, problem, self.club)
+                        dict(self._entries), broker, problem, self.club, self.book.lines())
         with self._log_lock:
             self.snapshot = snap
             self._log.append((snap.version, shown))
