@@ -1,5 +1,6 @@
 // Live updates: the server sends the new board (its HTML) as a server-sent event on each entry,
-// and the newest entry as a sentence, which the live region (#said) gives a screen reader.
+// and the newest entry as a sentence, which the live region (#said) gives a screen reader. Each
+// event is also dispatched on the document as "board", for a page's own script (phone.js).
 (function () {
   var live = document.getElementById("live"), dot = document.getElementById("live-dot");
   var word = document.getElementById("live-word");
@@ -25,5 +26,6 @@
       heard = data.said.key;
       said.textContent = data.said.text;
     }
+    document.dispatchEvent(new CustomEvent("board", { detail: data }));  // for the page's own script (phone.js)
   };
 })();

@@ -69,13 +69,14 @@ HEAD_LINKS = ('<link rel="manifest" href="/manifest.webmanifest"><meta name="the
 
 def page(title: str, here: str, body: str, live: bool = False, script: str | None = None) -> str:
     """A whole page: the header, the body, the style inline (allowed by its hash), the live
-    page's script by its address (nothing fetched from elsewhere)."""
+    page's scripts by their addresses (live.js, then ``script``: nothing fetched from elsewhere)."""
     links = "".join(f'<a href="{href}"{" class=here" if href == here else ""}>{name}</a>' for href, name in NAV)
     brand = "span" if "<h1" in body else "h1"  # a page without a heading of its own is headed by the brand
-    # the live state in words beside its dot (live.js and phone.js change both): a phone has no hover
+    # the live state in words beside its dot (live.js changes both): a phone has no hover
     dot = ('<span class="live-state"><span id="live-dot" class="live-dot" aria-hidden="true"></span>'
            '<span id="live-word" role="status">not live</span></span>') if live else ""
-    script = f'<script src="{script or SCRIPT_URL}" defer></script>' if live else ""
+    scripts = (SCRIPT_URL, script) if script else (SCRIPT_URL,)  # live.js first: a page's own script hears it
+    script = "".join(f'<script src="{src}" defer></script>' for src in scripts) if live else ""
     refresh = '<noscript><meta http-equiv="refresh" content="10"></noscript>' if live else ""
     return (
         f"{HTML_OPEN}<head><meta charset=utf-8>"

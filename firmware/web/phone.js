@@ -1,12 +1,10 @@
 // A seat's phone: each tap goes to the board (through the web view) with an id of its own, and the
-// board's answer is shown as the board says it. The live board comes as server-sent events.
+// board's answer is shown as the board says it. live.js keeps the live board and hands this script each new one.
 (function () {
   var root = document.getElementById("phone");
   if (!root) return;
   var seat = Number(root.getAttribute("data-seat")), token = root.getAttribute("data-token");
   var state = JSON.parse(root.getAttribute("data-state") || "null");
-  var live = document.getElementById("live"), dot = document.getElementById("live-dot");
-  var liveWord = document.getElementById("live-word");
   var answer = document.getElementById("answer"), status = document.getElementById("status");
   var dialShown = document.getElementById("dial"), dial = "";
   var heard = null, counted = null, spokenCount = null;
@@ -265,39 +263,23 @@
       .then(function () { location.href = "/phone"; });
   });
 
-  // ---- the live board ----
-  // The live state in words beside its dot; a word said again is not written again.
-  function liveShown(on, text) {
-    if (!dot || !liveWord) return;
-    dot.className = on ? "live-dot on" : "live-dot";
-    if (liveWord.textContent !== text) liveWord.textContent = text;
-  }
-  if (window.EventSource) {
-    var source = new EventSource("/events");
-    liveShown(false, "connecting\u2026");
-    source.onopen = function () { liveShown(true, "live"); };
-    source.onerror = function () {  // the browser tries again unless the answer was no stream at all
-      liveShown(false, source.readyState === EventSource.CLOSED ? "not live: reload the page" : "reconnecting\u2026");
-    };
-    source.onmessage = function (event) {
-      var data = JSON.parse(event.data);
-      if (data.html !== live.innerHTML) live.innerHTML = data.html;
-      document.title = data.title;
-      state = data.state;
-      showState(); coachSide();
-      if (data.said && data.said.key !== heard) {
-        var first = heard === null;
-        heard = data.said.key;
-        if (first) return;  // what was said before the page opened is not said again
-        var text = data.said.text, name = me();
-        if (spokenCount && name && text.indexOf(name) === 0) {  // our own count: said as players say it
-          text = name + ": " + spokenCount + "; " + text.slice(text.lastIndexOf(", ") + 2);
-          spokenCount = null;
-        }
-        speakText(text);
+  // ---- the live board: live.js keeps it and says the live state; each new board comes here too ----
+  document.addEventListener("board", function (event) {
+    var data = event.detail;
+    state = data.state;
+    showState(); coachSide();
+    if (data.said && data.said.key !== heard) {
+      var first = heard === null;
+      heard = data.said.key;
+      if (first) return;  // what was said before the page opened is not said again
+      var text = data.said.text, name = me();
+      if (spokenCount && name && text.indexOf(name) === 0) {  // our own count: said as players say it
+        text = name + ": " + spokenCount + "; " + text.slice(text.lastIndexOf(", ") + 2);
+        spokenCount = null;
       }
-    };
-  }
+      speakText(text);
+    }
+  });
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(function () {});
   showState(); showDial(); refreshPick(); coachSide(); refreshCoach(); keepAwake();
 })();
