@@ -3,6 +3,7 @@ reads the ledger the board's user writes, through their group, and cannot write 
 
 from __future__ import annotations
 
+import contextlib
 import grp
 import json
 import os
@@ -140,23 +141,46 @@ def web_reads(path: Path, uid: int, gid: int) -> dict:
     return json.loads(out)
 
 
-def test_the_web_user_reads_the_ledger_through_the_group_and_cannot_write_it():
-    """The board's user (its unit's UMask) writes the ledger in a folder of the unit's StateDirectoryMode;
-    another user in its group (the web unit's Group) reads it while the board runs (the -wal and -shm
-    read-only) and once it has stopped (immutable), sees each new entry, and can write nothing there."""
-    board_uid, web_uid, group = free_ids(3)
+@contextlib.contextmanager
+def state_folder(board_uid: int, group: int):
+    """The board's state folder as its unit makes it (StateDirectoryMode, its user and group), in a
+    folder of /tmp every user can pass through; removed afterwards."""
     base = Path(tempfile.mkdtemp(prefix="cribbage-users-", dir="/tmp"))
     try:
         base.chmod(0o755)
         folder = base / "cribbage-board"
         folder.mkdir(mode=int(setting(BOARD_UNIT, "StateDirectoryMode"), 8))
         os.chown(folder, board_uid, group)
+        yield folder
+    finally:
+        shutil.rmtree(base)
+
+
+@contextlib.contextmanager
+def board_as_user(code: str, uid: int, group: int, path: Path):
+    """``code`` run as the board's user with its unit's UMask, once it says "ready"; killed if it is still
+    running at the end (or after CEILING_S)."""
+    board = as_user(code, uid, group, int(setting(BOARD_UNIT, "UMask"), 8), path)
+    ceiling = threading.Timer(CEILING_S, board.kill)
+    ceiling.start()
+    try:
+        assert board.stdout.readline() == "ready\n", board.stderr.read()
+        yield board
+    finally:
+        ceiling.cancel()
+        if board.poll() is None:
+            board.kill()
+            board.wait()
+
+
+def test_the_web_user_reads_the_ledger_through_the_group_and_cannot_write_it():
+    """The board's user (its unit's UMask) writes the ledger in a folder of the unit's StateDirectoryMode;
+    another user in its group (the web unit's Group) reads it while the board runs (the -wal and -shm
+    read-only) and once it has stopped (immutable), sees each new entry, and can write nothing there."""
+    board_uid, web_uid, group = free_ids(3)
+    with state_folder(board_uid, group) as folder:
         path = folder / "ledger.sqlite3"
-        board = as_user(BOARD, board_uid, group, int(setting(BOARD_UNIT, "UMask"), 8), path)
-        ceiling = threading.Timer(CEILING_S, board.kill)
-        ceiling.start()
-        try:
-            assert board.stdout.readline() == "ready\n", board.stderr.read()
+        with board_as_user(BOARD, board_uid, group, path) as board:
             for name in ("ledger.sqlite3", "ledger.sqlite3-wal", "ledger.sqlite3-shm", "ledger.sqlite3.lock"):
                 st = (folder / name).stat()
                 assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (board_uid, group, 0o640), name
@@ -169,17 +193,10 @@ def test_the_web_user_reads_the_ledger_through_the_group_and_cannot_write_it():
             assert web_reads(path, web_uid, group)["lines"][1:] == ["peg Red 2", "peg Blue 3"]
             board.stdin.close()
             assert board.wait(timeout=CEILING_S) == 0, board.stderr.read()
-        finally:
-            ceiling.cancel()
-            if board.poll() is None:
-                board.kill()
-                board.wait()
         assert sorted(p.name for p in folder.iterdir()) == ["ledger.sqlite3"]  # the board closed it
         stopped = web_reads(path, web_uid, group)
         assert stopped["immutable"] is True and stopped["lines"][1:] == ["peg Red 2", "peg Blue 3"]
         assert sorted(p.name for p in folder.iterdir()) == ["ledger.sqlite3"]  # the reader made nothing
-    finally:
-        shutil.rmtree(base)
 
 
 # The board's socket for phones (firmware.relay), made by the board's user and asked by others.
@@ -227,18 +244,9 @@ def test_the_web_user_reaches_the_boards_socket_through_the_group_and_no_one_els
     folder of the unit's StateDirectoryMode: the socket is 0660, another user in its group (the web
     unit's Group) is answered, a user outside the group is refused."""
     board_uid, web_uid, group, stranger = free_ids(4)
-    base = Path(tempfile.mkdtemp(prefix="cribbage-users-", dir="/tmp"))
-    try:
-        base.chmod(0o755)
-        folder = base / "cribbage-board"
-        folder.mkdir(mode=int(setting(BOARD_UNIT, "StateDirectoryMode"), 8))
-        os.chown(folder, board_uid, group)
+    with state_folder(board_uid, group) as folder:
         path = folder / "ledger.sqlite3.phones"
-        board = as_user(SOCKET_BOARD, board_uid, group, int(setting(BOARD_UNIT, "UMask"), 8), path)
-        ceiling = threading.Timer(CEILING_S, board.kill)
-        ceiling.start()
-        try:
-            assert board.stdout.readline() == "ready\n", board.stderr.read()
+        with board_as_user(SOCKET_BOARD, board_uid, group, path) as board:
             st = path.lstat()
             assert stat.S_ISSOCK(st.st_mode)
             assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (board_uid, group, 0o660)
@@ -246,12 +254,5 @@ def test_the_web_user_reaches_the_boards_socket_through_the_group_and_no_one_els
             assert "Permission denied" in asks(path, stranger, stranger)["away"]
             board.stdin.close()
             assert board.wait(timeout=CEILING_S) == 0, board.stderr.read()
-        finally:
-            ceiling.cancel()
-            if board.poll() is None:
-                board.kill()
-                board.wait()
         assert not path.exists()  # the board took its socket away
         assert "not running" in asks(path, web_uid, group)["away"]
-    finally:
-        shutil.rmtree(base)

@@ -17,7 +17,7 @@ from ledger.writer import LedgerWriter
 from scorer.record import parse_line
 
 from waits import CEILING_S
-from web_games import game_record, match_records, web_server, write_games
+from web_games import colour_blind_board, game_record, match_records, web_server, write_games
 
 pytestmark = BROWSER_MARKS
 SHOTS = Path(os.environ.get("CRIBBAGE_SCREENSHOTS") or Path(__file__).resolve().parent / "output" / "web")
@@ -544,12 +544,7 @@ def test_the_pages_open_in_the_palette_the_config_gives_the_leds(tmp_path, brows
     colours, with no choice made in the browser; a browser's own choice of standard overrides it."""
     from firmware.web.board import COLOURS, PALETTES
 
-    state = tmp_path / "ledger.sqlite3"
-    config = tmp_path / "config.toml"
-    config.write_text('[leds]\npalette = "colour-blind"\n')
-    with LedgerWriter(state) as store:
-        write_games(store, match_records(1) + [game_record("game six-card seats=Alice,Bob dealer=Alice",
-                                                           seed=7, entries=12)])
+    state, config = colour_blind_board(tmp_path)
     browser.set_window_size(*PHONE)
     with page_server(browser, state, "--config", str(config)) as base:
         try:

@@ -7,9 +7,8 @@ from firmware.palette import PALETTE_NAMES
 from firmware.palette import PALETTES as LED_PALETTES
 from firmware.web import pages
 from firmware.web.board import COLOURS, PALETTES
-from ledger.writer import LedgerWriter
 
-from web_games import game_record, get, match_records, web_server, write_games
+from web_games import colour_blind_board, get, web_server
 
 
 def test_each_palette_gives_the_sides_the_leds_colours():
@@ -56,12 +55,7 @@ def test_the_config_palette_is_the_one_every_page_opens_in(tmp_path):
     """``cribbage-board web`` with a config whose leds.palette is colour-blind: every page, the error
     pages too, opens in it with its length said right; JSON and the scripts are left as they are. A
     browser's choice (its cookie, one of the palettes) comes before the config's."""
-    state = tmp_path / "ledger.sqlite3"
-    config = tmp_path / "config.toml"
-    config.write_text('[leds]\npalette = "colour-blind"\n')
-    with LedgerWriter(state) as store:
-        write_games(store, match_records(1) + [game_record("game six-card seats=Alice,Bob dealer=Alice",
-                                                           seed=7, entries=12)])
+    state, config = colour_blind_board(tmp_path)
     with web_server(state, "--config", str(config)) as base:
         for path, status in (("/", 200), ("/games", 200), ("/games/1", 200), ("/stats", 200), ("/phone", 200),
                              ("/offline", 200), ("/games/99", 404), ("/P/ABCDEF", 200)):

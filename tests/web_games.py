@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from ledger.writer import LedgerWriter
 from scorer.distribution import distribution
 from scorer.game import Entry, Phase
 from scorer.record import Scorebook, parse_line
@@ -119,6 +120,18 @@ def write_games(store, records: list[list[str]]) -> None:
 
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def colour_blind_board(folder: Path) -> tuple[Path, Path]:
+    """(ledger, config): a finished match game and a six-card game in play, and a config whose
+    leds.palette is colour-blind."""
+    state = folder / "ledger.sqlite3"
+    config = folder / "config.toml"
+    config.write_text('[leds]\npalette = "colour-blind"\n')
+    with LedgerWriter(state) as store:
+        write_games(store, match_records(1) + [game_record("game six-card seats=Alice,Bob dealer=Alice",
+                                                           seed=7, entries=12)])
+    return state, config
 
 
 @contextlib.contextmanager
