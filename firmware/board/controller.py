@@ -41,7 +41,7 @@ from .menu import NAMES_NEXT_GAME, MenuTree
 from .outcome import NOTHING, Crossed, Did, Made, Move, Outcome
 from .panels import Panel
 from .picker import CountChecker, checks_a_crib, wrap_pixels
-from .scoring import Act, Refusal, ScoreInput, Source, decide
+from .scoring import Act, Refusal, ScoreInput, Source, decide, player_of
 from .screens import Screen
 from .view import GameView, deal_text, laps_note, next_text, scores_title, show_text, tally_text, won_text
 
@@ -323,8 +323,7 @@ class Controller:
             return False
         if given.source in (Source.KNOB, Source.BUTTON):
             return self._apply(decision)
-        seat = self.game.seats[given.seat] if given.seat is not None and given.seat < len(self.game.seats) else None
-        return self._apply(decision, EntrySource(given.source.via, seat, request))
+        return self._apply(decision, EntrySource(given.source.via, player_of(given, self.game), request))
 
     # ---- panels: the menus and the pickers -------------------------------
 

@@ -31,7 +31,7 @@ from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
 from .frames import LedStyle, Slide, led_frame, light_game_counters, next_blink
 from .outcome import Move, Outcome
 from .phones import PairingView, Phones, PhoneServer, sessions_path
-from .scoring import ScoreInput
+from .scoring import ScoreInput, player_of
 from .screens import Screen, oled_image, scores_screen
 from .sdnotify import Notifier
 from .signals import StopSignals
@@ -153,8 +153,7 @@ class Board:
     def _phone_entry(self, given: ScoreInput, request: str) -> dict:
         """A paired phone's input, through the controller as a press is; the board's answer to it."""
         controller = self.controller
-        seats = controller.game.seats
-        seat = seats[given.seat] if given.seat is not None and given.seat < len(seats) else None
+        seat = player_of(given, controller.game)
         if seat is not None:
             try:
                 done = self.store.entry_of_request(seat, request)

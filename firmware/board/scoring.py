@@ -169,6 +169,12 @@ def _undo(given: ScoreInput, game: Game) -> Decision:
     return Command.UNDO
 
 
+def player_of(given: ScoreInput, game: Game) -> str | None:
+    """The player at the input's seat in ``game``, None if it names none there."""
+    named = _seat_name(given.seat, game)
+    return None if isinstance(named, Refusal) else named
+
+
 def _seat_name(index: int | None, game: Game) -> str | Refusal:
     """The player at a seat (a colour button's place), or why there is none."""
     if index is None or not 0 <= index < len(COLOUR_BUTTONS):
