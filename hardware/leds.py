@@ -264,6 +264,11 @@ BUFSIZ_FIX = (
 )
 
 
+def spi_device_present(device: tuple[int, int] = SPI_DEVICE) -> bool:
+    """Whether the kernel has the spidev device the strip is sent on."""
+    return Path("/dev/spidev{}.{}".format(*device)).exists()
+
+
 def spi_bufsiz(path: Path = BUFSIZ_FILE) -> int:
     """The kernel's spidev buffer: the most one SPI transfer can carry (4096 if unreadable)."""
     try:
@@ -277,8 +282,9 @@ class SpiStrip:
     """A WS2812 strip on SPI MOSI (GPIO10) through spidev: any current Pi, no root.
 
     Each frame is encoded by :func:`hardware.ws2812.spi_bytes` and written in one
-    transfer: the kernel splits a write longer than its spidev buffer, and the gap
-    between the pieces can latch the strip mid-frame, so a frame that does not fit
+    transfer. The kernel refuses a transfer longer than its spidev buffer
+    (EMSGSIZE), so spidev's ``writebytes2`` cuts a longer write into several, and
+    the gap between them can latch the strip mid-frame: a frame that does not fit
     is refused when the strip is opened. ``library`` is the spidev module (a fake
     in tests); ``bufsiz_file`` is where the kernel shows its buffer size.
     """
@@ -389,7 +395,10 @@ def open_strip(
     model (False: look it up). ``options`` go to the driver (``library=`` in tests).
 
     "auto" is spi on every model (see :func:`hardware.model.led_driver_for`); a
-    ws281x strip is never constructed on a board rpi_ws281x does not support.
+    ws281x strip is never constructed on a board rpi_ws281x does not support. Off a
+    Pi, spi opens the strip only where the kernel has its device (``/dev/spidev0.0``:
+    another board, or a test machine's own SPI controller); else the error says to
+    use the mock.
     """
     from .model import led_driver_for, pi_model, ws281x_problem
 
@@ -399,7 +408,7 @@ def open_strip(
         raise HardwareError(f"leds.driver = {driver!r}: use one of {', '.join(LED_DRIVERS)}")
     if name == "auto":
         name, _why = led_driver_for(model)
-    if model is None and options.get("library") is None:
+    if model is None and options.get("library") is None and not (name == "spi" and spi_device_present()):
         raise DeviceNotFoundError("the LED strip needs a Raspberry Pi and this is not one: use --backend mock")
     if name == "spi":
         if pin != SPI_PIN:

@@ -342,3 +342,31 @@ def test_the_board_on_a_pi_5_with_ws281x_says_use_spi(pi5_board):
         assert any('set leds.driver = "spi"' in line for line in devices.warnings)
     finally:
         devices.controls.close()
+
+
+@pytest.mark.parametrize("driver", ["auto", "spi"])
+def test_off_a_pi_the_spi_driver_opens_where_the_kernel_has_spidev(driver, bufsiz, monkeypatch):
+    """Not a Pi, but /dev/spidev0.0 is there (another board, a test VM's SPI controller): the strip opens on it."""
+    import hardware.leds
+
+    library = FakeSpidev()
+    monkeypatch.setitem(sys.modules, "spidev", library)
+    monkeypatch.setattr(hardware.leds, "spi_device_present", lambda device=(0, 0): True)
+    strip = open_strip(driver, 3, 10, model=None, bufsiz_file=bufsiz(4096))
+    assert isinstance(strip, SpiStrip) and library.device.opened == (0, 0)
+
+
+def test_off_a_pi_ws281x_is_refused_even_where_spidev_is(monkeypatch):
+    """rpi_ws281x crashes off a Pi: a spidev device changes nothing for it."""
+    import hardware.leds
+
+    monkeypatch.setattr(hardware.leds, "spi_device_present", lambda device=(0, 0): True)
+    with pytest.raises(DeviceNotFoundError, match="needs a Raspberry Pi and this is not one: use --backend mock"):
+        open_strip("ws281x", 3, 10, model=None)
+
+
+def test_spi_device_present_looks_for_the_device_node():
+    """spidev's device node, /dev/spidevB.C: a bus no machine has is not present."""
+    from hardware.leds import spi_device_present
+
+    assert spi_device_present((4095, 4095)) is False
