@@ -145,7 +145,7 @@ else
     qemu+=(-accel tcg -cpu max)
     accel="tcg (software emulation)"
 fi
-recipe=$(printf '%s\n' "$packages" "$(sed -n '/^build_image()/,/^}/p' "$0")" | md5sum | cut -c1-12)
+recipe=$(printf '%s\n' "$packages" "$(sed -n '/^build_image()/,/^}/p' "$0")" "$(cat "$src"/systemd/vm/kmod/*)" | md5sum | cut -c1-12)
 
 build_image() {  # The cached image: base.img (ext4, the whole root), vmlinuz, initrd.img, wheels in the root.
     local log=$cache/build.log foreign=()
@@ -174,9 +174,22 @@ build_image() {  # The cached image: base.img (ext4, the whole root), vmlinuz, i
     copy_tree "$src" "$root/tmp/cribbage-board"
     # PYPI=1: lgpio's sdist (no wheel for Trixie's Python 3.13) compiles its C library in, as install.sh has it.
     in_root bash -c 'apt-get update -q && python3 -m venv /tmp/wheels-venv &&
-        PYPI=1 /tmp/wheels-venv/bin/pip wheel -q -w /var/cache/cribbage-vm/wheels /tmp/cribbage-board lgpio setuptools wheel &&
+        PYPI=1 /tmp/wheels-venv/bin/pip wheel -q -w /var/cache/cribbage-vm/wheels /tmp/cribbage-board lgpio spidev setuptools wheel &&
         rm -f /var/cache/cribbage-vm/wheels/cribbage_board-*.whl' >>"$log" 2>&1 ||
         fail "pip wheel in the root, see $log"
+    # The kernel modules of the device checks (systemd/vm/kmod): the guest kernel's
+    # headers and Debian's source of the same kernel, for gpio-sim; the source goes
+    # once they are built, the headers stay.
+    say "building gpio-sim and the I2C and SPI recorders for the guest's kernel"
+    # shellcheck disable=SC2016  # expanded in the root, by its own bash
+    in_root bash -c 'set -e
+        release=$(basename /lib/modules/*)
+        version=$(dpkg-query -W -f "\${Version}" "linux-image-$release")
+        source=linux-source-$(echo "$release" | cut -d. -f1,2)
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends make xz-utils \
+            "linux-headers-$release=$version" "$source=$version"
+        /tmp/cribbage-board/systemd/vm/kmod/build.sh "$release" "/usr/src/$source.tar.xz"
+        apt-get purge -y -q "$source"' >>"$log" 2>&1 || fail "the kernel modules, see $log"
     rm -rf "$root/tmp/cribbage-board" "$root/tmp/wheels-venv"
     cleanup_mounts
 
@@ -504,6 +517,19 @@ EOF
     fi
 }
 
+host_keep() {  # "NAME BASE64": a file the guest sends (gzip, then base64), kept as recordings/NAME in the cache.
+    local name=${1%% *}
+    [[ $name =~ ^[a-z0-9][a-z0-9.-]*$ ]] || { echo "  the guest sent a file named '$name': not kept"; return; }
+    mkdir -p "$cache/recordings"
+    if base64 -d <<<"${1#* }" | gunzip >"$cache/recordings/$name.part"; then
+        mv "$cache/recordings/$name.part" "$cache/recordings/$name"
+        echo "  kept $cache/recordings/$name ($(wc -c <"$cache/recordings/$name") bytes)"
+    else
+        rm -f "$cache/recordings/$name.part"
+        echo "  the guest's $name did not decode: not kept"
+    fi
+}
+
 guest_line() {  # The guest's next line (fd 3) into the caller's $line, its \r cut, and the time into its $heard;
     # status 1, with $lost saying why, once qemu has ended or the guest was silent for the caller's $silence s.
     while :; do
@@ -543,6 +569,10 @@ listen() {  # The guest's lines, and what only the host can check: the web view 
                 ;;
             "host: club"*)
                 echo "done $(host_club)" >&4
+                ;;
+            "host: keep "*)
+                host_keep "${line#host: keep }"
+                echo "done" >&4
                 ;;
             "host: poweroff "*)
                 powered_off=${line#host: poweroff }

@@ -55,15 +55,42 @@
                          the board's buttons and encoder read with gpiozero's lgpio pin
                          factory on /dev/gpiochipCHIP, a gpio-sim chip whose lines the
                          caller drives (sim_gpioN/pull) once this says "reading"
-    driver.py oled PORT  the OLED opened through luma's real I2C path on /dev/i2c-PORT
-                         (i2c-stub at 0x3C), and a frame shown
+    driver.py oled PORT  in the board unit's sandbox: the OLED opened through luma's real
+                         I2C path on /dev/i2c-PORT (the I2C recorder at 0x3C), a frame
+                         shown; prints "drawn: HEX", the image as a PBM (P4) file
+    driver.py strip      in the board unit's sandbox: the board's SpiStrip on
+                         /dev/spidev0.0 (the SPI recorder), 243 LEDs shown one frame and
+                         closed (all off); prints "meant: JSON", the colours it sent
+    driver.py oversize   in the board unit's sandbox: a frame of 485 LEDs, more than the
+                         kernel's default spidev buffer: the SpiStrip asked to open for it,
+                         spidev's writebytes2 of its bytes and a plain write() of them;
+                         prints "oversize: JSON", what each did
+    driver.py check-oled RECORDING IMAGE
+                         as root: the I2C recording read as an SSD1306 reads it
+                         (tests/wire.py), its frame compared pixel for pixel with IMAGE
+                         (PBM)
+    driver.py check-strip RECORDING LOG
+                         as root: the SPI recording read as a WS2812 strip reads it
+                         (tests/wire.py) against the colours LOG (strip's output) meant
+    driver.py check-oversize RECORDING LOG
+                         as root: the oversize frame's pieces in the SPI recording against
+                         what LOG (oversize's output) says was sent and refused
+    driver.py expect LEDGER OUT ACTION...
+                         as root: the mock board on a copy of the ledger LEDGER given each
+                         ACTION ("turn:1", "click:red") as the real board was; writes
+                         OUT.pbm (its OLED) and OUT.json (its LED frame)
+    driver.py check-board I2C SPI EXPECTED
+                         as root: the last OLED frame of the I2C recording and the last LED
+                         frame of the SPI recording against EXPECTED.pbm and EXPECTED.json
 
-Each mode prints what it did; gpio and oled end with "ok: ..." or exit non-zero.
+Each mode prints what it did; gpio and the checks end with "ok: ..." or "FAILED: ...".
 """
 
 from __future__ import annotations
 
 import errno
+import io
+import json
 import os
 import random
 import socket
@@ -73,6 +100,7 @@ import time
 from pathlib import Path
 
 CONFIG = "/etc/cribbage-board/config.toml"
+TREE = Path("/root/cribbage-board")  # the working tree, as agent.sh copied it
 STATE = Path(os.environ.get("STATE_DIRECTORY", "/var/lib/cribbage-board")) / "ledger.sqlite3"
 BURST_FLAG = Path("/run/cribbage-vm-burst")
 ACKS = Path("/run/cribbage-vm-acks")  # the power cuts: a FIFO that agent.sh relays to the host's virtio port
@@ -488,19 +516,226 @@ def gpio(chip: int, seconds: float) -> int:
     return 0
 
 
+def _pbm(image) -> bytes:
+    """A 1-bit PIL image as a binary PBM (P4) file."""
+    out = io.BytesIO()
+    image.convert("1").save(out, format="PPM")
+    return out.getvalue()
+
+
 def oled(port: int) -> int:
-    """The OLED through luma's real I2C path on the stub, and one frame shown."""
+    """The OLED through luma's real I2C path on the recorder, and one frame shown."""
     from firmware.board.loop import SAFE_TO_UNPLUG
     from firmware.board.screens import oled_image
     from hardware.display import DisplaySettings, open_display
 
+    image = oled_image(SAFE_TO_UNPLUG)
     display = open_display(DisplaySettings(i2c_port=port, i2c_address=0x3C))
     try:
-        display.show(oled_image(SAFE_TO_UNPLUG))
+        display.show(image)
     finally:
         display.close(keep_image=True)
     print(f"oled: luma ssd1306 on /dev/i2c-{port} at 0x3C: opened, a frame shown, closed", flush=True)
+    print(f"drawn: {_pbm(image).hex()}", flush=True)
     return 0
+
+
+STRIP_LEDS, OVERSIZE_LEDS = 243, 485  # classic-121 and four-track-121
+
+
+def strip() -> int:
+    """The board's SpiStrip on /dev/spidev0.0: one frame, then closed (all off)."""
+    from hardware.leds import PowerSettings, SpiStrip
+
+    rng = random.Random(121)
+    frame = [(rng.randrange(256), rng.randrange(256), rng.randrange(256)) for _ in range(STRIP_LEDS)]
+    leds = SpiStrip(STRIP_LEDS, PowerSettings(max_brightness=1.0, budget_ma=100_000, gamma=1.0))
+    try:
+        leds.show(frame)
+    finally:
+        leds.close()
+    print(f"strip: SpiStrip on {leds.path}: {STRIP_LEDS} LEDs at {leds.hz} Hz shown, then closed", flush=True)
+    print(f"meant: {json.dumps({'hz': leds.hz, 'frames': [frame, [(0, 0, 0)] * STRIP_LEDS]})}", flush=True)
+    return 0
+
+
+def oversize() -> int:
+    """A frame of 485 LEDs, more than the kernel's default spidev buffer: the board's SpiStrip
+    asked to open for it, spidev's writebytes2 of its bytes, and a plain write() of them."""
+    import spidev
+
+    from hardware import ws2812
+    from hardware.errors import HardwareError
+    from hardware.leds import SpiStrip, spi_bufsiz
+
+    try:
+        SpiStrip(OVERSIZE_LEDS).close()
+        answer = "opened"
+    except HardwareError as error:
+        answer = f"refused: {error}"
+    data = ws2812.spi_bytes([(0, 0, 255)] * OVERSIZE_LEDS, ws2812.DEFAULT_HZ)
+    device = spidev.SpiDev()
+    device.open(0, 0)
+    device.mode, device.bits_per_word, device.max_speed_hz = 0, 8, ws2812.DEFAULT_HZ
+    device.writebytes2(data)
+    device.close()
+    fd = os.open("/dev/spidev0.0", os.O_WRONLY)
+    try:
+        os.write(fd, data)
+        written = "written"
+    except OSError as error:
+        written = f"refused: {errno.errorcode.get(error.errno or 0, error.errno)}"
+    finally:
+        os.close(fd)
+    said = {"leds": OVERSIZE_LEDS, "bytes": len(data), "bufsiz": spi_bufsiz(), "strip": answer, "write": written}
+    print(f"oversize: {json.dumps(said)}", flush=True)
+    return 0
+
+
+def _wire():
+    """tests/wire.py, the decoders, from the working tree agent.sh copied."""
+    sys.path.insert(0, str(TREE / "tests"))
+    import wire
+
+    return wire
+
+
+def _said(log: str, prefix: str) -> str:
+    """What a mode printed after ``prefix`` in its log (the last such line)."""
+    lines = [line[len(prefix):] for line in Path(log).read_text().splitlines() if line.startswith(prefix)]
+    if not lines:
+        raise SystemExit(f"FAILED: {log} has no line starting {prefix!r}")
+    return lines[-1]
+
+
+def check_oled(recording: str, image: str) -> int:
+    """The I2C recording as an SSD1306 takes it, against the image drawn."""
+    wire = _wire()
+    text = Path(recording).read_text()
+    messages = wire.parse_i2c(text)
+    try:
+        chip = wire.check_oled(text, Path(image).read_bytes())
+    except wire.WireError as error:
+        print(f"FAILED: the I2C recorder's {len(messages)} messages to 0x3C, read as an SSD1306 reads them: {error}")
+        return 1
+    data = sum(len(m.data) for m in messages)
+    print(f"ok: I2C through the kernel: luma's ssd1306 in the board unit's sandbox wrote {len(messages)} messages "
+          f"({data} bytes) to 0x3C on the I2C recorder's /dev/i2c-1, SMBus block writes and plain I2C alike; "
+          f"read as an SSD1306 reads them (its commands, then its page-addressed GDDRAM), the panel is on, its "
+          f"charge pump on, contrast {chip.contrast}, and its 128x64 pixels equal the image the board drew, "
+          f"pixel for pixel")
+    return 0
+
+
+def check_strip(recording: str, log: str) -> int:
+    """The SPI recording as a WS2812 strip takes it, against the colours meant."""
+    wire = _wire()
+    text = Path(recording).read_text()
+    transfers = wire.parse_spi(text)
+    try:
+        frames = wire.check_strip(text, _said(log, "meant: "))
+    except wire.WireError as error:
+        print(f"FAILED: the SPI recorder's {len(transfers)} transfers, read as a WS2812 strip reads them: {error}")
+        return 1
+    sizes = ", ".join(str(len(t.data)) for t in transfers)
+    print(f"ok: SPI through the kernel: the board's SpiStrip in the board unit's sandbox sent {len(transfers)} "
+          f"transfers ({sizes} bytes) through /dev/spidev0.0 to the SPI recorder at {transfers[0].hz} Hz, mode 0, "
+          f"8 bits; read against the WS2812B datasheet's timing, the first is the {len(frames[0])} colours meant, "
+          f"the second all off (the strip closed)")
+    return 0
+
+
+def check_oversize(recording: str, log: str) -> int:
+    """A frame larger than spidev's buffer: refused by the SpiStrip, cut in pieces by writebytes2,
+    refused by the kernel in one write()."""
+    from hardware import ws2812
+
+    wire = _wire()
+    said = json.loads(_said(log, "oversize: "))
+    transfers = wire.parse_spi(Path(recording).read_text())
+    data = ws2812.spi_bytes([(0, 0, 255)] * said["leds"], ws2812.DEFAULT_HZ)
+    pieces = [t.data for t in transfers]
+    bufsiz = said["bufsiz"]
+    problems = []
+    if not said["strip"].startswith("refused: ") or "spidev.bufsiz" not in said["strip"]:
+        problems.append(f"the SpiStrip for {said['leds']} LEDs: {said['strip']}")
+    if said["write"] != "refused: EMSGSIZE":
+        problems.append(f"a write() of {len(data)} bytes: {said['write']}, not EMSGSIZE")
+    if b"".join(pieces) != data or any(len(p) > bufsiz for p in pieces) or len(pieces) < 2:
+        problems.append(f"writebytes2 of {len(data)} bytes reached the recorder as {[len(p) for p in pieces]} bytes")
+    if problems:
+        print(f"FAILED: a frame larger than spidev.bufsiz ({bufsiz}): " + "; ".join(problems))
+        return 1
+    gap = transfers[1].us - transfers[0].us
+    led, bit = divmod((len(pieces[0]) - ws2812.reset_bytes(ws2812.DEFAULT_HZ)) * 8 // ws2812.pattern(ws2812.DEFAULT_HZ).bits, 24)
+    print(f"ok: a frame larger than the kernel's spidev.bufsiz ({bufsiz}): {said['leds']} LEDs are {len(data)} bytes; "
+          f"the board's SpiStrip refuses to open for it (\"{said['strip'][len('refused: '):]}\"); the kernel refuses "
+          f"it as one write() (EMSGSIZE); spidev's writebytes2 sends it as {len(pieces)} transfers of "
+          f"{' and '.join(str(len(p)) for p in pieces)} bytes, {gap} us apart here, the first ending at bit {bit} "
+          f"of LED {led}, where a strip would latch the frame if the gap were 280 us or more")
+    return 0
+
+
+def expect(ledger: str, out: str, actions: list[str]) -> int:
+    """The mock board on a copy of ``ledger``, given ``actions``: its OLED and LED frame, settled."""
+    import shutil
+
+    from firmware.config import load_config
+    from firmware.pc.simulator import Simulator
+
+    copy = Path(out + ".sqlite3")
+    shutil.copyfile(ledger, copy)
+    sim = Simulator(load_config(CONFIG), copy)
+    try:
+        for action in actions:
+            verb, _, argument = action.partition(":")
+            sim.act(verb, argument)
+        sim.finish_animation()
+        Path(out + ".pbm").write_bytes(_pbm(sim.devices.display.image))
+        frame = sim.devices.strip.last_frame
+        Path(out + ".json").write_text(json.dumps({"hz": None, "frames": [frame]}))
+    finally:
+        sim.close()
+    print(f"expect: the mock board on a copy of {ledger} after {' '.join(actions)}: {out}.pbm and {out}.json")
+    return 0
+
+
+def check_board(i2c: str, spi: str, expected: str) -> int:
+    """The real board's last OLED and LED frames, as the recorders took them, against the mock board's."""
+    wire = _wire()
+    code = 0
+    try:
+        chip = wire.oled(Path(i2c).read_text())
+        found = wire.differences(chip.frame(), Path(expected + ".pbm").read_bytes())
+        if found:
+            raise wire.WireError(wire.describe(found, chip.frame()))
+        if not chip.display_on:
+            raise wire.WireError("the display is off")
+        print("ok: the board's OLED through the kernel: the last frame the I2C recorder took from the installed "
+              "board, read as an SSD1306 reads it, equals the mock board's OLED after the same detent and click, "
+              "pixel for pixel: the new score is on the panel")
+    except wire.WireError as error:
+        print(f"FAILED: the board's OLED through the kernel: {error}")
+        code = 1
+    try:
+        transfers = wire.parse_spi(Path(spi).read_text())
+        if not transfers:
+            raise wire.WireError("the SPI recorder took no transfer from the board")
+        shown = wire.strip_frames(transfers[-1:])[0]
+        _hz, (meant,) = wire.read_colours(Path(expected + ".json").read_text())
+        wrong = [n for n, (a, b) in enumerate(zip(shown, meant)) if a != b]
+        if wrong or len(shown) != len(meant):
+            raise wire.WireError(f"{len(wrong)} of {len(meant)} LEDs differ from the mock board's frame "
+                                 f"(LED {wrong[0] if wrong else len(shown)} first)")
+        lit = sum(1 for colour in shown if colour != (0, 0, 0))
+        print(f"ok: the board's LEDs through the kernel: the last of {len(transfers)} frames the SPI recorder took "
+              f"from the installed board ({len(transfers[-1].data)} bytes at {transfers[-1].hz} Hz) decodes, "
+              f"against the WS2812B datasheet, to the mock board's frame after the same detent and click, "
+              f"all {len(shown)} LEDs ({lit} lit): the new hole is lit")
+    except wire.WireError as error:
+        print(f"FAILED: the board's LEDs through the kernel: {error}")
+        code = 1
+    return code
 
 
 def main(argv: list[str]) -> int:
@@ -523,6 +758,20 @@ def main(argv: list[str]) -> int:
         return gpio(int(argv[1]), float(argv[2]))
     if argv[:1] == ["oled"] and len(argv) == 2:
         return oled(int(argv[1]))
+    if argv == ["strip"]:
+        return strip()
+    if argv == ["oversize"]:
+        return oversize()
+    if argv[:1] == ["check-oled"] and len(argv) == 3:
+        return check_oled(argv[1], argv[2])
+    if argv[:1] == ["check-strip"] and len(argv) == 3:
+        return check_strip(argv[1], argv[2])
+    if argv[:1] == ["check-oversize"] and len(argv) == 3:
+        return check_oversize(argv[1], argv[2])
+    if argv[:1] == ["expect"] and len(argv) >= 4:
+        return expect(argv[1], argv[2], argv[3:])
+    if argv[:1] == ["check-board"] and len(argv) == 4:
+        return check_board(argv[1], argv[2], argv[3])
     print(__doc__, file=sys.stderr)
     return 2
 
