@@ -10,7 +10,7 @@ from hardware.leds import PowerSettings, SpiStrip, Ws281xStrip, open_strip, spi_
 from hardware.model import led_driver_for, ws281x_problem
 
 from test_leds import FakeWs281x
-from test_ws2812 import decode
+from wire import decode
 
 PI5 = "Raspberry Pi 5 Model B Rev 1.0"
 PI4 = "Raspberry Pi 4 Model B Rev 1.5"

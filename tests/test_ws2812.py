@@ -1,14 +1,13 @@
 """The WS2812 SPI encoding, checked by decoding its bytes as the strip's data pin sees them.
 
-The decoder here knows nothing of the encoder: it expands the bytes into the MOSI
-level for each SPI clock period (most significant bit first, SPI mode 0), finds
-each high pulse, measures it in nanoseconds at the clock, and holds every pulse
-against the WS2812B datasheet before rebuilding the colours (green, red, blue).
+The decoder (tests/wire.py, which also reads the test VM's SPI recordings) knows nothing of
+the encoder: it expands the bytes into the MOSI level for each SPI clock period (most
+significant bit first, SPI mode 0), finds each high pulse, measures it in nanoseconds at the
+clock, and holds every pulse against the WS2812B datasheet before rebuilding the colours
+(green, red, blue).
 """
 
 import random
-import re
-from dataclasses import dataclass
 
 import pytest
 from hypothesis import given, settings
@@ -16,58 +15,10 @@ from hypothesis import strategies as st
 
 from hardware.ws2812 import SPI_CLOCKS, spi_bytes
 
-# The WS2812B datasheet, in nanoseconds (written out here, not taken from the encoder).
-T0H, T1H, PULSE_TOLERANCE = 400.0, 800.0, 150.0
-PERIOD, PERIOD_TOLERANCE = 1250.0, 600.0
-RESET = 280_000.0
+from wire import PERIOD_TOLERANCE, PULSE_TOLERANCE, RESET, Wire, decode
 
 CLOCKS = (2_400_000, 4_000_000, 4_800_000, 6_400_000)
 CLASSIC, FOUR_TRACK = 243, 485
-
-
-@dataclass
-class Wire:
-    """What the strip's data pin saw: the data bits and the worst timing errors."""
-
-    bits: list[int]
-    worst_t0h: float  # largest |high - 400 ns| over the 0 bits
-    worst_t1h: float
-    worst_period: float  # largest |rise to next rise - 1250 ns|
-    lead_ns: float  # low before the first pulse
-    trail_ns: float  # low after the last pulse
-
-    def colours(self) -> list[tuple[int, int, int]]:
-        """The bits as RGB colours, read 24 at a time in the strip's order: green, red, blue."""
-        if len(self.bits) % 24:
-            raise AssertionError(f"{len(self.bits)} bits is not a whole number of LEDs")
-        values = [int("".join(map(str, self.bits[i:i + 8])), 2) for i in range(0, len(self.bits), 8)]
-        return [(values[i + 1], values[i], values[i + 2]) for i in range(0, len(values), 3)]
-
-
-def decode(data: bytes, hz: float) -> Wire:
-    """Read ``data`` sent at ``hz`` the way a WS2812B does; AssertionError at the first bad pulse."""
-    line = "".join(f"{byte:08b}" for byte in data)  # the MOSI level for each clock period
-    period_ns = 1e9 / hz
-    pulses = [(m.start(), m.end()) for m in re.finditer("1+", line)]
-    bits, worst = [], {0: 0.0, 1: 0.0, "period": 0.0}
-    for index, (rise, fall) in enumerate(pulses):
-        high = (fall - rise) * period_ns
-        if abs(high - T0H) <= PULSE_TOLERANCE:
-            bit = 0
-        elif abs(high - T1H) <= PULSE_TOLERANCE:
-            bit = 1
-        else:
-            raise AssertionError(f"pulse {index} is {high:.0f} ns high: neither a 0 nor a 1")
-        worst[bit] = max(worst[bit], abs(high - (T1H if bit else T0H)))
-        if index + 1 < len(pulses):
-            period = (pulses[index + 1][0] - rise) * period_ns
-            if abs(period - PERIOD) > PERIOD_TOLERANCE:
-                raise AssertionError(f"bit {index} lasts {period:.0f} ns, not 1250 +/- 600")
-            worst["period"] = max(worst["period"], abs(period - PERIOD))
-        bits.append(bit)
-    lead = (pulses[0][0] if pulses else len(line)) * period_ns
-    trail = (len(line) - (pulses[-1][1] if pulses else 0)) * period_ns
-    return Wire(bits, worst[0], worst[1], worst["period"], lead, trail)
 
 
 def check(frame, hz: float, sent_at: float | None = None) -> Wire:
