@@ -10,8 +10,9 @@
 # the board on the mock backend through a drop-in (the VM has no strip, OLED
 # or buttons), then checks the units, the one writer, kill -9, the watchdog,
 # polkit, the web view, the hardening scores, a second install, the stop, the
-# real GPIO and I2C stacks where the guest kernel has gpio-sim and i2c-stub,
-# the club (the board's unit, with [club] set and the drop-in of
+# kernel's own GPIO, I2C and SPI (gpio-sim, and the I2C and SPI recorders of
+# systemd/vm/kmod, built for the guest's kernel with the image) under the
+# board's real drivers and then the whole board on its real backend, the club (the board's unit, with [club] set and the drop-in of
 # `cribbage-board club-network`, sends a game to a Mosquitto on this host,
 # reached through qemu's guestfwd, and a club hub here counts it; the unit
 # reaches no other address, and with the club off it has no network again),
@@ -111,8 +112,8 @@ need_root "it uses apt-get, debootstrap, mount and chroot"
 # udev, D-Bus and logind (libpam-systemd: debootstrap does not pick
 # polkitd's default-logind itself) and polkit, Debian's kernel, the packages install.sh
 # installs (so its apt-get finds them there without a network), kmod for
-# gpio-sim and i2c-stub, and curl for a phone's requests to the web view. Changing
-# this list rebuilds the image.
+# gpio-sim and the recorders, and curl for a phone's requests to the web view. Changing
+# this list, build_image or systemd/vm/kmod's sources rebuilds the image.
 packages=systemd,systemd-sysv,udev,dbus,libpam-systemd,polkitd,kmod,iproute2,procps,ca-certificates,e2fsprogs,python3,python3-venv,python3-dev,gcc,swig,i2c-tools,curl
 case $arch in
     amd64)
@@ -145,7 +146,7 @@ else
     qemu+=(-accel tcg -cpu max)
     accel="tcg (software emulation)"
 fi
-recipe=$(printf '%s\n' "$packages" "$(sed -n '/^build_image()/,/^}/p' "$0")" "$(cat "$src"/systemd/vm/kmod/*)" | md5sum | cut -c1-12)
+recipe=$(printf '%s\n' "$packages" "$(sed -n '/^build_image()/,/^}/p' "$0")" "$(cat "$src"/systemd/vm/kmod/{Kbuild,build.sh,*.c,*.h})" | md5sum | cut -c1-12)
 
 build_image() {  # The cached image: base.img (ext4, the whole root), vmlinuz, initrd.img, wheels in the root.
     local log=$cache/build.log foreign=()
