@@ -93,6 +93,8 @@ def _records(text: str) -> Iterable[tuple[int, str, list[str], int]]:
                 raise _problem(number, line, "a comment about dropped lines without a count")
             continue
         fields = line.split(" ")
+        if "" in fields and line:
+            raise _problem(number, line, "fields are separated by single spaces")
         if not _DECIMAL.fullmatch(fields[0]):
             raise _problem(number, line, "MICROSECONDS must be a decimal number")
         us = int(fields[0])
@@ -398,7 +400,7 @@ class Ssd1306:
         (0xA1) and COM scan remapped (0xC8) show GDDRAM column c at x = c and RAM row r at y = r;
         with 0xA0 the columns come out mirrored, with 0xC0 the rows. A panel row shows row k of
         the scan (k below the multiplex ratio N; COMs beyond it stay dark) on COM (k - offset) mod
-        64 (datasheet Table 10-1), read from RAM row (k + start line) mod 64; 0xC8 mirrors the COM
+        64 (the datasheet's offset table without remap), from RAM row (k + start line) mod 64; 0xC8 mirrors the COM
         order. A display that is off (0xAE) is all dark; 0xA5 lights every driven row; 0xA7 inverts.
         WireError if the picture cannot be known: a command still waits for arguments, a scroll runs,
         the COM pins are not 0x12 (on a 128x64 module the rows would come out interleaved), 0xC8
@@ -479,20 +481,23 @@ def read_pbm(data: bytes) -> list[bytes]:
     return [bytes(1 - (raster[y * stride + x // 8] >> (7 - x % 8) & 1) for x in range(width)) for y in range(height)]
 
 
-def _rows(picture: Sequence[Sequence[int]] | bytes, what: str) -> list[bytes]:
+Picture = Sequence[Sequence[int]] | bytes  # rows of 0/1 (top first), or a binary PBM file's bytes
+
+
+def _rows(picture: Picture, what: str) -> list[bytes]:
     rows = read_pbm(picture) if isinstance(picture, bytes) else [bytes(1 if v else 0 for v in row) for row in picture]
     if len(rows) != HEIGHT or any(len(row) != WIDTH for row in rows):
         raise WireError(f"the {what} picture is not {WIDTH}x{HEIGHT}")
     return rows
 
 
-def differences(frame: Sequence[Sequence[int]] | bytes, expected: Sequence[Sequence[int]] | bytes) -> list[tuple[int, int]]:
+def differences(frame: Picture, expected: Picture) -> list[tuple[int, int]]:
     """The pixels (x, y) where two 128x64 pictures differ; each is rows of 0/1 or a PBM file's bytes."""
     got, want = _rows(frame, "shown"), _rows(expected, "expected")
     return [(x, y) for y in range(HEIGHT) if got[y] != want[y] for x in range(WIDTH) if got[y][x] != want[y][x]]
 
 
-def describe(found: list[tuple[int, int]], frame: Sequence[Sequence[int]] | bytes, limit: int = 6) -> str:
+def describe(found: list[tuple[int, int]], frame: Picture, limit: int = 6) -> str:
     """One line naming the first few differing pixels and what the panel shows there."""
     if not found:
         return "the pictures are the same"
@@ -502,7 +507,7 @@ def describe(found: list[tuple[int, int]], frame: Sequence[Sequence[int]] | byte
     return f"{len(found)} pixels differ from the expected picture: {named}{more}"
 
 
-def check_oled(recording: str, expected: Sequence[Sequence[int]] | bytes, address: int = OLED_ADDRESS) -> Ssd1306:
+def check_oled(recording: str, expected: Picture, address: int = OLED_ADDRESS) -> Ssd1306:
     """The recording replayed on an SSD1306 shows ``expected``, lit with its charge pump on; else WireError."""
     chip = oled(recording, address)
     if not chip.display_on or not chip.charge_pump:
