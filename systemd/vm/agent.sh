@@ -492,6 +492,7 @@ else
 fi
 i2c_log=/sys/kernel/debug/cribbage_i2c_rec/transfers
 spi_log=/sys/kernel/debug/cribbage_spi_rec/transfers
+# shellcheck source=/dev/null  # the guest's own
 release=$(. /etc/os-release && echo "$VERSION_CODENAME")
 keep() {  # NAME FILE: the file to the host, which keeps it in the cache's recordings/ folder.
     ask_host "keep $1 $(gzip -9c "$2" | base64 -w 0)"
