@@ -519,6 +519,11 @@ devices_up() {  # gpio-sim's chip (28 lines, pulled up: buttons released, encode
     chgrp spi /dev/spidev0.0 && chmod 0660 /dev/spidev0.0
 }
 pull() { echo "$2" >"$lines/sim_gpio$1/pull"; sleep 0.08; }  # LINE pull-up|pull-down: as a button or the encoder would
+# gpiozero knows the Pi by the revision in /proc/device-tree or /proc/cpuinfo: in the board's sandbox this
+# guest's /proc/cpuinfo gets the line a Pi 3 Model B's kernel writes (BindReadOnlyPaths), nothing else.
+pi_cpuinfo=/run/cribbage-vm-cpuinfo
+{ cat /proc/cpuinfo; printf 'Hardware\t: BCM2835\nRevision\t: a02082\nSerial\t\t: 00000000c1bba6e0\nModel\t\t: Raspberry Pi 3 Model B Rev 1.2\n'; } >"$pi_cpuinfo"
+as_pi=(-p "BindReadOnlyPaths=$pi_cpuinfo:/proc/cpuinfo")
 chip="" lines=""
 if ! devices_up >/root/devices.log 2>&1; then
     failed "the kernel's devices: $(tail -n 1 /root/devices.log)"
@@ -526,7 +531,7 @@ else
     note "the kernel's devices: /dev/$chip (gpio-sim, 28 lines), /dev/i2c-1 (the I2C recorder, 0x3C), /dev/spidev0.0 (spidev on the SPI recorder), spidev.bufsiz $(cat /sys/module/spidev/parameters/bufsiz)"
 
     # GPIO: the board's Controls on gpio-sim through gpiozero's lgpio pin factory.
-    board_sandbox -E GPIOZERO_PI_REVISION=a02082 "$venv/bin/python" "$driver" gpio "${chip#gpiochip}" 4 >/root/gpio.log 2>&1 &
+    board_sandbox "${as_pi[@]}" "$venv/bin/python" "$driver" gpio "${chip#gpiochip}" 4 >/root/gpio.log 2>&1 &
     reader=$!
     wait_for 30 grep -q '^reading' /root/gpio.log
     sleep 0.3
@@ -536,7 +541,7 @@ else
     dump "gpio-sim" /root/gpio.log
     line=$(grep -E '^(ok|FAILED): ' /root/gpio.log | tail -n 1)
     if [[ $line == ok:* ]]; then
-        send "$line (in the board unit's sandbox as cribbage, GPIOZERO_PI_REVISION=a02082)"
+        send "$line (in the board unit's sandbox as cribbage, a Pi 3's revision in its /proc/cpuinfo)"
     else
         failed "gpio-sim: ${line:-$(tail -n 1 /root/gpio.log)}"
     fi
@@ -585,12 +590,12 @@ else
     fi
 
     # The whole board: the installed unit on its real backend (lgpio, luma, spidev) as shipped, but for
-    # GPIOZERO_PI_REVISION (gpiozero's own way to name the board where no device tree does). One
+    # the Pi's revision line in its /proc/cpuinfo (above). One
     # clockwise detent, then a click of red, on the gpio-sim lines: red pegs 1. The OLED and LED frames
     # the recorders took are then held against the mock board's after the same actions from the same
     # ledger.
-    printf '# test-boot-vm.sh: the real backend, on gpio-sim and the I2C and SPI recorders.\n[Service]\nExecStart=\nExecStart=%s/bin/cribbage-board --backend real\nEnvironment=GPIOZERO_PI_REVISION=a02082\n' \
-        "$venv" >"$dropins/70-real.conf"
+    printf '# test-boot-vm.sh: the real backend, on gpio-sim and the I2C and SPI recorders.\n[Service]\nExecStart=\nExecStart=%s/bin/cribbage-board --backend real\nBindReadOnlyPaths=%s:/proc/cpuinfo\n' \
+        "$venv" "$pi_cpuinfo" >"$dropins/70-real.conf"
     systemctl daemon-reload
     "$venv/bin/python" -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))' \
         "$ledger" /root/ledger-before.sqlite3
