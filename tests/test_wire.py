@@ -485,6 +485,12 @@ def strip_case(name: str) -> tuple[list[str], int, bytearray, int]:
     return lines, at, data, lead
 
 
+def meant_frames(name: str) -> tuple[list[tuple[int, int, int]], list[list[tuple[int, int, int]]]]:
+    """The frames a strip recording's JSON says were meant: the first, where errors are planted, and the rest."""
+    _, frames = read_colours((RECORDINGS / f"{name}.json").read_text())
+    return frames[0], frames[1:]
+
+
 def data_bit(colours: list[tuple[int, int, int]], index: int) -> int:
     """Data bit ``index`` of a frame as the strip reads it: 24 an LED, green, red, blue, each MSB first."""
     red, green, blue = colours[index // 24]
@@ -506,8 +512,8 @@ def test_a_flipped_data_bit_changes_that_led_only(name, led, channel, bit):
     spi_bit = lead * 8 + 3 * (led * 24 + channel * 8 + bit) + 1
     data[spi_bit // 8] ^= 0x80 >> spi_bit % 8
     lines[at] = with_data(lines[at], data.hex())
-    _, [meant] = read_colours((RECORDINGS / f"{name}.json").read_text())
-    assert strip_frames(parse_spi("\n".join(lines))) == [flipped(meant, led * 24 + channel * 8 + bit)]
+    meant, rest = meant_frames(name)
+    assert strip_frames(parse_spi("\n".join(lines))) == [flipped(meant, led * 24 + channel * 8 + bit), *rest]
 
 
 @pytest.mark.parametrize("name", STRIPS)
@@ -519,17 +525,17 @@ def test_a_flipped_edge_bit_is_caught_or_reads_as_that_bit(name, led, channel, b
     the next bit's pulse (3 + 1 or 2 SPI bits high, neither); a 0 (101) starts the next bit's pulse an
     SPI bit early: a next 0 reads as a 1, a next 1 is 1250 ns high (neither)."""
     lines, at, data, lead = strip_case(name)
-    _, [meant] = read_colours((RECORDINGS / f"{name}.json").read_text())
+    meant, rest = meant_frames(name)
     index = led * 24 + channel * 8 + bit
     value, after = data_bit(meant, index), data_bit(meant, index + 1)
     spi_bit = lead * 8 + 3 * index + which
     data[spi_bit // 8] ^= 0x80 >> spi_bit % 8
     lines[at] = with_data(lines[at], data.hex())
     if which == 0 and value:  # 110 -> 010: a 0, on time
-        assert strip_frames(parse_spi("\n".join(lines))) == [flipped(meant, index)]
+        assert strip_frames(parse_spi("\n".join(lines))) == [flipped(meant, index), *rest]
         return
     if which == 2 and not value and not after:  # 101 100: the next pulse is 2 SPI bits, a 1
-        assert strip_frames(parse_spi("\n".join(lines))) == [flipped(meant, index + 1)]
+        assert strip_frames(parse_spi("\n".join(lines))) == [flipped(meant, index + 1), *rest]
         return
     if which == 0:
         why = f"bit {index - 1} lasts 2500 ns, not 1250 \\+/- 600$"
@@ -603,8 +609,9 @@ def test_colours_that_differ_from_those_meant_are_named():
     with pytest.raises(WireError, match=re.escape(f"transfer 0: 1 LEDs differ, the first LED 7 {sent} where "
                                                   f"{changed} was meant")):
         check_strip("\n".join(recording(name)), json.dumps(meant))
+    count = len(meant["frames"])
     meant["frames"].append([])
-    with pytest.raises(WireError, match="^1 transfers recorded, 2 frames meant$"):
+    with pytest.raises(WireError, match=f"^{count} transfers recorded, {count + 1} frames meant$"):
         check_strip("\n".join(recording(name)), json.dumps(meant))
 
 
