@@ -32,7 +32,7 @@ from ledger.errors import LedgerError
 from ledger.sources import EntrySource
 from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
-from scorer.game import Game, OptionChange, Phase
+from scorer.game import Game, OptionChange, PeggedEntry, Phase
 from scorer.record import Command
 
 from .. import WEB_PORT
@@ -171,27 +171,23 @@ class Controller:
     def _apply(self, action, source: EntrySource | None = None) -> bool:
         """Send one action to the durable ledger; a refusal becomes the message. ``source``: where an
         entry not made on the board came from (it leaves the dial alone, and the OLED names it)."""
-        before = self.store.game.state.scores if self.store.game else ()
-        was_over = self.store.game is not None and self.store.game.is_over
         try:
             result = self.store.apply(action, source)
         except (CribbageError, LedgerError) as error:
             self.say(str(error), alert=True)
             return False
-        game = self.game
-        now = self.clock()
         heard = self._heard
         if isinstance(result, Game):  # the action was a GameHeader
-            text = f"New game: {game.variant.name}, {game.dealer} deals"
+            text = f"New game: {result.variant.name}, {result.dealer} deals"
             heard.moves, heard.crossed, heard.won, heard.new_game = (), [], False, True
         else:
             verb = {Command.UNDO: "Undone: ", Command.REDO: "Redone: "}.get(action, "")
             text = verb + result.describe()
-            after = game.state.scores
-            heard.moves = tuple(Move(i, b, a, now) for i, (b, a) in enumerate(zip(before, after)) if a > b)
-            heard.crossed += [Crossed(i, line) for i, (b, a) in enumerate(zip(before, after))
-                              for line in game.skunk_lines if b < line.below <= a]
-            heard.won = game.is_over and not was_over
+            # An entry or a redo moves its side's peg forward; an undo only takes a move back.
+            move = result.move if isinstance(result, PeggedEntry) and action is not Command.UNDO else None
+            heard.moves = (Move(move.side, move.start, move.end, self.clock()),) if move else ()
+            heard.crossed += [Crossed(move.side, line) for line in move.crossed] if move else []
+            heard.won = move is not None and move.ends_game
         heard.made.append(Made(action, result, text))
         if source is None:
             self.say(text)
