@@ -11,7 +11,6 @@ Devices that fail are left out and tried again (:mod:`firmware.board.devices`).
 from __future__ import annotations
 
 import sqlite3
-import sys
 import threading
 import time
 from collections import deque
@@ -24,6 +23,7 @@ from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
 
 from ..config import Config
+from ..journal import journal
 from ..relay import socket_path
 from .board_options import BoardOptions
 from .controller import Controller
@@ -55,11 +55,6 @@ POWER_OFF_FAILED = Screen(
     title="Power-off refused",
     lines=("Scores saved; Pi on.", "Fix: sudo systemd/", "install.sh (polkit", "rule); see journal"),
 )
-
-
-def journal(line: str) -> None:
-    """One line to stderr: systemd's journal when run as the service."""
-    print(f"cribbage-board: {line}", file=sys.stderr, flush=True)
 
 
 class Board:

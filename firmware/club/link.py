@@ -41,7 +41,6 @@ shows (:meth:`ClubLink.next_game`), and on ``cribbage/<club>/hub`` for the hub's
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from collections import deque
@@ -54,6 +53,7 @@ from ledger.reader import LedgerReader
 
 from .. import __version__
 from ..config import ClubConfig
+from ..journal import journal
 from . import schema
 from .broker import KEEPALIVE_S, BrokerError, make_client, refusal, tls_failure
 from .outbox import WATERMARK_SUFFIX, Watermark, result_payload_of, result_rev
@@ -70,10 +70,6 @@ HUB_WAIT_S = 2.0  # after connecting: the longest wait for the hub's presence (a
 RESEND_S = 5.0  # the hub online and its word behind what was sent this long: send again from it
 RESEND_MAX_S = 60.0  # ... doubling each time nothing came of it, up to this
 STATES = ("connecting", "connected", "offline", "refused")
-
-
-def journal(line: str) -> None:
-    print(f"cribbage-board: {line}", file=sys.stderr, flush=True)
 
 
 class ClubLink:
