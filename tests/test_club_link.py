@@ -364,7 +364,7 @@ def test_a_link_waiting_for_its_broker_wakes_about_once_a_second(tmp_path, broke
             action = parse_line(line)
             if action is not None:
                 writer.apply(action)
-        assert eventually(lambda: link.sent >= 5), said
+        assert eventually(lambda: link.outbox.sent >= 5), said
         broker.stop()
         assert eventually(lambda: link.state == "offline"), said
         time.sleep(0.5)
