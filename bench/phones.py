@@ -125,7 +125,7 @@ class RunningBoard:
     def outcome(self, what: str) -> float:
         """Wait for the accepted outcome of what was just done; its time."""
         if not self.accepted.wait(WAIT_S):
-            raise AssertionError(f"{what}: no accepted outcome (see the OLED: {self.board.controller.message!r})")
+            raise AssertionError(f"{what}: no accepted outcome (see the OLED: {self.board.controller.footer.message!r})")
         self.accepted.clear()
         return self.at
 

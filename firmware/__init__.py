@@ -2,7 +2,7 @@
 
 Its base, shared by every wing: :mod:`~firmware.config` (the TOML as frozen
 dataclasses, the ledger's path), :mod:`~firmware.club_settings` (a broker's address,
-the club and table names), :mod:`~firmware.errors`,
+the club and table names), :mod:`~firmware.errors`, :mod:`~firmware.journal` (a line for the log),
 :mod:`~firmware.listen` (the web view's and the hub's socket), :mod:`~firmware.palette`.
 Its wings, by purpose: :mod:`firmware.board` (the main loop, the devices, the
 controller and its panels, the views), :mod:`firmware.pc` (the simulator, the

@@ -117,10 +117,34 @@ class Entry(NamedTuple):
         return f"{kind.value} {self.seat} {self.points}"
 
 
+class PegMove(NamedTuple):
+    """How an accepted entry moved its side's front peg: the side (its index in
+    :attr:`Game.sides`), its score from ``start`` to ``end``, the game's skunk lines
+    the score rose over (``crossed``, highest first) and whether the move ended the
+    game (``ends_game``: the side reached the target). Immutable.
+
+    >>> from scorer.variants import find_variant
+    >>> game = Game(find_variant("six-card"), ["Alice", "Bob"], dealer="Alice")
+    >>> game.push(Entry.peg("Bob", 2)).move
+    PegMove(side=1, start=0, end=2, crossed=(), ends_game=False)
+    >>> for _ in range(6):
+    ...     _ = game.push(Entry.peg("Alice", 15))
+    >>> game.push(Entry.peg("Alice", 2)).move.crossed
+    (SkunkLine(kind=<ResultKind.SKUNK: 'skunk'>, below=91),)
+    """
+
+    side: int
+    start: int
+    end: int
+    crossed: tuple[SkunkLine, ...] = ()
+    ends_game: bool = False
+
+
 class PeggedEntry(NamedTuple):
     """An accepted entry: ``kind``, ``seat``, the ``points`` claimed and the points
     that moved the peg (``pegged``: fewer under exact-out), the ``deal`` it belongs
-    to, the ``entry`` as made and a ``note``. Immutable."""
+    to, the ``entry`` as made, a ``note``, and the ``move`` it made of its side's
+    front peg (:class:`PegMove`; None when it pegged nothing). Immutable."""
 
     kind: EntryKind
     seat: str
@@ -129,6 +153,7 @@ class PeggedEntry(NamedTuple):
     deal: int
     entry: Entry
     note: str = ""
+    move: PegMove | None = None
 
     def describe(self) -> str:
         """Short text for a small screen: "Bob hand 8"."""
@@ -469,7 +494,8 @@ class Game:
     # ---- changes ---------------------------------------------------------
 
     def push(self, entry: Entry) -> PeggedEntry:
-        """Peg an entry, or raise a RuleError and change nothing. Clears redo."""
+        """Peg an entry, or raise a RuleError and change nothing. Clears redo. The entry
+        returned says how it moved its side's peg (:attr:`PeggedEntry.move`)."""
         accepted = self._push(entry)
         self._redo.clear()
         self.history.append(HistoryEvent("entry", accepted))
@@ -493,7 +519,8 @@ class Game:
         return change
 
     def undo(self) -> PeggedEntry:
-        """Take back the last entry in force (any entry of the game)."""
+        """Take back the last entry in force (any entry of the game); its ``move`` is the one
+        now taken back."""
         if not self._stack:
             raise NothingToUndoError("Nothing to undo in this game")
         entry, _ = self._stack.pop()
@@ -502,7 +529,7 @@ class Game:
         return entry
 
     def redo(self) -> PeggedEntry:
-        """Put back the last entry undone."""
+        """Put back the last entry undone; it moves its side's peg again (:attr:`PeggedEntry.move`)."""
         if not self._redo:
             raise NothingToUndoError("Nothing to redo")
         accepted = self._push(self._redo[-1])
@@ -643,13 +670,16 @@ class Game:
             note = f"{entry.seat} needs exactly {target - score}"
             points = 0
         scores, backs = list(state.scores), list(state.backs)
+        move = None
         if points:
             backs[side] = score
             scores[side] = min(score + points, target)
+            crossed = tuple(line for line in self.skunk_lines if score < line.below <= scores[side])
+            move = PegMove(side, score, scores[side], crossed, scores[side] >= target)
         new_state = state._replace(scores=tuple(scores), backs=tuple(backs), note=note)
         if scores[side] >= target:
             new_state = new_state._replace(phase=Phase.OVER, outcome=self._outcome(side, scores))
-        accepted = PeggedEntry(kind, entry.seat, entry.points, points, state.deal, entry, note)
+        accepted = PeggedEntry(kind, entry.seat, entry.points, points, state.deal, entry, note, move)
         return new_state, accepted
 
     def _outcome(self, reached: int, scores: list[int]) -> Outcome:

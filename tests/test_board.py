@@ -184,7 +184,7 @@ def test_check_my_count_from_the_menu(sim):
         sim.act("click", button)
     assert controller.screen().title == "Hand 12  1/3"
     sim.act("click", "knob")
-    assert controller.dial == 12 and controller.message == "Checked hand: 12" and not controller.panels
+    assert controller.dial == 12 and controller.footer.message == "Checked hand: 12" and not controller.panels
 
 
 def test_script_runner_reports_refusals_and_snapshots(tmp_path):

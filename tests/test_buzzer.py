@@ -194,7 +194,7 @@ def test_a_buzzer_that_cannot_start_or_fails_is_never_fatal(tmp_path):
         assert store.game.state.scores[0] == 4
         assert devices.buzzer is None and "buzzer" in devices.missing()
         assert "playing on without sound" in logged[0]
-        assert "buzzer failed" in board.controller.message
+        assert "buzzer failed" in board.controller.footer.message
     finally:
         board.close()
 

@@ -250,7 +250,7 @@ def test_a_wrong_password_is_one_clear_line_and_the_board_plays_on(tmp_path):
 
 def test_the_oled_shows_the_club_connection_and_the_tables_next_pairing(tmp_path, broker, capsys):
     """The mock board in a club: "club ok" in the status line, the hub's pairing in the footer."""
-    from firmware.board.controller import MESSAGE_SECONDS
+    from firmware.board.footer import MESSAGE_SECONDS
     from firmware.pc.simulator import Simulator
 
     config = load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3"])
@@ -364,7 +364,7 @@ def test_a_link_waiting_for_its_broker_wakes_about_once_a_second(tmp_path, broke
             action = parse_line(line)
             if action is not None:
                 writer.apply(action)
-        assert eventually(lambda: link.sent >= 5), said
+        assert eventually(lambda: link.outbox.sent >= 5), said
         broker.stop()
         assert eventually(lambda: link.state == "offline"), said
         time.sleep(0.5)
@@ -462,7 +462,7 @@ def test_a_table_number_may_be_written_as_a_number():
 
 def test_the_oled_says_when_the_broker_refused_the_board(tmp_path):
     """A wrong password: "no club" in the status line, "club: login refused" below; the board plays on."""
-    from firmware.board.controller import MESSAGE_SECONDS
+    from firmware.board.footer import MESSAGE_SECONDS
     from firmware.pc.simulator import Simulator
 
     with Mosquitto(tmp_path / "broker", users={"table3": "right"}) as broker:

@@ -61,7 +61,7 @@ def test_a_strip_that_cannot_start_is_not_fatal_and_is_retried_until_it_works(tm
         expected = oled_image(notice).convert("1").tobytes()
         assert running.wait_until(lambda: devices.display.image is not None)
         assert devices.display.image.tobytes() == expected
-        assert controller.message_alert and STRIP_FIX in controller.message
+        assert controller.footer.alert and STRIP_FIX in controller.footer.message
         devices.controls.turn(6)
         devices.controls.click("blue")
         assert running.wait_until(lambda: controller.game.state.scores == (0, 6))
@@ -116,7 +116,7 @@ def test_buttons_that_cannot_start_are_retried_and_then_work(tmp_path):
     assert devices.controls is None and devices.strip is not None
     running = BoardThread(tmp_path, devices)
     try:
-        assert "pin factory" in running.board.controller.message
+        assert "pin factory" in running.board.controller.footer.message
         assert "pin factory" in running.board.devices.problems["controls"]
         assert running.wait_until(lambda: devices.controls is not None)
         devices.controls.turn(3)
@@ -189,7 +189,7 @@ def test_a_problem_notice_fits_the_oled_and_goes_at_the_next_input(tmp_path, pro
     sim = Simulator(load_config(), tmp_path / "l.sqlite3")
     try:
         controller = sim.board.controller
-        controller.show_problem("buttons", problem)
+        controller.notices.show("buttons", problem)
         notice = controller.screen()
         draw = ImageDraw.Draw(Image.new("1", (128, 64)))
         assert all(draw.textlength(line, font=font(10)) <= 126 for line in notice.lines)

@@ -171,7 +171,7 @@ def test_failing_strip_does_not_stop_the_scoring(tmp_path):
         assert sim.board.controller.game.state.scores == (0, 6)
         assert sim.devices.strip is None and sim.devices.problems["strip"] == (
             "LED strip failed (ws2811_render failed with code -5 (DMA error)); scores are safe")
-        assert "LED strip failed" in sim.board.controller.message or \
+        assert "LED strip failed" in sim.board.controller.footer.message or \
             sim.board.controller.screen().footer.startswith("Blue peg 6")
     finally:
         sim.close()
@@ -186,7 +186,7 @@ def test_oled_that_stops_answering_is_dropped_and_scoring_goes_on(tmp_path):
         sim.devices.display.show = broken
         sim.act("turn", "3")
         assert sim.devices.display is None
-        assert "OLED stopped" in sim.board.controller.message
+        assert "OLED stopped" in sim.board.controller.footer.message
         sim.act("click", "red")
         sim.act("turn", "2")
         sim.act("click", "blue")
@@ -247,7 +247,7 @@ def test_corrupt_database_at_start_is_kept_and_the_board_starts(tmp_path):
     try:
         kept = list(tmp_path.glob("ledger.sqlite3.corrupt-*"))
         assert len(kept) == 1 and kept[0].read_bytes() == b"\x00garbage" * 512
-        assert "could not be read" in sim.board.controller.message
+        assert "could not be read" in sim.board.controller.footer.message
         sim.act("turn", "4")
         sim.act("click", "red")
         assert sim.board.controller.game.state.scores == (4, 0)

@@ -11,7 +11,7 @@ from scorer.errors import (
     SetupError,
     UnknownSeatError,
 )
-from scorer.game import Entry, Game, Phase
+from scorer.game import Entry, Game, PegMove, Phase
 from scorer.variants import Options, SkunkLines, find_variant
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
@@ -386,3 +386,57 @@ def test_seat_names_match_case_insensitively():
     state = play(f"{SIX}\npeg bob 2\nhand BOB 4")
     assert scores(state) == {"Alice": 0, "Bob": 6}
     assert not state["rejected"]
+
+
+# ---- what push says it moved ----------------------------------------------------------
+
+def test_push_returns_the_peg_it_moved():
+    """An accepted entry says which side's peg moved, from where to where; one that pegs nothing, no move."""
+    game = Game(find_variant("six-card"), ["Alice", "Bob"], "Alice")
+    assert game.push(Entry.peg("Bob", 2)).move == PegMove(1, 0, 2)
+    assert game.push(Entry.peg("Alice", 5)).move == PegMove(0, 0, 5)
+    assert game.push(Entry.peg("Bob", 3)).move == PegMove(1, 2, 5)
+    assert game.push(Entry.hand("Bob", 0)).move is None
+
+
+@pytest.mark.parametrize("skunk, start, points, crossed", [
+    (SkunkLines.ACC, 90, 1, [91]),
+    (SkunkLines.ACC, 89, 1, []),
+    (SkunkLines.ACC, 91, 5, []),
+    (SkunkLines.ACC, 50, 15, [61]),
+    (SkunkLines.TRIPLE, 30, 1, [31]),
+    (SkunkLines.LURCH, 60, 1, [61]),
+    (SkunkLines.LURCH, 90, 1, []),
+    (SkunkLines.NONE, 90, 1, []),
+])
+def test_push_names_the_skunk_lines_a_score_rose_over(skunk, start, points, crossed):
+    """The lines of the game's own rule that the side's score rose over: one it reaches from
+    below counts, one it already stood on does not."""
+    game = Game(find_variant("six-card"), ["A", "B"], "A", Options(skunk=skunk))
+    for _ in range(start // 15):
+        game.push(Entry.peg("B", 15))
+    if start % 15:
+        game.push(Entry.peg("B", start % 15))
+    move = game.push(Entry.peg("B", points)).move
+    assert move is not None and (move.start, move.end) == (start, start + points)
+    assert [line.below for line in move.crossed] == crossed
+
+
+def test_the_move_that_reaches_the_target_ends_the_game():
+    """The last peg stops at the target and says it ended the game; in low-ball too (the loser's)."""
+    for variant in ("five-card", "low-ball"):
+        game = Game(find_variant(variant), ["A", "B"], "A")
+        target = game.variant.target
+        moves = []
+        while not game.is_over:
+            moves.append(game.push(Entry.peg("B", 15)).move)
+        assert [move.ends_game for move in moves] == [False] * (len(moves) - 1) + [True]
+        assert moves[-1].end == target and moves[-1].start > target - 15
+
+
+def test_undo_returns_the_move_taken_back_and_redo_makes_it_again():
+    """Undo gives back the entry with the move it took back; redo moves the peg the same way again."""
+    game = Game(find_variant("six-card"), ["A", "B"], "A")
+    pushed = game.push(Entry.peg("B", 4)).move
+    assert game.undo().move == pushed and game.score("B") == 0
+    assert game.redo().move == pushed == PegMove(1, 0, 4)

@@ -470,7 +470,7 @@ def test_full_disk_on_the_board_shows_on_the_oled_and_the_board_goes_on(small_di
             scores = controller.game.state.scores
             sim.act("turn", "1")
             sim.act("click", "red" if step % 2 == 0 else "blue")
-            if controller.message == "disk full: entry not saved":
+            if controller.footer.message == "disk full: entry not saved":
                 break
         else:
             pytest.fail("300 presses fitted on a full disk")

@@ -130,7 +130,7 @@ def test_the_board_says_it_at_start_and_keeps_ram_on_the_oleds_status(tmp_path):
         sim = Simulator(load_config(), folder / "l.sqlite3")
         try:
             controller = sim.board.controller
-            assert "lost at power-off" in controller.message and controller.message_alert
+            assert "lost at power-off" in controller.footer.message and controller.footer.alert
             sim.act("turn", "3")
             sim.act("click", "red")  # the game goes on: pegged and written
             assert controller.game.state.scores[0] == 3
@@ -143,6 +143,6 @@ def test_the_board_says_it_at_start_and_keeps_ram_on_the_oleds_status(tmp_path):
     sim = Simulator(load_config(), tmp_path / "l.sqlite3")
     try:
         assert "RAM!" not in sim.board.controller.screen().lines[0]
-        assert "power-off" not in sim.board.controller.message
+        assert "power-off" not in sim.board.controller.footer.message
     finally:
         sim.close()

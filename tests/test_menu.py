@@ -158,7 +158,7 @@ def test_player_names_set_on_the_board_are_kept_with_the_game(tmp_path):
         board.act("click", "knob")  # blue
         name_player(board, ["B", "O", "space", "J", "O"])
         assert controller.settings.players[:2] == ("Ann", "Bo-Jo")
-        assert controller.message == "New names: next game"
+        assert controller.footer.message == "New names: next game"
         assert controller.game.seats == ("Ann", "Blue")
     finally:
         board.close()
@@ -202,7 +202,7 @@ def test_the_display_item_switches_to_large_scores_and_back(sim):
     assert cursor_label(sim) == "full"  # opens on the current mode
     sim.act("turn", "1")
     sim.act("click", "knob")
-    assert sim.board.controller.display_mode == "scores"
+    assert sim.board.controller.options.display_mode == "scores"
     assert [name for name, _, _ in sim.board.oled_screen().scores] == ["Red*", "Blue"]
     sim.act("hold", "knob")
     assert sim.board.oled_screen().title == "Menu"  # a menu is never hidden by the mode
@@ -212,7 +212,7 @@ def test_the_display_item_switches_to_large_scores_and_back(sim):
     assert cursor_label(sim) == "large scores"
     sim.act("turn", "-1")
     sim.act("click", "knob")
-    assert sim.board.controller.display_mode == "full" and sim.board.oled_screen().scores == ()
+    assert sim.board.controller.options.display_mode == "full" and sim.board.oled_screen().scores == ()
 
 
 

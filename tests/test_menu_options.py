@@ -120,7 +120,7 @@ def test_muggins_on_mid_game_applies_at_once_and_the_game_goes_on(tmp_path):
         choose_option(board, "Muggins")
         controller = board.board.controller
         assert controller.game is game and game.options.muggins and controller.settings.options.muggins
-        assert cursor_label(board) == "Muggins: on" and controller.message == "Muggins on: from now"
+        assert cursor_label(board) == "Muggins: on" and controller.footer.message == "Muggins on: from now"
         board.act("hold", "knob")
         board.act("turn", "2")
         board.act("hold", "red")  # Red claims 2 Blue missed in the hand
@@ -152,7 +152,7 @@ def test_muggins_off_mid_game_refuses_claims_from_then_on(sim):
     sim.act("hold", "knob")
     sim.act("turn", "2")
     sim.act("hold", "red")
-    assert controller.message_alert and "Muggins is off" in controller.message
+    assert controller.footer.alert and "Muggins is off" in controller.footer.message
     assert sim.store.export()[-2:] == ["option muggins on", "option muggins off"]
 
 
@@ -178,7 +178,7 @@ def test_tones_off_silences_the_buzzer_at_once(tmp_path):
         assert played
         open_item(board, "Options")
         choose_option(board, "Tones")
-        assert cursor_label(board) == "Tones: off" and board.board.controller.message == "Tones off"
+        assert cursor_label(board) == "Tones: off" and board.board.controller.footer.message == "Tones off"
         board.act("hold", "knob")
         board.act("turn", "2")
         board.act("click", "blue")
@@ -202,7 +202,7 @@ def test_tones_without_a_buzzer_say_why(sim):
     sim.act("click", "knob")  # refused: it says why, and nothing changes
     screen = sim.board.controller.screen()
     assert screen.alert and screen.footer == "no buzzer: set [buzzer] enabled"
-    assert sim.board.controller.tones and cursor_label(sim) == "(Tones: no buzzer)"
+    assert sim.board.controller.options.tones and cursor_label(sim) == "(Tones: no buzzer)"
 
 
 def test_the_palette_applies_at_once(sim):
@@ -242,7 +242,7 @@ def test_brightness_applies_at_once(sim):
     open_item(sim, "Brightness")
     sim.act("turn", "-7")  # from 10 to 3
     sim.act("click", "knob")
-    assert sim.board.controller.brightness == pytest.approx(0.3)
+    assert sim.board.controller.options.brightness == pytest.approx(0.3)
     assert strip.pipeline.brightness == pytest.approx(full * 0.3)
     assert sim.board.controller.panels == [] and sim.board.controller.game.score("Blue") == 6
 
@@ -259,7 +259,7 @@ def test_options_that_change_the_game_say_next_game(sim, label, said):
     assert sim.board.controller.screen().footer == APPLIES_NEXT_GAME
     sim.act("click", "knob")
     controller = sim.board.controller
-    assert controller.message == said
+    assert controller.footer.message == said
     assert controller.game.options == controller.game.start_options  # unchanged in the game
     assert controller.settings.options != controller.game.options
     assert sim.store.export()[-1] == "hand Blue 4"

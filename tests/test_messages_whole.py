@@ -106,7 +106,7 @@ def test_the_check_my_count_breakdown_shows_the_runs_in_the_box(sim, size):
 ])
 def test_a_device_notice_is_whole_in_the_box(sim, problem):
     """A device's problem, as the OLED shows it, reads whole in the box (each of its lines)."""
-    sim.board.controller.show_problem("LED strip", problem)
+    sim.board.controller.notices.show("LED strip", problem)
     screen = sim.board.oled_screen()
     box = box_text(sim)
     for text in (screen.title, *screen.lines):

@@ -161,7 +161,7 @@ def test_a_phone_paired_by_the_oled_qr_code_pegs_play_points(table):
     assert (status, answer["ok"], answer["text"]) == (200, True, "Blue peg 2")
     assert table.ledger_lines()[-1] == "peg Blue 2  # via phone Blue"
     assert eventually(lambda: table.strip_pegs()[1]["front"] == 2, CEILING_S), table.strip_pegs()
-    assert table.board.board.controller.message == "Blue peg 2 (phone)"  # the OLED says it came from the phone
+    assert table.board.board.controller.footer.message == "Blue peg 2 (phone)"  # the OLED says it came from the phone
 
 
 @pytest.mark.slow

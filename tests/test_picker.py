@@ -243,7 +243,7 @@ def test_holding_a_colour_button_with_nothing_dialled_says_what_to_do(sim):
     sim.act("click", "knob")
     sim.act("hold", "red")
     controller = sim.board.controller
-    assert controller.message == "Dial the missed points first, then hold the button" and controller.message_alert
+    assert controller.footer.message == "Dial the missed points first, then hold the button" and controller.footer.alert
     assert controller.game.pegged[-1].kind is EntryKind.HAND
 
 

@@ -64,7 +64,7 @@ def test_an_oled_that_fails_after_ready_is_said_and_retried(tmp_path):
     board, probe, journal = run_board(tmp_path, devices)
     assert journal == ["OLED not found on I2C bus 1 at 0x3C; trying again every 60 s"]
     assert devices.missing() == ["display"] and "display" in board._retry_at
-    assert board.controller.message_alert and "OLED not found" in board.controller.message
+    assert board.controller.footer.alert and "OLED not found" in board.controller.footer.message
 
 
 def test_later_is_opened_now_when_nothing_else_opens(tmp_path):

@@ -17,12 +17,14 @@ Controls, learnt in a minute:
 - hold menu: check my count (firmware/board/picker.py), at any time.
 
 The menus and pickers are panels on a stack: while one is open, events go to it.
+The OLED's footer (:class:`~.footer.Footer`), the devices' problems
+(:class:`~.notices.Notices`) and the board's own options
+(:class:`~.board_options.BoardOptions`) are objects of their own.
 :meth:`Controller.handle` returns what each event did (:class:`~.outcome.Outcome`).
 """
 
 from __future__ import annotations
 
-import textwrap
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
@@ -32,12 +34,15 @@ from ledger.errors import LedgerError
 from ledger.sources import EntrySource
 from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
-from scorer.game import Game, OptionChange, Phase
+from scorer.game import Game, OptionChange, PeggedEntry, Phase
 from scorer.record import Command
 
 from .. import WEB_PORT
 from ..config import GameSettings
+from .board_options import BoardOptions
+from .footer import Footer
 from .menu import NAMES_NEXT_GAME, MenuTree
+from .notices import Notices
 from .outcome import NOTHING, Crossed, Did, Made, Move, Outcome
 from .panels import Panel
 from .picker import CountChecker, checks_a_crib, wrap_pixels
@@ -50,25 +55,7 @@ if TYPE_CHECKING:  # annotations only
 
 MAX_DIAL = 60
 DOUBLE_PRESS_SECONDS = 1.0  # a knob press with nothing dialled this soon after the one before: refused
-MESSAGE_SECONDS = 4.0
 IN_RAM = "RAM!"  # the status line's mark of a ledger in memory (tmpfs, the Overlay File System): lost at power-off
-NOTICE_CHARS = 22  # a line of the OLED's 10-pixel font, as text wraps
-NOTICE_LINES = 4
-
-
-def _notice_lines(problem: str) -> tuple[str, ...]:
-    """The problem wrapped for the OLED; if too long, its last clauses (the fix comes last)."""
-    text = problem
-    while True:
-        lines = textwrap.wrap(text, NOTICE_CHARS)
-        if len(lines) <= NOTICE_LINES:
-            return tuple(lines)
-        cuts = [at for at in (text.find(": "), text.find("; ")) if at >= 0]
-        if not cuts:
-            return tuple(lines[: NOTICE_LINES - 1]) + ("(more in the journal)",)
-        text = text[min(cuts) + 2:]
-
-
 PLAY_HINT = "colour: play points; knob: "  # the caption in the play, before the show's first count
 
 
@@ -99,44 +86,29 @@ class Controller:
         store: LedgerWriter,
         settings: GameSettings,
         clock: Callable[[], float] = time.monotonic,
-        set_brightness: Callable[[float], None] | None = None,
+        options: BoardOptions | None = None,
         max_sides: int = 4,
         web_port: int = WEB_PORT,
-        display_mode: str = "full",
         club=None,
-        palette: str = "standard",
-        set_palette: Callable[[str], None] | None = None,
-        has_buzzer: bool = False,
         phones: Phones | None = None,
     ):
         self.store = store
-        self.phones = phones  # the phones paired with seats, or None (no socket for them)
-        self.club = club  # the club link: connection() and next_game() for the screen, or None
-        self.max_sides = max_sides
         self.settings = _with_names_of(settings, store.game)
         self.clock = clock
+        self.options = options or BoardOptions()  # the board's own: brightness, palette, tones, display
+        self.max_sides = max_sides  # tracks on the board
         self.web_port = web_port
-        self.display_mode = display_mode  # the OLED: "full", or "scores" (large scores only)
+        self.club = club  # the club link: connection() and next_game() for the screen, or None
+        self.phones = phones  # the phones paired with seats, or None (no socket for them)
         self.dial = 0
         self.panels: list[Panel] = []
-        self.panel_alert = ""
         self.menu = MenuTree(self)
-        self.message = ""
-        self.message_alert = False
-        self.message_at = float("-inf")
-        self.brightness = 1.0
-        self._set_brightness = set_brightness or (lambda level: None)
-        # Settings of the board itself, changed in the Options menu and applied at once: the
-        # LEDs' palette (the loop redraws with it) and whether the buzzer plays.
-        self.palette = palette
-        self._set_palette = set_palette or (lambda name: None)
-        self.has_buzzer = has_buzzer
-        self.tones = True
+        self.footer = Footer(clock)
+        self.notices = Notices(clock)
         self.shutdown_requested = False
         self._heard = _Heard()  # what the event being handled did (handle() returns it as an Outcome)
         self._last_press: tuple[str, float] | None = None  # the board's last click: (button, clock time)
         self._asked: tuple[ScoreInput, int] | None = None  # an input refused as a question, and the dial then
-        self.notices: dict[str, Screen] = {}
         self._renamed = False  # a player renamed mid-game since the menu opened
         if store.game is None:
             self.start_game()
@@ -153,7 +125,7 @@ class Controller:
 
     def say(self, text: str, alert: bool = False) -> None:
         """Show a message on the OLED footer; an alert stays until the next accepted entry."""
-        self.message, self.message_alert, self.message_at = text, alert, self.clock()
+        self.footer.say(text, alert)
         self._heard.said = (text, alert)
 
     def ledger_replaced(self) -> None:
@@ -161,37 +133,26 @@ class Controller:
         if self.store.game is None:
             self.start_game()
 
-    def show_problem(self, device: str, problem: str) -> None:
-        """Show a device's problem (what to fix) until the next input, which also acts as usual."""
-        self.notices[device] = Screen(title=f"{device} problem", lines=_notice_lines(problem))
-
-    def clear_problem(self, device: str) -> None:
-        self.notices.pop(device, None)
-
     def _apply(self, action, source: EntrySource | None = None) -> bool:
         """Send one action to the durable ledger; a refusal becomes the message. ``source``: where an
         entry not made on the board came from (it leaves the dial alone, and the OLED names it)."""
-        before = self.store.game.state.scores if self.store.game else ()
-        was_over = self.store.game is not None and self.store.game.is_over
         try:
             result = self.store.apply(action, source)
         except (CribbageError, LedgerError) as error:
             self.say(str(error), alert=True)
             return False
-        game = self.game
-        now = self.clock()
         heard = self._heard
         if isinstance(result, Game):  # the action was a GameHeader
-            text = f"New game: {game.variant.name}, {game.dealer} deals"
+            text = f"New game: {result.variant.name}, {result.dealer} deals"
             heard.moves, heard.crossed, heard.won, heard.new_game = (), [], False, True
         else:
             verb = {Command.UNDO: "Undone: ", Command.REDO: "Redone: "}.get(action, "")
             text = verb + result.describe()
-            after = game.state.scores
-            heard.moves = tuple(Move(i, b, a, now) for i, (b, a) in enumerate(zip(before, after)) if a > b)
-            heard.crossed += [Crossed(i, line) for i, (b, a) in enumerate(zip(before, after))
-                              for line in game.skunk_lines if b < line.below <= a]
-            heard.won = game.is_over and not was_over
+            # An entry or a redo moves its side's peg forward; an undo only takes a move back.
+            move = result.move if isinstance(result, PeggedEntry) and action is not Command.UNDO else None
+            heard.moves = (Move(move.side, move.start, move.end, self.clock()),) if move else ()
+            heard.crossed += [Crossed(move.side, line) for line in move.crossed] if move else []
+            heard.won = move is not None and move.ends_game
         heard.made.append(Made(action, result, text))
         if source is None:
             self.say(text)
@@ -239,7 +200,7 @@ class Controller:
 
     def _dispatch(self, event: InputEvent) -> bool:
         """Send one event to the open panel or act on it; False when it means nothing here."""
-        self.notices.clear()
+        self.notices.clear()  # an input ends them, and acts as usual
         if self.panels or event.kind != "click" or event.source not in COLOUR_BUTTONS:
             self._asked = None  # only the same press, next, answers a refusal's question
         if self.panels or (event.kind == "hold" and event.source == "menu"):
@@ -248,11 +209,9 @@ class Controller:
             if not (self.panels and isinstance(self.panels[-1], CountChecker)):
                 self.check_count()
         elif self.panels:
-            self.panel_alert = ""
+            self.footer.over_panel = ""
             self.panels[-1].handle(event)
-            said = self._heard.said
-            if said is not None and said[1] and self.panels:
-                self.panel_alert = said[0]  # shown over the panel until its next event
+            self.footer.panel_event(self._heard.said, bool(self.panels))
         elif event.kind == "turn":
             self.dial = max(0, min(MAX_DIAL, self.dial + event.steps))
         elif event.kind == "hold":
@@ -341,26 +300,15 @@ class Controller:
         self._panels_closed()
 
     def _panels_closed(self) -> None:
-        self._drop_panel_alert()
+        self.footer.panels_closed()
         if self._renamed:  # the board's screen again: say once more when the new names apply
             self._renamed = False
             if self.names_pending():
                 self.say(NAMES_NEXT_GAME)
 
-    def _drop_panel_alert(self) -> None:
-        """A refusal made in a panel does not stay on the game's screen once it closes."""
-        if self.panel_alert and self.message == self.panel_alert:
-            self.message_alert = False
-            self.message_at = float("-inf")
-        self.panel_alert = ""
-
     def open_menu(self) -> None:
-        self.panel_alert = ""
+        self.footer.over_panel = ""
         self.panels = [self.menu.main()]
-
-    def set_brightness(self, level: float) -> None:
-        self.brightness = level
-        self._set_brightness(level)
 
     def set_muggins(self, on: bool) -> bool:
         """Muggins on or off at once: an option line in the game's record (what was pegged stays,
@@ -375,15 +323,6 @@ class Controller:
                 return False
         self.settings = replace(self.settings, options=self.settings.options._replace(muggins=on))
         return True
-
-    def set_tones(self, on: bool) -> None:
-        """The buzzer plays (or is silent) from the next press on."""
-        self.tones = on
-
-    def set_palette(self, name: str) -> None:
-        """The LEDs' palette, at once."""
-        self.palette = name
-        self._set_palette(name)
 
     def request_shutdown(self) -> None:
         """The main loop ends and the board saves, goes dark and powers off."""
@@ -462,7 +401,7 @@ class Controller:
 
     def check_count(self) -> None:
         """Check my count: a hand, or the crib when the crib is the count in question."""
-        self.panel_alert = ""
+        self.footer.over_panel = ""
         self.push(CountChecker(self, self.game.variant.hand_size, checks_a_crib(self.game)))
 
     def claim_muggins(self, index: int, points: int) -> bool:
@@ -492,19 +431,20 @@ class Controller:
     def screen(self, view: GameView | None = None) -> Screen:
         """What the OLED shows: a device's problem, the open panel, or the game (from ``view``,
         the board's view of it, else one made now)."""
-        if self.notices:  # several take turns
-            shown = list(self.notices.values())
-            return shown[int(self.clock() // MESSAGE_SECONDS) % len(shown)]
-        fresh = self.clock() - self.message_at < MESSAGE_SECONDS or self.message_alert
+        notice = self.notices.screen()
+        if notice is not None:
+            return notice
+        said = self.footer
+        fresh, alert = said.fresh, said.alert
         if self.panels:
             screen = self.panels[-1].screen()
-            if self.panel_alert:  # a refusal in a picker or menu shows over its footer
-                screen = replace(screen, footer=self.panel_alert, alert=True)
+            if said.over_panel:  # a refusal in a picker or menu shows over its footer
+                screen = replace(screen, footer=said.over_panel, alert=True)
             return screen
         view = view or self.view()
         game = self.game
         if fresh:
-            footer = self.message
+            footer = said.message
         elif view.phase is Phase.HEELS:  # the start of a deal: how to peg his heels, should the cut be a jack
             footer = f"Jack cut? Dial 0, press {COLOUR_BUTTONS[game.seats.index(game.dealer)]}: his heels"
         else:
@@ -513,8 +453,8 @@ class Controller:
             return Screen(
                 title=scores_title(view),
                 lines=(*wrap_pixels(won_text(view), ""), *wrap_pixels(view.pairing or tally_text(view), "")),
-                footer=footer if self.message_alert and fresh else "hold knob: new game",
-                alert=self.message_alert and fresh,
+                footer=footer if alert else "hold knob: new game",
+                alert=alert,
             )
         status = ", ".join(filter(None, (deal_text(view), laps_note(view))))
         if self.store.in_memory:  # said in full at start; kept in sight while it lasts
@@ -529,7 +469,7 @@ class Controller:
             big=str(self.dial),
             big_caption=PLAY_HINT + next_text(view) if view.in_play else "knob: " + show_text(view),
             footer=footer,
-            alert=self.message_alert and fresh,
+            alert=alert,
         )
 
 

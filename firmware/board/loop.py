@@ -11,7 +11,6 @@ Devices that fail are left out and tried again (:mod:`firmware.board.devices`).
 from __future__ import annotations
 
 import sqlite3
-import sys
 import threading
 import time
 from collections import deque
@@ -24,7 +23,9 @@ from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
 
 from ..config import Config
+from ..journal import journal
 from ..relay import socket_path
+from .board_options import BoardOptions
 from .controller import Controller
 from .controls import UNPLUG_WHEN
 from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
@@ -56,11 +57,6 @@ POWER_OFF_FAILED = Screen(
 )
 
 
-def journal(line: str) -> None:
-    """One line to stderr: systemd's journal when run as the service."""
-    print(f"cribbage-board: {line}", file=sys.stderr, flush=True)
-
-
 class Board:
     """The running board: controller plus devices plus the drawing."""
 
@@ -88,13 +84,10 @@ class Board:
         self._club_shown: tuple[str, str] | None = None
         self.phones, self.phone_server = self._open_phones(store.path, clock)
         self._use_palette(config.leds.palette)
-        self.controller = Controller(
-            store, config.game, clock, self._set_brightness,
-            max_sides=len(devices.layout.tracks), web_port=config.web.port,
-            display_mode=config.display.mode, club=self.club,
-            palette=config.leds.palette, set_palette=self._use_palette, has_buzzer=config.buzzer.enabled,
-            phones=self.phones,
-        )
+        options = BoardOptions(config.leds.palette, config.buzzer.enabled, config.display.mode,
+                               on_brightness=self._set_brightness, on_palette=self._use_palette)
+        self.controller = Controller(store, config.game, clock, options, max_sides=len(devices.layout.tracks),
+                                     web_port=config.web.port, club=self.club, phones=self.phones)
         for message in store.messages + devices.warnings:
             self.controller.say(message, alert=True)
         for kind in devices.missing():
@@ -225,11 +218,11 @@ class Board:
 
     def oled_screen(self) -> Screen:
         """What the OLED shows: the controller's screen, or in the large-scores mode
-        (the controller's ``display_mode`` "scores") the scores, unless a menu or a device problem is up."""
+        (the board's ``display_mode`` "scores") the scores, unless a menu or a device problem is up."""
         controller = self.controller
         view = self.view()
         screen = controller.screen(view)
-        if controller.display_mode != "scores" or controller.panels or controller.notices:
+        if controller.options.display_mode != "scores" or controller.panels or controller.notices:
             return screen
         return scores_screen(view, controller.dial, screen.footer, screen.alert)
 
@@ -285,7 +278,7 @@ class Board:
         """The problem in full on the OLED (until the next input), and in the footer after that."""
         problem = self.devices.problems[kind]
         if kind in ("strip", "controls"):  # an OLED cannot show its own problem; a buzzer's is the footer's
-            self.controller.show_problem(DEVICE_NAMES[kind], problem)
+            self.controller.notices.show(DEVICE_NAMES[kind], problem)
         self.controller.say(problem, alert=True)
 
     def _device_failed(self, kind: str, problem: str, now: float) -> None:
@@ -326,10 +319,10 @@ class Board:
         self._retry_at.pop(kind, None)
         name = DEVICE_NAMES[kind]
         self.log(f"{name} working again")
-        self.controller.clear_problem(name)
+        self.controller.notices.clear(name)
         strip = self.devices.strip
         if kind == "strip" and strip is not None:
-            strip.set_brightness(self.controller.brightness)
+            strip.set_brightness(self.controller.options.brightness)
         self._last_image = self._last_screen = None
         self.controller.say(f"{name} working again")
         self.draw()
@@ -340,7 +333,7 @@ class Board:
         if problem != before:
             self.log(f"{problem}; trying again every {self.devices.retry_s:g} s")
             self._show_problem(kind)
-        elif not self.controller.message_alert:
+        elif not self.controller.footer.alert:
             self.controller.say(problem, alert=True)
         self._show_screen(self.oled_screen())
 
@@ -433,7 +426,7 @@ class Board:
     def _sound(self, outcome: Outcome) -> None:
         """Play the tone for what an input did (see tunes.sound_for), if there is a buzzer."""
         buzzer = self.devices.buzzer
-        if buzzer is None or not self.controller.tones:  # tones turned off in the Options menu
+        if buzzer is None or not self.controller.options.tones:  # tones turned off in the Options menu
             return
         tone = sound_for(outcome)
         if tone is None:

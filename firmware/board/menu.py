@@ -124,12 +124,12 @@ class MenuTree:
             Item(f"Variant: {settings.variant}", self.variants),
             Item(f"First dealer: {settings.first_dealer}", self.dealers),
             Item("Options", self.options),
-            Item(f"Brightness: {round(host.brightness * 10)}", self.brightness),
+            Item(f"Brightness: {round(host.options.brightness * 10)}", self.brightness),
             Item("Check my count", host.check_count),
             Item("Shut down", self.shut_down),
             Item("Players", self.players),
             Item("Phones", self.phones),
-            Item(f"Display: {DISPLAY_MODES[host.display_mode]}", self.display),
+            Item(f"Display: {DISPLAY_MODES[host.options.display_mode]}", self.display),
         ], cursor=1)
 
     # ---- confirmations ---------------------------------------------------
@@ -232,7 +232,7 @@ class MenuTree:
         """The house rules and the board's own settings. Those that change nothing pegged apply at
         once (muggins, tones, the palette); exact-out and the skunk lines from the next game."""
         host = self.host
-        options = host.settings.options
+        options, board = host.settings.options, host.options
         skunks = list(SkunkLines)
         palettes = list(PALETTE_NAMES)
 
@@ -259,23 +259,23 @@ class MenuTree:
                 again(1, f"Muggins {ON[host.settings.options.muggins]}: from now")
 
         def tones():
-            if not host.has_buzzer:
+            if not board.has_buzzer:
                 host.say("no buzzer: set [buzzer] enabled", alert=True)
                 return
-            host.set_tones(not host.tones)
-            again(2, f"Tones {ON[host.tones]}")
+            board.set_tones(not board.tones)
+            again(2, f"Tones {ON[board.tones]}")
 
         def palette():
-            host.set_palette(palettes[(palettes.index(host.palette) + 1) % len(palettes)])
-            again(3, f"Palette: {host.palette}")
+            board.set_palette(palettes[(palettes.index(board.palette) + 1) % len(palettes)])
+            again(3, f"Palette: {board.palette}")
 
-        tones_reason = "" if host.has_buzzer else "no buzzer: set [buzzer] enabled"
+        tones_reason = "" if board.has_buzzer else "no buzzer: set [buzzer] enabled"
         host.push(Menu(host, "Options", [
             Item("Back", host.back),
             Item(f"Muggins: {ON[options.muggins]}", muggins, note=APPLIES_NOW),
-            Item(f"Tones: {ON[host.tones] if host.has_buzzer else 'no buzzer'}", tones, tones_reason,
+            Item(f"Tones: {ON[board.tones] if board.has_buzzer else 'no buzzer'}", tones, tones_reason,
                  note=APPLIES_NOW),
-            Item(f"Palette: {host.palette}", palette, note=APPLIES_NOW),
+            Item(f"Palette: {board.palette}", palette, note=APPLIES_NOW),
             Item(f"Exact-out: {ON[options.exact_out]}", next_game("exact_out", 4), note=APPLIES_NEXT_GAME),
             Item(f"Skunk lines: {options.skunk.value}", next_game("skunk", 5), note=APPLIES_NEXT_GAME),
         ], cursor))
@@ -286,11 +286,11 @@ class MenuTree:
 
         def pick(level):
             def chosen():
-                host.set_brightness(level)
+                host.options.set_brightness(level)
                 host.close_panels()
                 host.say(f"Brightness {round(level * 10)}")
             return chosen
-        cursor = 1 + min(range(10), key=lambda k: abs(levels[k] - host.brightness))
+        cursor = 1 + min(range(10), key=lambda k: abs(levels[k] - host.options.brightness))
         host.push(Menu(host, "Brightness", [Item("Back", host.back)] + [Item(f"{round(lv * 10)}", pick(lv))
                                                                         for lv in levels], cursor))
 
@@ -333,9 +333,9 @@ class MenuTree:
 
         def pick(mode):
             def chosen():
-                host.display_mode = mode
+                host.options.display_mode = mode
                 host.close_panels()
                 host.say(f"Display: {DISPLAY_MODES[mode]}")
             return chosen
         host.push(Menu(host, "Display", [Item("Back", host.back)] + [Item(DISPLAY_MODES[m], pick(m)) for m in modes],
-                       1 + modes.index(host.display_mode)))
+                       1 + modes.index(host.options.display_mode)))

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # annotations only
     from scorer.game import Game
 
     from ..config import GameSettings
+    from .board_options import BoardOptions
     from .screens import Screen
 
 
@@ -32,12 +33,8 @@ class PanelHost(Protocol):
     """What a panel may ask of the controller that opened it."""
 
     settings: GameSettings  # what the next new game is (a menu changes it)
-    brightness: float
-    display_mode: str
+    options: BoardOptions  # the board's own (a menu changes them, at once)
     max_sides: int  # tracks on the board
-    tones: bool  # the buzzer plays
-    palette: str  # the LEDs' palette (firmware.palette.PALETTE_NAMES)
-    has_buzzer: bool
 
     @property
     def game(self) -> Game: ...
@@ -52,13 +49,7 @@ class PanelHost(Protocol):
 
     def start_game(self, new_match: bool = False, variant: str | None = None) -> bool: ...
 
-    def set_brightness(self, level: float) -> None: ...
-
     def set_muggins(self, on: bool) -> bool: ...
-
-    def set_tones(self, on: bool) -> None: ...
-
-    def set_palette(self, name: str) -> None: ...
 
     def set_player(self, index: int, name: str) -> None: ...
 

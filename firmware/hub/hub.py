@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from ledger.errors import LedgerError
@@ -62,6 +62,25 @@ TICK_S = 1.0  # the writer looks up at least this often (the journal's summary, 
 JOB_WAIT_S = 30.0  # how long the console waits for the writer
 SNAPSHOT_EVERY_S = 0.02  # a new snapshot at most this often when only the tables' live state changed
 STANDINGS_EVERY_S = 1.0  # the retained standings (the whole night: 150 KB at 2,000 players) at most this often
+
+
+Took = dict[type, list]  # one take of the inbox: each kind of message, and those of it taken, in order
+
+
+@dataclass
+class _Writing:
+    """What the write loop keeps from one take of the inbox to the next."""
+
+    pending: list[Received] = field(default_factory=list)  # to keep, then acknowledge
+    failures: int = 0  # writes failed in a row
+    retry_at: float = 0.0  # no write is tried again before this (time.monotonic)
+    begun: bool = False  # the broker said this is the club's one hub: rounds are made and published
+    snapshot_due: bool = False  # a new snapshot held back (at most one every SNAPSHOT_EVERY_S)
+    kept_due: set[tuple[str, str]] = field(default_factory=set)  # (table, ledger): the hub's word is due
+
+
+def _on_stop(took: Took) -> None:
+    """Stop only wakes the writer: the loop ends once what is queued is written."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +135,7 @@ class Hub:
         self._standings_at = 0.0
         self._put_at = 0.0
         self._boards: dict[tuple[str, str], KeptBoard] = {}  # (table, ledger) -> what is kept of it, once read
+        self._writing = _Writing()
         self.state = NightState(self.night, settings.club, settings.tables)
         self.link = HubLink(settings, self.inbox, self.journal, self._table_said, self.fail, self._stop)
         self.commands = Commands(self)
@@ -256,90 +276,120 @@ class Hub:
             self.fail(f"the hub's writer stopped ({type(error).__name__}: {error}); nothing unacknowledged "
                       "is lost: start the hub again")
 
+    def _handlers(self) -> dict[type, Callable[[Took], None]]:
+        """Each kind of inbox message and its handler, in the order the writer acts on one take of
+        the inbox: what came from the tables is stored first, and what follows from it after."""
+        return {Received: self._on_received, Job: self._on_jobs, FloorMoved: self._on_floors_moved,
+                Connected: self._on_connected, PresenceAsked: self._on_presence_asked,
+                TableChanged: self._on_tables_changed, BrokerChanged: self._on_broker_changed, Stop: _on_stop}
+
     def _write_loop(self) -> None:
-        pending: list[Received] = []
-        failures = 0
-        retry_at = 0.0
-        begun = False  # nothing is made or published before the broker says this is the club's one hub
-        due = False  # a snapshot of the tables' live state held back (SNAPSHOT_EVERY_S)
+        """Take what the inbox holds (a burst is one take), call every handler with it (each acts on
+        its own kind), then publish the standings and put a snapshot in place when due; until stopped
+        with nothing left to write."""
+        writing = self._writing
+        handlers = self._handlers()
         while True:
-            wait = max(0.0, retry_at - time.monotonic()) if pending else TICK_S
-            if due:  # a snapshot held back: at most until it is due
-                wait = min(wait, max(0.0, self._put_at + SNAPSHOT_EVERY_S - time.monotonic()))
-            items = self.inbox.take(wait, BATCH)
+            took: Took = {kind: [] for kind in handlers}
+            for item in self.inbox.take(self._wait_s(), BATCH):
+                took.setdefault(type(item), []).append(item)
             self.journal.tick()
             stopping = self._stop.is_set()
-            jobs: list[Job] = []
-            words: set[tuple[str, str]] = set()
-            connected = presence = came = shown = False
-            for item in items:
-                match item:
-                    case Received():
-                        pending.append(item)
-                    case Job():
-                        jobs.append(item)
-                    case FloorMoved(table=table, ledger=ledger):
-                        words.add((table, ledger))
-                    case TableChanged(came=new):
-                        came, shown = came or new, True
-                    case Connected():
-                        connected = True
-                    case PresenceAsked():
-                        presence = True
-                    case BrokerChanged():
-                        shown = True
-                    case Stop():
-                        pass
-            if pending and time.monotonic() >= retry_at:
-                try:
-                    changed = self._store(pending)
-                except LedgerError as error:
-                    failures += 1
-                    retry_at = time.monotonic() + RETRY_S[min(failures, len(RETRY_S)) - 1]
-                    if self._problem != str(error):
-                        self.journal.say(f"{error}; {len(pending)} messages wait, unacknowledged")
-                    self._problem = str(error)
-                    shown = True
-                else:
-                    self._acknowledge(pending)
-                    words.update((item.table, item.payload["ledger"]) for item in pending)
-                    pending, failures, self._problem = [], 0, None
-                    new_results, new_entries = changed
-                    what = ("entries", "results") if new_results else ("entries",) if new_entries else ()
-                    change = self.state.read(self.ledger.reader(), what) if what else None
-                    if change is not None and (new_results or change.games):
-                        self._say_held(change.games)
-                        self._put()
-                        self._publish_standings()
-                        self.advance()
-                    else:
-                        shown = True
-            for job in jobs:
-                try:
-                    job.value = job.run()
-                except BaseException as error:  # handed to the waiting console
-                    job.error = error
-                job.done.set()
-            for table, ledger in sorted(words):
-                self._publish_kept(table, ledger)
-            if connected:
-                if not begun:
-                    begun = True
-                    self.advance()
-                self._publish_all()
-                shown = True
-            elif presence:
-                self.link.publish(self.topics.hub, self.link.presence(True), force=True)
-            if came and begun and not self.view.rounds:
-                self.advance()
+            for handle in handlers.values():
+                handle(took)
             if self._standings_due and (stopping or time.monotonic() - self._standings_at >= STANDINGS_EVERY_S):
                 self._publish_standings(force=False, now=True)
-            due = due or shown
-            if due and (stopping or time.monotonic() - self._put_at >= SNAPSHOT_EVERY_S):
+            if writing.snapshot_due and (stopping or time.monotonic() - self._put_at >= SNAPSHOT_EVERY_S):
                 self._put()
-                due = False
-            if stopping and self.inbox.empty() and (not pending or failures):
+                writing.snapshot_due = False
+            if stopping and self.inbox.empty() and (not writing.pending or writing.failures):
                 return
+
+    def _wait_s(self) -> float:
+        """How long the writer waits for the inbox: until a write is tried again or a snapshot held back
+        is due, else TICK_S."""
+        writing = self._writing
+        wait = max(0.0, writing.retry_at - time.monotonic()) if writing.pending else TICK_S
+        if writing.snapshot_due:
+            wait = min(wait, max(0.0, self._put_at + SNAPSHOT_EVERY_S - time.monotonic()))
+        return wait
+
+    def _on_received(self, took: Took) -> None:
+        """Entries and results: kept with those still waiting in one transaction (unless a failed write
+        waits its turn), then acknowledged; the night read again where they touch it."""
+        writing = self._writing
+        writing.pending += took[Received]
+        if not writing.pending or time.monotonic() < writing.retry_at:
+            return
+        try:
+            new_results, new_entries = self._store(writing.pending)
+        except LedgerError as error:
+            writing.failures += 1
+            writing.retry_at = time.monotonic() + RETRY_S[min(writing.failures, len(RETRY_S)) - 1]
+            if self._problem != str(error):
+                self.journal.say(f"{error}; {len(writing.pending)} messages wait, unacknowledged")
+            self._problem = str(error)
+            writing.snapshot_due = True
+            return
+        self._acknowledge(writing.pending)
+        writing.kept_due.update((item.table, item.payload["ledger"]) for item in writing.pending)
+        writing.pending, writing.failures, self._problem = [], 0, None
+        what = ("entries", "results") if new_results else ("entries",) if new_entries else ()
+        change = self.state.read(self.ledger.reader(), what) if what else None
+        if change is not None and (new_results or change.games):
+            self._say_held(change.games)
+            self._put()
+            self._publish_standings()
+            self.advance()
+        else:
+            writing.snapshot_due = True
+
+    def _on_jobs(self, took: Took) -> None:
+        """The director's commands, each run and handed back to the console that waits for it."""
+        for job in took[Job]:
+            try:
+                job.value = job.run()
+            except BaseException as error:  # handed to the waiting console
+                job.error = error
+            job.done.set()
+
+    def _on_floors_moved(self, took: Took) -> None:
+        """The hub's word to each board whose floor moved, and to each whose messages were just kept."""
+        writing = self._writing
+        writing.kept_due.update((moved.table, moved.ledger) for moved in took[FloorMoved])
+        for table, ledger in sorted(writing.kept_due):
+            self._publish_kept(table, ledger)
+        writing.kept_due.clear()
+
+    def _on_connected(self, took: Took) -> None:
+        """A connection as the club's one hub: everything retained again; the first, the night may begin."""
+        if not took[Connected]:
+            return
+        if not self._writing.begun:
+            self._writing.begun = True
+            self.advance()
+        self._publish_all()
+        self._writing.snapshot_due = True
+
+    def _on_presence_asked(self, took: Took) -> None:
+        """Another hub asked about the club: this hub's presence again (a connection in the same take
+        has said it already)."""
+        if took[PresenceAsked] and not took[Connected]:
+            self.link.publish(self.topics.hub, self.link.presence(True), force=True)
+
+    def _on_tables_changed(self, took: Took) -> None:
+        """What tables said changed: a new snapshot; a table that came or went may begin the night."""
+        changed = took[TableChanged]
+        if not changed:
+            return
+        self._writing.snapshot_due = True
+        if any(table.came for table in changed) and self._writing.begun and not self.view.rounds:
+            self.advance()
+
+    def _on_broker_changed(self, took: Took) -> None:
+        """The broker's state in words changed: a new snapshot says it."""
+        if took[BrokerChanged]:
+            self._writing.snapshot_due = True
 
     def _store(self, batch: list[Received]) -> tuple[bool, bool]:
         """One transaction for the batch; whether a result was new, and whether an entry was (the
