@@ -12,6 +12,10 @@ one over the cap closes the connection that has waited longest for a request,
 or, if every connection is busy, is refused with 503. So a crowd of idle or
 half-sent connections cannot stop a real request from being answered, and
 ``accept()`` never runs out of descriptors. :func:`server` is uvicorn set up so.
+
+uvicorn has no public setting for either, so :class:`GuardedH11` overrides methods of
+its private ``H11Protocol``: pyproject.toml pins uvicorn to the versions whose source
+was read against it, and ``tests/test_connections.py`` fails if that source changes.
 """
 
 from __future__ import annotations

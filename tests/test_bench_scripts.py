@@ -213,6 +213,8 @@ SHORT_RUNS = {
     "web.py": (["--short"], [r"^starlette: entry -> event \(5 entries\) +median \d+ ms",
                              r"^aiohttp: entry -> event \(5 entries\) +median \d+ ms",
                              r"^starlette: GET /games/1 +first \d+ ms"]),
+    "pages.py": (["--short"], [r"^web view: /games/1 +[\d.]+ ms$",
+                               r"^hub: /club \(100 tables, 200 players\), a snapshot's first +[\d.]+ ms$"]),
     "web_load.py": (["--rows", "burst", "--rounds", "1"], [
         r"^1005 console entries, 100 /events clients : none .* every line kept, \d+ entries and \d+ games"]),
 }

@@ -6,17 +6,16 @@ from __future__ import annotations
 import functools
 import json
 
+import jinja2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from firmware.club import schema
 from firmware.club.discovery import MAX_SIDES, discovery_messages, node_id
 from scorer.record import Scorebook, parse_line
 from scorer.report import state_dict
-
-jinja2 = pytest.importorskip("jinja2")
-from jinja2.sandbox import ImmutableSandboxedEnvironment  # noqa: E402  (jinja2 is in the test extra)
 
 TOPICS = schema.Topics("thursday", "3")
 NODE = node_id("thursday", "3")

@@ -8,7 +8,8 @@ import cycle between project modules; no import against the room order:
 - ``scorer`` and ``tomlfile`` import no other room (but the root);
 - ``ledger`` imports ``scorer``; ``hardware`` imports ``scorer`` and ``tomlfile``;
 - ``firmware`` may import any room. Inside it, its base (the package itself,
-  ``config``, ``club_settings``, ``errors``, ``journal``, ``lan``, ``listen``, ``guard``, ``connections``, ``palette``)
+  ``config``, ``club_settings``, ``errors``, ``journal``, ``lan``, ``listen``, ``guard``, ``connections``,
+  ``templating``, ``palette``)
   imports no wing; the club wing (the wire protocol and the board's link) no other wing and nothing
   of ``hardware``; the board wing, of the club, the link alone; the PC side the board and the club
   link; the club hub (``firmware.hub``) the club's wire protocol (schema and broker), never the link,

@@ -299,7 +299,7 @@ def test_names_that_lie_are_isolated_and_shown_as_they_are():
                     winner=LIARS["Bob"], loser=LIARS["Alice"], result="skunk", margin=40, game_points=2),
             GameRow(1, 1, "three-hand", tuple(LIARS.values()), 121, "abandoned"),
             GameRow(3, None, "six-card", ("אבי", "Cat"), 121, "finished", winner="אבי", result="win", margin=3)]
-    check_names(pages.games_page(rows, None))
+    check_names(pages.render("games.html", pages.games_context(rows, None)))
 
     played = play_record(1, first)
     race = lying(played.race)
@@ -307,21 +307,24 @@ def test_names_that_lie_are_isolated_and_shown_as_they_are():
     lines = lying([{**line, "line": line["line"], "text": line["text"]} for line in played.lines])
     stand_in = SimpleNamespace(game=SimpleNamespace(sides=sides, state=played.game.state), race=race, lines=lines,
                                problems=[])
-    check_names(pages.game_page(rows[0], stand_in, SimpleNamespace(entries=[], started=None, finished=None)))
+    check_names(pages.render("game.html", pages.game_context(rows[0], stand_in,
+                                                          SimpleNamespace(entries=[], started=None, finished=None))))
 
     players = lying(json.loads(json.dumps(player_stats([first, second]))))
     from scorer.distribution import distribution
 
-    check_names(pages.stats_page(players, {4: distribution(4, False)}, None))
+    check_names(pages.render("stats.html", pages.stats_context(players, {4: distribution(4, False)}, None)))
 
 
 def test_a_right_to_left_name_keeps_its_letters():
     """Isolation changes no letter of an honest name in any script, and leaves emoji joiners be."""
-    from firmware.web.names import name_html, name_text, visible
+    from firmware.web.names import name_text, visible
+    from firmware.web.render import ENV
 
     for name in ("Alice", "אבי", "عليّ", "Zoë", "👩\u200d👩\u200d👧", "Anne-Marie"):
         assert visible(name) == name
-        assert name_text(name) == f"\u2068{name}\u2069" and name_html(name).startswith("<bdi>")
+        assert name_text(name) == f"\u2068{name}\u2069"
+        assert ENV.from_string("<bdi>{{ name|visible }}</bdi>").render(name=name) == f"<bdi>{name}</bdi>"
 
 
 # ---- item 8: spreadsheet formulas ---------------------------------------------------------

@@ -27,7 +27,7 @@ def test_each_palette_gives_the_sides_the_leds_colours():
 def test_a_page_opens_in_a_palette_by_its_root_class():
     """in_palette: the page's root element takes the palette's class; standard, a name it does not
     know and what is not a page are left as they are."""
-    page = pages.page("Games", "/games", "<h1>Games</h1>").encode()
+    page = pages.render("games.html", pages.games_context([], None)).encode()
     assert page.startswith(b"<!doctype html><html lang=en><head>")
     assert pages.in_palette(page, "colour-blind").startswith(b'<!doctype html><html lang=en class="palette-colour-blind"><head>')
     assert pages.in_palette(page, "colour-blind").count(b"class=\"palette-") == 1
@@ -39,13 +39,14 @@ def test_a_page_opens_in_a_palette_by_its_root_class():
 def test_every_page_loads_the_palette_script_by_its_address_and_says_the_live_state_in_words():
     """Each page loads palette.js from this server (no inline script, deferred); the live pages
     say the live state in words (a status) beside the dot, "not live" until the script connects."""
-    for html in (pages.page("Games", "/games", "<h1>Games</h1>"), pages.board_page(None, None, [])):
+    games = pages.render("games.html", pages.games_context([], None))
+    for html in (games, pages.board_page(None, None, [])):
         head = html.split("<body>")[0]
         assert f'<script src="{pages.PALETTE_SCRIPT_URL}" defer></script>' in head
     board = pages.board_page(None, None, [])
     assert ('<span class="live-state"><span id="live-dot" class="live-dot" aria-hidden="true"></span>'
             '<span id="live-word" role="status">not live</span></span>') in board
-    assert "live-word" not in pages.page("Games", "/games", "<h1>Games</h1>")
+    assert "live-word" not in games
     assert b"PALETTE_NAMES" not in pages.PALETTE_SCRIPT and b'["standard", "colour-blind"]' in pages.PALETTE_SCRIPT
     assert b'"cribbage_palette=" + select.value' in pages.PALETTE_SCRIPT
     assert pages.PALETTE_SCRIPT_URL in pages.SERVICE_WORKER  # the installed app opens in its palette offline

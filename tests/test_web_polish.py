@@ -51,7 +51,7 @@ def test_after_crib_then_undo_the_crib_is_struck_out_not_the_undo(tmp_path):
         assert items[0][0] == "undo" and items[1][0] == "entry undone" and "crib" in items[1][1]
         assert all("undone" not in cls for cls, _ in items[2:])
         listed, played, times = Site(follower).game(1)
-        rows = re.findall(r'<tr class="([^"]*)">', pages.game_page(listed, played, times))
+        rows = re.findall(r'<tr class="([^"]*)">', pages.render("game.html", pages.game_context(listed, played, times)))
         assert rows[-2:] == ["entry undone", "undo"] and "undone" not in "".join(rows[:-2])
     finally:
         follower.close()
@@ -264,7 +264,7 @@ def test_games_csv_keeps_the_scores_of_an_abandoned_game_as_its_page_shows_them(
         site = Site(follower)
         rows = {row["id"]: row for row in csv.DictReader(io.StringIO(site.games_csv(), newline=""))}
         listed, played, times = site.game(3)
-        page = pages.game_page(listed, played, times)
+        page = pages.render("game.html", pages.game_context(listed, played, times))
         finished = {g.id: g for g in site.games()}[1]
     finally:
         follower.close()
@@ -352,10 +352,11 @@ def test_each_player_has_the_colour_of_their_side_in_the_last_game_they_played()
     colours = side_colours(records)
     assert colours["red"] == 1 and colours["blue"] == 1 and colours["eve"] == 0 and colours["fay"] == 2
     assert colours[frozenset({"ann", "cat"})] == 0 and colours[frozenset({"ben", "dan"})] == 1
-    html = pages.stats_page([{"name": "Red", "kind": "player", "games": 1, "wins": 1, "skunks_given": 0,
-                              "skunks_taken": 0, "average_hand": 8.0, "average_crib": None, "play_per_deal": 1.0,
-                              "best_hand": 8, "heels": 0, "deals": 1, "abandoned": 0, "hands_by_size": {"4": [8]},
-                              "hands": [8], "percentile": 50.0}], {4: {0: 1, 8: 1}}, None, {"red": 0})
+    html = pages.render("stats.html", pages.stats_context(
+        [{"name": "Red", "kind": "player", "games": 1, "wins": 1, "skunks_given": 0, "skunks_taken": 0,
+          "average_hand": 8.0, "average_crib": None, "play_per_deal": 1.0, "best_hand": 8, "heels": 0, "deals": 1,
+          "abandoned": 0, "hands_by_size": {"4": [8]}, "hands": [8], "percentile": 50.0}], {4: {0: 1, 8: 1}}, None,
+        {"red": 0}))
     assert '<section class="card player side-0">' in html and f'class="bar" fill="{COLOURS[0]}"' in html
 
 

@@ -1,9 +1,9 @@
 """What the hub's page and API show, made from a :class:`~firmware.hub.hub.Snapshot` (no web framework here).
 
-Every name is escaped and isolated in ``<bdi>`` (a right-to-left name cannot
-reorder the figures beside it). The page is meaningful without JavaScript;
-``club.js`` only swaps in the part the events send. Nothing inline: the style
-and the script are files, so the Content-Security-Policy allows no inline code.
+The page is ``templates/club.html``; the parts the events send as they change are
+the macros of ``templates/parts.html``, drawn the same on the page and in an event.
+The templates escape every name and isolate it in ``<bdi>``. Nothing inline: the
+style and the script are files, so the Content-Security-Policy allows no inline code.
 """
 
 from __future__ import annotations
@@ -13,10 +13,14 @@ import io
 import json
 from bisect import bisect_left
 from functools import lru_cache
-from html import escape
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
 
 from scorer.standings import credits, losers, name_key
 
+from ..templating import environment
 from .night import COUNTED, GameView, NightView
 
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -30,10 +34,6 @@ CSV_COLUMNS = ("round", "table", "ledger", "game", "status", "seats", "scores", 
 def _key(name: str) -> str:
     """:func:`~scorer.standings.name_key`, remembered: a page names the same players again and again."""
     return name_key(name)
-
-
-def bdi(name: str) -> str:
-    return f"<bdi>{escape(name)}</bdi>"
 
 
 def standings_list(lines) -> list[dict]:
@@ -56,41 +56,28 @@ def _signed(number: int) -> str:
     return f"+{number}" if number > 0 else ("\u2212" + str(-number) if number < 0 else "0")
 
 
+ENV = environment(Path(__file__).resolve().parent / "templates", key=_key, signed=_signed)
+PARTS: Any = ENV.get_template("parts.html").module  # its macros, each a part of the page an event may send
+STANDINGS_HEAD = str(PARTS.standings_head())
+NO_PLAYERS = str(PARTS.no_players())
+NO_TABLES = str(PARTS.no_tables())
+
+
 def title(snap) -> str:
     view: NightView = snap.view
     shown = f"round {view.round}" if view.round else "not begun"
     return f"{snap.club} · {view.night.name} · {shown}"
 
 
-def standing_row(place: int, line) -> str:
-    """One standings row; ``data-tie`` holds what ties two rows (the page's script numbers them so too)."""
-    return (f'<tr data-player="{escape(name_key(line.player))}" '
-            f'data-tie="{line.game_points}|{line.wins}|{line.spread}"><td class="rank">{place}</td>'
-            f'<td class="player">{bdi(line.player)}</td><td class="num pts">{line.game_points}</td>'
-            f'<td class="num wl">{line.wins}\u2013{line.losses}</td>'
-            f'<td class="num spread">{_signed(line.spread)}</td></tr>')
+@lru_cache(maxsize=4096)
+def standing_row(place: int, line) -> Markup:
+    """One standings row, ranked ``place``; remembered, as a row that did not change is drawn again
+    with each snapshot's page."""
+    return PARTS.standing_row(place, line)
 
 
-STANDINGS_HEAD = ('<thead><tr><th class="rank">#</th><th>Player</th><th class="num">Pts</th>'
-                  '<th class="num">W\u2013L</th><th class="num">+/\u2212</th></tr></thead>')
-NO_PLAYERS = '<p class="muted">No players yet: the director adds them (player add NAME).</p>'
-NO_TABLES = '<p class="muted no-tables">No tables online yet.</p>'
-
-
-def _standings_html(lines) -> str:
-    rows = [standing_row(place, line) for place, line in zip(places(lines), lines)]
-    if not rows:
-        return NO_PLAYERS
-    half = (len(rows) + 1) // 2 if len(rows) > 14 else len(rows)
-    tables = [f'<table class="standings">{STANDINGS_HEAD}<tbody>{"".join(rows[:half])}</tbody></table>']
-    if half < len(rows):
-        tables.append(f'<table class="standings">{STANDINGS_HEAD}<tbody>{"".join(rows[half:])}</tbody></table>')
-    density = "few" if len(rows) <= 14 else ("two" if len(rows) <= 28 else "two dense")
-    return f'<div class="columns {density}">{"".join(tables)}</div>'
-
-
-def heading_html(snap) -> str:
-    """The night's name and where it is, and the ledger's problem if it has one."""
+def _heading(snap) -> tuple:
+    """What the heading shows: the night's name, its round, where it is, the ledger's problem."""
     view: NightView = snap.view
     if view.over:
         status = f"Final standings after {view.round} rounds"
@@ -98,26 +85,27 @@ def heading_html(snap) -> str:
         status = f"Round {view.round} of {view.night.rounds}"
     else:
         status = "Waiting for the first round"
-    heading = (f'<div class="heading"><span class="night">{bdi(view.night.name)}</span>'
-               f'<span class="status" data-round="{view.round}">{escape(status)}</span></div>')
-    return heading + "".join(f'<p class="problem" role="alert">{escape(text)}</p>' for text in
-                             ([snap.problem] if snap.problem else []))
+    return view.night.name, view.round, status, snap.problem
 
 
-def live_html(snap) -> str:
+def heading_html(snap) -> Markup:
+    """The night's name and where it is, and the ledger's problem if it has one."""
+    return PARTS.heading(*_heading(snap))
+
+
+def live_html(snap) -> Markup:
     """The page's live part: the night's heading, the standings, the round's tables."""
     view: NightView = snap.view
-    return (f'{heading_html(snap)}<div class="night-grid"><section class="standing-panel">'
-            f'<h2>Standings</h2><div class="standing-body">{_standings_html(view.standings)}</div></section>'
-            f'<section class="round-panel">{_round_html(snap)}</section></div>'
-            f'<p class="broker muted">{escape(snap.broker)}</p>')
+    current = view.rounds[-1] if view.rounds else None
+    rows = [standing_row(place, line) for place, line in zip(places(view.standings), view.standings)]
+    return PARTS.live(_heading(snap), rows, view.round if current else None,
+                      [card_html(drawn) for _, drawn in cards(snap)], current.bye if current else None, snap.broker)
 
 
-def round_head(snap) -> tuple[str, str]:
+def round_head(snap) -> tuple[Markup, Markup]:
     """The round panel's heading and its bye line ("" for none)."""
     current = snap.view.rounds[-1] if snap.view.rounds else None
-    heading = f"<h2>Round {snap.view.round}</h2>" if current else "<h2>Tables</h2>"
-    return heading, (f'<p class="bye">Bye: {bdi(current.bye)}</p>' if current and current.bye else "")
+    return PARTS.round_heading(snap.view.round if current else None), PARTS.bye(current.bye if current else None)
 
 
 def cards(snap) -> list[tuple[str, tuple]]:
@@ -153,15 +141,17 @@ class Earlier:
         return game in self._games
 
 
-def card_html(drawn: tuple) -> str:
+def card_html(drawn: tuple) -> Markup:
+    """A table's card, from what :func:`cards` gives for it."""
     table, players, board, game, earlier = drawn
-    return _table_html(table, players, board, game, earlier is None or _plays(board, players, earlier))
+    return _card_html(*_table(table, players, board, game, earlier is None or _plays(board, players, earlier)))
 
 
-def _round_html(snap) -> str:
-    heading, bye = round_head(snap)
-    items = [card_html(drawn) for _, drawn in cards(snap)]
-    return f'{heading}<ul class="tables">{"".join(items)}</ul>{"" if items else NO_TABLES}{bye}'
+@lru_cache(maxsize=4096)
+def _card_html(table: str | None, online: bool, who: tuple, sub: str) -> Markup:
+    """A card drawn (see :func:`_table`); remembered, as a card that did not change is drawn again
+    with each snapshot's page."""
+    return PARTS.card(table, online, who, sub)
 
 
 def _plays(live, players, earlier: set) -> bool:
@@ -173,11 +163,10 @@ def _plays(live, players, earlier: set) -> bool:
     return seats == {_key(player) for player in players}
 
 
-def _table_html(table: str | None, players, live, game: GameView | None, begun: bool = True) -> str:
+def _table(table: str | None, players, live, game: GameView | None, begun: bool = True) -> tuple:
+    """What a table's card shows (the arguments of the ``card`` macro): the table, whether it is online,
+    each player or side with its score and whether it won, and how its game stands."""
     online = bool(live and live.online)
-    dot = (f'<span class="dot {"on" if online else "off"}" title="{"online" if online else "offline"}">'
-           f'{"online" if online else "offline"}</span>')
-    name = f"Table {escape(table)}" if table else "No table"
     if players and not begun:
         live = live._replace(sides=(), next=None, winner=None) if live else None  # another game's, not this one's
     scores = dict((_key(side), score) for side, score in live.sides) if live else {}
@@ -186,38 +175,24 @@ def _table_html(table: str | None, players, live, game: GameView | None, begun: 
         sides = game.result.sides()
         scores = {_key(seat): score for side, seats, score in sides for seat in seats}
         winners = {_key(seat) for side, seats, _ in sides if _key(side) == _key(game.result.winner) for seat in seats}
-    who = []
-    for player in players:
-        score = scores.get(_key(player))
-        won = _key(player) in winners
-        who.append(f'<span class="who{" won" if won else ""}">{bdi(player)}'
-                   + (f' <b class="score">{score}</b>' if score is not None else "") + "</span>")
+    who = tuple((player, scores.get(_key(player)), _key(player) in winners) for player in players)
     if not players and live and live.sides:  # a game that is not this round's pairing
-        who = [f'<span class="who">{bdi(side)} <b class="score">{score}</b></span>' for side, score in live.sides]
+        who = tuple((side, score, False) for side, score in live.sides)
     if game is not None:
         sub = "done" + (" (corrected)" if game.status == "corrected" else "")
     elif live and live.winner:
-        sub = f"{escape(live.winner)} won: waiting for the result"
+        sub = f"{live.winner} won: waiting for the result"
     elif live and live.next:
-        sub = f"{escape(live.next)} next"
+        sub = f"{live.next} next"
     else:
         sub = ("" if live and live.sides else "not begun") if players else "free this round"
-    vs = '<span class="vs">v</span>'.join(who)
-    key = escape(table) if table else ""
-    return (f'<li class="table{" online" if online else ""}" data-table="{key}"><div class="tname">{name} {dot}'
-            f'</div><div class="pair">{vs}</div><div class="sub">{sub}</div></li>')
+    return table, online, who, sub
 
 
 def page(snap) -> str:
     """The whole /club page."""
-    return ("<!doctype html><html lang=en><head><meta charset=utf-8>"
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{escape(title(snap))}</title>"
-            '<link rel="stylesheet" href="/club/club.css"></head><body>'
-            f'<header><h1 class="brand">{bdi(snap.club)} club night</h1>'
-            '<span id="live-dot" class="live-dot" title="not live"></span></header>'
-            f'<main id="live" data-version="{snap.version}">{live_html(snap)}</main>'
-            '<script src="/club/club.js"></script></body></html>')
+    return ENV.get_template("club.html").render(title=title(snap), club=snap.club, version=snap.version,
+                                                live_html=live_html(snap))
 
 
 def event_data(snap) -> dict:

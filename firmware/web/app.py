@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.templating import Jinja2Templates
 
 from scorer.distribution import distribution
 
@@ -27,7 +28,8 @@ from .feed import LiveFeed
 from .follow import LedgerFollower, LedgerUnavailable
 from .icon import app_icon, favicon
 from .phones import PHONE_WRITES, PhoneRoutes
-from .qr import PhoneLink
+from .qr import MARK, PhoneLink
+from .render import ENV
 from .site import Site
 
 if TYPE_CHECKING:  # annotations only
@@ -36,9 +38,10 @@ if TYPE_CHECKING:  # annotations only
 EVENT_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 SCRIPT_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable"}  # its address names its hash
 ICON_HEADERS = {"Cache-Control": "public, max-age=86400"}
-QR_MARK = pages.QR_MARK.encode()
+QR_MARK = MARK.encode()
 SECURITY_HEADERS = security_headers(pages.CONTENT_SECURITY_POLICY)
 PAGE_HEADERS = ((b"content-type", b"text/html; charset=utf-8"),)
+TEMPLATES = Jinja2Templates(env=ENV)  # the pages rendered for one request
 
 
 class ASGIEndpoint:
@@ -169,7 +172,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         return Response(app_icon(512), media_type="image/png", headers=ICON_HEADERS)
 
     async def offline(request: Request):
-        return HTMLResponse(pages.offline_page())
+        return TEMPLATES.TemplateResponse(request, "offline.html")
 
     async def phone_page(request: Request):
         return await phones.phone_page(request, site.live())
@@ -190,9 +193,9 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
 
     async def games(request: Request):
         try:
-            return HTMLResponse(pages.games_page(site.games(), None))
+            return TEMPLATES.TemplateResponse(request, "games.html", pages.games_context(site.games(), None))
         except LedgerUnavailable as error:
-            return HTMLResponse(pages.games_page([], str(error)), status_code=503)
+            return TEMPLATES.TemplateResponse(request, "games.html", pages.games_context([], str(error)), status_code=503)
 
     async def games_csv(request: Request):
         try:
@@ -213,13 +216,14 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         try:
             found = _one(request)
         except LedgerUnavailable as error:
-            return HTMLResponse(pages.page("Game", "/games", pages.problem_html(str(error))), status_code=503)
+            return TEMPLATES.TemplateResponse(request, "problem.html", {
+                "title": "Game", "here": "/games", "message": str(error)}, status_code=503)
         if found is None:
-            return HTMLResponse(pages.page("No such game", "/games",
-                                           pages.problem_html(f"No game {request.path_params['game_id']} in the ledger.")),
-                                status_code=404)
+            return TEMPLATES.TemplateResponse(request, "problem.html", {
+                "title": "No such game", "here": "/games",
+                "message": f"No game {request.path_params['game_id']} in the ledger."}, status_code=404)
         game, played, times = found
-        return HTMLResponse(pages.game_page(game, played, times))
+        return TEMPLATES.TemplateResponse(request, "game.html", pages.game_context(game, played, times))
 
     async def game_txt(request: Request):
         game_id = request.path_params["game_id"]
@@ -258,10 +262,12 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         try:
             players = site.stats()
         except LedgerUnavailable as error:
-            return HTMLResponse(pages.stats_page([], {}, str(error)), status_code=503)
+            return TEMPLATES.TemplateResponse(request, "stats.html", pages.stats_context([], {}, str(error)),
+                                              status_code=503)
         sizes = {int(size) for p in players for size in p["hands_by_size"]}
         tables = {size: distribution(size, False) for size in sizes}
-        return HTMLResponse(pages.stats_page(players, tables, None, site.colours()))
+        return TEMPLATES.TemplateResponse(request, "stats.html", pages.stats_context(players, tables, None,
+                                                                                    site.colours()))
 
     async def api_stats(request: Request):
         try:
@@ -269,7 +275,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         except LedgerUnavailable as error:
             return JSONResponse({"error": str(error)}, status_code=503)
 
-    phones = PhoneRoutes(board_socket)
+    phones = PhoneRoutes(board_socket, TEMPLATES)
     routes = [
         Route("/", ASGIEndpoint(board), methods=READ_METHODS),
         Route("/phone.js", phone_script, methods=READ_METHODS),

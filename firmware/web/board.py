@@ -6,7 +6,8 @@ names; the web view imports nothing else of ``hardware``. Holes are drawn in
 streets of five (a small gap after every fifth hole), each side's front peg
 in its colour and its back peg paler, the skunk lines of the game's target
 marked across the tracks, the game hole at the end, and a lap badge when a peg
-has gone round again (a 181 game on a 120-hole track).
+has gone round again (a 181 game on a 120-hole track). :func:`board_svg` works out
+where each goes; ``templates/board.svg`` draws it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from html import escape
+
+from markupsafe import Markup
 
 from hardware.layout import (
     BUNDLED_LAYOUTS,
@@ -28,7 +30,7 @@ from hardware.layout import (
 )
 
 from ..palette import PALETTES as LED_PALETTES
-from .names import name_text, visible
+from .render import part
 
 COLOURS = ("#e8322f", "#2f7bff", "#1faa3b", "#f0a800")  # the LED sides' colours: red, blue, green, amber
 # The sides' colours in each of the LEDs' palettes (config ``leds.palette``): "standard" is COLOURS,
@@ -83,7 +85,7 @@ def geometry_for(sides: int, preferred: Layout | None = None) -> Geometry:
 TALL_SCALE = 2.1  # the tall board's CSS pixels per drawing unit, where the screen is wide enough
 
 
-def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]], tall: bool = False) -> str:
+def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]], tall: bool = False) -> Markup:
     """The SVG of a game state (``replay --json``): holes, skunk lines, the game hole and the pegs.
 
     ``tall``: the board the long way down, for a narrow screen: the layout turned so that
@@ -114,89 +116,70 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]], tal
         q = turn(p)
         return (q[0] - x0) * pitch, (q[1] - y0) * pitch
 
-    size = f' width="{width * TALL_SCALE:.0f}"' if tall else ""
-    out = [
-        f'<svg class="board {"tall" if tall else "wide"}" viewBox="0 0 {width:.0f} {height:.0f}"{size} role="img" '
-        f'aria-label="the board" xmlns="http://www.w3.org/2000/svg">',
-        f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" rx="8" class="wood"/>',
-    ]
-    for t, side in enumerate(sides[:len(geometry.tracks)]):
-        colour = COLOURS[t % len(COLOURS)]
-        track = geometry.tracks[t]
-        out.append(f'<g class="track" data-side="{escape(visible(side["name"]))}">')
-        for p in track:
-            x, y = at(p)
-            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{hole_r}" class="hole"/>')
-        start = geometry.starts[t]
-        if start:
-            x, y = at(start)
-            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{hole_r + 0.4:.1f}" class="hole start side-{t % len(COLOURS)}" '
-                       f'stroke="{colour}"/>')
-        out.append("</g>")
-    for score, label in lines:  # a tick across every track before the hole a loser must reach
-        hole, _ = peg_hole(score, target)
-        if not 1 <= hole <= HOLES_PER_TRACK:
-            continue
-        ticks = []
-        run_end = False
-        for track in geometry.tracks[:len(sides)]:
-            here = track[hole - 1]
-            before = track[hole - 2] if hole > 1 else None
-            if before is not None and abs(before[1] - here[1]) < 0.01:
-                mx = (before[0] + here[0]) / 2
-            else:  # the first hole of a run: the tick at the run's end, before the hole
-                run_end = True
-                mx = here[0] - 0.5 * (1 if hole < HOLES_PER_TRACK and track[hole][0] > here[0] else -1)
-            x, y = at((mx, here[1]))
-            hx, hy = at(here)
-            ticks.append((x, y, hx, hy))
-            if tall:
-                out.append(f'<line x1="{x - 5:.1f}" y1="{y:.1f}" x2="{x + 5:.1f}" y2="{y:.1f}" class="skunk-line"/>')
-            else:
-                out.append(f'<line x1="{x:.1f}" y1="{y - 5:.1f}" x2="{x:.1f}" y2="{y + 5:.1f}" class="skunk-line"/>')
-        text = f"{escape(label)} {score}"
-        if not tall:
-            x, y, _, _ = min(ticks, key=lambda p: p[1])
-            anchor = "start" if x < width * 0.2 else ("end" if x > width * 0.8 else "middle")
-            out.append(f'<text x="{x:.1f}" y="{y - 6.5:.1f}" class="skunk-label" text-anchor="{anchor}">{text}</text>')
-        elif run_end:  # beyond the end of the column, upright: above the first hole or below the last
-            x = sum(p[0] for p in ticks) / len(ticks)
-            above = ticks[0][1] < ticks[0][3]
-            y = ticks[0][1] - 4 if above else ticks[0][1] + 10.5
-            anchor = "start" if x < width * 0.3 else ("end" if x > width * 0.7 else "middle")
-            x = min(p[0] for p in ticks) - 5 if anchor == "start" else (
-                max(p[0] for p in ticks) + 5 if anchor == "end" else x)
-            out.append(f'<text x="{x:.1f}" y="{y:.1f}" class="skunk-label" text-anchor="{anchor}">{text}</text>')
-        else:  # beside the ticks, in the gap left of the tracks, reading up the board
-            x, y = min(ticks)[0] - 9.5, ticks[0][1]
-            out.append(f'<text x="{x:.1f}" y="{y:.1f}" class="skunk-label" text-anchor="middle" '
-                       f'dominant-baseline="central" transform="rotate(-90 {x:.1f} {y:.1f})">{text}</text>')
+    drawn = sides[:len(geometry.tracks)]
+    tracks = [{"name": side["name"], "side": t % len(COLOURS), "holes": [at(p) for p in geometry.tracks[t]],
+               "start": at(geometry.starts[t]) if geometry.starts[t] else None} for t, side in enumerate(drawn)]
+    marks = [mark for score, label in lines if (mark := _skunk_mark(geometry, len(sides), at, score, label, target,
+                                                                     width, tall))]
     gx, gy = at(geometry.game_hole)
-    won = state.get("winner") is not None
-    out.append(f'<circle cx="{gx:.1f}" cy="{gy:.1f}" r="5" class="game-ring{" won" if won else ""}"/>')
-    out.append(f'<circle cx="{gx:.1f}" cy="{gy:.1f}" r="{hole_r + 0.4:.1f}" class="hole game"/>')
-    if tall:  # the target above the game hole, where the board's end is
-        out.append(f'<text x="{gx:.1f}" y="{gy - 8:.1f}" class="game-label" text-anchor="middle">{target}</text>')
-    else:
-        out.append(f'<text x="{gx:.1f}" y="{gy + 12:.1f}" class="game-label" text-anchor="middle">{target}</text>')
-    for t, side in enumerate(sides[:len(geometry.tracks)]):
-        colour = COLOURS[t % len(COLOURS)]
+    pegs = []  # each side's: its back peg (where it is not the front's), its front peg, its lap badge
+    for t, side in enumerate(drawn):
         front_hole, lap = peg_hole(side["score"], target)
         back_hole, _ = peg_hole(side["back"], target)
+        each = {"side": t % len(COLOURS), "name": side["name"], "pegs": [], "badge": None}
         if back_hole != front_hole and (side["back"] or side["score"]):
-            out.append(_peg(at(_hole_at(geometry, t, back_hole)), t, "back", side, side["back"], back_r))
-        out.append(_peg(at(_hole_at(geometry, t, front_hole)), t, "front", side, side["score"], front_r))
+            each["pegs"].append((at(_hole_at(geometry, t, back_hole)), "back", side["back"], back_r))
+        each["pegs"].append((at(_hole_at(geometry, t, front_hole)), "front", side["score"], front_r))
         if lap:
             x, y = at(geometry.starts[t] or geometry.tracks[t][0])
             if tall:  # one row each above the start holes, the first side's highest
-                row = y - 8 - 8 * (len(sides) - 1 - t)
-                out.append(f'<text x="{x:.1f}" y="{row:.1f}" class="lap side-{t % len(COLOURS)}" '
-                           f'text-anchor="start" fill="{colour}">lap {lap + 1}</text>')
+                each["badge"] = (x, y - 8 - 8 * (len(sides) - 1 - t), "start", lap + 1)
             else:
-                out.append(f'<text x="{x - 5:.1f}" y="{y + 2.2:.1f}" class="lap side-{t % len(COLOURS)}" '
-                           f'text-anchor="end" fill="{colour}">lap {lap + 1}</text>')
-    out.append("</svg>")
-    return "".join(out)
+                each["badge"] = (x - 5, y + 2.2, "end", lap + 1)
+        pegs.append(each)
+    return part("board.svg", {
+        "tall": tall, "width": width, "height": height, "shown_width": width * TALL_SCALE if tall else None,
+        "hole_r": hole_r, "tracks": tracks, "marks": marks, "game_hole": (gx, gy), "won": state.get("winner") is not None,
+        "target": target, "target_at": (gx, gy - 8) if tall else (gx, gy + 12), "colours": COLOURS, "sides": pegs,
+    })
+
+
+def _skunk_mark(geometry: Geometry, sides: int, at, score: int, label: str, target: int, width: float,
+                tall: bool) -> dict | None:
+    """A tick across every track before the hole a loser must reach, and its label; None if that
+    hole is off the tracks."""
+    hole, _ = peg_hole(score, target)
+    if not 1 <= hole <= HOLES_PER_TRACK:
+        return None
+    ticks = []
+    run_end = False
+    for track in geometry.tracks[:sides]:
+        here = track[hole - 1]
+        before = track[hole - 2] if hole > 1 else None
+        if before is not None and abs(before[1] - here[1]) < 0.01:
+            mx = (before[0] + here[0]) / 2
+        else:  # the first hole of a run: the tick at the run's end, before the hole
+            run_end = True
+            mx = here[0] - 0.5 * (1 if hole < HOLES_PER_TRACK and track[hole][0] > here[0] else -1)
+        x, y = at((mx, here[1]))
+        hx, hy = at(here)
+        ticks.append((x, y, hx, hy))
+    text = f"{label} {score}"
+    if not tall:
+        x, y, _, _ = min(ticks, key=lambda p: p[1])
+        anchor = "start" if x < width * 0.2 else ("end" if x > width * 0.8 else "middle")
+        placed = {"at": (x, y - 6.5), "anchor": anchor, "rotate": False}
+    elif run_end:  # beyond the end of the column, upright: above the first hole or below the last
+        x = sum(p[0] for p in ticks) / len(ticks)
+        above = ticks[0][1] < ticks[0][3]
+        y = ticks[0][1] - 4 if above else ticks[0][1] + 10.5
+        anchor = "start" if x < width * 0.3 else ("end" if x > width * 0.7 else "middle")
+        x = min(p[0] for p in ticks) - 5 if anchor == "start" else (
+            max(p[0] for p in ticks) + 5 if anchor == "end" else x)
+        placed = {"at": (x, y), "anchor": anchor, "rotate": False}
+    else:  # beside the ticks, in the gap left of the tracks, reading up the board
+        placed = {"at": (min(ticks)[0] - 9.5, ticks[0][1]), "anchor": "middle", "rotate": True}
+    return {"ticks": [(x, y) for x, y, _, _ in ticks], "text": text, **placed}
 
 
 def _hole_at(geometry: Geometry, track: int, hole: int) -> tuple[float, float]:
@@ -206,11 +189,3 @@ def _hole_at(geometry: Geometry, track: int, hole: int) -> tuple[float, float]:
         start = geometry.starts[track]
         return start if start else (geometry.tracks[track][0][0] - 1.5, geometry.tracks[track][0][1])
     return geometry.tracks[track][hole - 1]
-
-
-def _peg(xy, t: int, kind: str, side: dict, score: int, r: float) -> str:
-    """Track ``t``'s peg: in its side's colour (the palette's, by its class, where the page's style is)."""
-    x, y = xy
-    colour = COLOURS[t % len(COLOURS)]
-    return (f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" class="peg {kind} side-{t % len(COLOURS)}" fill="{colour}">'
-            f'<title>{escape(name_text(side["name"]))} {kind} peg: {score}</title></circle>')

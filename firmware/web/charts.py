@@ -4,15 +4,16 @@ Text in a chart is sized by the page's style in the chart's own units: CHART_FON
 wide screen, PHONE_FONT on a phone (the chart is drawn narrower there, so its text would
 shrink below 12 CSS pixels). Where a label goes is worked out for the larger of the two,
 anchored at its start and its baseline, so the smaller text sits inside the same box: a
-label that is clear of every line at one size is clear at the other.
+label that is clear of every line at one size is clear at the other. The functions
+here work out where each goes; ``templates/race.svg`` and ``distribution.svg`` draw it.
 """
 
 from __future__ import annotations
 
-from html import escape
+from markupsafe import Markup
 
 from .board import COLOURS
-from .names import name_text
+from .render import part
 
 CHART_FONT = 11  # a chart's text in its own units, on a wide screen (style.css)
 PHONE_FONT = 16  # on a screen up to 600 CSS px wide: 12.8 px on a 390 px phone (style.css)
@@ -51,7 +52,7 @@ def place(width: float, height: float, plot: Box, candidates, obstacles: list[Bo
 
 
 def race_svg(race: list[tuple[int, ...]], sides: list[str], target: int,
-             lines: list[tuple[int, str]]) -> str:
+             lines: list[tuple[int, str]]) -> Markup:
     """Each side's score after each entry (a step line a side), the skunk lines and the target dashed,
     each line's label and the legend where no line runs (see the module)."""
     w, h, left, bottom, top, right = 420.0, 250.0, 36.0, 24.0, 10.0, 8.0
@@ -65,14 +66,9 @@ def race_svg(race: list[tuple[int, ...]], sides: list[str], target: int,
     def y(score):
         return top + (h - top - bottom) * (1 - score / top_score)
 
-    out = [f'<svg class="race" viewBox="0 0 {w:.0f} {h:.0f}" role="img" '
-           f'aria-label="pegging race" xmlns="http://www.w3.org/2000/svg">',
-           f'<rect x="{left}" y="{top}" width="{w - left - right}" height="{h - top - bottom}" class="plot"/>']
-    for score in range(0, top_score + 1, 30):
-        out.append(f'<text x="{left - 4}" y="{y(score) + 4:.1f}" class="axis" text-anchor="end">{score}</text>')
     marks = lines + [(target, "game")]
     obstacles: list[Box] = [(left, y(score), w - right, y(score)) for score, _ in marks]
-    drawn = []
+    paths = []
     for s, name in enumerate(sides):
         points: list[tuple[float, float]] = []
         for i, scores in enumerate(race):
@@ -82,27 +78,20 @@ def race_svg(race: list[tuple[int, ...]], sides: list[str], target: int,
         obstacles.extend((a[0], a[1], b[0], b[1]) for a, b in zip(points, points[1:]))
         if len(points) == 1:
             obstacles.append((*points[0], *points[0]))
-        path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
-        colour = COLOURS[s % len(COLOURS)]
-        drawn.append(f'<polyline points="{path}" class="line side-{s % len(COLOURS)}" fill="none" stroke="{colour}" '
-                     'stroke-width="2.5">'
-                     f'<title>{escape(name_text(name))}</title></polyline>')
-    for score, label in marks:
-        cls = "target-line" if label == "game" else "skunk-line"
-        out.append(f'<line x1="{left}" y1="{y(score):.1f}" x2="{w - right}" y2="{y(score):.1f}" class="{cls}"/>')
-    legend, legend_box = _legend(sides, plot, obstacles)
-    obstacles.append(legend_box)
-    for score, label in marks:
-        out.append(_line_label(f"{label} {score}", y(score), plot, obstacles))
-    out.extend(drawn)
-    out.append(legend)
-    out.append(f'<text x="{(left + w - right) / 2:.0f}" y="{h - 5}" class="axis" text-anchor="middle">'
-               f'record lines ({len(race) - 1})</text>')
-    out.append("</svg>")
-    return "".join(out)
+        paths.append({"name": name, "side": s % len(COLOURS), "points": points})
+    legend = _legend(sides, plot, obstacles)
+    obstacles.append(legend["box"])
+    labels = [_line_label(f"{label} {score}", y(score), plot, obstacles) for score, label in marks]
+    return part("race.svg", {
+        "width": w, "height": h, "left": left, "top": top, "right": w - right, "plot_width": w - left - right,
+        "plot_height": h - top - bottom, "colours": COLOURS, "entries": len(race) - 1,
+        "axis": [(score, y(score)) for score in range(0, top_score + 1, 30)],
+        "lines": [("target-line" if label == "game" else "skunk-line", y(score)) for score, label in marks],
+        "labels": labels, "paths": paths, "legend": legend, "ascent": ASCENT * PHONE_FONT,
+    })
 
 
-def _line_label(text: str, line_y: float, plot: Box, obstacles: list[Box]) -> str:
+def _line_label(text: str, line_y: float, plot: Box, obstacles: list[Box]) -> dict:
     """A line's label just above or below it, from its right end leftwards: the first place clear of
     every line and label (then an obstacle itself); over a backing at the right end if none is."""
     width, height = EM_WIDTH * PHONE_FONT * len(text), (ASCENT + DESCENT) * PHONE_FONT
@@ -117,19 +106,17 @@ def _line_label(text: str, line_y: float, plot: Box, obstacles: list[Box]) -> st
         found = (xs[0], above if above > plot[1] else below)
     x, top = found
     obstacles.append((x, top, x + width, top + height))
-    baseline = top + ASCENT * PHONE_FONT
-    back = (f'<rect x="{x - 1:.1f}" y="{top:.1f}" width="{width + 2:.1f}" height="{height:.1f}" rx="2" '
-            'class="legend-back"/>' if backed else "")
-    return f'{back}<text x="{x:.1f}" y="{baseline:.1f}" class="axis line-label">{escape(text)}</text>'
+    return {"text": text, "x": x, "top": top, "width": width, "height": height, "backed": backed,
+            "baseline": top + ASCENT * PHONE_FONT}
 
 
 LEGEND_CHARACTERS = 26  # a longer name is cut with an ellipsis (its title says it whole)
 
 
-def _legend(sides: list[str], plot: Box, obstacles: list[Box]) -> tuple[str, Box]:
+def _legend(sides: list[str], plot: Box, obstacles: list[Box]) -> dict:
     """Which line is whose: a swatch of each side's colour and its name, one row a side, in the first
     corner of the plot clear of every line (top left, where the race has not been yet, then bottom
-    right, top right, bottom left), over a backing; top left if none is clear. Returns it and its box."""
+    right, top right, bottom left), over a backing; top left if none is clear. Its ``box`` with it."""
     shown = [name if len(name) <= LEGEND_CHARACTERS else name[:LEGEND_CHARACTERS - 1] + "…" for name in sides]
     width = 22 + EM_WIDTH * PHONE_FONT * max((len(name) for name in shown), default=0)
     height = LEGEND_ROW * len(sides)
@@ -137,23 +124,13 @@ def _legend(sides: list[str], plot: Box, obstacles: list[Box]) -> tuple[str, Box
     corners = [(left + GAP + 2, top + GAP + 2), (right - GAP - 2 - width, bottom - GAP - 2 - height),
                (right - GAP - 2 - width, top + GAP + 2), (left + GAP + 2, bottom - GAP - 2 - height)]
     x, y = place(width, height, plot, corners, obstacles) or corners[0]
-    out = [f'<g class="legend"><rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}" rx="2" '
-           'class="legend-back"/>']
-    for s, name in enumerate(sides):
-        colour = COLOURS[s % len(COLOURS)]
-        row = y + LEGEND_ROW * s
-        middle = row + LEGEND_ROW / 2
-        out.append(f'<g class="legend-item"><title>{escape(name_text(name))}</title>'
-                   f'<line x1="{x + 3:.1f}" y1="{middle:.1f}" x2="{x + 17:.1f}" y2="{middle:.1f}" class="side-{s % len(COLOURS)}" '
-                   f'stroke="{colour}" '
-                   f'stroke-width="3"/><text x="{x + 21:.1f}" y="{row + 1.5 + ASCENT * PHONE_FONT:.1f}">'
-                   f'{escape(name_text(shown[s]))}</text></g>')
-    out.append("</g>")
-    return "".join(out), (x, y, x + width, y + height)
+    return {"x": x, "y": y, "width": width, "height": height, "box": (x, y, x + width, y + height),
+            "rows": [{"name": name, "shown": shown[s], "side": s % len(COLOURS), "top": y + LEGEND_ROW * s,
+                      "middle": y + LEGEND_ROW * s + LEGEND_ROW / 2} for s, name in enumerate(sides)]}
 
 
 def distribution_svg(counts: list[int], table: dict[int, int], name: str, size: int = 4,
-                     colour: str = COLOURS[1]) -> str:
+                     colour: str = COLOURS[1]) -> Markup:
     """Bars in the player's ``colour``: the share of a player's hands at each total, over the exact
     share of all hands (a line)."""
     w, h, left, bottom, top = 420.0, 190.0, 42.0, 26.0, 22.0
@@ -167,25 +144,11 @@ def distribution_svg(counts: list[int], table: dict[int, int], name: str, size: 
     def y(share):
         return top + (h - top - bottom) * (1 - share / peak)
 
-    shown = escape(name_text(name))
-    out = [f'<svg class="dist" viewBox="0 0 {w:.0f} {h:.0f}" role="img" '
-           f'aria-label="{shown}\'s hands against all hands" xmlns="http://www.w3.org/2000/svg">']
-    for share in (0.0, 0.1, 0.2):
-        if share <= peak:
-            out.append(f'<text x="{left - 4}" y="{y(share) + 4:.1f}" class="axis" text-anchor="end">'
-                       f'{share:.0%}</text>')
-    for i, t in enumerate(totals):
-        bx = left + i * band
-        if seen[t]:
-            out.append(f'<rect x="{bx + 1:.1f}" y="{y(seen[t]):.1f}" width="{band - 2:.1f}" '
-                       f'height="{h - bottom - y(seen[t]):.1f}" class="bar" fill="{colour}"><title>{t}: '
-                       f'{seen[t]:.0%} of {shown}\'s hands, {exact[t]:.1%} of all</title></rect>')
-        if t % 4 == 0:
-            out.append(f'<text x="{bx + band / 2:.1f}" y="{h - bottom + 16}" class="axis" '
-                       f'text-anchor="middle">{t}</text>')
-    path = " ".join(f"{left + i * band + band / 2:.1f},{y(exact[t]):.1f}" for i, t in enumerate(totals))
-    out.append(f'<polyline points="{path}" class="exact" fill="none"/>')
-    out.append(f'<text x="{w - 6}" y="{top - 7}" class="axis" text-anchor="end">'
-               f'bars: {len(counts)} hands of {size} · line: all hands</text>')
-    out.append("</svg>")
-    return "".join(out)
+    return part("distribution.svg", {
+        "width": w, "height": h, "left": left, "top": top, "bottom": bottom, "band": band, "name": name,
+        "colour": colour, "hands": len(counts), "size": size,
+        "axis": [(share, y(share)) for share in (0.0, 0.1, 0.2) if share <= peak],
+        "bars": [{"total": t, "x": left + i * band, "y": y(seen[t]), "seen": seen[t], "exact": exact[t]}
+                 for i, t in enumerate(totals)],
+        "exact": [(left + i * band + band / 2, y(exact[t])) for i, t in enumerate(totals)],
+    })

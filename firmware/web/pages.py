@@ -1,9 +1,10 @@
-"""The pages, rendered on the server as plain HTML (meaningful without JavaScript).
+"""The pages, rendered on the server from the templates in ``templates/`` (meaningful without JavaScript).
 
 Nothing runs inline: the style is one ``<style>`` element whose hash the
 Content-Security-Policy names (``CONTENT_SECURITY_POLICY``), the live updates a
-script served as a file (``/live.js``). Every name from the ledger goes through
-:mod:`.names`.
+script served as a file (``/live.js``). The functions here gather what each
+template shows; every name from the ledger is escaped by the templates and
+passed through :mod:`.names`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from markupsafe import Markup
 
 from ledger.rows import GameRow, GameTimes
 from scorer.game import PHASE_WORDS, Phase
@@ -22,9 +24,9 @@ from scorer.variants import VARIANTS, SkunkLines
 
 from .board import COLOURS, PALETTES, board_svg, geometry_for, peg_hole
 from .charts import CHART_FONT, PHONE_FONT, distribution_svg, race_svg
-from .names import name_html, name_text, text_html, visible
-from .qr import MARK as QR_MARK
+from .names import visible
 from .records import line_marks, ordinal, taken_back
+from .render import ENV, render
 
 if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
@@ -52,10 +54,7 @@ PALETTE_SCRIPT = ((HERE / "palette.js").read_text(encoding="utf-8")
                   .replace("PALETTE_NAMES", json.dumps(list(PALETTES))).replace("PALETTE_COOKIE", PALETTE_COOKIE)
                   .encode())
 PALETTE_SCRIPT_URL = f"/palette.js?v={hashlib.sha256(PALETTE_SCRIPT).hexdigest()[:12]}"
-HTML_OPEN = "<!doctype html><html lang=en>"
-# The choice of palette at the foot of every page: shown by palette.js, which makes it work
-PALETTE_CHOICE = ('<footer class="palette" id="palette-choice" hidden><label>Colours <select id="palette">'
-                  + "".join(f'<option value="{name}">{name}</option>' for name in PALETTES) + "</select></label></footer>")
+HTML_OPEN = "<!doctype html><html lang=en>"  # how base.html begins
 STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
 CONTENT_SECURITY_POLICY = (
     f"default-src 'none'; script-src 'self'; style-src 'sha256-{STYLE_HASH}'; img-src 'self'; "
@@ -63,42 +62,17 @@ CONTENT_SECURITY_POLICY = (
     "frame-ancestors 'none'"
 )
 NAV = (("/", "Board"), ("/phone", "My seat"), ("/games", "Games"), ("/stats", "Stats"))
-HEAD_LINKS = ('<link rel="manifest" href="/manifest.webmanifest"><meta name="theme-color" content="#14110f">'
-              '<link rel="apple-touch-icon" href="/icon-192.png">')
-
-
-def page(title: str, here: str, body: str, live: bool = False, script: str | None = None) -> str:
-    """A whole page: the header, the body, the style inline (allowed by its hash), the live
-    page's scripts by their addresses (live.js, then ``script``: nothing fetched from elsewhere)."""
-    links = "".join(f'<a href="{href}"{" class=here" if href == here else ""}>{name}</a>' for href, name in NAV)
-    brand = "span" if "<h1" in body else "h1"  # a page without a heading of its own is headed by the brand
-    # the live state in words beside its dot (live.js changes both): a phone has no hover
-    dot = ('<span class="live-state"><span id="live-dot" class="live-dot" aria-hidden="true"></span>'
-           '<span id="live-word" role="status">not live</span></span>') if live else ""
-    scripts = (SCRIPT_URL, script) if script else (SCRIPT_URL,)  # live.js first: a page's own script hears it
-    script = "".join(f'<script src="{src}" defer></script>' for src in scripts) if live else ""
-    refresh = '<noscript><meta http-equiv="refresh" content="10"></noscript>' if live else ""
-    return (
-        f"{HTML_OPEN}<head><meta charset=utf-8>"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta name="description" content="The live cribbage board: scores, pegs and whose count is next">'
-        f"{refresh}<title>{escape(title)}</title>{HEAD_LINKS}<style>{STYLE}</style>"
-        f'<script src="{PALETTE_SCRIPT_URL}" defer></script></head><body>'  # deferred: it blocks no drawing
-        f'<header><{brand} class="brand">cribbage-board</{brand}>{links}{dot}</header>'
-        f"<main>{body}</main>{PALETTE_CHOICE}{script}</body></html>"
-    )
+# What every page shares (base.html); the style is the project's own stylesheet, put in as it is.
+ENV.globals.update(style=Markup(STYLE), nav=NAV, palettes=tuple(PALETTES), live_script_url=SCRIPT_URL,
+                   palette_script_url=PALETTE_SCRIPT_URL, phone_script_url=PHONE_SCRIPT_URL)
 
 
 def in_palette(html: bytes, palette: str) -> bytes:
-    """A page (bytes of :func:`page`) opened in a palette of the LEDs: its root element's class.
-    Anything else is left as it is."""
+    """A page (bytes of a template extending base.html) opened in a palette of the LEDs: its root
+    element's class. Anything else is left as it is."""
     if palette == "standard" or palette not in PALETTES or not html.startswith(HTML_OPEN.encode()):
         return html
     return html.replace(HTML_OPEN.encode(), f'{HTML_OPEN[:-1]} class="palette-{palette}">'.encode(), 1)
-
-
-def problem_html(problem: str) -> str:
-    return f'<p class="problem" role="alert">{escape(visible(problem))}</p>'
 
 
 def live_title(state: dict | None) -> str:
@@ -128,74 +102,56 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def live_html(state: dict | None, problem: str | None, recent: list[dict], messages=(),
-              layout: Layout | None = None) -> str:
-    """The inside of the live board: scores, what comes next, the board, the last entries."""
-    if problem:
-        return problem_html(problem) + '<p class="muted">This page keeps trying and shows the game once the ledger can be read.</p>'
-    if not state or not state.get("variant"):
-        return '<p class="problem">No game in the ledger yet: start one on the board.</p>'
-    sides_html = []
+def live_context(state: dict | None, problem: str | None, recent: list[dict], messages=(),
+                 layout: Layout | None = None) -> dict:
+    """What live.html draws: the ledger's problem, or the game (None before the first) with the
+    board, and the last entries."""
+    if problem or not state or not state.get("variant"):
+        return {"problem": problem, "game": None}
+    target = state["target"]
+    sides = []
     for i, side in enumerate(state["sides"]):
-        deals = state["dealer"] in side["seats"]
-        won = state.get("winner") == side["name"]
-        seats = ", ".join(name_html(seat) for seat in side["seats"]) if len(side["seats"]) > 1 else ""
-        sides_html.append(
-            f'<section class="side side-{i % len(COLOURS)}{" winner" if won else ""}" data-side="{escape(visible(side["name"]))}">'
-            + f'<div class="head"><div class="name" title="{escape(name_text(side["name"]))}">{name_html(side["name"])}</div>'
-            + ('<span class="badge" title="dealer">deals</span>' if deals else "") + "</div>"
-            f'<div class="score" data-score>{side["score"]}</div>'
-            f'<div class="sub">back peg {side["back"]} · {state["target"] - side["score"]} to go'
-            + (f" · lap {lap + 1}" if (lap := peg_hole(side["score"], state["target"])[1]) else "")
-            + "</div>" + (f'<div class="sub seats" title="{escape(", ".join(name_text(seat) for seat in side["seats"]))}">{seats}</div>'
-                          if seats else "") + "</section>"
-        )
+        sides.append({"colour": i % len(COLOURS), "name": side["name"], "score": side["score"], "back": side["back"],
+                      "to_go": target - side["score"], "lap": peg_hole(side["score"], target)[1],
+                      "won": state.get("winner") == side["name"], "deals": state["dealer"] in side["seats"],
+                      "seats": side["seats"] if len(side["seats"]) > 1 else []})
     phase = Phase(state["phase"])
-    facts = [f'{escape(state["variant"])} to <b>{state["target"]}</b>', f'deal <b>{state["deal"]}</b>',
-             f'<b>{name_html(state["dealer"])}</b> deals', f'<b>{PHASE_WORDS[phase]}</b>'
-             + (" <span class=muted>(a jack cut: 2 for the dealer, his heels)</span>" if phase is Phase.HEELS else "")]
-    order = state.get("show_order") or []
-    if order and not state.get("winner"):
-        rest = ", then ".join(f"{name_html(o['seat'])} {o['count']}" for o in order[1:])
-        facts.append(f'next count <b>{name_html(order[0]["seat"])} {order[0]["count"]}</b>'
-                     + (f" <span class=muted>then {rest}</span>" if rest else ""))
     options = state["options"]
     extras = [name for name, on in (("exact-out", options["exact_out"]), ("muggins", options["muggins"])) if on]
     if options["skunk"] != "acc":
         extras.append(f"skunk lines: {options['skunk']}")
-    if extras:
-        facts.append(f'<span class="muted">{escape(", ".join(extras))}</span>')
-    parts = [f'<div class="sides n{len(sides_html)}">{"".join(sides_html)}</div>', f'<div class="facts">{"<span>" + "</span><span>".join(facts) + "</span>"}</div>']
-    if state.get("winner"):
-        result = state["result"].replace("-", " ")
-        parts.append(f'<div class="result">{name_html(state["winner"])} wins by {state["margin"]}'
-                     + ("" if result == "win" else f", a {escape(result)}")
-                     + f' ({_count(state["game_points"], "match point")})</div>')
-    if state.get("note"):
-        parts.append(f'<div class="note">{text_html(state["note"])}</div>')
     match = state["match"]
-    if match["games"]:
-        tally = ", ".join(f"{name_html(t['side'])} won {_count(t['wins'], 'game')} "
-                          f"({_count(t['game_points'], 'match point')})" for t in match["tally"] if t["wins"])
-        parts.append(f'<div class="facts"><span>match after {_count(match["games"], "game")}: {tally}</span></div>')
-    left = "".join(parts)
+    game = {
+        "sides": sides, "variant": state["variant"], "target": target, "deal": state["deal"],
+        "dealer": state["dealer"], "phase": PHASE_WORDS[phase], "heels": phase is Phase.HEELS,
+        "order": [] if state.get("winner") else state.get("show_order") or [], "extras": extras,
+        "winner": state.get("winner"), "note": state.get("note"),
+        "match": ({"games": _count(match["games"], "game"),
+                   "tally": [{"side": t["side"], "wins": _count(t["wins"], "game"),
+                              "points": _count(t["game_points"], "match point")} for t in match["tally"] if t["wins"]]}
+                  if match["games"] else None),
+    }
+    if state.get("winner"):
+        game.update(margin=state["margin"], result=state["result"].replace("-", " "),
+                    points=_count(state["game_points"], "match point"))
     geometry = geometry_for(len(state["sides"]), layout)
     variant = VARIANTS.get(state["variant"])
-    lines = [] if variant and variant.lowball else line_marks(race_lines(state["target"], SkunkLines(options["skunk"])))
-    board = board_svg(state, geometry, lines) + board_svg(state, geometry, lines, tall=True)  # CSS shows one
-    items = "".join(f'<li class="{e["action"]}{" undone" if e.get("undone") else ""}">{text_html(e["text"])}</li>'
-                    for e in recent)  # an entry an undo took back is struck out, the undo is not
-    entries = (f'<h2>last entries</h2><ol class="entries" reversed>{items}</ol>' if recent
-               else '<p class="muted">No entries yet in this game.</p>')
-    notes = "".join(problem_html(m) for m in messages)
-    return f'<div class="live"><div>{left}{notes}</div><div>{board}{entries}</div></div>'
+    lines = [] if variant and variant.lowball else line_marks(race_lines(target, SkunkLines(options["skunk"])))
+    game["boards"] = (board_svg(state, geometry, lines), board_svg(state, geometry, lines, tall=True))  # CSS shows one
+    return {"problem": None, "game": game, "recent": recent, "messages": list(messages)}
+
+
+def live_html(state: dict | None, problem: str | None, recent: list[dict], messages=(),
+              layout: Layout | None = None) -> str:
+    """The inside of the live board: scores, what comes next, the board, the last entries."""
+    return render("live.html", live_context(state, problem, recent, messages, layout))
 
 
 def board_page(state, problem, recent, messages=(), layout=None) -> str:
-    inner = live_html(state, problem, recent, messages, layout)
+    """``/``: the live board, with the mark :mod:`.qr`'s code takes the place of (per request)."""
     key, _ = said(state, recent)  # said by live.js only for an entry made after the page was loaded
-    region = f'<p id="said" class="vh" role="status" aria-live="polite" aria-atomic="true" data-key="{escape(key)}"></p>'
-    return page(live_title(state), "/", f'<div id="live">{inner}</div>{region}{QR_MARK}', live=True)  # the QR per request
+    return render("board.html", {**live_context(state, problem, recent, messages, layout),
+                                 "title": live_title(state), "said_key": key})
 
 
 # ---- a seat's phone --------------------------------------------------------------
@@ -203,46 +159,21 @@ def board_page(state, problem, recent, messages=(), layout=None) -> str:
 PLAY_CHIPS = (1, 2, 3, 4, 5, 6, 8, 12)  # the play's usual counts: a go, fifteen or pair, runs, pair royal
 SUITS = (("C", "\u2663"), ("D", "\u2666"), ("H", "\u2665"), ("S", "\u2660"))
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
+CARDS = tuple((f"{rank}{suit}", f"{'10' if rank == 'T' else rank}{symbol}") for rank in RANKS for suit, symbol in SUITS)
 
 
-def pair_page(code: str) -> str:
-    """``/P/CODE``: one button that pairs this phone (a page first, so that a link preview pairs nothing)."""
-    body = ('<div class="pair"><h1>Score from this phone</h1>'
-            '<p>This pairs this phone with the seat the board showed the code for. The code works once, '
-            'for two minutes.</p><form method="post" action="/pair">'
-            f'<input type="hidden" name="code" value="{escape(code[:64])}">'
-            '<button type="submit">Pair this phone</button></form></div>')
-    return page("Pair a phone · cribbage-board", "/phone", body)
-
-
-def pair_result(message: str) -> str:
-    return page("Not paired · cribbage-board", "/phone",
-                f'<h1>Not paired</h1>{problem_html(message)}<p><a href="/">Watch the board</a></p>')
-
-
-def unpaired_page(message: str) -> str:
-    return page("My seat · cribbage-board", "/phone",
-                f'<h1>My seat</h1><p>{escape(message)}.</p><p>Any phone can watch the game: '
-                '<a href="/">the board</a>.</p>')
-
-
-def seat_status(state: dict | None, seat: int) -> str:
-    """The seat's line: its player and score, and the next count (as ``phone.js`` keeps it)."""
+def seat_status(state: dict | None, seat: int) -> dict:
+    """The seat's line (as ``phone.js`` keeps it): ``note`` when there is no player to show, else
+    the seat's ``name`` and ``score``, and who ``won`` or the ``next`` count (with ``after``)."""
     if not state or not state.get("variant"):
-        return "No game on the board yet."
+        return {"note": "No game on the board yet."}
     seats = state.get("seats") or []
     if seat >= len(seats):
-        return "This game has no player on your seat."
+        return {"note": "This game has no player on your seat."}
     name = seats[seat]
     side = next((side for side in state["sides"] if name in side["seats"]), None)
-    line = f"You: <b>{name_html(name)}</b> {side['score'] if side else ''}"
-    upcoming = state.get("next")
-    if state.get("winner"):
-        line += f"<span>{name_html(state['winner'])} won</span>"
-    elif upcoming:
-        after = " (after the play)" if state.get("phase") in ("heels", "play") else ""
-        line += f"<span>Next count: {name_html(upcoming['seat'])} {escape(upcoming['count'])}{after}</span>"
-    return line
+    return {"note": None, "name": name, "score": side["score"] if side else "", "won": state.get("winner"),
+            "next": state.get("next"), "after": " (after the play)" if state.get("phase") in ("heels", "play") else ""}
 
 
 def _allowed(state: dict | None, seat: int) -> dict[str, bool]:
@@ -255,57 +186,15 @@ def _allowed(state: dict | None, seat: int) -> dict[str, bool]:
             "claim": bool(state.get("options", {}).get("muggins"))}
 
 
-def phone_page(live: dict, seat: int, token: str, away: str = "") -> str:
-    """``/phone``: a seat's controls (play chips, a keypad for the show, heels, muggins, undo, which
-    two to throw, check my count) over the live board; ``phone.js`` sends each tap and shows the
-    board's answer."""
-    chips = "".join(f'<button type="button" data-act="peg" data-points="{n}">+{n}</button>' for n in PLAY_CHIPS)
-    digits = "".join(f'<button type="button" data-digit="{d}">{d}</button>' for d in "123456789")
-    cards = "".join(f'<button type="button" data-card="{rank}{suit}" aria-pressed="false">'
-                    f'{"10" if rank == "T" else rank}{symbol}</button>'
-                    for rank in RANKS for suit, symbol in SUITS)
-    off = {act: "" if on else " disabled" for act, on in _allowed(live["state"], seat).items()}
-    controls = (
-        f'<p id="status" class="status">{seat_status(live["state"], seat)}</p>'
-        f'<p id="answer" class="answer{" refused" if away else ""}" role="status" aria-live="polite">{escape(away)}</p>'
-        f'<section class="pad"><h2>The play</h2><div class="keys">{chips}</div></section>'
-        '<section class="pad"><h2>Points</h2><div id="dial" class="dial" aria-live="off">0</div>'
-        f'<div class="keys digits">{digits}<button type="button" data-digit="clear">Clear</button>'
-        '<button type="button" data-digit="0">0</button>'
-        '<button type="button" data-digit="19" title="19: a hand of no points">19</button></div>'
-        '<div class="row"><button type="button" class="go" data-act="hand">My hand</button>'
-        f'<button type="button" class="go" data-act="crib"{off["crib"]}>Crib</button>'
-        '<button type="button" data-act="peg">Play</button></div>'
-        f'<div class="row"><button type="button" data-act="heels"{off["heels"]}>His heels</button>'
-        f'<button type="button" data-act="claim"{off["claim"]}>Muggins</button>'
-        '<button type="button" class="warn" data-act="undo">Undo mine</button></div></section>'
-        '<section class="pad"><h2>Which two to throw?</h2><p id="coach-pick" class="muted">Pick the six cards dealt.</p>'
-        f'<div class="cards" id="coach-cards">{cards}</div>'
-        '<div class="row choice"><label><input type="radio" name="coach-crib" id="coach-dealer"> My crib</label>'
-        '<label><input type="radio" name="coach-crib" id="coach-pone" checked> Their crib</label></div>'
-        '<table class="ranks" id="coach-table" hidden><thead><tr><th>Throw</th><th>Keep</th><th class="n">Points</th>'
-        '<th class="n">Hand</th><th class="n">Crib</th></tr></thead><tbody id="coach-ranks"></tbody></table>'
-        '<p id="coach-note" class="muted"></p>'
-        '<div class="row"><button type="button" id="coach-clear">Clear</button></div></section>'
-        '<section class="pad"><h2>Check my count</h2><p id="pick" class="muted">Pick your hand, then the starter.</p>'
-        f'<div class="cards" id="cards">{cards}</div><p id="counted" class="answer"></p>'
-        '<p id="count-coach" class="muted"></p>'
-        '<div class="row"><button type="button" id="count-clear">Clear</button>'
-        '<button type="button" class="go" id="count-peg" disabled>Peg it</button></div></section>'
-        '<section class="pad"><h2>This phone</h2>'
-        '<label><input type="checkbox" id="awake" checked> Keep the screen on</label>'
-        '<p id="awake-note" class="muted"></p>'
-        '<label><input type="checkbox" id="speak"> Say each entry aloud</label>'
-        '<div class="row"><button type="button" class="warn" id="unpair">Unpair this phone</button></div></section>'
-    )
-    inner = live_html(live["state"], live["problem"], live["recent"], live["messages"])
-    state = escape(json.dumps(live["state"]))
+def phone_context(live: dict, seat: int, token: str, away: str = "") -> dict:
+    """What phone.html shows: a seat's controls (play chips, a keypad for the show, heels, muggins,
+    undo, which two to throw, check my count) over the live board; ``phone.js`` sends each tap and
+    shows the board's answer."""
     variant = VARIANTS.get((live["state"] or {}).get("variant") or "")
-    hand = variant.hand_size if variant else 4
-    body = (f'<div id="phone" data-seat="{seat}" data-token="{escape(token)}" data-hand="{hand}" '
-            f'data-state="{state}">{controls}</div>'
-            f'<h2>The board</h2><div id="live">{inner}</div>')
-    return page("My seat · cribbage-board", "/phone", body, live=True, script=PHONE_SCRIPT_URL)
+    return {**live_context(live["state"], live["problem"], live["recent"], live["messages"]),
+            "seat": seat, "token": token, "away": away, "status": seat_status(live["state"], seat),
+            "allowed": _allowed(live["state"], seat), "state_json": json.dumps(live["state"]),
+            "hand": variant.hand_size if variant else 4, "chips": PLAY_CHIPS, "cards": CARDS}
 
 
 SERVICE_WORKER = ((HERE / "sw.js").read_text(encoding="utf-8")
@@ -313,13 +202,6 @@ SERVICE_WORKER = ((HERE / "sw.js").read_text(encoding="utf-8")
                   .replace("PALETTE_SCRIPT", PALETTE_SCRIPT_URL)
                   .replace("VERSION", hashlib.sha256(STYLE.encode() + PHONE_SCRIPT + SCRIPT + PALETTE_SCRIPT)
                            .hexdigest()[:12]))
-
-
-def offline_page() -> str:
-    """What the installed app shows when the board's web view cannot be reached (no scores kept)."""
-    return page("Not connected · cribbage-board", "/",
-                '<h1>Not connected</h1><p>The board\'s web view cannot be reached: check that this phone is on '
-                "the board's Wi-Fi and that the board is on, then reload.</p>")
 
 
 def manifest() -> str:
@@ -336,88 +218,38 @@ def manifest() -> str:
 
 
 def _date(value: str | None) -> str:
-    return escape(value.replace("T", " ").rstrip("Z")[:16]) if value else "—"
+    return value.replace("T", " ").rstrip("Z")[:16] if value else "—"
 
 
-def _day(value: str | None) -> str:
-    """A date over its time of day (UTC), for a narrow column."""
-    if not value or len(value) < 16:
-        return "—"
-    return f'{escape(value[:10])} <br><span class="muted">{escape(value[11:16])}</span>'
+def _day(value: str | None) -> tuple[str, str] | None:
+    """A timestamp's date and its time of day (UTC), for a narrow column; None if it has none."""
+    return (value[:10], value[11:16]) if value and len(value) >= 16 else None
 
 
 def _time(value: str | None) -> str:
     """The time of day of an ISO timestamp (UTC), to the second."""
-    return escape(value[11:19]) if value and len(value) >= 19 else ""
+    return value[11:19] if value and len(value) >= 19 else ""
 
 
-def _result(game: GameRow) -> str:
-    if game.status == "abandoned":
-        return '<span class="muted">abandoned</span>'
-    if not game.winner:
-        return '<span class="muted">in play</span>'
-    return f'{name_html(game.winner)} ({escape((game.result or "").replace("-", " "))})'
+def games_context(games: list[GameRow], problem: str | None) -> dict:
+    """What games.html shows: every game, newest first (date, players, variant, result, margin)."""
+    return {"problem": problem, "rows": [(g, _day(g.finished or g.started)) for g in games]}
 
 
-def games_page(games: list[GameRow], problem: str | None) -> str:
-    """Every game, newest first: date, players, variant, result, margin."""
-    if problem:
-        body = problem_html(problem)
-    elif not games:
-        body = '<p class="muted">No finished games yet.</p>'
-    else:
-        rows = "".join(
-            f'<tr><td class="id"><a href="/games/{g.id}">{g.id}</a></td><td class="date">{_day(g.finished or g.started)}</td>'
-            f'<td class="players"><a href="/games/{g.id}">{", ".join(name_html(seat) for seat in g.seats)}</a></td>'
-            f'<td class="variant">{escape(g.variant)}</td><td class="outcome">{_result(g)}</td>'
-            f'<td class="num margin">{"" if g.margin is None else g.margin}</td></tr>'
-            for g in games
-        )  # on a phone each row is a card of three lines (style.css), nothing off to the side
-        body = ('<div class="scroll"><table class="games"><thead><tr><th>#</th><th>date</th><th>players</th><th>variant</th>'
-                f'<th>result</th><th class="num" title="margin">by</th></tr></thead><tbody>{rows}</tbody></table></div>')
-    return page("Games · cribbage-board", "/games",
-                f'<h1>Games</h1><p><a href="/games.csv" download>all games as CSV</a></p>{body}')
-
-
-def _by(item: dict) -> str:
-    """Who entered a line when it was not the board: " (Blue's phone)"."""
-    if item.get("via") == "phone":
-        return f' <span class="muted">({name_html(item["phone"])}\'s phone)</span>' if item.get("phone") else \
-            ' <span class="muted">(a phone)</span>'
-    return ' <span class="muted">(script)</span>' if item.get("via") == "script" else ""
-
-
-def game_page(game: GameRow, played, times: GameTimes) -> str:
-    """One game: its result, the pegging race, its ledger entries with times, the record to download."""
-    gid = game.id
+def game_context(game: GameRow, played, times: GameTimes) -> dict:
+    """What game.html shows: one game's result, the pegging race, its ledger entries with times."""
     sides = [side.name for side in played.game.sides]
     r = played.race
     race = race_svg([tuple(r["start"])] + [tuple(s) for s in r["scores"]], r["sides"], r["target"],
                     line_marks(r["lines"]))
-    scores = ", ".join(f"{name_html(n)} {s}" for n, s in zip(sides, played.game.state.scores))
-    finished = f'<span>finished {_date(times.finished)}</span>' if times.finished else ""
-    head = (f'<h1>Game {gid}: {" v ".join(name_html(side) for side in sides)}</h1>'
-            f'<div class="facts"><span>{escape(game.variant)} to <b>{game.target}</b></span>'
-            f'<span>{_result(game)}</span>'
-            + (f'<span>by <b>{game.margin}</b>, {game.game_points} game points</span>' if game.winner else "")
-            + f'<span>{scores}</span><span>started {_date(times.started)}</span>{finished}</div>'
-            f'<p><a href="/games/{gid}.txt" download>game record (.txt)</a> · '
-            f'<a href="/api/games/{gid}">JSON</a></p>')
-    rows = []
     stamps = times.entries
     undone = taken_back([item["action"] for item in played.lines])
-    for k, item in enumerate(played.lines):
-        when = stamps[item["n"] - 1] if item["n"] - 1 < len(stamps) else None
-        rows.append(
-            f'<tr class="{item["action"]}{" undone" if k in undone else ""}"><td class="num">{item["n"]}</td><td>{_time(when)}</td>'
-            f'<td class="wide"><code>{text_html(item["line"])}</code></td><td class="entry">{text_html(item["text"]) if item["action"] == "entry" else item["action"] + ": " + text_html(item["text"])}{_by(item)}</td>'
-            f'<td class="num">{" – ".join(str(s) for s in item["scores"])}</td></tr>'
-        )
-    table = ('<div class="scroll"><table><thead><tr><th class="num">#</th><th>time</th><th class="wide">record</th>'
-             f'<th>entry</th><th class="num">scores</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
-    problems = "".join(problem_html(p) for p in played.problems)
-    return page(f"Game {gid} · cribbage-board", "/games",
-                f'{head}<h2>pegging race</h2>{race}{problems}<h2>ledger</h2>{table}')
+    rows = [{**item, "undone": k in undone, "score_line": " – ".join(str(s) for s in item["scores"]),
+             "time": _time(stamps[item["n"] - 1] if item["n"] - 1 < len(stamps) else None)}
+            for k, item in enumerate(played.lines)]
+    return {"game": game, "sides": sides, "scores": list(zip(sides, played.game.state.scores)), "race": race,
+            "started": _date(times.started), "finished": _date(times.finished) if times.finished else None,
+            "rows": rows, "problems": played.problems}
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run as a formula (OWASP)
@@ -459,39 +291,32 @@ def player_key(name: str, kind: str = "player"):
     return name.lower()
 
 
-def stats_page(players: list[dict], tables: dict[int, dict[int, int]], problem: str | None,
-               colours: dict | None = None) -> str:
-    """Each player (and partnership), as ``scorer.history.player_stats`` counts them: results,
-    averages, best hand, heels, and the hands against the exact distribution of all hands, in the
-    player's colour on the board (``colours``: :func:`.site.side_colours`; the first side's if unknown)."""
-    if problem:
-        return page("Stats · cribbage-board", "/stats", "<h1>Statistics</h1>" + problem_html(problem))
-    if not players:
-        return page("Stats · cribbage-board", "/stats", '<h1>Statistics</h1><p class="muted">No games yet.</p>')
+def _figure(value, fmt: str = "{}") -> str:
+    return "—" if value is None else fmt.format(value)
 
-    def fig(value, fmt="{}"):
-        return "—" if value is None else fmt.format(value)
 
+def stats_context(players: list[dict], tables: dict[int, dict[int, int]], problem: str | None,
+                  colours: dict | None = None) -> dict:
+    """What stats.html shows: each player (and partnership), as ``scorer.history.player_stats`` counts
+    them: results, averages, best hand, heels, and the hands against the exact distribution of all
+    hands, in the player's colour on the board (``colours``: :func:`.site.side_colours`; the first
+    side's if unknown)."""
     cards = []
-    for p in players:
+    for p in [] if problem else players:
         colour = (colours or {}).get(player_key(p["name"], p["kind"]), 0) % len(COLOURS)
         facts = [("games", p["games"]), ("wins", p["wins"]), ("skunks given", p["skunks_given"]),
-                 ("skunks taken", p["skunks_taken"]), ("avg hand", fig(p["average_hand"], "{:.2f}")),
-                 ("avg crib", fig(p["average_crib"], "{:.2f}")), ("play / deal", fig(p["play_per_deal"], "{:.2f}")),
-                 ("best hand", fig(p["best_hand"])), ("heels", p["heels"]), ("deals", p["deals"])]
+                 ("skunks taken", p["skunks_taken"]), ("avg hand", _figure(p["average_hand"], "{:.2f}")),
+                 ("avg crib", _figure(p["average_crib"], "{:.2f}")),
+                 ("play / deal", _figure(p["play_per_deal"], "{:.2f}")),
+                 ("best hand", _figure(p["best_hand"])), ("heels", p["heels"]), ("deals", p["deals"])]
         if p["abandoned"]:
             facts.append(("abandoned", p["abandoned"]))
-        dl = "".join(f"<div><dt>{name}</dt><dd>{value}</dd></div>" for name, value in facts)
-        chart = ""
+        chart = None
         by_size = p["hands_by_size"]
         if by_size:
             size = max(by_size, key=lambda k: len(by_size[k]))
             chart = distribution_svg(by_size[size], tables[int(size)], p["name"], int(size), COLOURS[colour])
-        sentence = ""
-        if p["percentile"] is not None:
-            sentence = (f'<p>{name_html(p["name"])}\'s hands ran at the <b>{ordinal(round(p["percentile"]))} percentile</b> '
-                        f'of all possible hands ({len(p["hands"])} hands counted).</p>')
-        kind = " (partnership)" if p["kind"] == "partnership" else ""
-        cards.append(f'<section class="card player side-{colour}"><h2>{name_html(p["name"])}{kind}</h2><dl>{dl}</dl>'
-                     f'{sentence}{chart}</section>')
-    return page("Stats · cribbage-board", "/stats", "<h1>Statistics</h1>" + "".join(cards))
+        percentile = None if p["percentile"] is None else ordinal(round(p["percentile"]))
+        cards.append({"name": p["name"], "partnership": p["kind"] == "partnership", "colour": colour, "facts": facts,
+                      "chart": chart, "percentile": percentile, "hands": len(p["hands"])})
+    return {"problem": problem, "cards": cards}

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.templating import Jinja2Templates
 
 from scorer.cards import parse_cards
 from scorer.coach import ASSUMES, CRIBS, STARTERS, coach
@@ -62,10 +63,12 @@ class Buckets:
 
 
 class PhoneRoutes:
-    """The routes of paired phones, relaying to the board whose socket is ``socket``."""
+    """The routes of paired phones, relaying to the board whose socket is ``socket``; their pages
+    rendered by ``templates``."""
 
-    def __init__(self, socket: Path | None):
+    def __init__(self, socket: Path | None, templates: Jinja2Templates):
         self.socket = socket  # None: no board to relay to (a web view of a copied ledger)
+        self.templates = templates
         self.buckets = Buckets()
         self.coached = LRU(64)  # the coach's answers by (cards, dealer): a hand asked again costs nothing
         self.coaching = asyncio.Lock()  # one coach at a time: phones asking at once wait their turn
@@ -81,7 +84,7 @@ class PhoneRoutes:
     async def pair_page(self, request: Request):
         """``/P/CODE`` (the QR code's address): a page with one button that pairs this phone."""
         code = request.path_params["code"]
-        return HTMLResponse(pages.pair_page(code))
+        return self.templates.TemplateResponse(request, "pair.html", {"code": code})
 
     async def pair(self, request: Request):
         """``POST /pair``: trade the board's one-time code for a session; 403 for a code that is not
@@ -91,9 +94,10 @@ class PhoneRoutes:
         try:
             answer = await self._ask({"op": "pair", "code": code[:64]})
         except BoardAway:
-            return HTMLResponse(pages.pair_result(BOARD_AWAY), status_code=503)
+            return self.templates.TemplateResponse(request, "not_paired.html", {"message": BOARD_AWAY}, status_code=503)
         if not answer.get("ok"):
-            return HTMLResponse(pages.pair_result(str(answer.get("message", "not paired"))), status_code=403)
+            return self.templates.TemplateResponse(request, "not_paired.html",
+                                                   {"message": str(answer.get("message", "not paired"))}, status_code=403)
         response = RedirectResponse("/phone", status_code=303)
         age = COOKIE_DAYS * 86400
         response.set_cookie(COOKIE, str(answer["session"]), max_age=age, httponly=True, samesite="strict", path="/")
@@ -108,18 +112,19 @@ class PhoneRoutes:
         session = request.cookies.get(COOKIE)
         seat = _seat_cookie(request)
         if not session or seat is None:
-            return HTMLResponse(pages.unpaired_page(NOT_PAIRED), status_code=200)
+            return self.templates.TemplateResponse(request, "unpaired.html", {"message": NOT_PAIRED})
         try:  # the board says whose seat this is (and whether it still is)
             answer = await self._ask({"op": "seat", "session": session})
         except BoardAway:
             answer = {"ok": True, "seat": seat, "away": True}
         if not answer.get("ok"):
-            response = HTMLResponse(pages.unpaired_page(NOT_PAIRED), status_code=200)
+            response = self.templates.TemplateResponse(request, "unpaired.html", {"message": NOT_PAIRED})
             response.delete_cookie(COOKIE, path="/")
             response.delete_cookie(SEAT_COOKIE, path="/")
             return response
         away = BOARD_AWAY if answer.get("away") else ""
-        return HTMLResponse(pages.phone_page(live, int(answer["seat"]), header_token(session), away))
+        return self.templates.TemplateResponse(request, "phone.html",
+                                               pages.phone_context(live, int(answer["seat"]), header_token(session), away))
 
     # ---- writes ----------------------------------------------------------------
 

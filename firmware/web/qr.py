@@ -18,10 +18,12 @@ from __future__ import annotations
 import ipaddress
 import time
 from functools import lru_cache
-from html import escape
 from typing import Callable
 
+from markupsafe import Markup
+
 from ..lan import lan_hosts
+from .render import part
 
 MARK = "<!--qr-->"  # where the board page takes the QR code
 WILDCARDS = ("0.0.0.0", "::", "")  # a host that means every address this machine has
@@ -93,7 +95,7 @@ class PhoneLink:
         self._kept[key] = (now, found)
         return found
 
-    def html(self, scheme: str, authority: str) -> str:
+    def html(self, scheme: str, authority: str) -> Markup:
         """The QR code and the address under it, or the note that says why there is none."""
         if self.local_only:
             return local_only_html(self.listen_host, self.port)
@@ -101,24 +103,19 @@ class PhoneLink:
 
 
 @lru_cache(maxsize=8)
-def local_only_html(host: str, port: int) -> str:
+def local_only_html(host: str, port: int) -> Markup:
     """The note in place of the QR code on a server that only this machine can reach."""
-    shown = escape(f"[{host}]" if ":" in host else host)
-    return (f'<p class="qr muted"><span>No QR code: this view listens on {shown} (port {port}), this machine '
-            "only, so a phone cannot reach it. Serve the network with <code>--host 0.0.0.0</code>.</span></p>")
+    return part("qr.html", {"local": f"[{host}]" if ":" in host else host, "port": port, "url": None, "code": None})
 
 
 @lru_cache(maxsize=32)
-def qr_html(url: str | None) -> str:
+def qr_html(url: str | None) -> Markup:
     """The QR code of ``url`` with the address written under it (a note if there is none)."""
     if url is None:
-        return ('<p class="qr muted">No network address to show for a phone: '
-                "this machine has no route to a network.</p>")
+        return part("qr.html", {"local": None, "url": None, "code": None})
     import segno  # only when a board page is asked for
 
     code = segno.make(url, error="m", micro=False)
     svg = code.svg_inline(scale=1, border=4, dark="#000", light="#fff", omitsize=True, svgclass="qr-code",
                           title=f"QR code: {url}")
-    shown = escape(url)
-    return (f'<figure class="qr" data-url="{shown}">{svg}<figcaption>Follow the game on a phone: '
-            f'scan, or open <a href="{shown}">{shown}</a></figcaption></figure>')
+    return part("qr.html", {"local": None, "url": url, "code": Markup(svg)})  # segno's SVG escapes the title
