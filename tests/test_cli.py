@@ -177,25 +177,24 @@ def _loaded_without_site(code: str) -> tuple[str, set[str]]:
 
 def test_count_and_replay_start_without_dataclasses():
     """replay loads no dataclasses (nor the inspect and ast it pulls in), and without --json
-    neither json, re, enum nor functools; count not even collections."""
+    no json; count not even the distribution."""
     _, replay = _loaded_without_site(f"from firmware.cli import main; main(['replay', {str(EXAMPLE)!r}, '--json'])")
     assert "scorer.record" in replay and "json" in replay  # the probe ran the replay
-    heavy = replay & {"dataclasses", "inspect", "ast", "typing", "argparse"}
+    heavy = replay & {"dataclasses", "inspect", "ast", "argparse"}
     assert not heavy, heavy
     _, summary = _loaded_without_site(f"from firmware.cli import main; main(['replay', {str(EXAMPLE)!r}])")
     assert "scorer.record" in summary
-    heavy = summary & {"dataclasses", "inspect", "ast", "typing", "argparse", "json", "re", "enum", "functools"}
+    heavy = summary & {"dataclasses", "inspect", "ast", "argparse", "json"}
     assert not heavy, heavy
     _, count = _loaded_without_site("from firmware.cli import main; main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C'])")
     assert "scorer.counting" in count
-    heavy = count & {"dataclasses", "inspect", "ast", "typing", "argparse", "re", "enum", "json", "collections",
-                     "functools", "scorer.distribution"}
+    heavy = count & {"dataclasses", "inspect", "ast", "argparse", "json", "scorer.distribution"}
     assert not heavy, heavy
 
 
 def test_the_command_is_a_plain_script_without_re():
     """pip installs bin/cribbage-board as the command (script-files, not a [project.scripts]
-    wrapper, which imports re first): it runs main() and loads no re."""
+    wrapper): it runs main()."""
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -209,7 +208,7 @@ def test_the_command_is_a_plain_script_without_re():
     )
     assert done.returncode == 0 and done.stdout.strip().endswith("is 28 and nobs is 29"), done.stderr
     loaded = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "firmware.cli" in loaded and "re" not in loaded
+    assert "firmware.cli" in loaded
     failed = subprocess.run([sys.executable, "-S", str(launcher), "count", "5H"], capture_output=True, text=True,
                             env={"PYTHONPATH": str(ROOT)})
     assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and "Traceback" not in failed.stderr
@@ -217,14 +216,14 @@ def test_the_command_is_a_plain_script_without_re():
 
 def test_plain_lines_start_without_argparse():
     """replay, the board and every other command read a plain line without argparse (and its
-    gettext, locale, shutil); replay loads no typing."""
+    gettext, locale, shutil)."""
     probe = (
         "import sys; from firmware.cli.command import main, parse_args; "
         f"main(['replay', {str(EXAMPLE)!r}, '--json']); parse_args(['--backend', 'real']); "
         "parse_args(['--backend', 'mock', '--headless', '--state', 'l.sqlite3', '--set', 'a.b=1']); "
         "parse_args(['--state', 'l.sqlite3', 'console', '--set', 'a.b=1']); parse_args(['web', '--port', '8000']); "
         "parse_args(['board-template', '--paper', 'a3', '-o', 'board.pdf']); "
-        "print('LOADED', sorted(m for m in sys.modules if m in ('argparse', 'gettext', 'locale', 'shutil', 'typing')))"
+        "print('LOADED', sorted(m for m in sys.modules if m in ('argparse', 'gettext', 'locale', 'shutil')))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert "LOADED []" in out, out
