@@ -192,25 +192,19 @@ def test_count_and_replay_start_without_dataclasses():
     assert not heavy, heavy
 
 
-def test_the_command_is_a_plain_script_without_re():
-    """pip installs bin/cribbage-board as the command (script-files, not a [project.scripts]
-    wrapper): it runs main()."""
+def test_the_command_is_the_packages_entry_point():
+    """pip installs the cribbage-board command from [project.scripts]: firmware.cli's main, whose
+    return is the exit status (one line on standard error and 2 for a line it refuses)."""
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert project["tool"]["setuptools"]["script-files"] == ["bin/cribbage-board"]
-    assert "scripts" not in project["project"]  # an entry point of the same name would replace it
-    launcher = ROOT / "bin" / "cribbage-board"
-    assert launcher.read_text().startswith("#!python\n")  # pip writes the venv's python there
-    done = subprocess.run(
-        [sys.executable, "-S", "-X", "importtime", str(launcher), "count", "5H", "5D", "5S", "JC", "--starter", "5C"],
-        capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)},
-    )
+    assert project["project"]["scripts"] == {"cribbage-board": "firmware.cli:main"}
+    assert "script-files" not in project["tool"]["setuptools"] and not (ROOT / "bin").exists()
+    launch = "import sys; from firmware.cli import main; sys.exit(main())"  # what pip's wrapper does
+    done = subprocess.run([sys.executable, "-c", launch, "count", "5H", "5D", "5S", "JC", "--starter", "5C"],
+                          capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip().endswith("is 28 and nobs is 29"), done.stderr
-    loaded = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "firmware.cli" in loaded
-    failed = subprocess.run([sys.executable, "-S", str(launcher), "count", "5H"], capture_output=True, text=True,
-                            env={"PYTHONPATH": str(ROOT)})
+    failed = subprocess.run([sys.executable, "-c", launch, "count", "5H"], capture_output=True, text=True)
     assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and "Traceback" not in failed.stderr
 
 
@@ -343,7 +337,7 @@ def test_readme_plays_without_the_test_extra_and_tests_with_it():
                for name in (spec.split(">")[0].split("=")[0].replace("-", "_") for spec in extra)}
     assert {"pytest", "hypothesis", "selenium", "zxingcpp"} <= modules
     sources = [p for room in ("scorer", "ledger", "hardware", "firmware") for p in (ROOT / room).rglob("*.py")]
-    sources += [ROOT / "tomlfile.py", ROOT / "cribbage_board_errors.py", ROOT / "bin" / "cribbage-board"]
+    sources += [ROOT / "tomlfile.py", ROOT / "cribbage_board_errors.py"]
     offenders = []
     for path in sources:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
