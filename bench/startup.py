@@ -84,7 +84,7 @@ def installed_venv() -> Path:
     pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     # Bytecode for everything, as on the Pi: with PYTHONDONTWRITEBYTECODE set, the venv's own
     # setuptools shim (_distutils_hack, run by a .pth at every start) would be compiled at
-    # every start instead, 16 M instructions that flatter every ratio to python -c pass.
+    # every start instead, which flatters every ratio to python -c pass (bench/README.md).
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     quiet = {"cwd": ROOT, "check": True, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
     if not (venv / "bin" / "cribbage-board").exists():
