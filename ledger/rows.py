@@ -11,6 +11,7 @@ import sqlite3
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from scorer.game import LoserResult, Outcome
 from scorer.record import GameHeader
@@ -18,10 +19,6 @@ from scorer.record import GameHeader
 from .book import UNREADABLE, parse_stored
 from .errors import LedgerError
 from .schema import ABANDONED, EMPTY, FINISHED, has_times
-
-TYPE_CHECKING = False  # as the standard library does
-if TYPE_CHECKING:  # annotations only
-    from typing import Any
 
 PLAYING = "playing"  # a row for the game in play (which the ledger does not list; the web view does)
 

@@ -41,8 +41,11 @@ import math
 import os
 import sqlite3
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
+from typing import Any, Self
 
 from . import schema
 from .causes import error_code, is_damage, os_cause, sqlite_cause
@@ -53,13 +56,7 @@ from .memory import memory_warning
 from .paths import foreign_wal, free_name, set_aside, writable_file
 from .schema import BUSY_TIMEOUT_MS, close_connection, roll_back, uri
 
-TYPE_CHECKING = False  # as the standard library does
-if TYPE_CHECKING:  # annotations only
-    from collections.abc import Callable, Iterator
-    from datetime import datetime
-    from typing import Any, Self
-
-    Clock = Callable[[], float | str | datetime]  # what a ledger takes the time from
+Clock = Callable[[], float | str | datetime]  # what a ledger takes the time from
 
 # ---- times ---------------------------------------------------------------------
 
@@ -73,11 +70,8 @@ def stamp(value: float | str | datetime) -> str:
     reading written as a whole millisecond but held as a float a hair below it (1.005 is
     1.00499...) keeps the millisecond it was written with. Floor never carries into the next
     second and never stamps a moment the clock has not reached, so stamps sort as the readings
-    do. The board's writer always stamped this way (its tests pin the text); the hub's stamp
-    truncated, which differed only a hair below a millisecond, and only by that millisecond.
-    The stored text is the same 24 characters as both ledgers always kept: files written
-    before read as they did (their readers take the text as it is; the club's payloads accept
-    it, :data:`firmware.club.schema.STAMP`).
+    do. The stored text is always these 24 characters: readers take it as it is, and the
+    club's payloads accept it (:data:`firmware.club.schema.STAMP`).
     """
     if isinstance(value, str):
         return value

@@ -36,7 +36,7 @@ import os
 import sqlite3
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable
 
 from scorer.game import Game, OptionChange, PeggedEntry
 from scorer.record import Action, GameHeader, Scorebook
@@ -46,14 +46,8 @@ from .book import CurrentMatch, StandingCache, export_game, game_ids, read_curre
 from .causes import is_damage, sqlite_cause
 from .errors import Damaged, LedgerError
 from .schema import ABANDONED, BUSY_TIMEOUT_MS, CHECKS, EMPTY, FINISHED, roll_back, uri
-from .single_writer import SingleWriter
+from .single_writer import Clock, SingleWriter
 from .sources import BOARD, EntrySource
-
-TYPE_CHECKING = False  # as the standard library does
-if TYPE_CHECKING:  # annotations only
-    from typing import Any
-
-    from .single_writer import Clock
 
 CHECK_STOP_SECONDS = 2.0  # how long close() waits for an interrupted check to let its connection go
 

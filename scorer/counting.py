@@ -9,16 +9,13 @@ more than Python itself.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from itertools import combinations, product
 from operator import attrgetter
+from typing import Any
 
 from .cards import JACK, Card, parse_cards
 from .errors import CardError, PlayError
-
-TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
-if TYPE_CHECKING:  # annotations only
-    from collections.abc import Iterable, Sequence
-    from typing import Any
 
 HAND_SIZES = (3, 4, 5)
 CRIB_SIZE = 4

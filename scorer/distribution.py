@@ -7,6 +7,7 @@ impossible totals the rules refuse are derived from it, never hard-coded.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import combinations, product
 from math import comb
@@ -14,10 +15,6 @@ from math import comb
 from .cards import JACK, SUITS
 from .counting import HAND_SIZES
 from .errors import CardError
-
-TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
-if TYPE_CHECKING:  # annotations only
-    from collections.abc import Iterator
 
 _VALUES = tuple(min(r, 10) for r in range(1, 14))
 

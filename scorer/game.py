@@ -9,6 +9,10 @@ same seats, with the tally) is :mod:`scorer.match`'s.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from enum import Enum
+from typing import Any, NamedTuple
+
 from .counting import CRIB_SIZE, possible_totals
 from .errors import (
     GameOverError,
@@ -19,26 +23,16 @@ from .errors import (
     SetupError,
     UnknownSeatError,
 )
-from .kinds import Kind
 from .names import normal
-from .tuples import NamedTuple
 from .variants import VARIANTS, Options, ResultKind, SkunkLine, Variant, result_kind, skunk_lines
-
-TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
-if TYPE_CHECKING:  # annotations only
-    from collections.abc import Iterable
-    from typing import Any
 
 MAX_PLAY_POINTS = 15  # no single card can peg more
 
-# The value types are named tuples from collections (GameState was the first),
-# declared as typing.NamedTuple classes are (scorer.tuples, without importing typing),
-# not dataclasses: ``replay`` then starts without importing dataclasses (and the
-# inspect and ast it pulls in), and without running the code dataclasses writes
-# for each class (issue 11). A new value is ``value._replace(field=...)``.
+# The value types are typing.NamedTuple classes: immutable, compared and hashed
+# as tuples. A new value is ``value._replace(field=...)``.
 
 
-class EntryKind(Kind):
+class EntryKind(Enum):
     """What an entry records."""
 
     START = "start"  # five-card: pone's three for last, pegged at the start of the game
@@ -55,7 +49,7 @@ PLAY_KINDS = (EntryKind.PEG, EntryKind.GO, EntryKind.THIRTY_ONE)
 FIXED_POINTS = {EntryKind.HEELS: 2, EntryKind.GO: 1, EntryKind.THIRTY_ONE: 2}
 
 
-class Phase(Kind):
+class Phase(Enum):
     """Where a deal stands: before the play, in the play, in the show, or game over."""
 
     HEELS = "heels"

@@ -19,18 +19,14 @@ refuse change nothing, as at the board.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any, NamedTuple
 
 from .errors import CribbageError
 from .game import EntryKind, Game
 from .record import GameHeader, Scorebook, parse_line
-from .tuples import NamedTuple
 from .variants import SkunkLine, SkunkLines, skunk_lines
-
-TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
-if TYPE_CHECKING:  # annotations only
-    from collections.abc import Iterable
-    from typing import Any
 
 SKUNKS = ("skunk", "double-skunk", "triple-skunk", "lurch")  # results that count as a skunk given/taken
 _PLAY = (EntryKind.PEG, EntryKind.GO, EntryKind.THIRTY_ONE)

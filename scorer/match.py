@@ -3,9 +3,10 @@ with each side's tally of wins and game points."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .errors import SetupError
 from .game import Game, Outcome
-from .tuples import NamedTuple
 from .variants import Options, Variant
 
 

@@ -38,12 +38,11 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
 from cribbage_board_errors import CribbageBoardError
 
 from .standings import name_key
-from .tuples import NamedTuple
 
 BUDGET = 200_000  # positions tried in one round's searches, at most
 

@@ -18,30 +18,26 @@ points and targets have at most 4 digits.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from enum import Enum
+from typing import Any, NamedTuple
+
 from .errors import CribbageError, RecordSyntaxError, RuleError, SetupError
 from .game import MID_GAME_OPTIONS, Entry, EntryKind, Game, OptionChange, PeggedEntry
-from .kinds import Kind
 from .match import Match
 from .names import checked_name, normal
-from .tuples import NamedTuple
 from .variants import Options, SkunkLines, Variant, find_variant, parse_game_points
 
-TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
-if TYPE_CHECKING:  # annotations only
-    from collections.abc import Iterable
-    from typing import Any
 
-
-class Command(Kind):
+class Command(Enum):
     """Record actions that are not entries."""
 
     UNDO = "undo"
     REDO = "redo"
 
 
-# GameHeader and Rejection are named tuples from collections, Replay a plain
-# class, not dataclasses: ``replay`` then starts without importing dataclasses
-# (see scorer/game.py). A new header is ``header._replace(field=...)``.
+# GameHeader and Rejection are named tuples, Replay a plain class. A new header
+# is ``header._replace(field=...)``.
 
 
 class GameHeader(NamedTuple):

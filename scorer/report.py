@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from .record import Rejection, Scorebook
+from typing import Any
 
-TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
-if TYPE_CHECKING:  # annotations only
-    from typing import Any
+from .record import Rejection, Scorebook
 
 
 def state_dict(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...] = (),
@@ -44,7 +42,7 @@ def state_dict(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...
         "result": outcome.kind.value if outcome else None,
         "margin": outcome.margin if outcome else None,
         "game_points": outcome.game_points if outcome else None,
-        # every losing side, in side order (issue 13 item 7); empty while the game is on
+        # every losing side, in side order; empty while the game is on
         "losers": [loser.to_dict() for loser in outcome.losers] if outcome else [],
         "options": {
             "exact_out": game.options.exact_out,

@@ -20,12 +20,11 @@ Ranked by game points, then wins, then spread, all descending, then the name.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from cribbage_board_errors import CribbageBoardError
 
 from .names import normal
-from .tuples import NamedTuple
 from .variants import GAME_POINT_PRESETS, GamePoints, ResultKind, SkunkLines, result_kind
 
 ACC_POINTS = GAME_POINT_PRESETS["acc"]

@@ -10,14 +10,12 @@ only the figures, such as a discard coach.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
+
 from .cards import JACK, Card
 from .counting import HAND_SIZES, _as_cards, _fifteens, _pairs_and_runs
 from .errors import CardError
-from .tuples import NamedTuple
-
-TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
-if TYPE_CHECKING:  # annotations only
-    from collections.abc import Iterable, Iterator, Sequence
 
 
 class Parts(NamedTuple):

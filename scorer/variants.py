@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from .errors import UnknownVariantError
-from .kinds import Kind
-from .tuples import NamedTuple
+from enum import Enum
+from typing import NamedTuple
 
-# The value types are named tuples from collections, not dataclasses: ``replay``
-# then starts without importing dataclasses (and the inspect and ast it pulls
-# in), and without running the code dataclasses writes for each class (issue 11).
-# A new value is ``value._replace(field=...)``.
+from .errors import UnknownVariantError
+
+# The value types are typing.NamedTuple classes: immutable, compared and hashed
+# as tuples. A new value is ``value._replace(field=...)``.
 
 
 class Variant(NamedTuple):
@@ -72,7 +71,7 @@ def find_variant(name: str, target: int | None = None) -> Variant:
     return variant
 
 
-class SkunkLines(Kind):
+class SkunkLines(Enum):
     """Which losing margins make a skunk (or lurch)."""
 
     NONE = "none"
@@ -81,7 +80,7 @@ class SkunkLines(Kind):
     TRIPLE = "triple"  # ACC plus the house triple skunk under target-90
 
 
-class ResultKind(Kind):
+class ResultKind(Enum):
     """How a game was won."""
 
     WIN = "win"

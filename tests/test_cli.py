@@ -149,7 +149,7 @@ def test_ci_runs_the_readme_test_command():
 
 def test_count_and_pegging_load_only_the_counting():
     """count and pegging import neither the config, nor the ledger, nor the game, nor the other
-    commands' modules and error classes (start-up cost)."""
+    commands' modules and error classes."""
     import subprocess
     import sys
 
@@ -157,8 +157,8 @@ def test_count_and_pegging_load_only_the_counting():
         "import sys; from firmware.cli import main; "
         "main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C']); main(['pegging', '10H', '5S']); "
         "heavy = ('firmware.config', 'ledger.writer', 'ledger.reader', 'scorer.game', 'scorer.record', 'tomllib', 'sqlite3', 'PIL', "
-        "'argparse', 'gettext', 'locale', 'shutil', 'hardware.errors', 'ledger.errors', 'firmware.errors', "
-        "'firmware.cli.drawings'); "
+        "'hardware.errors', 'ledger.errors', 'firmware.errors', 'firmware.cli.drawings', 'firmware.cli.card', "
+        "'scorer.distribution', 'json'); "
         "print('LOADED', sorted(m for m in sys.modules if m in heavy))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
@@ -176,63 +176,41 @@ def _loaded_without_site(code: str) -> tuple[str, set[str]]:
 
 
 def test_count_and_replay_start_without_dataclasses():
-    """replay loads no dataclasses (nor the inspect and ast it pulls in), and without --json
-    neither json, re, enum nor functools; count not even collections."""
+    """replay loads no dataclasses (nor the inspect and ast it pulls in), nor the board's config
+    or the ledger, and without --json no json; count not even the game."""
     _, replay = _loaded_without_site(f"from firmware.cli import main; main(['replay', {str(EXAMPLE)!r}, '--json'])")
     assert "scorer.record" in replay and "json" in replay  # the probe ran the replay
-    heavy = replay & {"dataclasses", "inspect", "ast", "typing", "argparse"}
+    heavy = replay & {"dataclasses", "inspect", "ast", "firmware.config", "ledger.writer", "sqlite3"}
     assert not heavy, heavy
     _, summary = _loaded_without_site(f"from firmware.cli import main; main(['replay', {str(EXAMPLE)!r}])")
     assert "scorer.record" in summary
-    heavy = summary & {"dataclasses", "inspect", "ast", "typing", "argparse", "json", "re", "enum", "functools"}
+    heavy = summary & {"dataclasses", "inspect", "ast", "json"}
     assert not heavy, heavy
     _, count = _loaded_without_site("from firmware.cli import main; main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C'])")
     assert "scorer.counting" in count
-    heavy = count & {"dataclasses", "inspect", "ast", "typing", "argparse", "re", "enum", "json", "collections",
-                     "functools", "scorer.distribution"}
+    heavy = count & {"dataclasses", "inspect", "ast", "json", "scorer.game", "scorer.distribution"}
     assert not heavy, heavy
 
 
-def test_the_command_is_a_plain_script_without_re():
-    """pip installs bin/cribbage-board as the command (script-files, not a [project.scripts]
-    wrapper, which imports re first): it runs main() and loads no re."""
+def test_the_command_is_the_packages_entry_point():
+    """pip installs the cribbage-board command from [project.scripts]: firmware.cli's main, whose
+    return is the exit status (one line on standard error and 2 for a line it refuses)."""
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert project["tool"]["setuptools"]["script-files"] == ["bin/cribbage-board"]
-    assert "scripts" not in project["project"]  # an entry point of the same name would replace it
-    launcher = ROOT / "bin" / "cribbage-board"
-    assert launcher.read_text().startswith("#!python\n")  # pip writes the venv's python there
-    done = subprocess.run(
-        [sys.executable, "-S", "-X", "importtime", str(launcher), "count", "5H", "5D", "5S", "JC", "--starter", "5C"],
-        capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)},
-    )
+    assert project["project"]["scripts"] == {"cribbage-board": "firmware.cli:main"}
+    assert "script-files" not in project["tool"]["setuptools"] and not (ROOT / "bin").exists()
+    launch = "import sys; from firmware.cli import main; sys.exit(main())"  # what pip's wrapper does
+    done = subprocess.run([sys.executable, "-c", launch, "count", "5H", "5D", "5S", "JC", "--starter", "5C"],
+                          capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip().endswith("is 28 and nobs is 29"), done.stderr
-    loaded = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "firmware.cli" in loaded and "re" not in loaded
-    failed = subprocess.run([sys.executable, "-S", str(launcher), "count", "5H"], capture_output=True, text=True,
-                            env={"PYTHONPATH": str(ROOT)})
+    failed = subprocess.run([sys.executable, "-c", launch, "count", "5H"], capture_output=True, text=True)
     assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and "Traceback" not in failed.stderr
 
 
-def test_plain_lines_start_without_argparse():
-    """replay, the board and every other command read a plain line without argparse (and its
-    gettext, locale, shutil); replay loads no typing."""
-    probe = (
-        "import sys; from firmware.cli.command import main, parse_args; "
-        f"main(['replay', {str(EXAMPLE)!r}, '--json']); parse_args(['--backend', 'real']); "
-        "parse_args(['--backend', 'mock', '--headless', '--state', 'l.sqlite3', '--set', 'a.b=1']); "
-        "parse_args(['--state', 'l.sqlite3', 'console', '--set', 'a.b=1']); parse_args(['web', '--port', '8000']); "
-        "parse_args(['board-template', '--paper', 'a3', '-o', 'board.pdf']); "
-        "print('LOADED', sorted(m for m in sys.modules if m in ('argparse', 'gettext', 'locale', 'shutil', 'typing')))"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    assert "LOADED []" in out, out
-
-
-def test_version_is_the_packages_without_argparse_or_metadata():
+def test_version_is_the_packages_without_metadata():
     """--version prints firmware.__version__, which pyproject.toml gives the package, and loads
-    neither argparse nor importlib.metadata."""
+    no importlib.metadata."""
     import tomllib
 
     import firmware
@@ -242,7 +220,7 @@ def test_version_is_the_packages_without_argparse_or_metadata():
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "firmware.__version__"}
     printed, loaded = _loaded_without_site("from firmware.cli import main; main(['--version'])")
     assert printed == f"cribbage-board {firmware.__version__}\n"
-    assert not loaded & {"argparse", "importlib.metadata", "typing", "re"}, loaded
+    assert "importlib.metadata" not in loaded, loaded
 
 
 def _help(capsys, *argv) -> str:
@@ -252,16 +230,16 @@ def _help(capsys, *argv) -> str:
 
 def test_only_the_boards_own_help_lists_the_mock_boards_keys(capsys):
     """cribbage-board --help ends with the mock board's keys; no command's --help does."""
-    from firmware.cli.declaration import COMMANDS
+    from firmware.cli.parser import COMMANDS
     from firmware.pc.terminal import key_help
 
     heading = "keys of the mock board in the terminal:"
     top = _help(capsys)
     assert heading in top and all(does in top for _, does in key_help())
     for command in COMMANDS:
-        text = _help(capsys, command.name)
-        assert text.startswith(f"usage: cribbage-board {command.name}")
-        assert heading not in text and "muggins: hold" not in text, command.name
+        text = _help(capsys, command)
+        assert text.startswith(f"usage: cribbage-board {command}")
+        assert heading not in text and "muggins: hold" not in text, command
 
 
 def test_console_help_says_what_to_type_with_an_example(capsys):
@@ -344,7 +322,7 @@ def test_readme_plays_without_the_test_extra_and_tests_with_it():
                for name in (spec.split(">")[0].split("=")[0].replace("-", "_") for spec in extra)}
     assert {"pytest", "hypothesis", "selenium", "zxingcpp"} <= modules
     sources = [p for room in ("scorer", "ledger", "hardware", "firmware") for p in (ROOT / room).rglob("*.py")]
-    sources += [ROOT / "tomlfile.py", ROOT / "cribbage_board_errors.py", ROOT / "bin" / "cribbage-board"]
+    sources += [ROOT / "tomlfile.py", ROOT / "cribbage_board_errors.py"]
     offenders = []
     for path in sources:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

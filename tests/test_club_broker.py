@@ -241,7 +241,7 @@ def test_the_hub_commands_the_docs_and_the_unit_give_are_the_hubs():
     assert commands, "docs/club.md gives no hub command"
     commands.append(exec_start.split()[1:])
     for argv in commands:
-        args = parse_args(argv, quick=False)
+        args = parse_args(argv)
         assert args.command == "hub" and args.broker.startswith("mqtt://") and args.club == "thursday", argv
 
 

@@ -9,12 +9,12 @@ it. Nothing downstream works out what a press did by comparing before with after
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
-from scorer.kinds import Kind
 from scorer.variants import SkunkLine
 
 
-class Did(Kind):
+class Did(Enum):
     """Whether an input made an entry, was refused, or entered nothing (a turn of the dial, a menu step)."""
 
     ACCEPTED = "accepted"

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import os
 import socket
-
-TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
-if TYPE_CHECKING:
-    from collections.abc import Mapping
+from collections.abc import Mapping
 
 
 class Notifier:

@@ -16,12 +16,10 @@
     cribbage-board --version
 
 --backend, --config, --set, --state and --headless go before or after the
-command; a command that does not use one refuses it. The line is declared once,
-in :mod:`~firmware.cli.declaration`: argparse's parser is built from it, and
-:mod:`~firmware.cli.quick` reads plain lines from it without argparse.
-:mod:`firmware.cli.command` runs a line; the commands are in
-:mod:`~firmware.cli.tools` and :mod:`~firmware.cli.drawings`;
-:mod:`~firmware.cli.output` says what goes wrong.
+command; a command that does not use one refuses it. :mod:`~firmware.cli.parser`
+is the one argparse parser, :mod:`~firmware.cli.command` runs a line, the
+commands are in :mod:`~firmware.cli.tools` and :mod:`~firmware.cli.drawings`,
+and :mod:`~firmware.cli.output` says what goes wrong.
 """
 
 from .command import main

@@ -1,103 +1,27 @@
-"""Running one command line: parse it, run the command, and turn every failure into one line and exit 2."""
+"""Running one command line: parse it, run the command, and turn every failure into one line and exit 2.
+
+Each command imports what it uses when it runs: ``count`` loads neither the
+config, nor the ledger, nor the game, nor the other commands' modules.
+"""
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from cribbage_board_errors import CribbageBoardError
 
-from .declaration import BOARD, COMMANDS, DESCRIPTION, EPILOG, TOP_OPTIONS, USES, WHERE
-from .output import PROG, VERSION_LINE, drop_stdout, fail
-
-# As the standard library does: typing's TYPE_CHECKING loads typing, which took count from 1.34x
-# to 2.40x python -c pass (bar 1.5x; installed copy, callgrind, 2026-12-04).
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # for annotations only: argparse loads when a command line needs it
-    import argparse
-    from types import SimpleNamespace
-    from typing import Any
-
-# Each command imports what it uses when it runs (issue 11): ``count`` loads
-# neither the config, nor the ledger, nor the game, nor the other commands'
-# error classes. The command line itself is declared in declaration.py.
+from .output import PROG, drop_stdout, fail
+from .parser import USES, WHERE, build_parser
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """argparse's parser for the whole line, built from the declaration."""
-    import argparse
-
-    from .parser import Parser, TopParser
-
-    parser = TopParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
-    for option in TOP_OPTIONS:
-        _add_option(parser, option)
-    _board_options(parser, USES[None], top=True)
-    # A command's --help is its own: the mock board's keys end the top-level help alone.
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for command in COMMANDS:
-        shown = {"description": command.description} if command.description else {}
-        if "\n" in shown.get("description", ""):  # laid out by hand (the console's lines)
-            shown["formatter_class"] = argparse.RawDescriptionHelpFormatter
-        each = sub.add_parser(command.name, help=command.help, **shown)
-        if command.positional:
-            positional = command.positional
-            each.add_argument(positional.name, nargs=None if positional.count == 1 else positional.count,
-                              help=positional.help)
-        for option in command.options:
-            _add_option(each, option)
-        _board_options(each, command.board)
-    return parser
-
-
-def _add_option(parser: argparse.ArgumentParser, option, **changed) -> None:
-    """One declared option on an argparse parser; ``changed`` replaces what argparse is given."""
-    settings: dict[str, Any]  # argparse's keywords
-    if option.action == "version":
-        settings = {"action": "version", "version": VERSION_LINE}
-    else:
-        settings = {"action": option.action, "dest": option.dest, "default": option.initial()}
-    if option.takes_value:
-        settings.update(type=option.type, choices=option.choices, metavar=option.metavar)
-    if option.required:
-        settings["required"] = True
-    settings.update({"help": option.help, **changed})
-    if settings["help"]:
-        settings["help"] = settings["help"].replace("%", "%%")  # argparse formats help with %
-    parser.add_argument(*option.flags, **settings)
-
-
-def _board_options(parser: argparse.ArgumentParser, names, top: bool = False) -> None:
-    """The board's options: shown where they work, hidden (and refused later) elsewhere. The
-    top-level copies hold the defaults; a command's copies default to SUPPRESS, so they never
-    overwrite a value given before the command, and its --set collects apart (``set_after``),
-    so those given before are kept too."""
-    import argparse
-
-    for option in BOARD:
-        if option.dest not in names:
-            shown = argparse.SUPPRESS
-        else:
-            shown = f"{option.help}; used by {WHERE[option.dest]}" if top else option.help
-        if top:
-            _add_option(parser, option, help=shown)
-        else:
-            after = "set_after" if option.dest == "set" else option.dest
-            _add_option(parser, option, help=shown, default=argparse.SUPPRESS, dest=after)
-
-
-def parse_args(argv: list[str] | None = None, quick: bool = True) -> argparse.Namespace | SimpleNamespace:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The parsed command line, with the board's options merged from both places;
-    SystemExit(2) and one line for an option the command does not use. A plain
-    line is read without argparse unless ``quick`` is False (the same result)."""
-    from .quick import quick_args
-
-    argv = sys.argv[1:] if argv is None else list(argv)
-    args: argparse.Namespace | SimpleNamespace | None = quick_args(argv) if quick else None
-    if args is None:  # not plain: argparse reads it (with it for every line count is 3.16x python -c pass: quick.py)
-        args = build_parser().parse_args(argv)
-        args.set = list(args.set) + list(getattr(args, "set_after", []))
-        if hasattr(args, "set_after"):
-            del args.set_after
+    SystemExit(2) and one line for an option the command does not use."""
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
+    args.set = args.set + getattr(args, "set_after", [])
+    if hasattr(args, "set_after"):
+        del args.set_after
     used = USES[args.command]
     for name in USES[None]:
         if name not in used and getattr(args, name) not in (None, [], False):

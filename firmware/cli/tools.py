@@ -8,13 +8,13 @@ nor the ledger, nor the game.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from scorer.errors import RecordSyntaxError
 
 from .output import PROG, fail, read_source
 
-TYPE_CHECKING = False  # as the standard library does, to keep typing unloaded
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:  # the config loads only for the commands that read it
     from ..config import Config
 
 
@@ -33,7 +33,7 @@ def replay(args) -> int:
     if args.export:
         print("\n".join(result.book.record_lines()))
     elif args.json:
-        import json  # only when asked for (json imports re): replay --json is 2.60x python -c pass, replay 2.00x
+        import json  # only when asked for
 
         print(json.dumps(state_dict(result.book, result.rejected, result.sources), indent=2))
     else:

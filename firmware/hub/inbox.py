@@ -9,9 +9,7 @@ from __future__ import annotations
 import queue
 import threading
 from dataclasses import dataclass, field
-from typing import Callable
-
-from scorer.tuples import NamedTuple
+from typing import Callable, NamedTuple
 
 
 class Received(NamedTuple):

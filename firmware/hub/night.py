@@ -27,13 +27,12 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ledger.hub import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
 from scorer.errors import CribbageError
 from scorer.pairings import Round, first_order, pair_round
 from scorer.standings import GameResult, PlayerStanding, ResultError, credits, name_key, ranked, tally
-from scorer.tuples import NamedTuple
 from scorer.variants import GamePoints, SkunkLines, parse_game_points
 
 COUNTED = ("finished", "corrected")  # a game's status that counts in the standings

@@ -12,10 +12,10 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ledger.hub import Night
 from scorer.standings import PlayerStanding, credits, ranked, tally
-from scorer.tuples import NamedTuple
 
 from ..club.schema import PLAYER_NAME_MOST, SIDE_NAME_MOST
 from . import night as nights
