@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from firmware.board.frames import LedStyle, led_frame  # noqa: E402
+from firmware.board.pc.simulator import Simulator  # noqa: E402
 from firmware.board.screens import Screen, oled_image  # noqa: E402
 from firmware.board.view import GameView  # noqa: E402
 from firmware.config import load_config  # noqa: E402
-from firmware.pc.simulator import Simulator  # noqa: E402
 from hardware.layout import load_layout  # noqa: E402
 from hardware.leds import FramePipeline  # noqa: E402
 from ledger.writer import LedgerWriter  # noqa: E402

@@ -23,7 +23,7 @@ For each size, on a fresh real Mosquitto (tests/broker.py) and a fresh ledger:
 - the drain: both stopped (their sessions kept), ``--drain`` messages published by the tables and queued by
   the broker; then the baseline started and timed until its table holds them all, then the hub until its
   ledger does (from the process's start: a restarted hub's start-up is part of what a room waits for);
-- the check: every entry and result published is in the hub's ledger once (ledger.hub.HubReader: per table,
+- the check: every entry and result published is in the hub's ledger once (firmware.hub.ledger.HubReader: per table,
   per key) and in the baseline's table; else the run stops, saying so: the figures would not stand.
 
 ``/club/events`` in both forms: ``event: message`` (each event the whole live part) or ``event: snapshot``
@@ -58,7 +58,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # before bench/: its ledger.py would hide the ledger package
 
-from ledger.hub import HubReader  # noqa: E402
+from firmware.hub.ledger import HubReader  # noqa: E402
 
 from broker import Mosquitto  # noqa: E402
 from club_load import Baseline, Hub, HubFailed, Publishers, cpu_seconds, load, peak_mb, watcher  # noqa: E402

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # before bench/: its ledger.py would hide the ledger package
 
-from firmware.club import schema  # noqa: E402
+from firmware.wire import schema  # noqa: E402
 
 from broker import environment, free_port  # noqa: E402
 

@@ -10,7 +10,7 @@ with nothing dialled is a double press, which the board refuses. The script is m
 rules (a scorebook kept in step), so that the board accepts every press: the
 run must refuse none, and the entries in its ledger must be the ones the
 script makes. It reports the child's peak resident memory against the 80 MB
-target and, as a ratio, against a bare ``python -c "import firmware.pc.simulator"``.
+target and, as a ratio, against a bare ``python -c "import firmware.board.pc.simulator"``.
 Both run as installed (``pip install .`` into build/bench-venv, as
 bench/startup.py does), not from the editable checkout. Each figure is that
 process's own peak (``wait4``), started by a bare python: a child's peak also
@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]  # the project's ledger package before bench/ledger.py
 
-from firmware.pc.script import MAX_ACTIONS  # noqa: E402
+from firmware.board.pc.script import MAX_ACTIONS  # noqa: E402
 from scorer.game import FIXED_POINTS, Entry, EntryKind, Phase  # noqa: E402
 from scorer.record import Command, Scorebook, parse_line  # noqa: E402
 
@@ -145,7 +145,7 @@ def main() -> int:
         bin_dir = installed_venv()
         python, command = bin_dir / "python", [str(bin_dir / "cribbage-board")]
         where, env_path = f"{bin_dir.parent} (pip install .)", None
-    _, base_mb, _ = run(python, [str(python), "-c", "import firmware.pc.simulator"], env_path)
+    _, base_mb, _ = run(python, [str(python), "-c", "import firmware.board.pc.simulator"], env_path)
     with tempfile.TemporaryDirectory() as scratch:
         script, ledger = Path(scratch) / "session.txt", Path(scratch) / "ledger.sqlite3"
         script.write_text("\n".join(lines) + "\n")
@@ -165,7 +165,7 @@ def main() -> int:
     verdict = "under" if session_mb < TARGET_MB else "OVER"
     print_table([
         ("installed as systemd/install.sh does" if not args.checkout else "run from", where),
-        ("peak RSS, python -c 'import firmware.pc.simulator'", f"{base_mb:.1f} MB"),
+        ("peak RSS, python -c 'import firmware.board.pc.simulator'", f"{base_mb:.1f} MB"),
         (f"peak RSS, simulate {actions:,} actions", f"{session_mb:.1f} MB in {seconds:.1f} s"),
         ("  what they did, none refused", f"{written:,} entries in the ledger, {finished} games finished"),
         ("  against the target", f"{verdict} {TARGET_MB:.0f} MB ({session_mb / TARGET_MB:.2f} of it)"),

@@ -22,12 +22,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests")]
 
 from firmware.hub import pages as hub_pages  # noqa: E402
+from firmware.hub.ledger import HubLedger  # noqa: E402
 from firmware.hub.night import next_pairings  # noqa: E402
 from firmware.hub.state import NightState  # noqa: E402
 from firmware.web import pages  # noqa: E402
 from firmware.web.follow import LedgerFollower  # noqa: E402
 from firmware.web.site import Site  # noqa: E402
-from ledger.hub import HubLedger  # noqa: E402
 from ledger.writer import LedgerWriter  # noqa: E402
 from scorer.distribution import distribution  # noqa: E402
 

@@ -7,7 +7,7 @@
   release) to its accepted outcome in the main loop. Each tap is also split at that outcome: the way
   there (HTTP, the web view, the socket, the loop waking) and the answer's way back. Each round is a
   tap pegging Blue 1, a tap undoing it, the same two asked of the board's socket directly as the web
-  view asks (``firmware.relay.ask``: the relay without HTTP), a click of Red's button pegging 1 and a
+  view asks (``firmware.wire.relay.ask``: the relay without HTTP), a click of Red's button pegging 1 and a
   click of the undo button (each timed), so the game never ends; every timed tap and click must be accepted, and the ledger must
   hold each afterwards, or the run stops. The client keeps one HTTP connection open (as a phone's
   browser does) and paces its actions (``--gap``): the web view limits how fast a phone may tap
@@ -46,10 +46,10 @@ from played_deals import count_actions, played_deals  # noqa: E402
 
 from firmware.board.devices import open_devices  # noqa: E402
 from firmware.board.loop import Board  # noqa: E402
+from firmware.board.pc.simulator import MOCK  # noqa: E402
 from firmware.board.phones import sessions_path  # noqa: E402
 from firmware.config import load_config  # noqa: E402
-from firmware.pc.simulator import MOCK  # noqa: E402
-from firmware.relay import HEADER, ask, header_token, socket_path  # noqa: E402
+from firmware.wire.relay import HEADER, ask, header_token, socket_path  # noqa: E402
 from hardware.inputs import MockControls  # noqa: E402
 from ledger.reader import LedgerReader  # noqa: E402
 from ledger.writer import LedgerWriter  # noqa: E402
@@ -276,7 +276,7 @@ def main(argv: list[str]) -> int:
             ("  tap to the board's accepted outcome (HTTP, web view, socket, loop)", ms(times["tap_there"])),
             ("  the outcome to the answer at the client", ms(times["tap_back"])),
             ("  the web view's CPU a tap (user and system, over the timed taps)", f"{times['web_cpu'][0] * 1e3:.2f} ms"),
-            ("  the same entry on the board's socket, no HTTP (firmware.relay.ask)", ms(times["socket"])),
+            ("  the same entry on the board's socket, no HTTP (firmware.wire.relay.ask)", ms(times["socket"])),
             ("  colour button click to its accepted outcome: p50 / p99", ms(times["click"])),
             ("  tap / click, p50 and p99 (goal: under 2x)",
              f"{statistics.median(times['tap']) / statistics.median(times['click']):.2f}x, "

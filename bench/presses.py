@@ -24,9 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from firmware.board.pc.simulator import Simulator  # noqa: E402
 from firmware.board.picker import START_RANK, SUIT_OF_BUTTON, CountChecker  # noqa: E402
 from firmware.config import load_config  # noqa: E402
-from firmware.pc.simulator import Simulator  # noqa: E402
 from scorer.cards import Card, deck  # noqa: E402
 from scorer.counting import score_hand  # noqa: E402
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from firmware.board.pc.simulator import Simulator  # noqa: E402
+from firmware.board.pc.terminal import changes, compose, full_paint  # noqa: E402
 from firmware.config import load_config  # noqa: E402
-from firmware.pc.simulator import Simulator  # noqa: E402
-from firmware.pc.terminal import changes, compose, full_paint  # noqa: E402
 
 
 def measure(columns: int, rows: int) -> tuple[int, int]:

@@ -2,8 +2,8 @@
 table names.
 
 Checked when the config is read (:mod:`firmware.config`, ``[club]``) and by the hub's command line,
-and used by the club wing (:mod:`firmware.club`, the package beside this module), which alone talks to
-a broker. It sits in firmware's base, so that the config reads no wing (docs/architecture.md).
+and used by the board's club link (:mod:`firmware.board.club`) and the hub, which talk to a broker.
+It sits in firmware's base, so that the config reads no program's part (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")  # a club's or a table's name: safe in an MQTT topic
 # The broker's logins that are not tables (the shipped ACL's users): the ACL's patterns let every

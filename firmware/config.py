@@ -28,9 +28,9 @@ from hardware.display import BUSES, CHIPS, DisplaySettings
 from hardware.inputs import BUTTONS, DEFAULT_BUTTONS, InputPins
 from hardware.layout import MAX_GAME_COUNTERS
 from hardware.leds import LED_DRIVERS, SPI_PIN, PowerSettings, StripSettings
+from hardware.tomlfile import MAX_BYTES, TomlFileError, read_toml
 from hardware.ws2812 import DEFAULT_HZ, SPI_CLOCKS
 from scorer.variants import VARIANTS, Options, SkunkLines, parse_game_points
-from tomlfile import MAX_BYTES, TomlFileError, read_toml
 
 from .errors import ConfigError
 from .palette import PALETTE_NAMES

@@ -1,7 +1,7 @@
 """The application's own exception, apart so that every command can catch it
 without importing the config reader."""
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
 
 class ConfigError(CribbageBoardError, ValueError):

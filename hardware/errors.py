@@ -3,7 +3,7 @@
 A device that cannot be used is an ``OSError``, as the failure of the bus or file
 beneath it would be; a layout that does not fit together is a ``ValueError`` too."""
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
 
 class HardwareError(CribbageBoardError, OSError):

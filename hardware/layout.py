@@ -19,7 +19,7 @@ import reprlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tomlfile import TomlFileError, read_toml
+from hardware.tomlfile import TomlFileError, read_toml
 
 from . import BUNDLED_LAYOUTS
 from .errors import LayoutError

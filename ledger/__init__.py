@@ -4,8 +4,8 @@
   writer of a ledger file, whichever ledger it is: its open, lock, damage set
   aside, error lines and the time it keeps (:func:`~ledger.single_writer.stamp`).
 - :mod:`ledger.writer`: :class:`~ledger.writer.LedgerWriter`, the board's ledger on
-  it; an entry is in the file before it is acknowledged. :mod:`ledger.hub`:
-  :class:`~ledger.hub.HubLedger`, the club hub's, on it too.
+  it; an entry is in the file before it is acknowledged. :mod:`firmware.hub.ledger`:
+  :class:`~firmware.hub.ledger.HubLedger`, the club hub's, on it too.
 - :mod:`ledger.reader`: :class:`~ledger.reader.LedgerReader`, read-only, never in
   the writer's way (export, replay, the web view), with typed rows
   (:mod:`ledger.rows`).

@@ -3,11 +3,11 @@
 A LedgerError is an ``OSError``, not a ``ValueError``: a full disk or a locked
 file is not bad input. Every message names the ledger's path and the cause, in
 one line (:mod:`ledger.causes` says what an OS or SQLite error means). This module
-imports only the root (:mod:`cribbage_board_errors`), so a command can catch a
+imports only the root (:mod:`scorer.errors`), so a command can catch a
 LedgerError without loading SQLite.
 """
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
 
 class LedgerError(CribbageBoardError, OSError):

@@ -1,5 +1,5 @@
 """The games a board played for a club, as a feed in the order they were written: for the club link
-(firmware.club.link).
+(firmware.board.club.link).
 
 A place in the feed is ``(game id, action id)``: a game's line is ``(game, 0)``,
 each entry ``(its game, its action id)``. Action ids grow, and each belongs to

@@ -21,9 +21,9 @@ from pathlib import Path
 from .causes import os_cause
 from .errors import LedgerError
 from .files import sync_folder
-from .hub import APPLICATION_ID as HUB_ID
 from .paths import WAL_HEADER, WAL_MAGIC
 from .schema import APPLICATION_ID as BOARD_ID
+from .schema import HUB_APPLICATION_ID as HUB_ID
 from .schema import quick_check
 
 SALVAGED = ".salvaged"  # the output's name: the -wal's, without -wal, and this

@@ -25,6 +25,7 @@ from pathlib import Path
 from .errors import Damaged, LedgerError
 
 APPLICATION_ID = 0x43524942  # "CRIB": PRAGMA application_id of every ledger
+HUB_APPLICATION_ID = 0x434C5542  # "CLUB": a club hub's ledger (firmware.hub.ledger)
 SCHEMA_VERSION = "2"  # 1: the first release; 2: times (actions.at, games.started/finished) and games.status
 BUSY_TIMEOUT_MS = 1000  # how long to wait on another program's SQLite lock
 CHECKS = ("open", "later")  # when the writer runs quick_check
@@ -73,7 +74,7 @@ WHEN OLD.id <= (SELECT through FROM tallies WHERE match_id = OLD.match_id)
 BEGIN DELETE FROM tallies WHERE match_id = OLD.match_id; END""",
 )
 _TALLY_OBJECTS = {"tallies", "tallies_stale_on_insert", "tallies_stale_on_update", "tallies_stale_on_delete"}
-# Which games were played for a club (firmware.club): a game begun while the board's
+# Which games were played for a club (firmware.board.club): a game begun while the board's
 # [club] names a club and table is that table's, whether the broker could be reached
 # or not, and the club link sends exactly these. Added to a ledger from before it,
 # once; a writer that does not know it leaves it alone (its new games are nobody's).
@@ -208,7 +209,7 @@ def prepare(conn: sqlite3.Connection, kind: str, version: int) -> None:
                 conn.execute(statement)
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-    # The ledger's own name for the club link (firmware.club): a board's games are told
+    # The ledger's own name for the club link (firmware.board.club): a board's games are told
     # apart from every other board's by it. Added to a ledger from before it, once.
     conn.execute("INSERT OR IGNORE INTO meta VALUES ('ledger_id', ?)", (os.urandom(8).hex(),))
     if kind != NEW and version < 2:

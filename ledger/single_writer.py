@@ -1,5 +1,5 @@
 """The one writer of an SQLite ledger file: what the board's ledger (:mod:`ledger.writer`) and the club
-hub's (:mod:`ledger.hub`) both are. Each keeps only what is its own (its schema, its rows, its queries)
+hub's (:mod:`firmware.hub.ledger`) both are. Each keeps only what is its own (its schema, its rows, its queries)
 and says it through the hooks of :class:`SingleWriter`.
 
 Opening, changing nothing until the file is known to be ours and writable:
@@ -71,7 +71,7 @@ def stamp(value: float | str | datetime) -> str:
     1.00499...) keeps the millisecond it was written with. Floor never carries into the next
     second and never stamps a moment the clock has not reached, so stamps sort as the readings
     do. The stored text is always these 24 characters: readers take it as it is, and the
-    club's payloads accept it (:data:`firmware.club.schema.STAMP`).
+    club's payloads accept it (:data:`firmware.wire.schema.STAMP`).
     """
     if isinstance(value, str):
         return value

@@ -94,7 +94,7 @@ class LedgerWriter(SingleWriter):
         self._replaced_played = False  # whether the game a game line replaces had entries
         self._club: tuple[str, str] | None = None  # (club, table) new games are played for (join_club)
         # Called, with nothing, after every entry is durable and after a damaged file was
-        # replaced: the club link's wake-up (firmware.club.link). It must only signal.
+        # replaced: the club link's wake-up (firmware.board.club.link). It must only signal.
         self.on_commit: Callable[[], None] | None = None
         super().__init__(path, clock, holder, check_at_open=check == "open")
 

@@ -1,11 +1,19 @@
-"""The scorer's exception tree.
+"""The root of every exception of ours, and the scorer's exception tree.
 
-Every refusal is a ``ValueError`` (and a ``CribbageBoardError``, the root of
-all of ours) whose message fits a small screen and tells the player what to do
-instead.
+:class:`CribbageBoardError` is the root: every room's exceptions derive from it,
+and from the builtin each stands for. Each of the scorer's refusals is a ``ValueError``
+whose message fits a small screen and tells the player what to do instead.
 """
 
-from cribbage_board_errors import CribbageBoardError
+
+class CribbageBoardError(Exception):
+    """Any error of cribbage-board's own; its message is one line that says what to do.
+
+    ``except CribbageBoardError`` catches each of ours and nothing of Python's or a
+    library's. Each class under it also derives from the builtin it stands for, as
+    gpiozero's do: bad input is a ``ValueError``, a file, device or socket that
+    cannot be used an ``OSError``, a refusal at run time a ``RuntimeError``.
+    """
 
 
 class CribbageError(CribbageBoardError, ValueError):

@@ -40,7 +40,7 @@ import hashlib
 from collections import Counter
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
 from .standings import name_key
 

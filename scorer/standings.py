@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, NamedTuple
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
 from .names import normal
 from .variants import GAME_POINT_PRESETS, GamePoints, ResultKind, SkunkLines, result_kind

@@ -15,10 +15,10 @@
 # changes nothing else.
 #
 # CRIBBAGE_INSTALL_TARGET=chroot runs it in a root that is not a booted Pi (the
-# arm64 test root of systemd/test-install-arm64.sh): the steps that need a
+# arm64 test root of tests/system/test-install-arm64.sh): the steps that need a
 # booted systemd or the Pi's devices print "skipped: ..." instead of running.
 # CRIBBAGE_INSTALL_TARGET=vm runs it on a booted systemd that is not a Pi (the
-# VM of systemd/test-boot-vm.sh): everything runs for real but the Pi's own
+# VM of tests/system/test-boot-vm.sh): everything runs for real but the Pi's own
 # steps (the model check, raspi-config, the boot files), which print "skipped: ...".
 # CRIBBAGE_BOOT_DIR names the folder with config.txt and cmdline.txt when it
 # is neither /boot/firmware (Bookworm, Trixie) nor /boot (older releases).

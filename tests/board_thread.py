@@ -10,8 +10,8 @@ import threading
 
 from firmware.board.devices import open_devices
 from firmware.board.loop import Board
+from firmware.board.pc.simulator import MOCK
 from firmware.config import load_config
-from firmware.pc.simulator import MOCK
 from ledger.writer import LedgerWriter
 
 from waits import CEILING_S, eventually

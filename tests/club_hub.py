@@ -19,7 +19,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from firmware.club import schema
+from firmware.wire import schema
 
 from broker import environment, free_port
 from waits import CEILING_S, eventually

@@ -67,7 +67,7 @@ def sim_overrides() -> tuple[str, ...]:
 
 @pytest.fixture
 def sim(tmp_path, sim_overrides):
-    """A simulated board (firmware.pc.simulator) with its ledger in tmp_path, closed after the test."""
+    """A simulated board (firmware.board.pc.simulator) with its ledger in tmp_path, closed after the test."""
     board = make(tmp_path, *sim_overrides)
     try:
         yield board

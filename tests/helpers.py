@@ -16,8 +16,8 @@ from typing import TypeVar
 
 import pytest
 
+from firmware.board.pc.simulator import Simulator
 from firmware.config import load_config
-from firmware.pc.simulator import Simulator
 from scorer.record import replay
 from scorer.report import state_dict
 
@@ -49,7 +49,7 @@ def script_to_win(target=121):
 @functools.cache
 def read_only_mount_problem() -> str | None:
     """Why a read-only bind mount cannot be made here (None if it can): it needs root, unshare and a mount
-    namespace, which a chroot refuses (systemd/test-install-arm64.sh)."""
+    namespace, which a chroot refuses (tests/system/test-install-arm64.sh)."""
     if os.geteuid() != 0 or not shutil.which("unshare"):
         return "needs root and unshare for a read-only bind mount (as the web unit's ReadOnlyPaths=)"
     folder = tempfile.mkdtemp(prefix="cribbage-romount-")

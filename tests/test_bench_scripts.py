@@ -61,7 +61,7 @@ def test_the_sd_wear_benchmark_refuses_a_count_that_is_not_a_number():
 
 
 def test_the_sd_wear_benchmark_finds_its_disk_in_a_chroot_whose_mount_table_lists_no_root(tmp_path):
-    """In a chroot /proc/self/mountinfo lists only the mounts inside it (systemd/test-install-arm64.sh): the
+    """In a chroot /proc/self/mountinfo lists only the mounts inside it (tests/system/test-install-arm64.sh): the
     folder's block device says it is a disk, and no mount found is no traceback."""
     import os
 

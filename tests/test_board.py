@@ -6,9 +6,9 @@ from docs_text import doc_text
 from helpers import make
 from PIL import Image
 
+from firmware.board.pc.simulator import board_png, run_script
 from firmware.board.screens import Screen, oled_image
 from firmware.config import load_config
-from firmware.pc.simulator import board_png, run_script
 from hardware.layout import load_layout
 
 from golden import assert_matches_golden

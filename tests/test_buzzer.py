@@ -11,10 +11,10 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from firmware.board.devices import open_devices
 from firmware.board.loop import Board
 from firmware.board.outcome import Crossed, Did, Made, Outcome
+from firmware.board.pc.simulator import MOCK, run_script
 from firmware.board.tunes import TUNES, sound_for
 from firmware.config import load_config
 from firmware.errors import ConfigError
-from firmware.pc.simulator import MOCK, run_script
 from hardware.buzzer import MockBuzzer, TonalBuzzer, check_tune
 from hardware.errors import HardwareError
 from ledger.writer import LedgerWriter

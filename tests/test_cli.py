@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from docs_text import doc_text, section
 
+from firmware.board.pc.console import run_console
 from firmware.cli import main
-from firmware.pc.console import run_console
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "tests" / "data" / "example-game.txt"
@@ -230,8 +230,8 @@ def _help(capsys, *argv) -> str:
 
 def test_only_the_boards_own_help_lists_the_mock_boards_keys(capsys):
     """cribbage-board --help ends with the mock board's keys; no command's --help does."""
+    from firmware.board.pc.terminal import key_help
     from firmware.cli.parser import COMMANDS
-    from firmware.pc.terminal import key_help
 
     heading = "keys of the mock board in the terminal:"
     top = _help(capsys)
@@ -245,7 +245,7 @@ def test_only_the_boards_own_help_lists_the_mock_boards_keys(capsys):
 def test_console_help_says_what_to_type_with_an_example(capsys):
     """console --help gives the record's lines with examples, as the console's own help does,
     and names target=, skunk=none, numeric points= and new-match."""
-    from firmware.pc.console import HELP
+    from firmware.board.pc.console import HELP
 
     text = _help(capsys, "console")
     assert HELP in text and "game six-card seats=Alice,Bob dealer=Alice" in text
@@ -260,7 +260,7 @@ def test_every_line_the_console_help_shows_is_taken():
     option it names is accepted in a game line, and each variant it lists is a variant."""
     import re
 
-    from firmware.pc.console import HELP
+    from firmware.board.pc.console import HELP
     from scorer.record import parse_line, replay
     from scorer.variants import VARIANTS
 
@@ -322,7 +322,7 @@ def test_readme_plays_without_the_test_extra_and_tests_with_it():
                for name in (spec.split(">")[0].split("=")[0].replace("-", "_") for spec in extra)}
     assert {"pytest", "hypothesis", "selenium", "zxingcpp"} <= modules
     sources = [p for room in ("scorer", "ledger", "hardware", "firmware") for p in (ROOT / room).rglob("*.py")]
-    sources += [ROOT / "tomlfile.py", ROOT / "cribbage_board_errors.py"]
+    sources += [ROOT / "hardware/tomlfile.py", ROOT / "scorer/errors.py"]
     offenders = []
     for path in sources:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

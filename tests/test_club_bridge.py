@@ -19,7 +19,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from firmware.club import schema
+from firmware.wire import schema
 from ledger.feed import items_after
 from ledger.reader import LedgerReader
 from scorer.record import replay

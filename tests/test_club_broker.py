@@ -10,9 +10,9 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from firmware.club import schema
-from firmware.club.link import ClubLink
+from firmware.board.club.link import ClubLink
 from firmware.config import load_config
+from firmware.wire import schema
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line
 

@@ -7,13 +7,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from firmware.club import schema
-from firmware.club.broker import parse_broker
 from firmware.hub.director import HELP, QUIT, command
 from firmware.hub.hub import DirectorError, Hub, Journal, Settings
 from firmware.hub.inbox import Connected, Received
+from firmware.hub.ledger import HubLedger
 from firmware.hub.pages import FORMULA_STARTS, neutral, night_csv
-from ledger.hub import HubLedger
+from firmware.wire import schema
+from firmware.wire.broker import parse_broker
 
 from club_hub import peg_lines, result_payload
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from firmware.club import schema
 from firmware.hub.hub import LOOK_AGAIN_S
+from firmware.hub.ledger import HubReader
+from firmware.wire import schema
 from ledger.errors import LedgerError
-from ledger.hub import HubReader
 from ledger.reader import LedgerReader
 
 from broker import Listener, Mosquitto, free_port

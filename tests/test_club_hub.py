@@ -16,8 +16,8 @@ import urllib.request
 
 import pytest
 
-from firmware.club import schema
-from ledger.hub import HubLedger, HubReader
+from firmware.hub.ledger import HubLedger, HubReader
+from firmware.wire import schema
 from scorer.standings import name_key
 
 from broker import Listener, Mosquitto, environment, free_port

@@ -1,4 +1,4 @@
-"""A board in a club (firmware/club/link.py) against a real Mosquitto: what it publishes, and the faults it survives."""
+"""A board in a club (firmware/board/club/link.py) against a real Mosquitto: what it publishes, and the faults it survives."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware.club import schema
-from firmware.club.link import RETRY_LEDGER_S, ClubLink, open_link
-from firmware.club.outbox import Watermark
+from firmware.board.club.link import RETRY_LEDGER_S, ClubLink, open_link
+from firmware.board.club.outbox import Watermark
 from firmware.config import ConfigError, load_config
-from ledger.hub import HubReader
+from firmware.hub.ledger import HubReader
+from firmware.wire import schema
 from ledger.reader import LedgerReader
 from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
@@ -251,7 +251,7 @@ def test_a_wrong_password_is_one_clear_line_and_the_board_plays_on(tmp_path):
 def test_the_oled_shows_the_club_connection_and_the_tables_next_pairing(tmp_path, broker, capsys):
     """The mock board in a club: "club ok" in the status line, the hub's pairing in the footer."""
     from firmware.board.footer import MESSAGE_SECONDS
-    from firmware.pc.simulator import Simulator
+    from firmware.board.pc.simulator import Simulator
 
     config = load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3"])
     sim = Simulator(config, tmp_path / "l.sqlite3")
@@ -463,7 +463,7 @@ def test_a_table_number_may_be_written_as_a_number():
 def test_the_oled_says_when_the_broker_refused_the_board(tmp_path):
     """A wrong password: "no club" in the status line, "club: login refused" below; the board plays on."""
     from firmware.board.footer import MESSAGE_SECONDS
-    from firmware.pc.simulator import Simulator
+    from firmware.board.pc.simulator import Simulator
 
     with Mosquitto(tmp_path / "broker", users={"table3": "right"}) as broker:
         config = load_config(None, ["club.broker=" + broker.url, "club.name=thursday", "club.table=3",

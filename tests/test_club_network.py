@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.club.network import allowed, club_network, drop_in_text, name_servers
+from firmware.cli.club_network import allowed, club_network, drop_in_text, name_servers
 from firmware.config import load_config
 
 from broker import environment

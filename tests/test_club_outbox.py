@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.club import outbox as outbox_module
-from firmware.club import schema
-from firmware.club.outbox import (
+from firmware.board.club import outbox as outbox_module
+from firmware.board.club.outbox import (
     IN_FLIGHT,
     RESEND_MAX_S,
     RESEND_S,
@@ -20,6 +19,7 @@ from firmware.club.outbox import (
     Watermark,
 )
 from firmware.config import load_config
+from firmware.wire import schema
 from ledger.reader import LedgerReader
 from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError

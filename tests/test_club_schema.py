@@ -1,4 +1,4 @@
-"""The club's wire format (firmware/club/schema.py): each loose payload refused whole, in one line."""
+"""The club's wire format (firmware/wire/schema.py): each loose payload refused whole, in one line."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from firmware.club import schema
+from firmware.wire import schema
 
 GAME_LINE = "game six-card seats=Ann,Bob dealer=Ann"
 

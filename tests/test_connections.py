@@ -1,7 +1,7 @@
-"""firmware/connections.py against the uvicorn it runs on: the private parts it overrides are the ones reviewed.
+"""firmware/server/connections.py against the uvicorn it runs on: the private parts it overrides are the ones reviewed.
 
-:class:`~firmware.connections.GuardedH11` subclasses uvicorn's private ``H11Protocol``
-and :class:`~firmware.connections.Server` extends ``uvicorn.Server.startup``. pyproject.toml
+:class:`~firmware.server.connections.GuardedH11` subclasses uvicorn's private ``H11Protocol``
+and :class:`~firmware.server.connections.Server` extends ``uvicorn.Server.startup``. pyproject.toml
 pins uvicorn to the versions whose source was read against them; these tests fail when an
 installed uvicorn changes any of it, so that a new version is read before the pin moves.
 """
@@ -17,7 +17,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
 from uvicorn.server import ServerState
 
-from firmware.connections import GuardedH11, Server, limits_for
+from firmware.server.connections import GuardedH11, Server, limits_for
 
 ROOT = Path(__file__).resolve().parent.parent
 

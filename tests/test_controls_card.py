@@ -8,10 +8,10 @@ from docs_text import doc_text, section
 
 from firmware.board.controller import Controller, GameSettings
 from firmware.board.controls import CONTROLS, MENU_ITEMS, controls_card, key_names
+from firmware.board.pc.terminal import HELP, KEYS
 from firmware.cli import card as card_module
 from firmware.cli import main
 from firmware.config import load_config
-from firmware.pc.terminal import HELP, KEYS
 from hardware.inputs import COLOUR_BUTTONS, KNOB
 from ledger.writer import LedgerWriter
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from firmware.board.devices import open_devices
+from firmware.board.pc.simulator import MOCK
 from firmware.board.screens import font, oled_image
 from firmware.config import load_config
-from firmware.pc.simulator import MOCK
 from hardware.display import MockDisplay
 from hardware.errors import DeviceNotFoundError, HardwareError
 from hardware.inputs import MockControls
@@ -184,7 +184,7 @@ def test_a_problem_notice_fits_the_oled_and_goes_at_the_next_input(tmp_path, pro
     """The notice wraps the whole message in the OLED's width (or points to the journal); any input ends it."""
     from PIL import Image, ImageDraw
 
-    from firmware.pc.simulator import Simulator
+    from firmware.board.pc.simulator import Simulator
 
     sim = Simulator(load_config(), tmp_path / "l.sqlite3")
     try:

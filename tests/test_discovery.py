@@ -1,4 +1,4 @@
-"""Home Assistant's discovery configs (firmware/club/discovery.py): their templates rendered as Home
+"""Home Assistant's discovery configs (firmware/board/club/discovery.py): their templates rendered as Home
 Assistant renders them, every undefined value an error, for the states a board publishes."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from firmware.club import schema
-from firmware.club.discovery import MAX_SIDES, discovery_messages, node_id
+from firmware.board.club.discovery import MAX_SIDES, discovery_messages, node_id
+from firmware.wire import schema
 from scorer.record import Scorebook, parse_line
 from scorer.report import state_dict
 

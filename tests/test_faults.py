@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from firmware.board.pc.simulator import Simulator
 from firmware.board.screens import oled_image
 from firmware.config import load_config
-from firmware.pc.simulator import Simulator
 from hardware.errors import HardwareError
 from hardware.inputs import KNOB
 from ledger.writer import LedgerWriter
@@ -32,7 +32,7 @@ CHILD = textwrap.dedent("""
     import json, random, sys
     sys.path.insert(0, {root!r})
     from firmware.config import load_config
-    from firmware.pc.simulator import Simulator
+    from firmware.board.pc.simulator import Simulator
     sim = Simulator(load_config(), sys.argv[1])
     rng = random.Random(int(sys.argv[2]))
     print("ack", json.dumps(sim.store.export()), flush=True)
@@ -199,7 +199,7 @@ def test_a_slides_frames_leave_the_oled_alone_and_a_new_screen_is_drawn(tmp_path
     """The frames of a peg's slide redraw the strip, not the OLED: each screen is drawn once, and a
     screen that changes is drawn and shown."""
     from firmware.board import loop
-    from firmware.pc.simulator import SimClock
+    from firmware.board.pc.simulator import SimClock
 
     drawn = []
     monkeypatch.setattr(loop, "oled_image", lambda screen: drawn.append(screen) or oled_image(screen))

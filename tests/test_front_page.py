@@ -38,7 +38,7 @@ def test_the_front_page_links_every_docs_page_and_shows_a_picture():
     snapshot with its alt text."""
     linked = {str(((ROOT / target).resolve()).relative_to(ROOT)) for target in relative_links("README.md")}
     wanted = {name for name in PAGES if name != "README.md"} | set(MADE_PAGES)
-    wanted |= {"hardware/README.md", "systemd/README.md", "bench/README.md"}
+    wanted |= {"hardware/README.md", "systemd/README.md", "tests/system/README.md", "bench/README.md"}
     assert wanted <= linked, sorted(wanted - linked)
     picture = re.search(r"!\[([^\]]+)\]\((docs/snapshots/[^)]+\.png)\)", doc_text("README.md"))
     assert picture and len(picture.group(1).split()) >= 5 and (ROOT / picture.group(2)).is_file()

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware.board.frames import OFF, LedStyle, led_frame, light_game_counters
+from firmware.board.pc.simulator import Simulator
+from firmware.board.pc.terminal import board_geometry, choose_plan, compose
 from firmware.config import ConfigError, load_config
-from firmware.pc.simulator import Simulator
-from firmware.pc.terminal import board_geometry, choose_plan, compose
 from hardware.errors import LayoutError
 from hardware.layout import BUNDLED, MAX_GAME_COUNTERS, load_layout, parse_layout
 from hardware.template import board_svg, strip_pieces, template_drawing

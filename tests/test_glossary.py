@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from firmware.board.controls import controls_card, match_points_words, skunk_words
+from firmware.board.pc.simulator import run_script
+from firmware.board.pc.terminal import LEGEND, compose
 from firmware.config import load_config
-from firmware.pc.simulator import run_script
-from firmware.pc.terminal import LEGEND, compose
 from scorer.variants import GAME_POINT_PRESETS, Options, SkunkLines
 
 JARGON = re.compile(r"\bphase\b|\bacc\b|\bmatch:|\bwin, by\b|\bpts\b")

@@ -1,8 +1,8 @@
 """His heels by every route: a player who follows the screen cannot record it as play points by mistake."""
 
+from firmware.board.pc.script import parse_script
+from firmware.board.pc.terminal import HELP, key_help
 from firmware.board.scoring import Act, Refusal, ScoreInput, Source, decide
-from firmware.pc.script import parse_script
-from firmware.pc.terminal import HELP, key_help
 from scorer.game import Entry, EntryKind, Game
 from scorer.variants import find_variant
 

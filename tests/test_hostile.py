@@ -8,11 +8,11 @@ import tracemalloc
 
 import pytest
 
+from firmware.board.pc.console import run_console
+from firmware.board.pc.script import MAX_ACTIONS, MAX_DETENTS, parse_script
+from firmware.board.pc.simulator import write_in
 from firmware.cli import main
 from firmware.config import ConfigError, load_config
-from firmware.pc.console import run_console
-from firmware.pc.script import MAX_ACTIONS, MAX_DETENTS, parse_script
-from firmware.pc.simulator import write_in
 from hardware.errors import LayoutError
 from hardware.layout import load_layout
 from scorer.errors import RecordSyntaxError

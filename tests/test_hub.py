@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.club import schema
-from firmware.club.broker import parse_broker
 from firmware.hub import hub as hub_module
 from firmware.hub.hub import Hub, Journal, Settings
 from firmware.hub.inbox import Connected, Job, PresenceAsked, Received
+from firmware.hub.ledger import HubLedger
+from firmware.wire import schema
+from firmware.wire.broker import parse_broker
 from ledger.errors import LedgerError
-from ledger.hub import HubLedger
 
 from club_hub import peg_lines
 from waits import eventually

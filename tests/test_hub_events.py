@@ -11,9 +11,9 @@ import random
 import pytest
 
 from firmware.hub import pages
+from firmware.hub.ledger import HubLedger
 from firmware.hub.night import next_pairings
 from firmware.hub.state import NightState, Shown
-from ledger.hub import HubLedger
 
 from club_hub import peg_lines, result_payload
 

@@ -1,4 +1,4 @@
-"""The club hub's ledger (ledger.hub): once only, append-only, one writer, honest errors."""
+"""The club hub's ledger (firmware.hub.ledger): once only, append-only, one writer, honest errors."""
 
 import os
 import shutil
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
+from firmware.hub.ledger import APPLICATION_ID, HubLedger, HubReader, PairingRow
 from ledger.errors import LedgerError, LedgerInUseError
-from ledger.hub import APPLICATION_ID, HubLedger, HubReader, PairingRow
 from ledger.writer import LedgerWriter
 
 KEY = ("thu", "3", "0123456789abcdef", 7)
@@ -135,7 +135,7 @@ def test_one_writer_a_second_is_refused_naming_the_holder(tmp_path):
     """A second writer, in another process, is refused in one line naming who holds it; nothing changes."""
     path = tmp_path / "hub.sqlite3"
     with HubLedger(path, holder="cribbage-board hub"):
-        code = ("import sys\nfrom ledger.hub import HubLedger\nfrom ledger.errors import LedgerInUseError\n"
+        code = ("import sys\nfrom firmware.hub.ledger import HubLedger\nfrom ledger.errors import LedgerInUseError\n"
                 "try:\n    HubLedger(sys.argv[1])\nexcept LedgerInUseError as e:\n    print(e)\n")
         said = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60,
                               env={**os.environ, "PYTHONPATH": os.getcwd()}).stdout.strip()
@@ -207,7 +207,7 @@ def test_a_read_only_file_is_refused(tmp_path):
     prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
     if prefix and not shutil.which("setpriv"):
         pytest.skip("setpriv (util-linux) is needed to open the file without root's override")
-    code = ("import sys\nfrom ledger.hub import HubLedger\nfrom ledger.errors import LedgerError\n"
+    code = ("import sys\nfrom firmware.hub.ledger import HubLedger\nfrom ledger.errors import LedgerError\n"
             "try:\n    HubLedger(sys.argv[1])\nexcept LedgerError as e:\n    print(e)\n")
     said = subprocess.run([*prefix, sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                           timeout=60, env={**os.environ, "PYTHONPATH": os.getcwd()}).stdout.strip()
@@ -274,7 +274,7 @@ def test_the_word_kept_up_commit_by_commit_equals_the_word_read_again(hub_ledger
     import json
     import random
 
-    from ledger.hub import KeptBoard
+    from firmware.hub.ledger import KeptBoard
 
     rng = random.Random(5)
     night = hub_ledger.night("thu", "n1", "acc", "acc", 9)

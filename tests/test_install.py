@@ -11,13 +11,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL = ROOT / "systemd" / "install.sh"
-ARM64 = ROOT / "systemd" / "test-install-arm64.sh"
-BOOT_VM = ROOT / "systemd" / "test-boot-vm.sh"
-VM_AGENT = ROOT / "systemd" / "vm" / "agent.sh"
-DEBIAN_ROOT = ROOT / "systemd" / "debian-root.sh"
-KMOD_BUILD = ROOT / "systemd" / "vm" / "kmod" / "build.sh"
+ARM64 = ROOT / "tests" / "system" / "test-install-arm64.sh"
+BOOT_VM = ROOT / "tests" / "system" / "test-boot-vm.sh"
+VM_AGENT = ROOT / "tests" / "system" / "vm" / "agent.sh"
+DEBIAN_ROOT = ROOT / "tests" / "system" / "debian-root.sh"
+KMOD_BUILD = ROOT / "tests" / "system" / "vm" / "kmod" / "build.sh"
 CLUB_BROKER = ROOT / "systemd" / "club-broker.sh"
-HOME_ASSISTANT = ROOT / "systemd" / "test-home-assistant.sh"
+HOME_ASSISTANT = ROOT / "tests" / "system" / "test-home-assistant.sh"
 SCRIPTS = (INSTALL, ARM64, BOOT_VM, VM_AGENT, KMOD_BUILD, DEBIAN_ROOT, CLUB_BROKER, HOME_ASSISTANT)
 RULE = ROOT / "systemd" / "50-cribbage-board.rules"
 UNIT = ROOT / "systemd" / "cribbage-board.service"
@@ -206,7 +206,7 @@ def test_boot_vm_driver_says_its_modes():
     """The guest's driver, given no mode, prints its modes and exits 2 (it imports nothing of the board first)."""
     import sys
 
-    result = subprocess.run([sys.executable, str(ROOT / "systemd" / "vm" / "driver.py")],
+    result = subprocess.run([sys.executable, str(ROOT / "tests" / "system" / "vm" / "driver.py")],
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "driver.py burst" in result.stderr and "driver.py shutdown" in result.stderr
     assert "driver.py power-check ACKS" in result.stderr

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from firmware.board.pc.simulator import Simulator
 from firmware.config import load_config
-from firmware.pc.simulator import Simulator
 from ledger.errors import DiskFullError, LedgerError, LedgerInUseError
 from ledger.reader import LedgerReader
 from ledger.schema import APPLICATION_ID
@@ -550,7 +550,7 @@ def test_the_console_says_disk_full_and_goes_on(tmp_path, monkeypatch):
     """The console prints the refusal and carries on with the next line."""
     import io
 
-    from firmware.pc import console
+    from firmware.board.pc import console
 
     real = console.LedgerWriter
 
@@ -732,7 +732,7 @@ def test_the_board_checks_its_ledger_after_ready_and_sets_damage_aside(tmp_path)
     loop step sets the damaged file aside, says so on the OLED, and the game goes on."""
     from firmware.board.devices import open_devices
     from firmware.board.loop import Board
-    from firmware.pc.simulator import MOCK
+    from firmware.board.pc.simulator import MOCK
 
     path = tmp_path / "ledger.sqlite3"
     current, _, _ = _damage_an_earlier_page(path)
@@ -801,7 +801,7 @@ def test_the_running_board_checks_its_ledger_after_ready(tmp_path):
 
     from firmware.board.devices import open_devices
     from firmware.board.loop import Board
-    from firmware.pc.simulator import MOCK
+    from firmware.board.pc.simulator import MOCK
 
     path = tmp_path / "ledger.sqlite3"
     current, _, _ = _damage_an_earlier_page(path)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.club.network import club_network
-from firmware.club.outbox import Watermark
+from firmware.board.club.outbox import Watermark
+from firmware.cli.club_network import club_network
 from firmware.config import load_config
 from ledger import files
 from ledger.files import replace_durably
@@ -112,7 +112,7 @@ STRACE = shutil.which("strace")
 
 
 def need_strace() -> None:
-    """Skip, saying why, unless strace can trace here (qemu-user has no ptrace: systemd/test-install-arm64.sh)."""
+    """Skip, saying why, unless strace can trace here (qemu-user has no ptrace: tests/system/test-install-arm64.sh)."""
     if STRACE is None:
         pytest.skip("strace is not installed (apt-get install strace)")
     probe = subprocess.run([STRACE, "-o", os.devnull, "true"], capture_output=True, text=True, timeout=60)

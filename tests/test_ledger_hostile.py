@@ -113,7 +113,7 @@ def test_a_ledger_no_longer_at_its_path_acknowledges_nothing(tmp_path, how):
 def test_the_console_refuses_an_entry_once_its_ledger_is_moved(tmp_path):
     """The console keeps running and says, for each entry, that it was not saved."""
     path = tmp_path / "L.sqlite3"
-    script = ("import os, sys; from firmware.pc.console import run_console; "
+    script = ("import os, sys; from firmware.board.pc.console import run_console; "
               "path = sys.argv[1]; lines = iter(['game six-card seats=A,B\\n', 'peg A 2\\n', 'peg B 3\\n']); "
               "import io\n"
               "class Moving(io.StringIO):\n"

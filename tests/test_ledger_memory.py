@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.hub import HubLedger
+from firmware.hub.ledger import HubLedger
 from ledger.memory import memory_cause, memory_warning, mount_of, parse_mountinfo
 from ledger.writer import LedgerWriter
 
@@ -122,8 +122,8 @@ def test_the_console_says_a_ledger_in_ram_in_one_line_and_the_game_goes_on():
 def test_the_board_says_it_at_start_and_keeps_ram_on_the_oleds_status(tmp_path):
     """The mock board on a ledger in /dev/shm: the whole line on the OLED at start, then "RAM!"
     stays on the status line while the game goes on; on a disk, neither."""
+    from firmware.board.pc.simulator import Simulator
     from firmware.config import load_config
-    from firmware.pc.simulator import Simulator
 
     folder = Path(subprocess.check_output(["mktemp", "-d", "-p", str(SHM)], text=True).strip())
     try:

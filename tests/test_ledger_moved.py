@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.hub import HubLedger
+from firmware.hub.ledger import HubLedger
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line
 

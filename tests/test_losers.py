@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from firmware.board.pc.simulator import run_script
 from firmware.config import load_config
-from firmware.pc.simulator import run_script
 from ledger.reader import LedgerReader
 from ledger.writer import LedgerWriter
 from scorer.game import Outcome

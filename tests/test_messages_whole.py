@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from firmware.board.pc.terminal import OLED_TEXT_ROWS, OLED_TEXT_WIDTH, PAGE_SECONDS, compose, keyed, oled_text
 from firmware.board.picker import PAGE_LINES, Breakdown, fits
 from firmware.board.screens import FOOTER_MOST, Screen, footer_lines, oled_image
-from firmware.pc.terminal import OLED_TEXT_ROWS, OLED_TEXT_WIDTH, PAGE_SECONDS, compose, keyed, oled_text
 from scorer.cards import parse_cards
 
 from test_docs import code_refusals

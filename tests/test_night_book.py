@@ -10,7 +10,7 @@ import random
 import pytest
 
 from firmware.hub import night as nights
-from ledger.hub import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
+from firmware.hub.ledger import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
 from scorer import standings
 from scorer.standings import name_key
 

@@ -10,10 +10,10 @@ from helpers import script_to_win
 from PIL import Image, ImageDraw
 
 from firmware.board import screens
+from firmware.board.pc.simulator import Simulator, run_script
 from firmware.board.screens import Screen, font, lap_note, oled_image, scores_screen
 from firmware.board.view import GameView
 from firmware.config import load_config
-from firmware.pc.simulator import Simulator, run_script
 from hardware.layout import lap_of
 from scorer.record import replay
 

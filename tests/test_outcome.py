@@ -7,12 +7,12 @@ import pytest
 
 from firmware.board.controller import Controller
 from firmware.board.outcome import NOTHING, Did, Move
+from firmware.board.pc.simulator import SimClock, Simulator, run_script
+from firmware.board.pc.terminal import compose, score_line
 from firmware.board.screens import oled_image, scores_screen
 from firmware.board.tunes import sound_for
 from firmware.board.view import result_text, scores_title, tally_text
 from firmware.config import load_config
-from firmware.pc.simulator import SimClock, Simulator, run_script
-from firmware.pc.terminal import compose, score_line
 from hardware.inputs import ENCODER, KNOB, InputEvent
 from hardware.layout import BUNDLED, HOLES_PER_TRACK
 from ledger.writer import LedgerWriter

@@ -73,7 +73,7 @@ def test_the_blinking_back_peg_alternates_bright_and_dim():
 
 def test_the_board_blinks_the_back_peg_with_the_colour_blind_palette(tmp_path):
     """With the preset the main loop wakes for the blink and draws the back peg dimmer, then bright again."""
-    from firmware.pc.simulator import Simulator
+    from firmware.board.pc.simulator import Simulator
 
     sim = Simulator(load_config(overrides=["leds.palette=colour-blind"]), tmp_path / "l.sqlite3")
     try:

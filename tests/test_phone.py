@@ -3,11 +3,11 @@
 import pytest
 
 from firmware.board import phone
+from firmware.board.pc.simulator import Simulator
 from firmware.board.phone import PhoneView, phone_address, phone_image, qr_geometry, qr_matrix
 from firmware.board.screens import HEIGHT, oled_image
 from firmware.config import load_config
 from firmware.errors import ConfigError
-from firmware.pc.simulator import Simulator
 
 URLS = ["http://192.168.1.23:8121/", "http://10.0.0.7:8080/", "http://raspberrypi.local:8121/",
         "http://cribbage-board-kitchen.local:65535/"]

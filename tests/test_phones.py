@@ -16,9 +16,9 @@ import pytest
 
 from firmware.board import phone
 from firmware.board.devices import open_devices
+from firmware.board.pc.simulator import MOCK, read_pegs
 from firmware.config import load_config
-from firmware.pc.simulator import MOCK, read_pegs
-from firmware.relay import HEADER, header_token, socket_path
+from firmware.wire.relay import HEADER, header_token, socket_path
 from ledger.reader import LedgerReader
 
 from board_thread import BoardThread

@@ -4,10 +4,10 @@ import pytest
 from docs_text import doc_text
 from helpers import make
 
+from firmware.board.pc.script import parse_script
+from firmware.board.pc.simulator import run_script
 from firmware.board.picker import Breakdown, fits, typed
 from firmware.config import load_config
-from firmware.pc.script import parse_script
-from firmware.pc.simulator import run_script
 from scorer.cards import parse_card, parse_cards
 from scorer.counting import score_hand
 from scorer.game import Entry, EntryKind

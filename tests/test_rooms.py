@@ -3,19 +3,20 @@
 Every import counts: at the top, inside a function, under ``TYPE_CHECKING``. No
 import cycle between project modules; no import against the room order:
 
-- ``cribbage_board_errors`` (the root of every exception of ours) imports nothing, and every room may
-  import it: each room's exceptions derive from it;
-- ``scorer`` and ``tomlfile`` import no other room (but the root);
-- ``ledger`` imports ``scorer``; ``hardware`` imports ``scorer`` and ``tomlfile``;
-- ``firmware`` may import any room. Inside it, its base (the package itself,
-  ``config``, ``club_settings``, ``errors``, ``journal``, ``lan``, ``listen``, ``guard``, ``connections``,
-  ``templating``, ``palette``)
-  imports no wing; the club wing (the wire protocol and the board's link) no other wing and nothing
-  of ``hardware``; the board wing, of the club, the link alone; the PC side the board and the club
-  link; the club hub (``firmware.hub``) the club's wire protocol (schema and broker), never the link,
-  and nothing of ``hardware``; the web view no other wing, and of ``hardware`` only
-  ``hardware.layout`` (the board's geometry: it never touches a device); the
-  command line may import every wing, and it alone imports the hub.
+- ``scorer`` imports no other room; its ``scorer.errors`` holds the root of every
+  exception of ours and imports nothing, so every room may import it;
+- ``ledger`` and ``hardware`` import ``scorer``;
+- ``firmware`` may import any room. Inside it, its base (the package's own modules:
+  the config, the club's settings, errors, the journal, the palette) imports no
+  part; ``wire`` (what the programs say to each other) and ``server`` (what the two
+  servers serve with) import the base alone. The programs: the board imports of
+  ``wire`` and ``server`` and of its club link only what it speaks and shows
+  (``relay``, ``lan``, ``link``); its club link the wire protocol; the PC board the
+  board and the link; the web view ``server`` and of ``wire`` the relay, and of
+  ``hardware`` only ``hardware.layout`` (the board's geometry: it never touches a
+  device); the club hub ``server`` and of ``wire`` the club's protocol (schema and
+  broker), and nothing of ``hardware``; the command line imports every part, and
+  it alone imports the hub.
 """
 
 from __future__ import annotations
@@ -27,42 +28,46 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ROOMS = ("scorer", "ledger", "hardware", "firmware", "tomlfile", "cribbage_board_errors")
-ROOT_ERROR = "cribbage_board_errors"  # below every room: each room's exceptions derive from its root
+ROOMS = ("scorer", "ledger", "hardware", "firmware")
+ROOT_ERROR = "scorer.errors"  # below every module of ours: each room's exceptions derive from its root
 # What each room may import besides itself.
 ROOM_MAY_IMPORT = {
-    ROOT_ERROR: set(),
-    "scorer": {ROOT_ERROR},
-    "tomlfile": {ROOT_ERROR},
-    "ledger": {"scorer", ROOT_ERROR},
-    "hardware": {"scorer", "tomlfile", ROOT_ERROR},
-    "firmware": {"scorer", "ledger", "hardware", "tomlfile", ROOT_ERROR},
+    "scorer": set(),
+    "ledger": {"scorer"},
+    "hardware": {"scorer"},
+    "firmware": {"scorer", "ledger", "hardware"},
 }
-WINGS = ("firmware.board", "firmware.pc", "firmware.web", "firmware.club", "firmware.hub", "firmware.cli")
+# The parts of firmware, the most specific first: a module is in the first whose name it starts with.
+PARTS = ("firmware.wire", "firmware.server", "firmware.board.club", "firmware.board.pc", "firmware.board",
+         "firmware.web", "firmware.hub", "firmware.cli")
 # What each part of firmware may import of firmware: its own modules, and these.
-WING_MAY_IMPORT = {
-    "firmware": set(),  # the base: config, errors, palette
-    "firmware.board": {"firmware", "firmware.club"},
-    "firmware.pc": {"firmware", "firmware.board", "firmware.club"},
-    "firmware.web": {"firmware"},
-    "firmware.club": {"firmware"},
-    "firmware.hub": {"firmware", "firmware.club"},
-    "firmware.cli": {"firmware", *WINGS},
+PART_MAY_IMPORT = {
+    "firmware": set(),  # the base: the config, the club's settings, errors, the journal, the palette
+    "firmware.wire": {"firmware"},
+    "firmware.server": {"firmware"},
+    "firmware.board.club": {"firmware", "firmware.wire"},
+    "firmware.board": {"firmware", "firmware.wire", "firmware.server", "firmware.board.club"},
+    "firmware.board.pc": {"firmware", "firmware.board", "firmware.board.club"},
+    "firmware.web": {"firmware", "firmware.server", "firmware.wire"},
+    "firmware.hub": {"firmware", "firmware.server", "firmware.wire"},
+    "firmware.cli": {"firmware", *PARTS},
+}
+# Where a part may import only some modules of another: importer -> {part: the modules it may import}.
+ONLY = {
+    "firmware.board": {"firmware.board.club": {"firmware.board.club.link"}, "firmware.server": {"firmware.server.lan"},
+                       "firmware.wire": {"firmware.wire.relay"}},
+    "firmware.board.pc": {"firmware.board.club": {"firmware.board.club.link"}},
+    "firmware.web": {"firmware.wire": {"firmware.wire.relay"}},
+    "firmware.hub": {"firmware.wire": {"firmware.wire.schema", "firmware.wire.broker"}},
 }
 WEB_HARDWARE = {"hardware.layout"}  # the board's geometry
-CLUB_HARDWARE: set[str] = set()  # the club link and hub never touch a device
-# What each wing may import of the club wing, where not all of it.
-CLUB_FOR = {
-    "firmware.board": {"firmware.club.link"},  # the board publishes through its link, and knows no more
-    "firmware.pc": {"firmware.club.link"},
-    "firmware.hub": {"firmware.club.schema", "firmware.club.broker"},  # the wire protocol, never a board's link
-}
+NO_HARDWARE = ("firmware.wire", "firmware.server", "firmware.board.club", "firmware.hub")  # they never touch a device
 
 
 def project_modules() -> dict[str, Path]:
     """Every module of the rooms: dotted name -> file."""
-    found = {name: ROOT / f"{name}.py" for name in ("tomlfile", ROOT_ERROR)}
-    for room in ROOMS[:4]:
+    found = {}
+    for room in ROOMS:
         for path in sorted((ROOT / room).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
             found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
@@ -148,8 +153,8 @@ def room_of(module: str) -> str:
 
 
 def part_of(module: str) -> str:
-    """A firmware module's wing, or "firmware" for the base."""
-    return next((wing for wing in WINGS if module == wing or module.startswith(wing + ".")), "firmware")
+    """A firmware module's part, or "firmware" for the base."""
+    return next((part for part in PARTS if module == part or module.startswith(part + ".")), "firmware")
 
 
 def broken_rules(graph: dict[str, set[str]]) -> list[str]:
@@ -159,19 +164,21 @@ def broken_rules(graph: dict[str, set[str]]) -> list[str]:
         room = room_of(module)
         for target in sorted(imported):
             other = room_of(target)
+            if module == ROOT_ERROR:
+                found.append(f"{module} -> {target}: {ROOT_ERROR} imports nothing of ours")
             if other != room and other not in ROOM_MAY_IMPORT[room]:
                 found.append(f"{module} -> {target}: {room} may import {sorted(ROOM_MAY_IMPORT[room]) or 'no other room'}")
             if room != "firmware":
                 continue
-            part = part_of(module)
-            if other == "firmware" and part_of(target) != part and part_of(target) not in WING_MAY_IMPORT[part]:
-                found.append(f"{module} -> {target}: {part} may not import {part_of(target)}")
+            part, its = part_of(module), part_of(target)
+            if other == "firmware" and its != part and its not in PART_MAY_IMPORT[part]:
+                found.append(f"{module} -> {target}: {part} may not import {its}")
+            elif other == "firmware" and its in ONLY.get(part, {}) and target not in ONLY[part][its]:
+                found.append(f"{module} -> {target}: {part} imports only {sorted(ONLY[part][its])} of {its}")
             if part == "firmware.web" and other == "hardware" and target not in WEB_HARDWARE:
                 found.append(f"{module} -> {target}: the web view imports only {sorted(WEB_HARDWARE)} of hardware")
-            if part in ("firmware.club", "firmware.hub") and other == "hardware" and target not in CLUB_HARDWARE:
+            if part in NO_HARDWARE and other == "hardware":
                 found.append(f"{module} -> {target}: {part} imports nothing of hardware")
-            if part_of(target) == "firmware.club" and part in CLUB_FOR and target not in CLUB_FOR[part]:
-                found.append(f"{module} -> {target}: {part} imports only {sorted(CLUB_FOR[part])} of the club")
     return found
 
 
@@ -180,13 +187,13 @@ def test_no_import_cycle_between_project_modules():
     """No module imports itself through others, however the import is written."""
     graph = import_graph()
     assert len(graph) > 70 and graph["firmware.board.loop"] and graph["firmware.cli.command"]  # it read them
-    assert ROOT_ERROR in graph["scorer.errors"] and ROOT_ERROR in graph["hardware.errors"]
+    assert all(ROOT_ERROR in graph[f"{room}.errors"] for room in ("ledger", "hardware", "firmware"))
     assert cycles(graph) == []
 
 
 @pytest.mark.slow
 def test_every_import_keeps_the_room_order():
-    """scorer and tomlfile at the bottom, ledger and hardware above them, firmware on top, its wings apart."""
+    """scorer at the bottom, ledger and hardware above it, firmware on top, its parts apart."""
     assert broken_rules(import_graph()) == []
 
 
@@ -205,31 +212,43 @@ def test_a_planted_cycle_is_found(module, line, loop):
 
 
 @pytest.mark.parametrize("module, line, why", [
-    ("scorer.game", "import ledger.writer",
-     "scorer.game -> ledger.writer: scorer may import ['cribbage_board_errors']"),
-    ("cribbage_board_errors", "from scorer.errors import CribbageError",
-     "cribbage_board_errors -> scorer.errors: cribbage_board_errors may import no other room"),
+    ("scorer.game", "import ledger.writer", "scorer.game -> ledger.writer: scorer may import no other room"),
+    ("scorer.errors", "from scorer.cards import Card", "scorer.errors -> scorer.cards: scorer.errors imports nothing"),
     ("hardware.leds", "from firmware.config import Config", "hardware.leds -> firmware.config: hardware may import"),
-    ("ledger.reader", "import hardware.layout",
-     "ledger.reader -> hardware.layout: ledger may import ['cribbage_board_errors', 'scorer']"),
-    ("firmware.board.loop", "from ..pc.simulator import Simulator",
-     "firmware.board.loop -> firmware.pc.simulator: firmware.board may not import firmware.pc"),
+    ("ledger.reader", "import hardware.layout", "ledger.reader -> hardware.layout: ledger may import ['scorer']"),
+    ("ledger.salvage", "from firmware.hub.ledger import HubLedger",
+     "ledger.salvage -> firmware.hub.ledger: ledger may import ['scorer']"),
+    ("firmware.board.loop", "from .pc.simulator import Simulator",
+     "firmware.board.loop -> firmware.board.pc.simulator: firmware.board may not import firmware.board.pc"),
     ("firmware.config", "def f():\n    from .board.frames import LedStyle",
      "firmware.config -> firmware.board.frames: firmware may not import firmware.board"),
+    ("firmware.wire.schema", "from ..board.club import link",
+     "firmware.wire.schema -> firmware.board.club.link: firmware.wire may not import firmware.board.club"),
+    ("firmware.server.guard", "from ..web import app", "firmware.server.guard -> firmware.web.app: firmware.server may not"),
     ("firmware.web.pages", "from hardware.leds import MockStrip",
      "firmware.web.pages -> hardware.leds: the web view imports only"),
     ("firmware.web.site", "from ..board import controller",
      "firmware.web.site -> firmware.board.controller: firmware.web may not import firmware.board"),
-    ("firmware.board.loop", "from ..club.schema import Topics",
-     "firmware.board.loop -> firmware.club.schema: firmware.board imports only ['firmware.club.link'] of the club"),
-    ("firmware.pc.console", "def f():\n    from ..hub.hub import Hub",
-     "firmware.pc.console -> firmware.hub.hub: firmware.pc may not import firmware.hub"),
+    ("firmware.web.site", "from ..wire import schema",
+     "firmware.web.site -> firmware.wire.schema: firmware.web imports only ['firmware.wire.relay'] of firmware.wire"),
+    ("firmware.board.loop", "from .club.outbox import Outbox",
+     "firmware.board.loop -> firmware.board.club.outbox: firmware.board imports only ['firmware.board.club.link']"),
+    ("firmware.board.loop", "from ..server.guard import guard",
+     "firmware.board.loop -> firmware.server.guard: firmware.board imports only ['firmware.server.lan']"),
+    ("firmware.board.club.link", "from .. import loop",
+     "firmware.board.club.link -> firmware.board.loop: firmware.board.club may not import firmware.board"),
+    ("firmware.board.pc.console", "def f():\n    from ...hub.hub import Hub",
+     "firmware.board.pc.console -> firmware.hub.hub: firmware.board.pc may not import firmware.hub"),
     ("firmware.board.loop", "from ..hub import night", "firmware.board.loop -> firmware.hub.night: firmware.board may not"),
-    ("firmware.club.link", "from ..hub.pages import page",
-     "firmware.club.link -> firmware.hub.pages: firmware.club may not import firmware.hub"),
-    ("firmware.hub.hub", "from ..club.link import Link",
-     "firmware.hub.hub -> firmware.club.link: firmware.hub imports only ['firmware.club.broker', 'firmware.club.schema']"),
+    ("firmware.board.club.link", "from ...hub.pages import page",
+     "firmware.board.club.link -> firmware.hub.pages: firmware.board.club may not import firmware.hub"),
+    ("firmware.hub.hub", "from ..board.club.link import Link",
+     "firmware.hub.hub -> firmware.board.club.link: firmware.hub may not import firmware.board.club"),
+    ("firmware.hub.hub", "from ..wire import relay",
+     "firmware.hub.hub -> firmware.wire.relay: firmware.hub imports only ['firmware.wire.broker', 'firmware.wire.schema']"),
     ("firmware.hub.site", "import hardware.leds", "firmware.hub.site -> hardware.leds: firmware.hub imports nothing"),
+    ("firmware.board.club.outbox", "import hardware.leds",
+     "firmware.board.club.outbox -> hardware.leds: firmware.board.club imports nothing"),
 ])
 def test_an_upward_import_is_found(module, line, why):
     """An import against the room order, even inside a function, is named with the rule it breaks."""

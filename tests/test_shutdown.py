@@ -8,10 +8,10 @@ from PIL import Image, ImageDraw
 
 from firmware.board.devices import open_devices
 from firmware.board.loop import MOCK_STOPPED, POWER_OFF_FAILED, SAFE_TO_UNPLUG, SHUTTING_DOWN
+from firmware.board.pc.simulator import MOCK, Simulator, run_script
+from firmware.board.pc.terminal import run_terminal
 from firmware.board.screens import font, oled_image
 from firmware.config import load_config
-from firmware.pc.simulator import MOCK, Simulator, run_script
-from firmware.pc.terminal import run_terminal
 from hardware import backend, power
 from hardware.display import LumaDisplay
 from hardware.power import POWER_OFF_COMMAND, PowerOffError

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from ledger import hub, single_writer, writer
+from firmware.hub import ledger as hub
+from firmware.hub.ledger import HubLedger
+from ledger import single_writer, writer
 from ledger.errors import DiskFullError, LedgerError, LedgerInUseError
-from ledger.hub import HubLedger
 from ledger.single_writer import SingleWriter, stamp
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line

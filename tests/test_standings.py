@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware.hub import night as nights
-from ledger.hub import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
+from firmware.hub.ledger import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
 from scorer.pairings import PairingError, Round, first_order, pair_round
 from scorer.standings import (
     GameResult,

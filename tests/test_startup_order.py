@@ -6,10 +6,10 @@ import pytest
 
 from firmware.board.devices import open_devices
 from firmware.board.loop import Board
+from firmware.board.pc.simulator import MOCK
 from firmware.board.screens import oled_image
 from firmware.board.sdnotify import Notifier
 from firmware.config import load_config
-from firmware.pc.simulator import MOCK
 from hardware.display import MockDisplay
 from hardware.errors import DeviceNotFoundError, HardwareError
 from ledger.writer import LedgerWriter

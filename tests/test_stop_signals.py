@@ -11,9 +11,9 @@ import pytest
 from firmware.board import loop
 from firmware.board.devices import open_devices
 from firmware.board.loop import Board
+from firmware.board.pc.simulator import MOCK
 from firmware.board.signals import StopSignals
 from firmware.config import load_config
-from firmware.pc.simulator import MOCK
 from ledger.lock import writer_running
 from ledger.writer import LedgerWriter
 

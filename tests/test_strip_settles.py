@@ -8,8 +8,8 @@ from helpers import script_to_win
 
 from firmware.board import loop as app
 from firmware.board.frames import BoardView, LedStyle, led_frame
+from firmware.board.pc.simulator import Simulator, read_pegs, run_script
 from firmware.config import load_config
-from firmware.pc.simulator import Simulator, read_pegs, run_script
 from hardware.layout import load_layout
 
 from board_thread import BoardThread

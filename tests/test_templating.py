@@ -1,4 +1,4 @@
-"""firmware/templating.py: the pages' Jinja2 environment, its templates shipped, and jinja2 loaded only by the servers."""
+"""firmware/server/templating.py: the pages' Jinja2 environment, its templates shipped, and jinja2 loaded only by the servers."""
 
 import fnmatch
 import subprocess
@@ -10,7 +10,7 @@ import jinja2
 import pytest
 from markupsafe import Markup
 
-from firmware.templating import environment
+from firmware.server.templating import environment
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE_FOLDERS = {"firmware.web": ROOT / "firmware" / "web" / "templates",
@@ -55,9 +55,9 @@ def test_the_board_and_the_one_shot_commands_load_no_jinja2():
     """jinja2 is the servers' (the web view, the hub): the board's modules, the command line, count and
     replay load none of it."""
     example = ROOT / "tests" / "data" / "example-game.txt"
-    probe = ("import sys, firmware.board.loop, firmware.board.controller, firmware.pc.simulator, firmware.pc.console; "
+    probe = ("import sys, firmware.board.loop, firmware.board.controller, firmware.board.pc.simulator, firmware.board.pc.console; "
              "from firmware.cli import main; main(['count', '5H', '5D', '5S', 'JC', '--starter', '5C']); "
              f"main(['replay', {str(example)!r}]); print('LOADED', sorted(m for m in sys.modules "
-             "if m.split('.')[0] in ('jinja2', 'markupsafe') or m == 'firmware.templating'))")
+             "if m.split('.')[0] in ('jinja2', 'markupsafe') or m == 'firmware.server.templating'))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert "LOADED []" in out, out

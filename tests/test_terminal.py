@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 from docs_text import doc_text, section
 
-from firmware.config import load_config
-from firmware.pc.simulator import Simulator
-from firmware.pc.terminal import (
+from firmware.board.pc.simulator import Simulator
+from firmware.board.pc.terminal import (
     HELP,
     HELP_MIN_WIDTH,
     KEYS,
@@ -36,6 +35,7 @@ from firmware.pc.terminal import (
     key_help,
     run_terminal,
 )
+from firmware.config import load_config
 from hardware.layout import BUNDLED, load_layout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -283,7 +283,7 @@ def test_the_80x24_key_help_keeps_every_item_whole(sim):
 def test_the_game_hole_is_drawn_apart_from_the_skunk_lines(sim):
     """At 80x24 the game hole is ◦, as docs/mock-board.md says, and the skunk lines' marks are •; a peg
     in the game hole is drawn as a peg."""
-    from firmware.pc.terminal import led_cell
+    from firmware.board.pc.terminal import led_cell
 
     layout = sim.devices.layout
     plan = choose_plan(layout, 80, 24)
@@ -337,7 +337,7 @@ def _to_screen(sim, where):
 def test_the_key_help_follows_the_screen_at_80x24(sim, where):
     """At 80x24 the help names the screen and lists its keys whole, each on one line, under 80 columns;
     the game's keys (dial ±1) are only on the game's own screen."""
-    from firmware.pc.terminal import SCREEN_KEYS, screen_keys
+    from firmware.board.pc.terminal import SCREEN_KEYS, screen_keys
 
     _to_screen(sim, where)
     assert screen_keys(sim.board.controller)[0] == where
@@ -379,7 +379,7 @@ def test_the_menus_help_says_how_to_leave(sim):
 ])
 def test_oled_texts_name_the_keys_on_the_terminal(oled, terminal):
     """A text of the OLED that names a physical control names the key that does it on the terminal board."""
-    from firmware.pc.terminal import on_keys
+    from firmware.board.pc.terminal import on_keys
 
     assert on_keys(oled) == terminal
 
@@ -404,7 +404,7 @@ def test_the_oled_box_says_the_keys_at_80x24(sim, where, shown, hidden):
 def test_typed_digits_dial_the_number_they_make(sim):
     """1 then 4 dials 14; a number past the dial's top starts again from its last digit; any
     other key, or a dial changed since, starts a new number."""
-    from firmware.pc.terminal import TypedDial
+    from firmware.board.pc.terminal import TypedDial
 
     typed = TypedDial()
     controller = sim.board.controller
@@ -425,7 +425,7 @@ def test_typed_digits_dial_the_number_they_make(sim):
 
 def test_digits_do_nothing_in_the_menu(sim):
     """In the menu a digit neither moves the cursor nor dials."""
-    from firmware.pc.terminal import TypedDial
+    from firmware.board.pc.terminal import TypedDial
 
     sim.act("hold", "knob")
     before = sim.board.oled_screen()
@@ -465,7 +465,7 @@ LAYOUT_GAMES = {"classic-121": (), "three-track-121": ("game.variant=three-hand"
 @pytest.mark.parametrize("size", [(80, 24), (110, 36)])
 def test_the_board_s_marks_have_a_legend(tmp_path, name, size):
     """Beside the board, in words: what a peg, a back peg, a skunk line and the game hole look like."""
-    from firmware.pc.terminal import LEGEND
+    from firmware.board.pc.terminal import LEGEND
 
     board = Simulator(load_config(overrides=[*LAYOUT_GAMES[name], f'leds.layout="{name}"']), tmp_path / "l.sqlite3")
     try:

@@ -41,7 +41,7 @@ def test_install_makes_the_two_users_once(tmp_path):
     """make_users, run twice on a copy of /etc (a private mount): the board's user in its device groups,
     the web's in the board's group alone with no login, and the second run changes no byte."""
     probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, text=True, timeout=CEILING_S)
-    if probe.returncode != 0:  # a chroot, whose / is no mount point (systemd/test-install-arm64.sh)
+    if probe.returncode != 0:  # a chroot, whose / is no mount point (tests/system/test-install-arm64.sh)
         pytest.skip(f"this sandbox forbids mount namespaces (unshare -m): {probe.stderr.strip()}")
     shutil.copytree("/etc", tmp_path / "etc", symlinks=True)
     script = f"""
@@ -199,7 +199,7 @@ def test_the_web_user_reads_the_ledger_through_the_group_and_cannot_write_it():
         assert sorted(p.name for p in folder.iterdir()) == ["ledger.sqlite3"]  # the reader made nothing
 
 
-# The board's socket for phones (firmware.relay), made by the board's user and asked by others.
+# The board's socket for phones (firmware.wire.relay), made by the board's user and asked by others.
 SOCKET_BOARD = """
 import os, select, sys
 sys.path.insert(0, {root!r})
@@ -220,7 +220,7 @@ SOCKET_ASK = """
 import json, os, sys
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from firmware.relay import BoardAway, ask
+from firmware.wire.relay import BoardAway, ask
 os.setgroups([])
 os.setgid({gid})
 os.setuid({uid})

@@ -1,4 +1,4 @@
-"""The guest's check after a power cut (systemd/vm/driver.py power-check), on a ledger made here."""
+"""The guest's check after a power cut (tests/system/vm/driver.py power-check), on a ledger made here."""
 
 import json
 import os
@@ -15,7 +15,7 @@ from ledger.writer import LedgerWriter
 from scorer.record import parse_line, replay
 
 ROOT = Path(__file__).resolve().parent.parent
-DRIVER = ROOT / "systemd" / "vm" / "driver.py"
+DRIVER = ROOT / "tests" / "system" / "vm" / "driver.py"
 GAME = ["game six-card seats=Alice,Bob dealer=Alice", "heels", "peg Bob 2", "go Alice", "hand Bob 8"]
 
 
@@ -98,7 +98,7 @@ def club_ledgers(folder: Path, kept_upto: int) -> tuple[list[str], str]:
     rows = conn.execute("SELECT id, game_id, line FROM actions ORDER BY id").fetchall()
     conn.close()
     acks = [f"{row_id}\t{game_id}\t\t{line}" for row_id, game_id, line in rows]
-    from ledger.hub import HubLedger
+    from firmware.hub.ledger import HubLedger
 
     with HubLedger(folder / "hub.sqlite3") as hub:
         night = hub.night(CLUB, "vm", "standard", "acc", 0)
@@ -152,7 +152,7 @@ def test_club_sync_waits_for_the_entries_the_board_sends_again(tmp_path):
     check = subprocess.Popen([sys.executable, str(DRIVER), "club-sync", acks_file(tmp_path, acks), "60"],
                              stdout=subprocess.PIPE, text=True, env=driver_env(tmp_path))
     assert check.stdout.readline().startswith("club-sync: the hub lacks 2 of 5; waiting up to 60 s")
-    from ledger.hub import HubLedger
+    from firmware.hub.ledger import HubLedger
 
     rows = [line.split("\t") for line in acks]
     with HubLedger(tmp_path / "hub.sqlite3") as hub:

@@ -360,7 +360,7 @@ def test_the_port_is_the_configs_web_port_as_the_phone_view_shows(tmp_path):
 def test_the_web_view_loads_no_device_and_nothing_of_the_board(tmp_path):
     """Reading the config, making the app and drawing the live board and the history load no
     device library (gpiozero, luma, spidev, rpi_ws281x, lgpio) and nothing of the board's or the
-    PC's wing; of ``hardware`` only the layout's data and the settings the config is made of."""
+    PC's; of ``hardware`` only the layout's data and the settings the config is made of."""
     path = tmp_path / "ledger.sqlite3"
     with LedgerWriter(path) as store:
         write_games(store, match_records(2, seed=3))
@@ -370,7 +370,7 @@ def test_the_web_view_loads_no_device_and_nothing_of_the_board(tmp_path):
         f"state, layout, port, palette = web_settings(None, {str(path)!r}); app = create_app(LedgerFollower(state), layout); "
         "site = app.state.site; site.live(); site.games(); site.stats(); "
         "devices = ('gpiozero', 'luma', 'spidev', 'rpi_ws281x', 'lgpio', 'RPi'); "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in devices or m.startswith(('firmware.board', 'firmware.pc')) "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in devices or m.startswith(('firmware.board', 'firmware.board.pc')) "
         "or m in ('hardware.backend', 'hardware.buzzer', 'hardware.power', 'hardware.model')))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
@@ -380,7 +380,7 @@ def test_the_web_view_loads_no_device_and_nothing_of_the_board(tmp_path):
 
 def test_the_board_does_not_import_the_web_view():
     """The board's modules (app, controller, views, simulator, console, the CLI) load no firmware.web module."""
-    code = ("import sys, firmware.board.loop, firmware.board.controller, firmware.board.frames, firmware.pc.simulator, firmware.pc.console, "
+    code = ("import sys, firmware.board.loop, firmware.board.controller, firmware.board.frames, firmware.board.pc.simulator, firmware.board.pc.console, "
             "firmware.cli; print([m for m in sys.modules if m.startswith('firmware.web')])")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 0, result.stderr

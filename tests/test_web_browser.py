@@ -281,7 +281,7 @@ def test_the_board_page_has_a_qr_code_a_reader_takes_to_the_page_and_the_charts_
     zxingcpp = pytest.importorskip("zxingcpp", reason="pip install zxing-cpp (the test extra) to read the code")
     from PIL import Image
 
-    from firmware.lan import lan_hosts
+    from firmware.server.lan import lan_hosts
 
     state = tmp_path / "ledger.sqlite3"
     write_long_names(state)

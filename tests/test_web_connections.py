@@ -139,8 +139,8 @@ def test_when_every_connection_is_busy_a_new_one_is_refused_at_once(ledger, tmp_
 def test_a_kept_alive_connection_has_its_deadline_from_the_end_of_each_answer(ledger):
     """A connection that asks again within REQUEST_SECONDS of each answer is kept, however long it lives;
     one that then sends nothing, or half a request, is closed REQUEST_SECONDS after its last answer at the
-    earliest (one timer a connection, not one a request: firmware.connections)."""
-    from firmware.connections import REQUEST_SECONDS
+    earliest (one timer a connection, not one a request: firmware.server.connections)."""
+    from firmware.server.connections import REQUEST_SECONDS
 
     with web_server(ledger) as base:
         with socket.create_connection(address(base), timeout=CEILING_S) as sock:

@@ -136,7 +136,7 @@ def test_the_qr_code_offers_only_what_the_server_listens_on():
 @pytest.mark.slow
 def test_a_server_on_loopback_shows_no_network_address(tmp_path):
     """``cribbage-board web --host 127.0.0.1``: its lines and its board page name no address but 127.0.0.1 (no QR code)."""
-    from firmware.lan import host_addresses, lan_hosts
+    from firmware.server.lan import host_addresses, lan_hosts
 
     from web_games import get, web_server
 
@@ -154,7 +154,7 @@ def test_a_server_on_loopback_shows_no_network_address(tmp_path):
 
 def test_lan_hosts_lists_each_address_once_and_falls_back_to_the_name():
     """The route's address first, then the name's others, each once; HOST.local when only the name can be known."""
-    from firmware.lan import lan_hosts
+    from firmware.server.lan import lan_hosts
 
     assert lan_hosts(ip=lambda: "192.168.1.23", others=lambda: ["192.168.1.23", "10.0.0.5"]) == ["192.168.1.23", "10.0.0.5"]
     assert lan_hosts(ip=lambda: None, up=lambda: True, hostname=lambda: "pi.lan") == ["pi.local"]
@@ -185,7 +185,7 @@ def test_the_web_command_prints_the_network_address_and_answers_favicon(tmp_path
 
     from PIL import Image
 
-    from firmware.lan import host_addresses, lan_hosts
+    from firmware.server.lan import host_addresses, lan_hosts
 
     from broker import free_port
     from web_games import ROOT, get

@@ -8,11 +8,11 @@ import time
 from contextlib import contextmanager
 
 # The longest a wait may take before the test fails: 30 s, or CRIBBAGE_TEST_CEILING_S where everything is
-# many times slower (systemd/test-install-arm64.sh sets 120 under qemu-user, where a board takes 30 s and
+# many times slower (tests/system/test-install-arm64.sh sets 120 under qemu-user, where a board takes 30 s and
 # more to play a whole game). A ceiling, never a pace: a quick machine never waits longer for it.
 CEILING_S = float(os.environ.get("CRIBBAGE_TEST_CEILING_S") or 30.0)
 # The longest one request may take: the first /stats counts every hand of each hand
-# size, 0.9 s here and 41 s under qemu arm64 (systemd/test-install-arm64.sh).
+# size, 0.9 s here and 41 s under qemu arm64 (tests/system/test-install-arm64.sh).
 REQUEST_CEILING_S = 120.0
 
 

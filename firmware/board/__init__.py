@@ -1,6 +1,6 @@
 """The board: the main loop, its devices, the controller and its panels, and the views.
 
-A press travels down this wing: :mod:`~firmware.board.loop` sleeps on the
+A press travels down this program: :mod:`~firmware.board.loop` sleeps on the
 input queue and hands each event to :mod:`~firmware.board.controller`, which
 makes it a ledger entry (or gives it to the open panel: :mod:`~firmware.board.menu`,
 :mod:`~firmware.board.picker`, :mod:`~firmware.board.phone`); the pure views

@@ -24,7 +24,7 @@ from ledger.writer import LedgerWriter
 
 from ..config import Config
 from ..journal import journal
-from ..relay import socket_path
+from ..wire.relay import socket_path
 from .board_options import BoardOptions
 from .controller import Controller
 from .controls import UNPLUG_WHEN
@@ -76,9 +76,9 @@ class Board:
         self.notifier = notifier or Notifier({})
         self.log = log
         self.wake = threading.Event()  # set to wake the loop: an input queued, a stop, the club, the ledger check
-        self.club = None  # the club link (firmware.club.link), when [club] names a broker
+        self.club = None  # the club link (firmware.board.club.link), when [club] names a broker
         if config.club.enabled:
-            from ..club.link import open_link
+            from .club.link import open_link
 
             self.club = open_link(config.club, store, log=log, changed=self._club_changed)
         self._club_shown: tuple[str, str] | None = None

@@ -18,7 +18,7 @@ from PIL import Image, ImageDraw
 from hardware.inputs import InputEvent
 
 from .. import WEB_PORT
-from ..lan import confined, network_up, route_ip
+from ..server.lan import confined, network_up, route_ip
 from .panels import PanelHost
 from .screens import HEIGHT, WIDTH, Screen, font
 

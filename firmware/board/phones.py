@@ -7,7 +7,7 @@ phone keeps in an HttpOnly cookie), bound to that seat of this board. Only a
 hash of each session is kept, in ``LEDGER.phones.json`` beside the ledger
 (written durably), so paired phones stay paired when the board restarts.
 
-:class:`PhoneServer` listens on the board's socket (:mod:`firmware.relay`) in a
+:class:`PhoneServer` listens on the board's socket (:mod:`firmware.wire.relay`) in a
 thread of its own, and hands each request to the board's main loop, which
 answers it (:meth:`Phones.answer`) through the controller, as a press is.
 """
@@ -29,7 +29,7 @@ from typing import Callable
 from hardware.inputs import COLOUR_BUTTONS
 from ledger.files import replace_durably
 
-from ..relay import ACTS, MAX_LINE, read_line, unix_address
+from ..wire.relay import ACTS, MAX_LINE, read_line, unix_address
 from .scoring import PHONE_POINTS, Act, ScoreInput, Source
 
 CODE_SECONDS = 120.0  # how long a pairing code may be used

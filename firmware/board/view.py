@@ -5,7 +5,7 @@ back pegs and laps, the dealer's side and the winner's, the game's own skunk
 lines, the counts still to come, the match tally and the club's pairing. Each
 fact is put into words by one function below; the OLED (:mod:`.screens`, the
 controller's screen), the LEDs (:mod:`.frames`, through :attr:`GameView.board`)
-and the terminal board (:mod:`firmware.pc.terminal`) draw from the view.
+and the terminal board (:mod:`firmware.board.pc.terminal`) draw from the view.
 """
 
 from __future__ import annotations

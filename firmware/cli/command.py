@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
 from .output import PROG, drop_stdout, fail
 from .parser import USES, WHERE, build_parser
@@ -91,8 +91,8 @@ def _runner(command: str | None):
 
 def _console(args) -> int:
     """``cribbage-board console``: the ledger the board would use, unless --state says."""
+    from ..board.pc.console import run_console
     from ..config import load_config
-    from ..pc.console import run_console
 
     config = load_config(args.config, args.set)
     return run_console(config.state_path(args.state), club=config.club)
@@ -115,8 +115,8 @@ def _club_network(args) -> int:
     """``cribbage-board club-network``: the board's unit may reach its broker (or, club off, nothing)."""
     from pathlib import Path
 
-    from ..club.network import DROP_IN, NetworkError, club_network
     from ..config import SYSTEM_CONFIG, load_config
+    from .club_network import DROP_IN, NetworkError, club_network
 
     config = load_config(args.config, args.set)
     source = args.config or (str(SYSTEM_CONFIG) if SYSTEM_CONFIG.exists() else "the default config")
@@ -129,8 +129,8 @@ def _club_network(args) -> int:
 
 def _hub(args) -> int:
     """``cribbage-board hub``: a club night's hub (firmware.hub), until stopped."""
-    from ..club.broker import BrokerError
     from ..hub.service import HubError, serve_hub
+    from ..wire.broker import BrokerError
 
     try:
         return serve_hub(args)
@@ -156,7 +156,7 @@ def _board(args) -> int:
     print(f"{PROG}: {backend.message}", file=sys.stderr)
     path = config.state_path(args.state)
     if not backend.physical and not args.headless:  # the mock board is seen in the terminal
-        from ..pc.terminal import run_terminal
+        from ..board.pc.terminal import run_terminal
 
         return run_terminal(config, path)
     from ledger.writer import LedgerWriter

@@ -43,7 +43,7 @@ class TopParser(Parser):
     """The top-level parser: its --help ends with the terminal board's keys (looked up only then)."""
 
     def format_help(self) -> str:
-        from ..pc.terminal import key_help
+        from ..board.pc.terminal import key_help
 
         rows = [f"  {keys:<30} {does}" for keys, does in key_help()]
         return super().format_help() + "\nkeys of the mock board in the terminal:\n" + "\n".join(rows) + "\n"
@@ -100,7 +100,7 @@ def _board_options(parser: argparse.ArgumentParser, uses: tuple[str, ...], top: 
 
 
 def _console(parser: argparse.ArgumentParser) -> None:
-    from ..pc.console_help import CONSOLE_HELP
+    from ..board.pc.console_help import CONSOLE_HELP
 
     parser.description = ("Keep score by typing the game record, one line at a time, in the terminal;\n"
                           "every line is saved in the ledger before the console answers.\n\n" + CONSOLE_HELP)

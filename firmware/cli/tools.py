@@ -143,8 +143,8 @@ def simulate(args, config: Config) -> int:
     import tempfile
     from pathlib import Path
 
-    from ..pc.script import parse_script
-    from ..pc.simulator import run_script
+    from ..board.pc.script import parse_script
+    from ..board.pc.simulator import run_script
 
     name, text = read_source(args.script)
     if text is None:

@@ -1,8 +1,8 @@
 """The club night's hub (``cribbage-board hub``): a program of its own, beside the boards.
 
 It reads what the tables send through the club's broker (the wire protocol is
-:mod:`firmware.club.schema` and :mod:`firmware.club.broker`), keeps it in a ledger of
-its own (:mod:`ledger.hub`), ranks the players, makes the pairings and serves the
+:mod:`firmware.wire.schema` and :mod:`firmware.wire.broker`), keeps it in a ledger of
+its own (:mod:`firmware.hub.ledger`), ranks the players, makes the pairings and serves the
 room's page.
 
 - :mod:`.hub`: the hub itself, the one writer of its ledger; :mod:`.inbox` what its writer is told,
@@ -13,6 +13,7 @@ room's page.
 - :mod:`.pages` and :mod:`.site`: ``/club``, its events, the JSON API and the CSV.
 - :mod:`.service`: the command: its line checked, the hub started, the page served.
 
-Only the command line imports this wing; it imports the firmware base, the club's
-wire protocol, the scorer and the ledger, and nothing of ``hardware``.
+Only the command line imports it; it imports the firmware base, the servers' toolkit
+(:mod:`firmware.server`), the club's wire protocol, the scorer and the ledger, and
+nothing of ``hardware``.
 """

@@ -4,11 +4,11 @@ new row with its reason, never an edit; each is in the ledger before the command
 
 from __future__ import annotations
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 from scorer.names import name_problem, normal
 from scorer.standings import GameResult, ResultError, name_key
 
-from ..club.schema import PLAYER_NAME_MOST
+from ..wire.schema import PLAYER_NAME_MOST
 
 
 class DirectorError(CribbageBoardError, ValueError):
@@ -60,7 +60,7 @@ class Commands:
         return self.hub.make_round("next")
 
     def conflicts(self) -> list:
-        """What tables sent tonight that was not kept (ledger.hub.ConflictRow), in the order noted."""
+        """What tables sent tonight that was not kept (firmware.hub.ledger.ConflictRow), in the order noted."""
         return self.hub.ledger.reader().conflicts(self._night_id)
 
     def find_game(self, table: str, ref: str):

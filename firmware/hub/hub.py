@@ -23,7 +23,7 @@ which alone lets a board forget (the board resends from it). An entry or a
 result sent retained is ignored (boards never retain them: it was planted); one
 sent again under a key already kept but with other content is kept once and
 noted in ``conflicts``, as is a result refused as impossible
-(:class:`~firmware.club.schema.ImpossibleResult`).
+(:class:`~firmware.wire.schema.ImpossibleResult`).
 
 The broker's address is checked at start; a broker that is away is retried with
 paho's back-off while the page and the ledger go on. A login the broker refuses
@@ -41,12 +41,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from firmware.hub.ledger import HubLedger, KeptBoard, Night
 from ledger.errors import LedgerError
-from ledger.hub import HubLedger, KeptBoard, Night
 
-from ..club import schema
-from ..club.broker import Broker
 from ..club_settings import club_name_problem
+from ..wire import schema
+from ..wire.broker import Broker
 from . import night as nights
 from .commands import Commands, DirectorError
 from .inbox import BrokerChanged, Connected, FloorMoved, Inbox, Job, PresenceAsked, Received, Stop, TableChanged

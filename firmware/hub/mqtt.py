@@ -1,7 +1,7 @@
 """The hub's side of the broker: its connection, its presence, what it receives and what it publishes.
 
 paho's network thread (``loop_start``) runs everything here but :meth:`HubLink.publish`
-(the writer's). Every message goes through :func:`~firmware.club.schema.decode`; one that
+(the writer's). Every message goes through :func:`~firmware.wire.schema.decode`; one that
 fails is ignored with one log line and acknowledged. A table's ``status`` or ``state`` goes
 to the page (``on_table``); an ``entry`` or ``result`` to the writer's inbox, acknowledged
 only once the writer has it durably (QoS 1, ``manual_ack``).
@@ -28,8 +28,8 @@ from typing import Callable
 from ledger.single_writer import stamp
 from scorer.standings import ResultError
 
-from ..club import schema
-from ..club.broker import make_client, refusal, tls_failure
+from ..wire import schema
+from ..wire.broker import make_client, refusal, tls_failure
 from .inbox import BrokerChanged, Connected, FloorMoved, PresenceAsked, Received
 from .journal import Journal
 from .night import result_of

@@ -29,7 +29,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import NamedTuple, Sequence
 
-from ledger.hub import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
+from firmware.hub.ledger import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
 from scorer.errors import CribbageError
 from scorer.pairings import Round, first_order, pair_round
 from scorer.standings import GameResult, PlayerStanding, ResultError, credits, name_key, ranked, tally

@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from scorer.standings import credits, losers, name_key
 
-from ..templating import environment
+from ..server.templating import environment
 from .night import COUNTED, GameView, NightView
 
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "

@@ -16,14 +16,13 @@ import threading
 import time
 from pathlib import Path
 
-from cribbage_board_errors import CribbageBoardError
-from scorer.errors import CribbageError
+from scorer.errors import CribbageBoardError, CribbageError
 from scorer.standings import name_key
 from scorer.variants import SkunkLines, parse_game_points
 
 from .. import __version__
-from ..club.broker import BrokerError, parse_broker
 from ..club_settings import club_name_problem
+from ..wire.broker import BrokerError, parse_broker
 from .commands import DirectorError, player_name
 from .hub import Hub, Journal, Settings
 
@@ -116,7 +115,7 @@ def _quiet_signals() -> None:
 
 def serve_hub(args, announce=print) -> int:
     """Run the hub until stopped; the exit status (HubError, LedgerError, BrokerError raise: one line, exit 2)."""
-    from ledger.hub import HubLedger
+    from firmware.hub.ledger import HubLedger
 
     from .site import HubServerError, bind, create_app, server
 

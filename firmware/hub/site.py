@@ -2,10 +2,10 @@
 
 Read-only (GET and HEAD; 405 for anything else), only for a Host that can be this
 machine (421 for any other: DNS rebinding gets nothing), with security headers and a
-Content-Security-Policy on every answer (:mod:`firmware.guard`). Every route reads
+Content-Security-Policy on every answer (:mod:`firmware.server.guard`). Every route reads
 the hub's latest snapshot, an immutable value the writer thread puts in place: no
 request waits for the broker or the ledger's writer. Connections are bounded as the
-board's web view's are (:mod:`firmware.connections`): a whole request within a few
+board's web view's are (:mod:`firmware.server.connections`): a whole request within a few
 seconds, open connections capped below RLIMIT_NOFILE (503 when all are busy), a log
 that says so in a line.
 """
@@ -22,10 +22,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
-from .. import HUB_PORT, connections, listen
-from ..guard import READ_METHODS, Guard, security_headers, served_names
+from .. import HUB_PORT
+from ..server import connections, listen
+from ..server.guard import READ_METHODS, Guard, security_headers, served_names
 from . import pages
 
 HERE = Path(__file__).resolve().parent

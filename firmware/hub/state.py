@@ -14,10 +14,10 @@ from collections import deque
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ledger.hub import Night
+from firmware.hub.ledger import Night
 from scorer.standings import PlayerStanding, credits, ranked, tally
 
-from ..club.schema import PLAYER_NAME_MOST, SIDE_NAME_MOST
+from ..wire.schema import PLAYER_NAME_MOST, SIDE_NAME_MOST
 from . import night as nights
 
 CHANGE_LOG = 4096  # snapshots whose changes are kept: a viewer further behind gets a whole snapshot

@@ -2,6 +2,6 @@
 
 A reader beside the board: it imports the firmware's base (the config), ``scorer``,
 ``ledger`` (read-only, through ``LedgerReader``) and of ``hardware`` only the layout
-(the board's geometry); never a device, the board's wing or the controller, and
+(the board's geometry); never a device, the board's program or the controller, and
 the board never imports it (tests/test_rooms.py).
 """

@@ -21,7 +21,7 @@ from starlette.templating import Jinja2Templates
 
 from scorer.distribution import distribution
 
-from ..guard import READ_METHODS, Guard, security_headers, served_names
+from ..server.guard import READ_METHODS, Guard, security_headers, served_names
 from . import pages
 from .board import PALETTES
 from .feed import LiveFeed

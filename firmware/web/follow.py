@@ -15,10 +15,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cribbage_board_errors import CribbageBoardError
 from ledger.errors import LedgerError
 from ledger.reader import LedgerReader
 from ledger.rows import GameRow, GameTimes
+from scorer.errors import CribbageBoardError
 from scorer.record import source_of
 from scorer.report import state_dict
 

@@ -1,10 +1,10 @@
 """A paired phone's routes: pairing with a code from the board's OLED, its seat's page, and its entries relayed to the board.
 
 The web view never writes the ledger: it relays each request to the running
-board over the board's socket (:mod:`firmware.relay`) and gives the phone the
+board over the board's socket (:mod:`firmware.wire.relay`) and gives the phone the
 board's own answer. Every write needs a paired session (the HttpOnly,
 SameSite=Strict cookie the board gave for a pairing code) and the session's
-header token (:func:`firmware.relay.header_token`, in the page the session
+header token (:func:`firmware.wire.relay.header_token`, in the page the session
 opened); anything else is 403 and changes nothing. Each phone's requests are
 rate-limited here, before they reach the board.
 """
@@ -27,7 +27,7 @@ from scorer.coach import ASSUMES, CRIBS, STARTERS, coach
 from scorer.counting import score_hand
 from scorer.errors import CribbageError
 
-from ..relay import ACTS, HEADER, MAX_LINE, BoardAway, BoardSilent, ask_async, header_token
+from ..wire.relay import ACTS, HEADER, MAX_LINE, BoardAway, BoardSilent, ask_async, header_token
 from . import pages
 from .lru import LRU
 

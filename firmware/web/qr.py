@@ -8,7 +8,7 @@ was reached (:class:`PhoneLink`):
   code and no address but a note saying how to serve the network;
 - listening on every address (``0.0.0.0``, ``::``): opened as ``localhost`` (on the
   board's own screen) the code gives this machine's address on the network
-  (:func:`firmware.lan.lan_hosts`, looked up at most every LAN_SECONDS), with the
+  (:func:`firmware.server.lan.lan_hosts`, looked up at most every LAN_SECONDS), with the
   port the view really serves on; opened by its network address, that address;
 - listening on one address: that address, as the page was reached by it.
 """
@@ -22,7 +22,7 @@ from typing import Callable
 
 from markupsafe import Markup
 
-from ..lan import lan_hosts
+from ..server.lan import lan_hosts
 from .render import part
 
 MARK = "<!--qr-->"  # where the board page takes the QR code

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ..templating import environment
+from ..server.templating import environment
 from .names import name_text, visible
 
 ENV = environment(Path(__file__).resolve().parent / "templates", visible=visible, name_text=name_text)

@@ -2,7 +2,7 @@
 
 The socket is bound here, before the server starts, so a port in use or a
 host that does not resolve is one line and exit 2, not a traceback. uvicorn
-speaks HTTP through :mod:`firmware.connections` (a deadline for each request, a cap on
+speaks HTTP through :mod:`firmware.server.connections` (a deadline for each request, a cap on
 open connections below RLIMIT_NOFILE, a log that cannot flood).
 """
 
@@ -13,9 +13,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
-from .. import WEB_PORT, listen
+from .. import WEB_PORT
+from ..server import listen
 
 if TYPE_CHECKING:  # annotations only
     from hardware.layout import Layout
@@ -37,7 +38,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def addresses(host: str, port: int, board_port: int | None = None, lan=None) -> list[str]:
     """What ``cribbage-board web`` says it serves on: localhost and each address this machine has on
-    the network (``lan()``, :func:`firmware.lan.lan_hosts` with every address its name has) when it
+    the network (``lan()``, :func:`firmware.server.lan.lan_hosts` with every address its name has) when it
     listens on all of them, else the one address; and, when the port is not the config's
     ``[web] port`` (``board_port``), that the board's phone view shows the config's."""
     if host not in ("0.0.0.0", "::"):
@@ -45,7 +46,7 @@ def addresses(host: str, port: int, board_port: int | None = None, lan=None) -> 
         lines = [f"on http://{shown}:{port}/"]
     else:
         if lan is None:
-            from ..lan import host_addresses, lan_hosts
+            from ..server.lan import host_addresses, lan_hosts
 
             def lan():
                 return lan_hosts(others=host_addresses)
@@ -65,13 +66,13 @@ def serve(state: Path, host: str = DEFAULT_HOST, port: int = WEB_PORT, layout: L
     ``[web] port``, the one the board's phone view shows (the board cannot learn another);
     ``palette``: the LEDs' (config ``leds.palette``), the one the pages open in."""
     sock = bind(host, port)
-    from ..connections import server  # uvicorn only once the socket is ours: a bad port answers at once
+    from ..server.connections import server  # uvicorn only once the socket is ours: a bad port answers at once
     from .app import create_app
     from .follow import LedgerFollower
     from .warm import warm_in_background
 
     follower = LedgerFollower(state)
-    from ..relay import socket_path
+    from ..wire.relay import socket_path
 
     app = create_app(follower, layout, host_names=(host,), listen=(host, sock.getsockname()[1]),
                      board_socket=socket_path(state), palette=palette)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 from scorer.variants import SkunkLines
 
 from ..club_settings import club_name_problem, shown

@@ -26,10 +26,10 @@ from pathlib import Path
 
 from hardware.layout import HOLES_PER_TRACK, Layout
 
-from ..board.controller import MAX_DIAL
-from ..board.controls import CONTROLS
-from ..board.screens import Screen
-from ..board.view import GameView, deal_text, dealer_mark, lap_text, next_text, won_text
+from ..controller import MAX_DIAL
+from ..controls import CONTROLS
+from ..screens import Screen
+from ..view import GameView, deal_text, dealer_mark, lap_text, next_text, won_text
 from .simulator import Simulator
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
@@ -132,10 +132,10 @@ SCREEN_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
 
 def screen_keys(controller) -> tuple[str, tuple[tuple[str, str], ...]]:
     """Which screen the board shows ("" for the game's own) and its keys: the help follows the OLED."""
-    from ..board.menu import Menu
-    from ..board.phone import PhoneView
-    from ..board.phones import PairingView
-    from ..board.picker import CountChecker, NamePicker
+    from ..menu import Menu
+    from ..phone import PhoneView
+    from ..phones import PairingView
+    from ..picker import CountChecker, NamePicker
 
     if controller.panels and not controller.notices:
         panel = controller.panels[-1]

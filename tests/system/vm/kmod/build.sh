@@ -1,5 +1,5 @@
 #!/bin/bash
-# Build the VM check's kernel modules for one kernel: systemd/vm/kmod/build.sh KERNEL-RELEASE SOURCE-TARBALL
+# Build the VM check's kernel modules for one kernel: tests/system/vm/kmod/build.sh KERNEL-RELEASE SOURCE-TARBALL
 #
 # Runs in the guest's root while test-boot-vm.sh builds its image, with the
 # kernel's headers (linux-headers-KERNEL-RELEASE) and Debian's source of the

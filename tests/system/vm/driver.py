@@ -1,4 +1,4 @@
-"""The guest's hands in systemd/test-boot-vm.sh: it runs inside the booted VM, never on the host.
+"""The guest's hands in tests/system/test-boot-vm.sh: it runs inside the booted VM, never on the host.
 
     driver.py burst      as the board's unit (a drop-in's ExecStart): the board on the
                          mock backend, its controls pressed and turned without pause while
@@ -40,7 +40,7 @@
     driver.py club       as the board's unit: what the unit may reach, tried from inside it
                          (see probe): the club's broker, if
                          [club] names one, then addresses it must not reach; then, with [club]
-                         set, the console's own code (firmware.pc.console.run_console, which
+                         set, the console's own code (firmware.board.pc.console.run_console, which
                          opens the club link from the config's [club] as the board does) fed
                          the game in club-game.txt beside this file, its input held open
                          (the link sending) until /run/cribbage-vm-club-done exists; READY=1
@@ -115,9 +115,9 @@ SHUT_DOWN = [("click", "menu"), ("turn", "7"), ("click", "knob"), ("turn", "1"),
 
 def board(mode: str):
     """The board on mock devices, as the unit runs it, with READY=1 sent: (simulator, notifier)."""
+    from firmware.board.pc.simulator import Simulator
     from firmware.board.sdnotify import Notifier
     from firmware.config import load_config
-    from firmware.pc.simulator import Simulator
 
     sim = Simulator(load_config(CONFIG), STATE)
     notifier = Notifier()
@@ -245,7 +245,7 @@ def hub_check(kept_file: str) -> int:
     import json
     import sqlite3
 
-    from ledger.hub import HubReader
+    from firmware.hub.ledger import HubReader
 
     words = []
     for text in Path(kept_file).read_text().splitlines():
@@ -364,7 +364,7 @@ def _uptime() -> float:
 
 def _watermark() -> str:
     """The club watermark beside the board's ledger, as one short line."""
-    from firmware.club.outbox import WATERMARK_SUFFIX
+    from firmware.board.club.outbox import WATERMARK_SUFFIX
 
     path = STATE.with_name(STATE.name + WATERMARK_SUFFIX)
     try:
@@ -453,9 +453,9 @@ class HeldOpen:
 
 def club() -> int:
     """What the unit may reach; then, with [club] set, the console's club link, fed a whole game."""
+    from firmware.board.pc.console import run_console
     from firmware.board.sdnotify import Notifier
     from firmware.config import load_config
-    from firmware.pc.console import run_console
 
     sys.stdout.reconfigure(line_buffering=True)  # the journal hears each line as it is said
     config = load_config(CONFIG)
@@ -681,8 +681,8 @@ def expect(ledger: str, out: str, actions: list[str]) -> int:
     """The mock board on a copy of ``ledger``, given ``actions``: its OLED and LED frame, settled."""
     import shutil
 
+    from firmware.board.pc.simulator import Simulator
     from firmware.config import load_config
-    from firmware.pc.simulator import Simulator
 
     copy = Path(out + ".sqlite3")
     shutil.copyfile(ledger, copy)

@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Callable
 from ledger.errors import LedgerError
 from ledger.reader import LedgerReader
 
-from .. import __version__
-from ..config import ClubConfig
-from ..journal import journal
-from . import schema
-from .broker import KEEPALIVE_S, BrokerError, make_client, refusal, tls_failure
+from ... import __version__
+from ...config import ClubConfig
+from ...journal import journal
+from ...wire import schema
+from ...wire.broker import KEEPALIVE_S, BrokerError, make_client, refusal, tls_failure
 from .outbox import WATERMARK_SUFFIX, Outbox, Watermark
 
 if TYPE_CHECKING:  # annotations only: paho is imported when the link starts

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prove the Pi install on ARM: systemd/test-install-arm64.sh [bookworm|trixie]
+# Prove the Pi install on ARM: tests/system/test-install-arm64.sh [bookworm|trixie]
 #
 # Builds a Debian arm64 root (debootstrap, run under qemu-user through
 # binfmt_misc), copies this working tree in, runs systemd/install.sh there with
@@ -22,12 +22,12 @@ case $release in
         ;;
 esac
 
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 cache=/var/cache/cribbage-board-arm64
 base=$cache/$release-base.tar
 label="arm64 $release"
-# shellcheck source=systemd/debian-root.sh
-. "$src/systemd/debian-root.sh"  # say, fail, cleanup, bind, in_root, host_trust, copy_tree
+# shellcheck source=tests/system/debian-root.sh
+. "$src/tests/system/debian-root.sh"  # say, fail, cleanup, bind, in_root, host_trust, copy_tree
 need_root "it uses apt-get, mount and chroot"
 trap cleanup EXIT
 

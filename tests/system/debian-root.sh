@@ -1,6 +1,6 @@
 # Pieces shared by the checks that build a Debian root on this machine:
-# systemd/test-install-arm64.sh (the install in an arm64 chroot) and
-# systemd/test-boot-vm.sh (the service in a booted VM). Sourced, never run.
+# tests/system/test-install-arm64.sh (the install in an arm64 chroot) and
+# tests/system/test-boot-vm.sh (the service in a booted VM). Sourced, never run.
 #
 # The sourcing script sets `label` (the start of its FAILED line) and `root`
 # (the root being worked on, "" for none) and may add to `mounted`; the trap

@@ -6,7 +6,7 @@ from __future__ import annotations
 import errno
 import socket
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
 
 class ListenError(CribbageBoardError, OSError):

@@ -17,7 +17,7 @@ from scorer.errors import CribbageError
 from scorer.record import MAX_LINE, parse_line
 from scorer.report import summary
 
-from ..config import ClubConfig
+from ...config import ClubConfig
 from .console_help import CONSOLE_HELP
 
 HELP = CONSOLE_HELP
@@ -59,7 +59,7 @@ def _said(message) -> str:
 def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO | None = None,
                 club: ClubConfig | None = None) -> int:
     """Keep the ledger at ``state``: read record lines until quit or end of input; the exit status.
-    With a ``club`` that names a broker, every line kept is published to it too (firmware.club)."""
+    With a ``club`` that names a broker, every line kept is published to it too (firmware.board.club)."""
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     path = Path(state)

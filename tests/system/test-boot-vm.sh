@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prove the service on a booted system: systemd/test-boot-vm.sh [bookworm|trixie] [--arch amd64|arm64] [--power-cuts N]
+# Prove the service on a booted system: tests/system/test-boot-vm.sh [bookworm|trixie] [--arch amd64|arm64] [--power-cuts N]
 #
 # Builds a Debian root (debootstrap) with Debian's own kernel, systemd, polkit
 # and the packages install.sh asks for, and the project's dependencies as
@@ -11,7 +11,7 @@
 # or buttons), then checks the units, the one writer, kill -9, the watchdog,
 # polkit, the web view, the hardening scores, a second install, the stop, the
 # kernel's own GPIO, I2C and SPI (gpio-sim, and the I2C and SPI recorders of
-# systemd/vm/kmod, built for the guest's kernel with the image) under the
+# tests/system/vm/kmod, built for the guest's kernel with the image) under the
 # board's real drivers and then the whole board on its real backend, the club (the board's unit, with [club] set and the drop-in of
 # `cribbage-board club-network`, sends a game to a Mosquitto on this host,
 # reached through qemu's guestfwd, and a club hub here counts it; the unit
@@ -20,7 +20,7 @@
 # --power-cuts N it runs none of those checks after the install, but cuts the
 # VM's power (SIGKILL of qemu) N times during a burst of entries from the
 # board's unit, and after each boot checks the ledger against what the host
-# heard acknowledged before the cut (see power_main and systemd/README.md),
+# heard acknowledged before the cut (see power_main and tests/system/README.md),
 # ending with "ok: N power cuts: 0 acknowledged entries lost, ..." or
 # "FAILED: N power cuts: ..."; the club on through the cuts (the hub in the
 # guest as cribbage-hub.service, Mosquitto here; start_power_club), its
@@ -46,7 +46,7 @@ usage() {
     echo "usage: $0 [bookworm|trixie] [--arch amd64|arm64] [--power-cuts N]"
     echo "Boots a Debian VM (cached in \${CRIBBAGE_VM_CACHE:-~/.cache/cribbage-vm}), installs the"
     echo "service there with systemd/install.sh and checks it; with --power-cuts N, cuts its power"
-    echo "N times during a burst of entries instead; see systemd/README.md."
+    echo "N times during a burst of entries instead; see tests/system/README.md."
 }
 bad_cuts() {  # WHAT: one line, exit 2.
     echo "usage: $0 [bookworm|trixie] [--arch amd64|arm64] [--power-cuts N]: --power-cuts needs N, a whole number of cuts from 1 to 1000 ($1)" >&2
@@ -100,12 +100,12 @@ if [ "$power_asked" = yes ]; then
     fi
 fi
 
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CRIBBAGE_VM_CACHE:-$HOME/.cache/cribbage-vm}/$release-$arch
 label="vm $release $arch"
 debs=${CRIBBAGE_VM_CACHE:-$HOME/.cache/cribbage-vm}/debs-$release-$arch  # debootstrap's downloads, kept across rebuilds
-# shellcheck source=systemd/debian-root.sh
-. "$src/systemd/debian-root.sh"  # say, fail, cleanup, bind, in_root, host_trust, copy_tree
+# shellcheck source=tests/system/debian-root.sh
+. "$src/tests/system/debian-root.sh"  # say, fail, cleanup, bind, in_root, host_trust, copy_tree
 need_root "it uses apt-get, debootstrap, mount and chroot"
 
 # What the guest has besides debootstrap's minimal base: systemd as PID 1 with
@@ -113,7 +113,7 @@ need_root "it uses apt-get, debootstrap, mount and chroot"
 # polkitd's default-logind itself) and polkit, Debian's kernel, the packages install.sh
 # installs (so its apt-get finds them there without a network), kmod for
 # gpio-sim and the recorders, and curl for a phone's requests to the web view. Changing
-# this list, build_image or systemd/vm/kmod's sources rebuilds the image.
+# this list, build_image or tests/system/vm/kmod's sources rebuilds the image.
 packages=systemd,systemd-sysv,udev,dbus,libpam-systemd,polkitd,kmod,iproute2,procps,ca-certificates,e2fsprogs,python3,python3-venv,python3-dev,gcc,swig,i2c-tools,curl
 case $arch in
     amd64)
@@ -146,7 +146,7 @@ else
     qemu+=(-accel tcg -cpu max)
     accel="tcg (software emulation)"
 fi
-recipe=$(printf '%s\n' "$packages" "$(sed -n '/^build_image()/,/^}/p' "$0")" "$(cat "$src"/systemd/vm/kmod/{Kbuild,build.sh,*.c,*.h})" | md5sum | cut -c1-12)
+recipe=$(printf '%s\n' "$packages" "$(sed -n '/^build_image()/,/^}/p' "$0")" "$(cat "$src"/tests/system/vm/kmod/{Kbuild,build.sh,*.c,*.h})" | md5sum | cut -c1-12)
 
 build_image() {  # The cached image: base.img (ext4, the whole root), vmlinuz, initrd.img, wheels in the root.
     local log=$cache/build.log foreign=()
@@ -178,7 +178,7 @@ build_image() {  # The cached image: base.img (ext4, the whole root), vmlinuz, i
         PYPI=1 /tmp/wheels-venv/bin/pip wheel -q -w /var/cache/cribbage-vm/wheels /tmp/cribbage-board lgpio spidev setuptools wheel &&
         rm -f /var/cache/cribbage-vm/wheels/cribbage_board-*.whl' >>"$log" 2>&1 ||
         fail "pip wheel in the root, see $log"
-    # The kernel modules of the device checks (systemd/vm/kmod): the guest kernel's
+    # The kernel modules of the device checks (tests/system/vm/kmod): the guest kernel's
     # headers and Debian's source of the same kernel, for gpio-sim; the source goes
     # once they are built, the headers stay.
     say "building gpio-sim and the I2C and SPI recorders for the guest's kernel"
@@ -189,7 +189,7 @@ build_image() {  # The cached image: base.img (ext4, the whole root), vmlinuz, i
         source=linux-source-$(echo "$release" | cut -d. -f1,2)
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends make xz-utils \
             "linux-headers-$release=$version" "$source=$version"
-        /tmp/cribbage-board/systemd/vm/kmod/build.sh "$release" "/usr/src/$source.tar.xz"
+        /tmp/cribbage-board/tests/system/vm/kmod/build.sh "$release" "/usr/src/$source.tar.xz"
         apt-get purge -y -q "$source"' >>"$log" 2>&1 || fail "the kernel modules, see $log"
     rm -rf "$root/tmp/cribbage-board" "$root/tmp/wheels-venv"
     cleanup_mounts
@@ -210,7 +210,7 @@ build_image() {  # The cached image: base.img (ext4, the whole root), vmlinuz, i
     cat >"$root/etc/systemd/system/cribbage-vm-check.service" <<'EOF'
 # test-boot-vm.sh: runs the check that the host put on the second disk, once the system is up.
 [Unit]
-Description=cribbage-board VM check (systemd/test-boot-vm.sh)
+Description=cribbage-board VM check (tests/system/test-boot-vm.sh)
 After=multi-user.target
 ConditionPathExists=/dev/vdb
 
@@ -456,7 +456,7 @@ prepare_run() {  # The run's folder: the overlay disk (kept across the boots of 
     run_dir=$(mktemp -d "/var/tmp/cribbage-vm-run.XXXXXX")
     qemu-img create -q -f qcow2 -F raw -b "$cache/base.img" "$run_dir/disk.qcow2"
     copy_tree "$src" "$run_dir/data/src"
-    cp "$src/systemd/vm/agent.sh" "$src/systemd/vm/driver.py" "$run_dir/data/"
+    cp "$src/tests/system/vm/agent.sh" "$src/tests/system/vm/driver.py" "$run_dir/data/"
     port=$(free_port)
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prove the board's Home Assistant discovery with a real Home Assistant: systemd/test-home-assistant.sh
+# Prove the board's Home Assistant discovery with a real Home Assistant: tests/system/test-home-assistant.sh
 #
 # Installs Home Assistant (CRIBBAGE_HA_VERSION, by default the newest release
 # that runs on this machine's Python 3.11) in a venv of its own, kept in
@@ -36,7 +36,7 @@
 # the default test run (it downloads and runs Home Assistant, a few minutes).
 set -euo pipefail
 
-src="$(cd "$(dirname "$0")/.." && pwd)"
+src="$(cd "$(dirname "$0")/../.." && pwd)"
 version="${CRIBBAGE_HA_VERSION:-2024.3.3}"  # the newest release whose Requires-Python admits 3.11
 cache="${CRIBBAGE_HA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cribbage-board-home-assistant}"
 venv="$cache/venv-$version"
@@ -47,7 +47,7 @@ fail() { echo "test-home-assistant.sh: $*" >&2; exit 2; }
 case "${1:-}" in
     "") ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
-    *) fail "no arguments: run it as systemd/test-home-assistant.sh (see --help)" ;;
+    *) fail "no arguments: run it as tests/system/test-home-assistant.sh (see --help)" ;;
 esac
 mosquitto="$(command -v mosquitto || echo /usr/sbin/mosquitto)"
 [ -x "$mosquitto" ] || fail "mosquitto not found: apt install mosquitto"

@@ -41,11 +41,11 @@ from ledger.errors import LedgerError
 from ledger.files import replace_durably
 from ledger.reader import LedgerReader
 
-from .. import __version__
-from . import schema
+from ... import __version__
+from ...wire import schema
 
 if TYPE_CHECKING:  # annotations only
-    from ..config import ClubConfig
+    from ...config import ClubConfig
 
 WATERMARK_SUFFIX = ".club"
 WATERMARK_VERSION = 2  # 1 moved on the broker's PUBACK (and named the broker): not taken up

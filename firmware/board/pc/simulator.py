@@ -1,8 +1,8 @@
 """The board on a PC: the real application on mock hardware, with helpers to act and to look.
 
 :class:`Simulator` is the board's own loop on mock devices; :func:`run_script`
-runs a script of physical actions on it (:mod:`firmware.pc.script`) and
-returns the final state; the terminal board (:mod:`firmware.pc.terminal`)
+runs a script of physical actions on it (:mod:`firmware.board.pc.script`) and
+returns the final state; the terminal board (:mod:`firmware.board.pc.terminal`)
 drives it from the keyboard. Snapshots are PNGs of the LED board and the OLED.
 """
 
@@ -26,12 +26,12 @@ from ledger.writer import LedgerWriter
 from scorer.record import source_of
 from scorer.report import state_dict
 
-from ..board.devices import open_devices
-from ..board.frames import OFF, LedStyle, scale
-from ..board.loop import Board
-from ..board.outcome import Outcome
-from ..board.scoring import Act, ScoreInput, Source
-from ..config import Config
+from ...config import Config
+from ..devices import open_devices
+from ..frames import OFF, LedStyle, scale
+from ..loop import Board
+from ..outcome import Outcome
+from ..scoring import Act, ScoreInput, Source
 from .script import parse_script
 
 MOCK = MockBackend("simulator", "mock hardware (simulator)")

@@ -45,13 +45,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .causes import sqlite_cause
-from .errors import Damaged, LedgerError
-from .schema import BUSY_TIMEOUT_MS, close_connection, uri
-from .single_writer import Clock, SingleWriter
+from ledger.causes import sqlite_cause
+from ledger.errors import Damaged, LedgerError
+from ledger.schema import APPLICATION_ID as BOARD_APPLICATION_ID
+from ledger.schema import BUSY_TIMEOUT_MS, close_connection, uri
+from ledger.schema import HUB_APPLICATION_ID as APPLICATION_ID
+from ledger.single_writer import Clock, SingleWriter
 
-APPLICATION_ID = 0x434C5542  # "CLUB"
-BOARD_APPLICATION_ID = 0x43524942  # "CRIB": a board's ledger, not ours
 SCHEMA_VERSION = "2"  # 1: the first release; 2: conflicts
 TABLES = ("nights", "players", "entries", "results", "rounds", "pairings", "corrections", "conflicts")
 CORRECTION_ACTIONS = ("correct", "void", "restore")
@@ -512,7 +512,7 @@ class HubRows:
             f"FROM conflicts {where} ORDER BY id", args)]
 
     def kept(self, club: str, table: str, ledger: str, first: int | None, most: int) -> tuple[int, list[list[Any]]]:
-        """What is kept of a board's ledger, as the hub's word says it (firmware.club.schema.kept_payload):
+        """What is kept of a board's ledger, as the hub's word says it (firmware.wire.schema.kept_payload):
         see :meth:`KeptBoard.word`."""
         return self.kept_board(club, table, ledger).word(first, most)
 

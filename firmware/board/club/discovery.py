@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .schema import Topics
+from ...wire.schema import Topics
 
 PREFIX = "homeassistant"  # Home Assistant's default discovery prefix
 MAX_SIDES = 4

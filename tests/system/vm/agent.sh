@@ -1,5 +1,5 @@
 #!/bin/bash
-# The check inside the booted VM of systemd/test-boot-vm.sh: never run on the host.
+# The check inside the booted VM of tests/system/test-boot-vm.sh: never run on the host.
 #
 # The host puts this file, driver.py and the working tree (src/) on the guest's
 # second disk, mounted at /mnt/vm; the guest's cribbage-vm-check.service runs
@@ -262,7 +262,7 @@ phone_post() {  # SESSION TOKEN ID: a phone's POST /api/phone/entry (peg 2) to t
     code=$(curl "${args[@]}" --data "{\"id\": \"$3\", \"act\": \"peg\", \"points\": 2}" http://127.0.0.1:8121/api/phone/entry)
     echo "$code $(cat /root/phone-answer.json)"
 }
-phone_token() { "$venv/bin/python" -c 'import sys; from firmware.relay import header_token; print(header_token(sys.argv[1]))' "$1"; }
+phone_token() { "$venv/bin/python" -c 'import sys; from firmware.wire.relay import header_token; print(header_token(sys.argv[1]))' "$1"; }
 game_export() {  # The current game as the ledger exports it (the project's read-only LedgerReader), one line each.
     "$venv/bin/python" - "$ledger" <<'PY'
 import sys
@@ -476,7 +476,7 @@ done
 [ ${#refused[@]} -ne 2 ] || ok "polkit refuses the power-off to ${refused[0]} and ${refused[1]}"
 
 # 12. The kernel's own GPIO, I2C and SPI, each in the board unit's own sandbox (the board stopped:
-# the runtime folder is the unit's): gpio-sim, and the I2C and SPI recorders (systemd/vm/kmod), built
+# the runtime folder is the unit's): gpio-sim, and the I2C and SPI recorders (tests/system/vm/kmod), built
 # for this kernel with the image. Their device nodes get the groups and modes Raspberry Pi OS's udev
 # rules give them (gpio, i2c, spi; 0660).
 systemctl stop cribbage-board

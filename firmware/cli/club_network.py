@@ -19,8 +19,8 @@ import socket
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from cribbage_board_errors import CribbageBoardError
 from ledger.files import replace_durably
+from scorer.errors import CribbageBoardError
 
 from ..config import ClubConfig
 

@@ -22,7 +22,7 @@ import os
 import socket
 from pathlib import Path
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
 MAX_LINE = 4096  # the longest request or answer, in bytes
 ANSWER_SECONDS = 5.0  # how long the web view waits for the board's answer

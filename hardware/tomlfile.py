@@ -10,7 +10,7 @@ import stat
 import tomllib
 from pathlib import Path
 
-from cribbage_board_errors import CribbageBoardError
+from scorer.errors import CribbageBoardError
 
 MAX_BYTES = 256 * 1024  # the default config is 3 KB, a bundled layout 4 KB
 

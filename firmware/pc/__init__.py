@@ -1,8 +1,0 @@
-"""The board on a PC: the simulator, the terminal board and the console.
-
-:mod:`~firmware.pc.simulator` runs the real board loop on mock devices and
-:mod:`~firmware.pc.script` reads its scripts; :mod:`~firmware.pc.terminal`
-draws it in a terminal and takes keys for the buttons and the knob;
-:mod:`~firmware.pc.console` keeps score from typed record lines. It imports
-the board wing, never the command line or the web view.
-"""
