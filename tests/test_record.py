@@ -5,7 +5,7 @@ from helpers import play
 
 from scorer.errors import RecordSyntaxError
 from scorer.game import Entry, EntryKind
-from scorer.record import Command, GameHeader, parse_line, replay
+from scorer.record import MAX_LINE, Command, GameHeader, parse_line, replay
 from scorer.report import state_dict, summary
 from scorer.variants import SkunkLines
 
@@ -182,3 +182,20 @@ def test_the_values_a_replay_gives_are_immutable_and_compare_by_value():
     assert repr(result).startswith("Replay(book=") and result == type(result)(result.book, result.rejected)
     result.rejected = []  # what replay gives is the caller's to change
     assert result.rejected == []
+
+
+@pytest.mark.parametrize("line, message", [
+    ("peg A 99999999999999999999", "peg: '99999999999999999999' is too large: at most 4 digits"),
+    ("peg A " + "9" * 900, "is too large"),
+    ("peg A \u0663", "peg: points must be a whole number, not '\u0663'"),
+    ("peg A\0 2", "control character U+0000"),
+    ("game six-card seats=A\x1b[2J,B", "control character U+001B"),
+    ("game six-card seats=A\udcff,B", "control character U+DCFF"),
+    ("# " + "x" * MAX_LINE, f"a record line has at most {MAX_LINE}"),
+    ("x" * 5000, f"a record line has at most {MAX_LINE}"),
+])
+def test_record_lines_that_cannot_be_used(line, message):
+    """Huge numbers, control characters and huge lines: a short RecordSyntaxError."""
+    with pytest.raises(RecordSyntaxError) as caught:
+        parse_line(line)
+    assert message in str(caught.value) and len(str(caught.value)) < 200
