@@ -18,7 +18,7 @@ import pytest
 
 from firmware.config import load_config
 from firmware.pc.simulator import Simulator
-from scorer.record import replay
+from scorer.record import GameHeader, Scorebook, replay
 from scorer.report import state_dict
 
 
@@ -149,3 +149,36 @@ def layout_path(tmp_path, case):
     elif what == "fifo":
         os.mkfifo(path)  # no writer: a blocking open would wait for ever
     return str(path)
+
+
+class MemoryLedger:
+    """The ledger writer as the controller uses it (``game``, ``book``, ``apply``, ``in_memory``: see
+    firmware/board/controller.py), kept in a Scorebook in memory, for the controller's tests without SQLite.
+    ``apply`` checks a game line's names as LedgerWriter.apply does; ``refuse``: a LedgerError the next
+    apply raises, changing nothing (as the writer does when a write fails); ``sources``: where each entry
+    came from (None: the board's own controls)."""
+
+    in_memory = None  # the writer's warning of a ledger in RAM: none here
+
+    def __init__(self) -> None:
+        self.book = Scorebook()
+        self.sources: list = []
+        self.refuse: Exception | None = None
+
+    @property
+    def game(self):
+        return self.book.game
+
+    def apply(self, action, source=None):
+        if self.refuse is not None:
+            error, self.refuse = self.refuse, None
+            raise error
+        if isinstance(action, GameHeader):
+            action = action.with_names_checked()
+        result = self.book.apply(action)
+        self.sources.append(source)
+        return result
+
+    def export(self) -> list[str]:
+        """The current game's record lines, as LedgerWriter.export gives them."""
+        return self.book.game.record_lines() if self.book.game else []
