@@ -18,7 +18,7 @@ import pytest
 
 from firmware.board.pc.simulator import Simulator
 from firmware.config import load_config
-from scorer.record import replay
+from scorer.record import GameHeader, Scorebook, replay
 from scorer.report import state_dict
 
 
@@ -116,3 +116,69 @@ def heavy_first(items: Sequence[T], heavy: Callable[[T], bool], workers: int,
         left -= size
     ordered += list(light)
     return ordered
+
+
+# Hostile layout files: load_layout itself (test_layout.py) and the commands that read one (test_cli.py).
+LAYOUT_CASES = {  # name: (what to put at the path, a piece of the one line said)
+    "not UTF-8": (b'name = "\xff"\n', "not UTF-8 text (byte 9): save the layout as UTF-8"),
+    "50 MB": (50 * 1024 * 1024, "the layout is larger than 256 KB: is it the right file?"),
+    "nested 5,000 deep": (b"x = " + b"[" * 5000 + b"]" * 5000, "not usable as the layout: nested too deeply"),
+    "/dev/zero": ("/dev/zero", "the layout is larger than 256 KB"),
+    "a folder": ("folder", "cannot read the layout: it is a folder, not a file"),
+    "missing": ("missing", "cannot read the layout: No such file or directory"),
+    "a FIFO": ("fifo", "cannot read the layout: it is a pipe, not a file"),
+}
+
+
+
+def layout_path(tmp_path, case):
+    """The path of a hostile layout case, made in tmp_path."""
+    what = LAYOUT_CASES[case][0]
+    path = tmp_path / "layout.toml"
+    if what == "/dev/zero":
+        return "/dev/zero"
+    if isinstance(what, bytes):
+        path.write_bytes(what)
+    elif isinstance(what, int):
+        with open(path, "wb") as file:  # really written, not sparse: 50 MB of TOML comments
+            line = b"#" * 1023 + b"\n"
+            for _ in range(what // 1024):
+                file.write(line)
+    elif what == "folder":
+        path.mkdir()
+    elif what == "fifo":
+        os.mkfifo(path)  # no writer: a blocking open would wait for ever
+    return str(path)
+
+
+class MemoryLedger:
+    """The ledger writer as the controller uses it (``game``, ``book``, ``apply``, ``in_memory``: see
+    firmware/board/controller.py), kept in a Scorebook in memory, for the controller's tests without SQLite.
+    ``apply`` checks a game line's names as LedgerWriter.apply does; ``refuse``: a LedgerError the next
+    apply raises, changing nothing (as the writer does when a write fails); ``sources``: where each entry
+    came from (None: the board's own controls)."""
+
+    in_memory = None  # the writer's warning of a ledger in RAM: none here
+
+    def __init__(self) -> None:
+        self.book = Scorebook()
+        self.sources: list = []
+        self.refuse: Exception | None = None
+
+    @property
+    def game(self):
+        return self.book.game
+
+    def apply(self, action, source=None):
+        if self.refuse is not None:
+            error, self.refuse = self.refuse, None
+            raise error
+        if isinstance(action, GameHeader):
+            action = action.with_names_checked()
+        result = self.book.apply(action)
+        self.sources.append(source)
+        return result
+
+    def export(self) -> list[str]:
+        """The current game's record lines, as LedgerWriter.export gives them."""
+        return self.book.game.record_lines() if self.book.game else []

@@ -91,41 +91,6 @@ def test_slide_animation_moves_the_front_peg(sim):
     assert sim.devices.strip.wanted[-1][layout.led(0, 10)] == RED
 
 
-def test_refusals_show_on_the_oled_and_change_nothing(sim):
-    """A 19 hand, a count out of order and a press with nothing dialled are refused on screen."""
-    dial_and(sim, 19, "knob")
-    screen = sim.board.controller.screen()
-    assert screen.alert and screen.footer == "19 is not a possible hand"
-    assert scores(sim) == (0, 0)
-    sim.act("turn", "-19")
-    sim.act("click", "blue")
-    assert sim.board.controller.screen().footer == "Dial the points first, then press"
-    sim.act("click", "green")
-    assert "No player on the green button" in sim.board.controller.screen().footer
-
-
-def test_show_order_on_the_oled(sim):
-    """The screen says whose count is next and the rest of the show."""
-    dial_and(sim, 2, "blue")
-    screen = sim.board.controller.screen()
-    assert screen.lines[0] == "deal 1, the play"
-    assert screen.big == "0"
-    assert screen.big_caption == "colour: play points; knob: Blue hand"
-    assert screen.title == "Red* 0  Blue 2"
-    dial_and(sim, 8, "knob")
-    screen = sim.board.controller.screen()
-    assert screen.lines[0] == "deal 1, the show" and screen.big_caption == "knob: Red hand > Red crib"
-
-
-def test_undo_and_hold_to_redo(sim):
-    """Undo takes back a mis-peg and says so; holding undo redoes it."""
-    dial_and(sim, 12, "blue")
-    sim.act("click", "undo")
-    assert scores(sim) == (0, 0) and sim.board.controller.screen().footer == "Undone: Blue peg 12"
-    sim.act("hold", "undo")
-    assert scores(sim) == (0, 12) and sim.board.controller.screen().footer == "Redone: Blue peg 12"
-
-
 def test_board_resumes_after_a_restart(tmp_path):
     """A new board on the same ledger shows exactly the acknowledged state."""
     first = make(tmp_path)
@@ -140,35 +105,6 @@ def test_board_resumes_after_a_restart(tmp_path):
         assert settled(second)[second.devices.layout.led(1, 14)] == BLUE
     finally:
         second.close()
-
-
-def test_menu_new_match_resets_the_tally(sim):
-    """New match from the menu, confirmed: a new game with the tally back to 0."""
-    dial_and(sim, 4, "red")
-    sim.act("hold", "knob")
-    sim.act("turn", "1")
-    sim.act("click", "knob")
-    assert sim.board.controller.screen().title == "New match? Tally to 0"
-    sim.act("turn", "1")
-    sim.act("click", "knob")
-    assert scores(sim) == (0, 0) and sim.store.book.match.games_played() == 0
-
-
-def test_menu_new_game_needs_confirmation(sim):
-    """Holding the knob opens the menu; a new game over a game in progress must be confirmed."""
-    dial_and(sim, 4, "red")
-    sim.act("hold", "knob")
-    assert sim.board.controller.screen().title == "Menu"
-    sim.act("click", "knob")  # New game
-    assert sim.board.controller.screen().title == "Abandon this game?"
-    sim.act("click", "knob")  # No
-    sim.act("click", "menu")  # back out of the menu
-    assert scores(sim) == (4, 0) and not sim.board.controller.panels
-    sim.act("hold", "knob")
-    sim.act("click", "knob")
-    sim.act("turn", "1")
-    sim.act("click", "knob")  # Yes
-    assert scores(sim) == (0, 0) and sim.board.controller.game.pegged == []
 
 
 def test_check_my_count_from_the_menu(sim):

@@ -8,9 +8,13 @@ from pathlib import Path
 
 import pytest
 from docs_text import doc_text, section
+from helpers import LAYOUT_CASES, layout_path
 
 from firmware.board.pc.console import run_console
 from firmware.cli import main
+from scorer.record import MAX_LINE
+
+from waits import no_hang
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "tests" / "data" / "example-game.txt"
@@ -370,3 +374,88 @@ def test_coach_refuses_in_one_line(capsys, argv, message):
     """Wrong card count, a card given twice, no side or both: one line, exit 2, nothing printed."""
     code, out, err = run(capsys, *argv)
     assert (code, out, err) == (2, "", message + "\n")
+
+
+def test_console_refuses_bad_bytes_line_by_line(tmp_path):
+    """Bytes that are not UTF-8, a NUL, a huge number and a huge line are refused; the game goes on."""
+    typed = (b"game six-card seats=A\xff,B\n" b"game six-card seats=A,Bob\n"
+             b"peg Bob 99999999999999999999\n" b"peg A\0 2\n" + b"y" * 50_000 + b"\n" b"peg Bob 2\n")
+    stdin = io.TextIOWrapper(io.BytesIO(typed), encoding="utf-8")
+    out = io.StringIO()
+    assert run_console(str(tmp_path / "l.sqlite3"), stdin, out) == 0
+    said = [line for line in out.getvalue().splitlines() if line.startswith("!")]
+    assert said == [
+        "! that line is not UTF-8 text (byte 22): type it again",
+        "! peg: '99999999999999999999' is too large: at most 4 digits",
+        "! the line holds the control character U+0000: a record line is plain text",
+        f"! that line is too long: a record line has at most {MAX_LINE} characters",
+    ]
+    assert "ok: Bob peg 2" in out.getvalue()
+
+
+
+def test_replay_of_a_file_past_the_size_cap(tmp_path, capsys):
+    """A record larger than 2 MB (or /dev/zero) is refused without being read whole."""
+    for path in ("/dev/zero", tmp_path / "big.txt"):
+        if path != "/dev/zero":
+            path.write_bytes(b"game six-card seats=A,B\n" + b"# x\n" * (1024 * 1024 + 1))
+        code, out, err = run(capsys, "replay", str(path))
+        assert code == 2 and err.strip() == f"cribbage-board: {path} is larger than 2 MB: give a smaller file"
+
+
+
+def test_simulate_huge_turn_exits_2_with_file_and_line(tmp_path, capsys):
+    """turn 1000000000 (which ran for ever): file:line: message, exit 2."""
+    script = tmp_path / "s.txt"
+    script.write_text("click red\nturn 1000000000\n")
+    code, out, err = run(capsys, "simulate", str(script))
+    assert code == 2 and err == f"{script}:2: use turn N, N from -1000 to 1000 detents (negative turns back)\n"
+
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES)
+def test_layout_file_that_cannot_be_used(tmp_path, capsys, case):
+    """The same files through the command line: board-template --layout, and --set leds.layout
+    on the board and on simulate: one line naming the file, exit 2, nothing written."""
+    path = layout_path(tmp_path, case)
+    state = tmp_path / "ledger.sqlite3"
+    for argv in (["board-template", "--layout", path, "-o", str(tmp_path / "b.svg")],
+                 ["--backend", "mock", "--headless", "--state", str(state), "--set", f"leds.layout={path}"],
+                 ["simulate", "/dev/null", "--set", f"leds.layout={path}"]):
+        with no_hang():
+            code, out, err = run(capsys, *argv)
+        assert code == 2 and err.count("\n") == 1, (argv, err)
+        assert f"{path}: " in err and LAYOUT_CASES[case][1] in err and "bundled layouts: classic-121" in err, err
+        if "--set" in argv:
+            assert err.startswith("cribbage-board: --set leds.layout=") and ": [leds] layout: " in err, err
+    assert not (tmp_path / "b.svg").exists() and not state.exists()
+
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES)
+def test_web_view_reads_the_layout_through_the_config(tmp_path, capsys, case):
+    """The web view takes the board's layout from the config, read as the board reads it:
+    the same one line and exit 2 for the config's hostile layout file, nothing blocks."""
+    path = layout_path(tmp_path, case)
+    config = tmp_path / "config.toml"
+    config.write_text(f"[leds]\nlayout = {json.dumps(path)}\n")
+    with no_hang():
+        code, out, err = run(capsys, "web", "--config", str(config), "--state", str(tmp_path / "l.sqlite3"))
+    assert code == 2 and err.count("\n") == 1 and not out, err
+    assert f"{config}: [leds] layout: {path}: " in err and LAYOUT_CASES[case][1] in err, err
+
+
+
+def test_board_template_target_out_of_range(tmp_path, capsys):
+    """--target past any game: one line, exit 2, nothing written."""
+    code, out, err = run(capsys, "board-template", "--target", "99999999999999999999", "-o", str(tmp_path / "b.svg"))
+    assert code == 2 and "use 31 to 1000" in err and not (tmp_path / "b.svg").exists()
+
+
+
+def test_replay_gives_up_on_a_record_of_refusals(tmp_path, capsys):
+    """Thousands of refused entries (not a game record): one line at the entry past the limit, exit 2."""
+    record = tmp_path / "r.txt"
+    record.write_text("game six-card seats=A,B\n" + "hand A 19\n" * 5000)
+    code, out, err = run(capsys, "replay", str(record), "--json")
+    assert code == 2 and err == f"{record}:1002: more than 1000 entries refused: is this the record of a game?\n"

@@ -1,10 +1,13 @@
 """The config: the commented default, a file, overrides; one-line errors naming file and key."""
 
+import os
 import re
 
 import pytest
 
 from firmware.config import ConfigError, defaults, load_config, parse_override
+
+from waits import no_hang
 
 
 def test_default_config_loads_and_matches_the_documented_values():
@@ -208,3 +211,51 @@ def test_an_unknown_key_names_the_keys_its_section_takes():
         takes = f"[{name}] takes" if name else "use"
         assert str(caught.value) == f"--set {setting}=1: unknown key {'[' + name + '] ' if name else ''}nope: " \
                                     f"{takes} {', '.join(declared_keys(cls))}"
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"a = 1\n\xff\xfe = 2\n", "not UTF-8 text (byte 7): save the config as UTF-8"),
+    (b"x = " + b"[" * 5000 + b"]" * 5000, "not usable as the config: nested too deeply"),
+    (b"#" * (300 * 1024), "the config is larger than 256 KB"),
+    (b"[game]\nplayers = [" + b"[" * 200 + b"]" * 200 + b"]", "[game] players = [[[[...]]]]: must be"),
+])
+def test_config_file_that_cannot_be_used(tmp_path, data, message):
+    """A config not UTF-8, nested thousands deep, huge, or with a deep value: a short ConfigError."""
+    path = tmp_path / "config.toml"
+    path.write_bytes(data)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert message in str(caught.value) and len(str(caught.value)) < 300
+
+
+
+def test_config_that_never_ends_is_capped():
+    """/dev/zero as the config is refused at the size cap, not read for ever."""
+    with pytest.raises(ConfigError, match="larger than 256 KB"):
+        load_config("/dev/zero")
+
+
+
+@pytest.mark.parametrize("override", [
+    "leds.gamma=" + "[" * 400, "leds.gamma=" + "[" * 5000, "game.dealer=\udcff", "leds.gamma=2\nx=1",
+    "game.dealer=" + "x" * 100_000,
+])
+def test_set_values_that_cannot_be_used(override):
+    """--set deep, not UTF-8, more than one line, or huge: a ConfigError shorter than 300 characters."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(None, [override])
+    assert len(str(caught.value)) < 300
+
+
+
+@pytest.mark.parametrize("make, message", [
+    (os.mkfifo, "cannot read the config: it is a pipe, not a file: give the file itself"),
+    (os.mkdir, "cannot read the config: it is a folder, not a file"),
+])
+def test_config_that_is_a_pipe_or_a_folder(tmp_path, make, message):
+    """A FIFO with no writer (which blocked for ever) or a folder as the config: one ConfigError."""
+    path = tmp_path / "config.toml"
+    make(path)
+    with no_hang(), pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == f"{path}: {message}"

@@ -11,7 +11,8 @@ from scorer.errors import (
     SetupError,
     UnknownSeatError,
 )
-from scorer.game import Entry, Game, PegMove, Phase
+from scorer.game import Entry, Game, OptionChange, PegMove, Phase
+from scorer.record import Command, replay
 from scorer.variants import Options, SkunkLines, find_variant
 
 SIX = "game six-card seats=Alice,Bob dealer=Alice"
@@ -440,3 +441,47 @@ def test_undo_returns_the_move_taken_back_and_redo_makes_it_again():
     pushed = game.push(Entry.peg("B", 4)).move
     assert game.undo().move == pushed and game.score("B") == 0
     assert game.redo().move == pushed == PegMove(1, 0, 4)
+
+
+# Options changed mid-game (``option muggins on|off``): a game with a count Alice may claim on once muggins is on.
+OPTION_GAME = "game six-card seats=Alice,Bob dealer=Alice"
+OPTION_PLAYED = [OPTION_GAME, "heels Alice", "peg Bob 2", "hand Bob 4"]
+
+
+def test_muggins_turned_on_mid_game_applies_from_that_line():
+    """A claim before the option line is refused, the same claim after it is pegged; the game line is unchanged."""
+    result = replay(OPTION_PLAYED + ["muggins Alice 2", "option muggins on", "muggins Alice 2"])
+    game = result.book.game
+    assert [r.entry for r in result.rejected] == ["muggins Alice 2"]
+    assert "Muggins is off" in result.rejected[0].error
+    assert game.options.muggins and not game.start_options.muggins
+    assert game.score("Alice") == 4 and game.score("Bob") == 6
+    assert game.header() == OPTION_GAME
+    assert game.record_lines() == OPTION_PLAYED + ["option muggins on", "muggins Alice 2"]
+
+
+
+def test_an_option_change_is_no_entry_undo_passes_it():
+    """Undo takes back the last entry, not the option change; redo is kept across it."""
+    book = replay(OPTION_PLAYED).book
+    book.apply(Command.UNDO)
+    book.apply(OptionChange("muggins", True))
+    assert book.game.options.muggins
+    book.apply(Command.REDO)
+    assert book.game.score("Bob") == 6 and book.game.options.muggins
+    book.apply(Command.UNDO)
+    assert book.game.options.muggins and book.game.score("Bob") == 2
+
+
+
+@pytest.mark.parametrize("change, message", [
+    (OptionChange("muggins", False), "Muggins is off already"),
+    (OptionChange("exact_out", True), "cannot change mid-game"),
+    (OptionChange("skunk", True), "cannot change mid-game"),
+])
+def test_refused_option_changes_change_nothing(change, message):
+    """The same value again, or an option that changes what was pegged, is refused and nothing is recorded."""
+    book = replay(OPTION_PLAYED).book
+    with pytest.raises(RuleError, match=message):
+        book.apply(change)
+    assert book.game.record_lines() == OPTION_PLAYED

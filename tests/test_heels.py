@@ -1,4 +1,5 @@
-"""His heels by every route: a player who follows the screen cannot record it as play points by mistake."""
+"""His heels by every route: a player who follows the screen cannot record it as play points by mistake
+(the controller's part, the buttons, the knob and a phone, is in test_controller.py)."""
 
 from firmware.board.pc.script import parse_script
 from firmware.board.pc.terminal import HELP, key_help
@@ -34,58 +35,11 @@ def test_a_phone_and_a_script_say_which_they_mean():
         assert decide(ScoreInput(Act.PEG, source, 0, 2), game(), 0) == Entry.peg("Red", 2)
 
 
-def test_the_button_with_two_dialled_pegs_nothing_and_says_how(sim):
-    """Dial 2, press the dealer's colour: nothing pegged, the OLED says both ways (alert);
-    dial 0 and press: his heels, 2 for Red, and the play begins."""
-    sim.act("turn", "2")
-    sim.act("click", "red")
-    assert kinds(sim) == []
-    screen = sim.board.oled_screen()
-    assert screen.alert and screen.footer == ASKS
-    sim.act("turn", "-2")
-    sim.act("click", "red")
-    assert kinds(sim) == [(EntryKind.HEELS, "Red", 2)]
-    assert sim.board.controller.game.state.phase.value == "play"
-
-
-def test_the_same_press_again_pegs_play_points(sim):
-    """After the question, the dealer's button again (2 still dialled) pegs 2 in the play."""
-    sim.act("turn", "2")
-    sim.act("click", "red")
-    sim.act("click", "red")
-    assert kinds(sim) == [(EntryKind.PEG, "Red", 2)]
-
-
-def test_anything_between_asks_again(sim):
-    """The answer must be the next press: a turn of the knob between, and the press asks again."""
-    sim.act("turn", "2")
-    sim.act("click", "red")
-    sim.act("turn", "1")
-    sim.act("turn", "-1")
-    sim.act("click", "red")
-    assert kinds(sim) == []
-    assert sim.board.oled_screen().footer == ASKS
-
-
-def test_the_knob_with_two_dialled_is_a_show_count_and_says_so(sim):
-    """The knob at the start of a deal is no way to his heels: it counts pone's hand and says the play is over."""
-    sim.act("turn", "2")
-    sim.act("click", "knob")
-    assert kinds(sim) == [(EntryKind.HAND, "Blue", 2)]
-    assert sim.board.oled_screen().footer.startswith("Play over: Blue hand 2")
-
-
 def test_a_script_enters_his_heels(sim):
     """``enter red heels`` in a script pegs his heels, as a paired phone's heels key does."""
     ((_, verb, argument),) = parse_script(["enter red heels"])
     sim.act(verb, argument)
     assert kinds(sim) == [(EntryKind.HEELS, "Red", 2)]
-
-
-def test_a_phone_enters_his_heels(sim):
-    """A phone's heels key: his heels, through the controller as the web view sends it."""
-    outcome = sim.board.controller.handle_input(ScoreInput(Act.HEELS, Source.PHONE, 0), "r1")
-    assert outcome.made and kinds(sim) == [(EntryKind.HEELS, "Red", 2)]
 
 
 def test_the_help_says_how_his_heels_is_pegged():

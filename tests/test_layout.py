@@ -3,12 +3,16 @@
 import copy
 import re
 import tomllib
+import tracemalloc
 from importlib import resources
 
 import pytest
+from helpers import LAYOUT_CASES, layout_path
 
 from hardware.errors import LayoutError
 from hardware.layout import BUNDLED, load_layout, parse_layout
+
+from waits import no_hang
 
 
 def bundled_data(name="classic-121"):
@@ -102,3 +106,22 @@ def test_hole_lookup_errors():
     with pytest.raises(LayoutError, match="has 2 tracks, not track 3"):
         layout.led(2, 1)
     assert set(BUNDLED) == {"classic-121", "three-track-121", "four-track-121"}
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES)
+def test_load_layout_refuses_a_hostile_file(tmp_path, case):
+    """load_layout itself: a LayoutError of one line naming the file, the reason and the
+    bundled layouts; a huge file is not read whole, a FIFO or /dev/zero does not block."""
+    path = layout_path(tmp_path, case)
+    tracemalloc.start()
+    try:
+        with no_hang(), pytest.raises(LayoutError) as caught:
+            load_layout(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ") and LAYOUT_CASES[case][1] in message
+    assert message.endswith("(bundled layouts: classic-121, three-track-121, four-track-121)")
+    assert "\n" not in message and len(message) < 300
+    assert peak < 4 * 1024 * 1024, peak  # at most the 256 KB cap (and a little) was read

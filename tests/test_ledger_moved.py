@@ -74,6 +74,7 @@ def unsettle(path: Path, how: str, folder: Path) -> Path | None:
     return moved
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["renamed", "deleted", "replaced"])
 @pytest.mark.parametrize("stop", ["entry", "quit"])
 def test_a_ledger_moved_under_a_running_board_keeps_every_acknowledged_entry(tmp_path, how, stop):
@@ -124,6 +125,7 @@ def killed_after(path: Path, lines: list[str]) -> None:
     assert Path(f"{path}-wal").stat().st_size > 0  # the entries are in the -wal, not yet in the file
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["renamed", "deleted", "emptied"])
 def test_a_lone_wal_is_set_aside_and_salvaged(tmp_path, how):
     """The board killed after N entries, then its file moved, deleted or replaced by an empty one: a console

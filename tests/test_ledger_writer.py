@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from ledger.reader import LedgerReader
 from ledger.writer import LedgerWriter
 from scorer.errors import NothingToUndoError
+from scorer.game import Entry, OptionChange
 from scorer.record import parse_line, replay
 from scorer.report import state_dict
 
@@ -313,3 +315,31 @@ def test_the_outcome_is_written_only_when_it_changes(tmp_path):
         assert json.loads(_stored(path, "SELECT outcome FROM games")[0][0])["winner"] == "A"
         store.apply(parse_line("undo"))
     assert _stored(path, "SELECT outcome FROM games")[0][0] is None
+
+
+# Options changed mid-game (``option muggins on|off``): a game with a count Alice may claim on once muggins is on.
+OPTION_GAME = "game six-card seats=Alice,Bob dealer=Alice"
+OPTION_PLAYED = [OPTION_GAME, "heels Alice", "peg Bob 2", "hand Bob 4"]
+
+
+def test_the_ledger_keeps_the_change_and_reopens_to_the_same_game(tmp_path):
+    """The option line is stored where it was made; reopening (and a reader) replays the same game."""
+    path = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(path) as store:
+        for line in OPTION_PLAYED:
+            store.apply(parse_line(line))
+        store.apply(OptionChange("muggins", True))
+        store.apply(Entry.muggins("Alice", 2))
+        exported = store.export()
+        state = store.game.state
+    assert exported == OPTION_PLAYED + ["option muggins on", "muggins Alice 2"]
+    with LedgerWriter(path) as store:
+        assert store.game.state == state and store.game.options.muggins and not store.messages
+        match = store.book.match
+        store.apply(parse_line(OPTION_GAME + " muggins"))  # the next game (with muggins): the same match
+        assert store.book.match is match and len(store.book.games) == 1
+    reader = LedgerReader(path)
+    try:
+        assert reader.book.game.options.muggins
+    finally:
+        reader.close()

@@ -4,8 +4,8 @@ import pytest
 from helpers import play
 
 from scorer.errors import RecordSyntaxError
-from scorer.game import Entry, EntryKind
-from scorer.record import Command, GameHeader, parse_line, replay
+from scorer.game import Entry, EntryKind, OptionChange
+from scorer.record import MAX_LINE, Command, GameHeader, parse_line, replay
 from scorer.report import state_dict, summary
 from scorer.variants import SkunkLines
 
@@ -182,3 +182,77 @@ def test_the_values_a_replay_gives_are_immutable_and_compare_by_value():
     assert repr(result).startswith("Replay(book=") and result == type(result)(result.book, result.rejected)
     result.rejected = []  # what replay gives is the caller's to change
     assert result.rejected == []
+
+
+@pytest.mark.parametrize("line, message", [
+    ("peg A 99999999999999999999", "peg: '99999999999999999999' is too large: at most 4 digits"),
+    ("peg A " + "9" * 900, "is too large"),
+    ("peg A \u0663", "peg: points must be a whole number, not '\u0663'"),
+    ("peg A\0 2", "control character U+0000"),
+    ("game six-card seats=A\x1b[2J,B", "control character U+001B"),
+    ("game six-card seats=A\udcff,B", "control character U+DCFF"),
+    ("# " + "x" * MAX_LINE, f"a record line has at most {MAX_LINE}"),
+    ("x" * 5000, f"a record line has at most {MAX_LINE}"),
+])
+def test_record_lines_that_cannot_be_used(line, message):
+    """Huge numbers, control characters and huge lines: a short RecordSyntaxError."""
+    with pytest.raises(RecordSyntaxError) as caught:
+        parse_line(line)
+    assert message in str(caught.value) and len(str(caught.value)) < 200
+
+
+# Options changed mid-game (``option muggins on|off``): a game with a count Alice may claim on once muggins is on.
+OPTION_GAME = "game six-card seats=Alice,Bob dealer=Alice"
+OPTION_PLAYED = [OPTION_GAME, "heels Alice", "peg Bob 2", "hand Bob 4"]
+
+
+@pytest.mark.parametrize("line, action", [
+    ("option muggins on", OptionChange("muggins", True)),
+    ("OPTION Muggins OFF  # a comment", OptionChange("muggins", False)),
+])
+def test_option_lines_parse(line, action):
+    """``option muggins on|off`` parses to an OptionChange and records as it was written."""
+    assert parse_line(line) == action
+    assert action.record() == line.split("#")[0].strip().lower()
+
+
+
+@pytest.mark.parametrize("line", [
+    "option", "option muggins", "option muggins maybe", "option exact-out on", "option skunk on",
+    "option muggins on now",
+])
+def test_option_lines_that_do_not_read_say_what_they_take(line):
+    """A wrong option line is a syntax error that names what the line takes."""
+    with pytest.raises(RecordSyntaxError, match="option takes: muggins on|off"):
+        parse_line(line)
+
+
+
+def test_a_replay_of_the_record_gives_the_same_game():
+    """The record of a game with option changes replays to the same scores, options and lines."""
+    lines = OPTION_PLAYED + ["option muggins on", "muggins Alice 2", "undo", "option muggins off", "redo"]
+    first = replay(lines).book.game
+    again = replay(first.record_lines()).book.game
+    assert again.state == first.state and again.options == first.options
+    assert again.record_lines() == first.record_lines()
+    # The redo of a muggins claim after muggins was turned off is refused, in both.
+    assert replay(lines).rejected[0].entry == "redo"
+    assert first.score("Alice") == 2
+
+
+
+def test_the_next_game_of_the_match_keeps_the_change():
+    """After muggins was turned on, a game line with muggins continues the match (no new match)."""
+    book = replay(OPTION_PLAYED + ["option muggins on"]).book
+    match = book.match
+    book.apply(parse_line(OPTION_GAME + " muggins"))
+    assert book.match is match and book.game.options.muggins
+
+
+
+def test_a_game_with_only_an_option_change_is_not_abandoned():
+    """A game replaced with nothing but an option line in it counts for nobody, not as abandoned."""
+    book = replay([OPTION_GAME, "option muggins on"]).book
+    book.apply(parse_line(OPTION_GAME + " muggins"))
+    assert book.match.games_abandoned() == 0
+    assert "# abandoned" not in "\n".join(book.record_lines())

@@ -3,6 +3,8 @@ config gives the LEDs as the one every page opens in, and the live state in word
 
 import re
 
+import pytest
+
 from firmware.palette import PALETTE_NAMES
 from firmware.palette import PALETTES as LED_PALETTES
 from firmware.web import pages
@@ -52,6 +54,7 @@ def test_every_page_loads_the_palette_script_by_its_address_and_says_the_live_st
     assert pages.PALETTE_SCRIPT_URL in pages.SERVICE_WORKER  # the installed app opens in its palette offline
 
 
+@pytest.mark.slow
 def test_the_config_palette_is_the_one_every_page_opens_in(tmp_path):
     """``cribbage-board web`` with a config whose leds.palette is colour-blind: every page, the error
     pages too, opens in it with its length said right; JSON and the scripts are left as they are. A

@@ -107,6 +107,13 @@ def match_records(count: int, seats: str = "Alice,Bob", variant: str = "six-card
     return records
 
 
+def up_to_a_crib(seed: int = 7) -> list[str]:
+    """A six-card game's record up to and including its first crib count."""
+    record = game_record("game six-card seats=Alice,Bob dealer=Alice", seed=seed)
+    first = next(n for n, line in enumerate(record) if line.startswith("crib"))
+    return record[:first + 1]
+
+
 def write_games(store, records: list[list[str]]) -> None:
     """Apply each record's lines to a LedgerWriter (the writer)."""
     for record in records:

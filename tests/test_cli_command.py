@@ -1,4 +1,4 @@
-"""The board's options mean the same before or after the command; --version."""
+"""firmware.cli.command: the board's options mean the same before or after the command; --version."""
 
 import io
 import json
