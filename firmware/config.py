@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # annotations only
     from .club_settings import Broker
 
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
-MAX_CONFIG_BYTES = MAX_BYTES  # 256 KB; the default file is 8 KB
+MAX_CONFIG_BYTES = MAX_BYTES  # 256 KB, many times the default file
 MAX_OVERRIDE = 1000  # characters of one --set
 MAX_NAME = 12  # characters of a player's name: what the OLED and the board's name picker hold
 RGB = tuple[int, int, int]

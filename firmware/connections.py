@@ -142,7 +142,7 @@ class GuardedH11(H11Protocol):
         # While the connection waits for a request: when it must have sent it (loop time), and one
         # timer that looks then. A request that comes only clears ``_due``, and the next wait only
         # sets it: the timer is made again when it finds a later one, at most once a REQUEST_SECONDS,
-        # not once a request (a timer made and cancelled per request cost 3% of a page's time).
+        # not once a request, whose timer made and cancelled would cost each page (bench/README.md).
         self._due: float | None = None
         self._deadline: asyncio.TimerHandle | None = None
         self._refused = False

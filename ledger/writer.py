@@ -10,9 +10,8 @@ one more bound value), plus an UPDATE of the game's outcome, finish and
 status only when the entry changes them.
 
 Integrity: SQLite reports damage on the pages it reads; ``PRAGMA quick_check``
-reads the whole file, about 4 ms of CPU per MB (a ledger of 1,000 games is 3.6 MB:
-14 ms; ``bench/ledger.py 1000``) on the machine the benchmarks ran on, 8-15x that
-on a Pi Zero 2 W. ``LedgerWriter(check="open")``
+reads the whole file, so its time grows with the ledger (``bench/ledger.py``).
+``LedgerWriter(check="open")``
 (the default) runs it before the first entry; with ``check="later"`` the board
 runs it in a thread after READY=1 (:meth:`LedgerWriter.check`, on a read-only
 connection of its own) and sets a damaged file aside on its next loop step,

@@ -303,8 +303,8 @@ def score_play(cards: Sequence[Card | str], go: bool = False) -> Score:
 
 
 # The show totals, (hand size, crib) -> (highest total, totals below it that no
-# hand scores). Found by counting every hand with scorer.distribution (0.1-0.6 s
-# a size): tests/test_counting.py derives this table again and compares, so the
+# hand scores). Found by counting every hand with scorer.distribution (a fraction
+# of a second a size): tests/test_counting.py derives this table again and compares, so the
 # count stays the reference while start-up and replay enumerate nothing.
 SHOW_TOTALS: dict[tuple[int, bool], tuple[int, frozenset[int]]] = {
     (3, False): (20, frozenset({16, 17, 18, 19})),

@@ -256,7 +256,7 @@ class _Figures(NamedTuple):
 def _figures(record: tuple[str, ...]) -> _Figures:
     """What one game gives the statistics, replayed once and kept (the last 16,384
     games seen): a finished game's record never changes, so statistics shown again
-    replay only the games not seen before (a game replays in 1-3 ms here)."""
+    replay only the games not seen before."""
     game = _replay(record)
     outcome = game.outcome
     pegged = game.pegged
@@ -298,7 +298,7 @@ def percentiles(distribution: dict[int, int]) -> dict[int, float]:
 def _table(hand_size: int) -> tuple[float, ...]:
     """The percentile of each total 0..highest of ``hand_size``-card hands (counted on
     first use; a total no hand scores gets the same formula, nothing scoring the same)."""
-    from .distribution import distribution  # counting every hand takes 0.1-0.6 s: only when asked
+    from .distribution import distribution  # counting every hand is slow: only when asked
 
     counts = distribution(hand_size, False)
     return tuple(percentiles({t: counts.get(t, 0) for t in range(max(counts) + 1)}).values())

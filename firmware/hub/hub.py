@@ -61,7 +61,7 @@ RETRY_S = (1, 2, 5, 10)  # waits before writing again after a failed write (then
 TICK_S = 1.0  # the writer looks up at least this often (the journal's summary, a pending retry)
 JOB_WAIT_S = 30.0  # how long the console waits for the writer
 SNAPSHOT_EVERY_S = 0.02  # a new snapshot at most this often when only the tables' live state changed
-STANDINGS_EVERY_S = 1.0  # the retained standings (the whole night: 150 KB at 2,000 players) at most this often
+STANDINGS_EVERY_S = 1.0  # the retained standings (the whole night, large at a regional event) at most this often
 
 
 Took = dict[type, list]  # one take of the inbox: each kind of message, and those of it taken, in order

@@ -36,7 +36,7 @@ from .night import result_of
 
 PROBE_S = 5.0  # at the first connection: the longest wait for the club's retained presence
 # The hub's own link is kept short, so that a hub that is alive is always back soon: a dead
-# connection noticed within 2x its keepalive, and retries at most this far apart (a board's go to 30 s).
+# connection noticed within twice its keepalive, and retries at most this far apart (a board's go to 30 s).
 HUB_KEEPALIVE_S = 10
 HUB_RECONNECT_MAX_S = 2
 # Another hub's presence seen at start: how long before looking again. A hub that is alive loses its

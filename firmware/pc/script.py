@@ -19,8 +19,8 @@ from scorer.errors import RecordSyntaxError
 SCRIPT_BUTTONS = (*PUSH_BUTTONS, KNOB)  # what click, hold, down and up take
 SCRIPT_ACTS = ("peg", "hand", "crib", "heels", "claim", "undo")  # what enter takes, as a phone's page sends them
 
-# Bounds that keep a script finite: its time is about 0.3 ms a detent, 6 ms a
-# press and the hold time for a hold.
+# Bounds that keep a script finite: its time grows with its detents, its presses
+# and the hold time of its holds (bench/README.md has what each costs).
 MAX_TURN = 1000  # detents in one turn line
 MAX_DETENTS = 100_000  # detents in the whole script
 MAX_WAIT = 60.0  # seconds in one wait line
