@@ -1,36 +1,7 @@
 """The club hub's ledger: what the tables sent and what the director decided, in an SQLite file of its own.
 
-One writer per file, the single writer the board's ledger is too
-(:class:`~ledger.single_writer.SingleWriter`: its lock, opening and honesty
-rules): a locked file, a folder or a file in the way, no permission, another
-program's database, a board's ledger or a newer schema is a one-line
-``LedgerError`` naming the path, and nothing is changed; only real damage
-(SQLite says not a database or corrupt, ``quick_check`` fails, or our marker on
-a schema that is not ours) is set aside, renamed, never deleted, and a new file
-begun. What is the hub's own is here: its schema, its rows and its queries.
-Times are kept as every ledger keeps them (:func:`ledger.single_writer.stamp`).
-
-The file: WAL, ``synchronous=FULL``, ``PRAGMA application_id = 0x434C5542``
-("CLUB"), the schema version in ``meta``. Every table but ``meta`` is
-append-only (triggers refuse an UPDATE or a DELETE):
-
-- ``nights``: a club night, with the club's rule it is scored by (game
-  points, skunk lines) and its rounds cap;
-- ``players``: a player added to or removed from a night, in order;
-- ``entries``: every record line a table sent, once: UNIQUE (club, tbl, ledger,
-  game, seq), so a redelivered message is a no-op;
-- ``results``: every revision of a game's result a table sent, once: UNIQUE
-  (club, tbl, ledger, game, rev), with the night and round it arrived in;
-- ``rounds`` and ``pairings``: each round made, its tables' players and its bye;
-- ``corrections``: a director's word on a game ("correct" with new scores,
-  "void", or "restore", which drops the word before it), always with a reason;
-- ``conflicts`` (schema 2): what a table sent that was not kept: an entry or a
-  result sent again under a key already kept but with other content (the
-  first copy stands), or a result refused as impossible, with the reason; each once.
-
-A schema 1 file (the first release) gains ``conflicts`` when a writer opens it.
-
-Nothing here adds anything up: the standings are derived from these rows
+:class:`HubLedger` is its one writer, on the same single writer as the board's ledger; its tables
+are append-only, and nothing here adds anything up: the standings are derived from these rows
 (:mod:`scorer.standings`), never kept as running totals.
 """
 
@@ -232,10 +203,41 @@ class CorrectionRow(NamedTuple):
 
 
 class HubLedger(SingleWriter):
-    """The one writer of a hub's ledger file (see the module; its opening, lock and honesty are the
+    """The one writer of a hub's ledger file (its opening, lock and honesty are the
     single writer's, :mod:`ledger.single_writer`). Writes go in :meth:`write` transactions: everything
     in one is durable when it returns, or nothing is. ``messages`` tells what happened on opening
-    (a damaged file set aside). Its connection serves the hub's writer thread, opened in another."""
+    (a damaged file set aside). Its connection serves the hub's writer thread, opened in another.
+
+    One writer per file, the single writer the board's ledger is too
+    (:class:`~ledger.single_writer.SingleWriter`: its lock, opening and honesty
+    rules): a locked file, a folder or a file in the way, no permission, another
+    program's database, a board's ledger or a newer schema is a one-line
+    ``LedgerError`` naming the path, and nothing is changed; only real damage
+    (SQLite says not a database or corrupt, ``quick_check`` fails, or our marker on
+    a schema that is not ours) is set aside, renamed, never deleted, and a new file
+    begun. What is the hub's own is here: its schema, its rows and its queries.
+    Times are kept as every ledger keeps them (:func:`ledger.single_writer.stamp`).
+
+    The file: WAL, ``synchronous=FULL``, ``PRAGMA application_id = 0x434C5542``
+    ("CLUB"), the schema version in ``meta``. Every table but ``meta`` is
+    append-only (triggers refuse an UPDATE or a DELETE):
+
+    - ``nights``: a club night, with the club's rule it is scored by (game
+      points, skunk lines) and its rounds cap;
+    - ``players``: a player added to or removed from a night, in order;
+    - ``entries``: every record line a table sent, once: UNIQUE (club, tbl, ledger,
+      game, seq), so a redelivered message is a no-op;
+    - ``results``: every revision of a game's result a table sent, once: UNIQUE
+      (club, tbl, ledger, game, rev), with the night and round it arrived in;
+    - ``rounds`` and ``pairings``: each round made, its tables' players and its bye;
+    - ``corrections``: a director's word on a game ("correct" with new scores,
+      "void", or "restore", which drops the word before it), always with a reason;
+    - ``conflicts`` (schema 2): what a table sent that was not kept: an entry or a
+      result sent again under a key already kept but with other content (the
+      first copy stands), or a result refused as impossible, with the reason; each once.
+
+    A schema 1 file (the first release) gains ``conflicts`` when a writer opens it.
+    """
 
     KIND = "hub ledger"
     UNSAVED = "nothing saved"

@@ -1,20 +1,9 @@
 """Game history as figures: the pegging race of a game, players' statistics, and where
 a player's hands ran against the exact distribution of all hands. Pure: no I/O.
 
-What it takes is what the ledger's reader (``ledger.reader.LedgerReader``) gives, as plain data:
-
-- a **record**: one game's lines, header first, as ``LedgerReader.export(game_id)``
-  returns them (``["game six-card seats=Alice,Bob dealer=Alice", "peg Bob 2", ...]``);
-  comment lines and blank lines are skipped;
-- **records**: a list of records, e.g.
-  ``[reader.export(game.id) for game in reader.games()]`` (every game but the
-  live one; a record of a game that did not end counts as abandoned);
-- **times** are not needed here: ``LedgerReader.times(game_id).entries`` is
-  aligned with ``record[1:]`` as ``race()["scores"]`` is, so a caller zips them.
-
 A game is replayed by the scorer's own rules, so every figure follows the
 record exactly (undone entries do not count, redone ones do); lines the rules
-refuse change nothing, as at the board.
+refuse change nothing, as at the board. What it takes: :func:`player_stats`.
 """
 
 from __future__ import annotations
@@ -168,8 +157,8 @@ def _mean(values: list[int]) -> float | None:
 
 
 def player_stats(games: Iterable[Iterable[str]], percentile: bool = True) -> list[dict[str, Any]]:
-    """Figures per player, then per partnership (four-hand), from records (see the
-    module docstring), each a dict:
+    """Figures per player, then per partnership (four-hand), from records (see
+    below), each a dict:
 
     ``name``, ``kind`` ("player" or "partnership", named ``A+C``), ``games`` (played
     to the end), ``wins``, ``losses``, ``abandoned``; ``skunks_given`` (losers the
@@ -187,7 +176,19 @@ def player_stats(games: Iterable[Iterable[str]], percentile: bool = True) -> lis
     Players are told apart by name, ignoring case (the first spelling is shown);
     a partnership is its two players in either order. Rows are sorted by wins,
     then games, then name; players first. ValueError if a record is not one
-    game's lines (a line that does not read, a second game line)."""
+    game's lines (a line that does not read, a second game line).
+
+    What it takes is what the ledger's reader (``ledger.reader.LedgerReader``) gives, as plain data:
+
+    - a **record**: one game's lines, header first, as ``LedgerReader.export(game_id)``
+      returns them (``["game six-card seats=Alice,Bob dealer=Alice", "peg Bob 2", ...]``);
+      comment lines and blank lines are skipped;
+    - **records**: a list of records, e.g.
+      ``[reader.export(game.id) for game in reader.games()]`` (every game but the
+      live one; a record of a game that did not end counts as abandoned);
+    - **times** are not needed here: ``LedgerReader.times(game_id).entries`` is
+      aligned with ``record[1:]`` as ``race()["scores"]`` is, so a caller zips them.
+    """
     totals: dict[tuple[str, str | frozenset[str]], _Totals] = {}
 
     def totals_of(key: tuple[str, str | frozenset[str]], name: str, kind: str) -> _Totals:

@@ -1,19 +1,8 @@
 """The plain-text game record: parsing, replay and the scorebook it drives.
 
-One action a line, ``#`` starts a comment::
-
-    game six-card seats=Alice,Bob dealer=Alice [target=N] [exact-out] [muggins]
-         [skunk=acc|lurch|triple|none] [points=acc|casual|W/S/D/T/L] [new-match]
-    heels [SEAT]        peg SEAT N        go SEAT        31 SEAT
-    hand SEAT N         crib [SEAT] N     muggins SEAT N
-    undo                redo              option muggins on|off
-
-``option`` changes a house rule from that line on, mid-game (muggins only: it
-changes what may be claimed from then on, never what was pegged); the game line
-keeps the options the game began with.
-
-A line is plain text (no control characters) of at most 1,000 characters;
-points and targets have at most 4 digits.
+One action a line, ``#`` starts a comment; :func:`parse_line` reads one and
+gives its grammar. A line is plain text (no control characters) of at most
+1,000 characters; points and targets have at most 4 digits.
 """
 
 from __future__ import annotations
@@ -122,7 +111,16 @@ def source_of(text: str) -> dict[str, str] | None:
 
 
 def parse_line(text: str) -> Action | None:
-    """Parse one record line; None for a blank or comment line."""
+    """Parse one record line; None for a blank or comment line.
+
+    One action a line, ``#`` starts a comment::
+
+        game six-card seats=Alice,Bob dealer=Alice [target=N] [exact-out] [muggins]
+             [skunk=acc|lurch|triple|none] [points=acc|casual|W/S/D/T/L] [new-match]
+        heels [SEAT]        peg SEAT N        go SEAT        31 SEAT
+        hand SEAT N         crib [SEAT] N     muggins SEAT N
+        undo                redo              option muggins on|off
+    """
     words = check_line(text).split("#", 1)[0].split()
     if not words:
         return None

@@ -1,21 +1,8 @@
 """A club night's standings, pure: finished games in, each player's line and the ranking out.
 
 A game's result is credited to each seat (player) by the CLUB's rule, not the
-board's: each loser's result kind is worked out again from the final scores
-against the game's target with the club's skunk lines
-(:func:`scorer.variants.result_kind`), and its game points come from the club's
-:class:`~scorer.variants.GamePoints`. The target is the winner's final score
-(the game ends the instant a side reaches it, and the winner's score is
-recorded as the target); in low-ball, the loser's, who reached it.
-
-Per seat: one game; the winner's seats a win, the game points of every loser
-added up (as :func:`scorer.game.loser_results` does) and the margins as spread;
-each losing side's seats a loss, no points and minus that side's margin. A
-partnership side (``A+C``) credits each of its seats.
-
-Names are compared as :func:`scorer.names.normal` then casefolded ("Zoë",
-"ZOË" and the decomposed form are one player) and shown as first seen.
-Ranked by game points, then wins, then spread, all descending, then the name.
+board's (:func:`credits`); :func:`tally` adds up each player's line and
+:func:`ranked` orders them.
 """
 
 from __future__ import annotations
@@ -130,7 +117,21 @@ def losers(result: GameResult, lines: SkunkLines = SkunkLines.ACC,
 
 def credits(result: GameResult, lines: SkunkLines = SkunkLines.ACC,
             points: GamePoints = ACC_POINTS) -> tuple[Credit, ...]:
-    """What ``result`` gives each seat, in seat order (see the module)."""
+    """What ``result`` gives each seat, in seat order.
+
+    A game's result is credited to each seat (player) by the CLUB's rule, not the
+    board's: each loser's result kind is worked out again from the final scores
+    against the game's target with the club's skunk lines
+    (:func:`scorer.variants.result_kind`), and its game points come from the club's
+    :class:`~scorer.variants.GamePoints`. The target is the winner's final score
+    (the game ends the instant a side reaches it, and the winner's score is
+    recorded as the target); in low-ball, the loser's, who reached it.
+
+    Per seat: one game; the winner's seats a win, the game points of every loser
+    added up (as :func:`scorer.game.loser_results` does) and the margins as spread;
+    each losing side's seats a loss, no points and minus that side's margin. A
+    partnership side (``A+C``) credits each of its seats.
+    """
     lost = {name_key(line.side): line for line in losers(result, lines, points)}
     total = sum(line.game_points for line in lost.values())
     spread = sum(line.margin for line in lost.values())
@@ -164,7 +165,12 @@ class PlayerStanding(NamedTuple):
 
 def tally(credits_: Iterable[Credit], registered: Iterable[str] = ()) -> dict[str, PlayerStanding]:
     """Each player's line (by :func:`name_key`) from their credits; ``registered`` players
-    are listed (with nothing yet) and named first, so their spelling is the one shown."""
+    are listed (with nothing yet) and named first, so their spelling is the one shown.
+
+    Names are compared as :func:`scorer.names.normal` then casefolded ("Zoë",
+    "ZOË" and the decomposed form are one player) and shown as first seen.
+    Ranked by game points, then wins, then spread, all descending, then the name.
+    """
     lines: dict[str, PlayerStanding] = {}
     for name in registered:
         lines.setdefault(name_key(name), PlayerStanding(name, 0, 0, 0, 0, 0))
@@ -191,7 +197,12 @@ def rank_key(line: PlayerStanding) -> tuple[int, int, int, str, str]:
 
 
 def ranked(lines: dict[str, PlayerStanding] | Iterable[PlayerStanding]) -> list[PlayerStanding]:
-    """The lines in rank order."""
+    """The lines in rank order.
+
+    Names are compared as :func:`scorer.names.normal` then casefolded ("Zoë",
+    "ZOË" and the decomposed form are one player) and shown as first seen.
+    Ranked by game points, then wins, then spread, all descending, then the name.
+    """
     values = lines.values() if isinstance(lines, dict) else lines
     return sorted(values, key=rank_key)
 
