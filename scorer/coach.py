@@ -76,6 +76,12 @@ def coach(cards: Iterable[Card | str], dealer: bool) -> tuple[Discard, ...]:
     the hand's average plus the crib's for the dealer, minus it for the pone.
     Pegging is not counted. The six-card two-player game only: the other variants
     deal and throw other numbers of cards.
+
+    Raises ``CardError`` unless six distinct cards are given.
+
+    >>> best = coach(["5H", "5D", "JC", "6S", "7S", "KD"], dealer=True)[0]
+    >>> [str(card) for card in best.throw]
+    ['6S', '7S']
     """
     six = _as_cards(cards)
     if len(six) != DEALT:

@@ -9,7 +9,15 @@ from cribbage_board_errors import CribbageBoardError
 
 
 class CribbageError(CribbageBoardError, ValueError):
-    """Base of every error the scorer raises for bad input."""
+    """Base of every error the scorer raises for bad input.
+
+    >>> from scorer.variants import find_variant
+    >>> try:
+    ...     find_variant("nine-card")
+    ... except CribbageError as error:
+    ...     isinstance(error, ValueError)
+    True
+    """
 
 
 class CardError(CribbageError):
@@ -53,7 +61,14 @@ class NothingToUndoError(RuleError):
 
 
 class RecordSyntaxError(CribbageError):
-    """A game-record line that is not valid syntax."""
+    """A game-record line that is not valid syntax.
+
+    >>> from scorer.record import parse_line
+    >>> parse_line("peg Bob")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.RecordSyntaxError: peg takes: peg SEAT POINTS
+    """
 
     def __init__(self, message: str, line: int | None = None):
         super().__init__(message)

@@ -73,7 +73,12 @@ def _apply(book: Scorebook, line: str) -> None:
 def race_lines(target: int, skunk: SkunkLines) -> list[dict[str, Any]]:
     """A game's skunk lines (:func:`scorer.variants.skunk_lines`) as data for its race chart:
     each ``{"result", "below"}``, a loser on a score under ``below`` gets that ``result``
-    (the worst line it is under wins)."""
+    (the worst line it is under wins).
+
+    >>> from scorer.variants import SkunkLines
+    >>> race_lines(121, SkunkLines.ACC)
+    [{'result': 'skunk', 'below': 91}, {'result': 'double-skunk', 'below': 61}]
+    """
     return _line_data(skunk_lines(target, skunk))
 
 
@@ -91,7 +96,12 @@ def race(header_and_lines: Iterable[str]) -> dict[str, Any]:
     aligned with ``LedgerReader.times``; an undo shows the peg going back),
     ``lines`` the game's own skunk lines (:attr:`scorer.game.Game.skunk_lines`, as
     :func:`race_lines` gives them; none in low-ball).
-    ValueError if the lines are not one game, header first."""
+    ValueError if the lines are not one game, header first.
+
+    >>> chart = race(["game six-card seats=Alice,Bob dealer=Alice target=31", "peg Bob 2", "hand Bob 12"])
+    >>> chart["sides"], chart["scores"]
+    (['Alice', 'Bob'], [[0, 2], [0, 14]])
+    """
     lines = list(header_and_lines)
     if not lines:
         raise ValueError("an empty record: give a game's lines, header first")
@@ -188,6 +198,12 @@ def player_stats(games: Iterable[Iterable[str]], percentile: bool = True) -> lis
       live one; a record of a game that did not end counts as abandoned);
     - **times** are not needed here: ``LedgerReader.times(game_id).entries`` is
       aligned with ``record[1:]`` as ``race()["scores"]`` is, so a caller zips them.
+
+    >>> game = ["game six-card seats=Alice,Bob dealer=Alice target=31", "peg Bob 2", "hand Bob 12",
+    ...         "hand Alice 8", "crib 4", "heels", "peg Alice 15", "hand Alice 24"]
+    >>> alice = player_stats([game], percentile=False)[0]
+    >>> alice["name"], alice["wins"], alice["hands"], alice["best_hand"]
+    ('Alice', 1, [8, 24], 24)
     """
     totals: dict[tuple[str, str | frozenset[str]], _Totals] = {}
 
@@ -312,7 +328,11 @@ def hand_percentile(counts: Iterable[int], hand_size: int) -> float:
     ``scorer.distribution.distribution(hand_size)``, 12,994,800 hands for 4 cards):
     100 x (P(a hand scores less) + P(a hand scores the same) / 2). A run of cards
     like the pack's own averages 50; a 29 hand is at 99.99998, a 0 at 3.9 (4 cards).
-    Raises ValueError without counts."""
+    Raises ValueError without counts.
+
+    >>> round(hand_percentile([12, 8], 4))
+    91
+    """
     counts = list(counts)
     if not counts:
         raise ValueError("no hand counts to place")

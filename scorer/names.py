@@ -11,7 +11,11 @@ HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn"}  # control, format, surrogate, private u
 
 
 def normal(name: str) -> str:
-    """``name`` in NFC (an ASCII name as it is: unicodedata loads only for others)."""
+    """``name`` in NFC (an ASCII name as it is: unicodedata loads only for others).
+
+    >>> normal("Zoe\u0308") == "Zoë"
+    True
+    """
     if name.isascii():
         return name
     import unicodedata
@@ -31,6 +35,11 @@ def name_problem(name: str) -> str | None:
 
     Games already kept with such a name still replay: the rule is for names given now
     (the ledger's writer applies it to every new game), and the pages isolate each name.
+
+    >>> name_problem("Bob 16")
+    'a name is one word: no spaces'
+    >>> name_problem("Bob") is None
+    True
     """
     if not name:
         return "a name cannot be empty"

@@ -26,7 +26,11 @@ class PairingError(CribbageBoardError, ValueError):
 
 class Round(NamedTuple):
     """One round: its ``pairs`` ((player, player) tuples, the higher-ranked first, best pair
-    first) and its ``bye`` (the player who sits out, or None). Immutable."""
+    first) and its ``bye`` (the player who sits out, or None). Immutable.
+
+    >>> pair_round(["Ann", "Bob", "Cy", "Di", "Ed"])
+    Round(pairs=(('Ann', 'Bob'), ('Cy', 'Di')), bye='Ed')
+    """
 
     pairs: tuple[tuple[str, str], ...]
     bye: str | None = None
@@ -34,7 +38,13 @@ class Round(NamedTuple):
 
 def first_order(players: Sequence[str], seed: str | None = None) -> list[str]:
     """Round 1's order: ``players`` as registered, or shuffled by ``seed`` (the night's name):
-    the same seed and players give the same order on every machine."""
+    the same seed and players give the same order on every machine.
+
+    >>> first_order(["Ann", "Bob", "Cy", "Di"])
+    ['Ann', 'Bob', 'Cy', 'Di']
+    >>> first_order(["Ann", "Bob", "Cy", "Di"], seed="club night")
+    ['Cy', 'Di', 'Ann', 'Bob']
+    """
     if seed is None:
         return list(players)
 
@@ -86,6 +96,12 @@ def pair_round(order: Sequence[str], past: Sequence[Round] = (), rounds_after: i
     Hamiltonian cycle, so one round; playing it lowers each degree by one). Where
     it does not (small nights, late rounds), the exact search runs, trying the
     positions in the same order either way, so the theorem changes only the time.
+
+    Raises ``PairingError`` for a player listed twice.
+
+    >>> first = pair_round(["Ann", "Bob", "Cy", "Di", "Ed"])
+    >>> pair_round(["Ann", "Bob", "Cy", "Di", "Ed"], [first])
+    Round(pairs=(('Ann', 'Cy'), ('Bob', 'Ed')), bye='Di')
     """
     keys = [name_key(name) for name in order]
     if len(set(keys)) != len(keys):
