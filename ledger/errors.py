@@ -11,7 +11,17 @@ from cribbage_board_errors import CribbageBoardError
 
 
 class LedgerError(CribbageBoardError, OSError):
-    """The ledger could not be opened, read or written; nothing was acknowledged."""
+    """The ledger could not be opened, read or written; nothing was acknowledged.
+
+    >>> import tempfile
+    >>> from ledger.writer import LedgerWriter
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     try:
+    ...         LedgerWriter(folder)
+    ...     except LedgerError as error:
+    ...         print(isinstance(error, OSError), "is a folder" in str(error))
+    True True
+    """
 
 
 class LedgerInUseError(LedgerError):

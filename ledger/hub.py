@@ -101,7 +101,16 @@ def _append_only(tables: Iterable[str]) -> list[str]:
 
 
 class Night(NamedTuple):
-    """A club night and the rule it is scored by (``points``, ``skunk``: their spellings). Immutable."""
+    """A club night and the rule it is scored by (``points``, ``skunk``: their spellings). Immutable.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> hub = HubLedger(os.path.join(folder.name, "hub.sqlite3"), clock=lambda: 0.0)
+    >>> night = hub.night("club", "Tuesday", "acc", "acc", 3)
+    >>> night.name, night.rounds, night.started
+    ('Tuesday', 3, '1970-01-01T00:00:00.000Z')
+    >>> hub.close(); folder.cleanup()
+    """
 
     id: int
     club: str
@@ -113,6 +122,17 @@ class Night(NamedTuple):
 
 
 class PlayerRow(NamedTuple):
+    """A player added to a night or removed from it (``action``: "add" or "remove"), in order. Immutable.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> hub = HubLedger(os.path.join(folder.name, "hub.sqlite3"), clock=lambda: 0.0)
+    >>> night = hub.night("club", "Tuesday", "acc", "acc", 3)
+    >>> hub.add_player(night.id, "Ann")
+    >>> hub.reader().players(night.id)
+    [PlayerRow(id=1, night_id=1, action='add', name='Ann', at='1970-01-01T00:00:00.000Z')]
+    >>> hub.close(); folder.cleanup()
+    """
     id: int
     night_id: int
     action: str
@@ -121,7 +141,12 @@ class PlayerRow(NamedTuple):
 
 
 class ResultRow(NamedTuple):
-    """One stored revision of a game's result; ``payload`` is the decoded JSON the table sent. Immutable."""
+    """One stored revision of a game's result; ``payload`` is the decoded JSON the table sent. Immutable.
+
+    >>> row = ResultRow(1, 1, 1, "club", "1", "a1b2", 3, 0, "finished", {}, "1970-01-01T00:00:00.000Z")
+    >>> row.game_key
+    ('club', '1', 'a1b2', 3)
+    """
 
     id: int
     night_id: int
@@ -160,7 +185,18 @@ class ConflictRow(NamedTuple):
 
 
 class RoundRow(NamedTuple):
-    """A round made: its ``pairings`` are PairingRows, the bye among them. Immutable."""
+    """A round made: its ``pairings`` are PairingRows, the bye among them. Immutable.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> hub = HubLedger(os.path.join(folder.name, "hub.sqlite3"), clock=lambda: 0.0)
+    >>> night = hub.night("club", "Tuesday", "acc", "acc", 3)
+    >>> hub.add_round(night.id, 1, [PairingRow("1", ("Ann", "Bob"), False), PairingRow(None, ("Cy",), True)], "swiss")
+    >>> made = hub.reader().rounds(night.id)[0]
+    >>> made.number, [pairing.players for pairing in made.pairings]
+    (1, [('Ann', 'Bob'), ('Cy',)])
+    >>> hub.close(); folder.cleanup()
+    """
 
     id: int
     night_id: int
@@ -171,7 +207,11 @@ class RoundRow(NamedTuple):
 
 
 class PairingRow(NamedTuple):
-    """Who plays at ``table`` (None: the round had more pairs than tables), or the ``bye``. Immutable."""
+    """Who plays at ``table`` (None: the round had more pairs than tables), or the ``bye``. Immutable.
+
+    >>> PairingRow("1", ("Ann", "Bob"), False).players
+    ('Ann', 'Bob')
+    """
 
     table: str | None
     players: tuple[str, ...]
@@ -179,7 +219,17 @@ class PairingRow(NamedTuple):
 
 
 class CorrectionRow(NamedTuple):
-    """A director's word on a game: ``seats`` and ``scores`` ((side, score) pairs) for a correction. Immutable."""
+    """A director's word on a game: ``seats`` and ``scores`` ((side, score) pairs) for a correction. Immutable.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> hub = HubLedger(os.path.join(folder.name, "hub.sqlite3"), clock=lambda: 0.0)
+    >>> night = hub.night("club", "Tuesday", "acc", "acc", 3)
+    >>> hub.add_correction(night.id, ("club", "1", "a1b2", 3), "void", "played at the wrong table")
+    >>> [(row.action, row.reason, row.game_key) for row in hub.reader().corrections(night.id)]
+    [('void', 'played at the wrong table', ('club', '1', 'a1b2', 3))]
+    >>> hub.close(); folder.cleanup()
+    """
 
     id: int
     night_id: int
@@ -237,6 +287,18 @@ class HubLedger(SingleWriter):
       first copy stands), or a result refused as impossible, with the reason; each once.
 
     A schema 1 file (the first release) gains ``conflicts`` when a writer opens it.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> hub = HubLedger(os.path.join(folder.name, "hub.sqlite3"), clock=lambda: 0.0)
+    >>> night = hub.night("club", "Tuesday", "acc", "acc", 3)
+    >>> with hub.write():
+    ...     hub.add_player(night.id, "Ann")
+    ...     hub.add_player(night.id, "Bob")
+    ...     hub.add_round(night.id, 1, [PairingRow("1", ("Ann", "Bob"), False)], "swiss")
+    >>> [player.name for player in hub.reader().players(night.id)]
+    ['Ann', 'Bob']
+    >>> hub.close(); folder.cleanup()
     """
 
     KIND = "hub ledger"
@@ -406,7 +468,13 @@ class KeptBoard:
     last entry kept without a gap from its line (seq 0) on, the entries kept beyond a gap, and its result's
     highest revision kept with its status (a result refused counts, below a stored one of the same
     revision). :meth:`HubRows.kept_board` reads it whole; the hub's writer keeps it up to date after each
-    commit (:meth:`entry`, :meth:`result`), which gives what reading it again would."""
+    commit (:meth:`entry`, :meth:`result`), which gives what reading it again would.
+
+    >>> kept = KeptBoard()
+    >>> kept.entry(1, 0); kept.entry(1, 1)
+    >>> kept.word(None, 10)
+    (1, [[1, 1, None, None]])
+    """
 
     def __init__(self) -> None:
         self.through: dict[int, int] = {}  # game -> the last seq kept without a gap (-1: not its line)

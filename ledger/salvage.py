@@ -46,6 +46,19 @@ def salvage_wal(wal: Path, base: Path | None = None, output: Path | None = None)
     scratch folder beside the output: the -wal and the base are only read. The
     result must pass ``quick_check``; it is then linked to its own name (never over
     an existing file) and its folder synced.
+
+    Raises ``LedgerError`` when the -wal holds nothing, its base does not fit it, or the result fails
+    its check; nothing is written then.
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     wal = pathlib.Path(folder, "board.sqlite3-wal")
+    ...     _ = wal.write_bytes(b"not a wal")
+    ...     try:
+    ...         salvage_wal(wal)
+    ...     except LedgerError as error:
+    ...         print(str(error).endswith("holds nothing (it is not an SQLite -wal with pages in it)"))
+    True
     """
     base = base if base is not None else default_base(wal)
     output = output if output is not None else default_output(wal)

@@ -41,6 +41,12 @@ def stamp(value: float | str | datetime) -> str:
     second and never stamps a moment the clock has not reached, so stamps sort as the readings
     do. The stored text is always these 24 characters: readers take it as it is, and the
     club's payloads accept it (:data:`firmware.club.schema.STAMP`).
+
+    >>> stamp(1_796_238_001.005)
+    '2026-12-02T19:00:01.005Z'
+    >>> from datetime import datetime
+    >>> stamp(datetime(2026, 12, 2, 19, 0, 1, 5000))
+    '2026-12-02T19:00:01.005Z'
     """
     if isinstance(value, str):
         return value

@@ -77,6 +77,29 @@ class LedgerWriter(SingleWriter):
     created or changed. What is the board's own is here: its schema
     (:mod:`ledger.schema`), the current match read back and carried over from a
     damaged file, its entries, and the check that may run after opening.
+
+    Raises ``LedgerError`` (``LedgerInUseError`` when another writer holds the file) when the file
+    cannot be used, changing nothing.
+
+    >>> import os, tempfile
+    >>> from scorer.record import parse_line
+    >>> from ledger.writer import LedgerWriter
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "board.sqlite3")
+    >>> writer = LedgerWriter(path, clock=lambda: 0.0)
+    >>> for line in ("game six-card seats=Ann,Bob dealer=Ann", "peg Bob 2", "hand Bob 8"):
+    ...     _ = writer.apply(parse_line(line))
+    >>> writer.export()
+    ['game six-card seats=Ann,Bob dealer=Ann', 'peg Bob 2', 'hand Bob 8']
+    >>> writer.game.score("Bob")
+    10
+    >>> from ledger.errors import LedgerInUseError
+    >>> try:
+    ...     LedgerWriter(path)
+    ... except LedgerInUseError as error:
+    ...     print("refused:", type(error).__name__)
+    refused: LedgerInUseError
+    >>> writer.close(); folder.cleanup()
     """
 
     UNSAVED = "entry not saved"
