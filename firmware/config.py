@@ -26,7 +26,7 @@ from tomlfile import MAX_BYTES, TomlFileError, read_toml
 from .errors import ConfigError
 from .palette import PALETTE_NAMES
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from hardware.layout import Layout

@@ -319,7 +319,7 @@ class HubLedger(SingleWriter):
             _run(conn, [*_SCHEMA.split(";"), *_CONFLICTS.split(";"), *_append_only(TABLES)])
             conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
             conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-        elif version < 2:  # schema 1 -> 2
+        elif version < 2:  # schema 1: it gains the conflicts table
             _run(conn, [*_CONFLICTS.split(";"), *_append_only(["conflicts"])])
             conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
 

@@ -146,7 +146,7 @@ class SingleWriter:
         self._check_at_open = check_at_open
         exists = writable_file(self.path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)  # a missing state folder is made
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise LedgerError(f"ledger {self.path} cannot be created: {os_cause(error)}") from error
         self._lock = WriterLock(self.path, holder or default_holder())

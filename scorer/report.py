@@ -18,7 +18,7 @@ def state_dict(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...
     ('play', 'Alice', 121)
     """
     match = book.match
-    game = match.game if match else None  # book.game
+    game = match.game if match else None
     if match is None or game is None:
         return {"variant": None, "rejected": [r.to_dict() for r in rejected], "sources": list(sources)}
     state = game.state

@@ -32,7 +32,7 @@ from .scoring import Act, Refusal, ScoreInput, Source, decide, player_of
 from .screens import Screen
 from .view import GameView, deal_text, laps_note, next_text, scores_title, show_text, tally_text, won_text
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from .phones import Phones
 
 MAX_DIAL = 60

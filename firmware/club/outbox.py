@@ -22,7 +22,7 @@ from ledger.reader import LedgerReader
 from .. import __version__
 from . import schema
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from ..config import ClubConfig
 
 WATERMARK_SUFFIX = ".club"

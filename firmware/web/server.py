@@ -17,7 +17,7 @@ from cribbage_board_errors import CribbageBoardError
 
 from .. import WEB_PORT, listen
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from hardware.layout import Layout
 
 DEFAULT_HOST = "0.0.0.0"

@@ -19,7 +19,7 @@ from .follow import LedgerFollower
 from .lru import LRU
 from .records import Played, play_record, summary
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from hardware.layout import Layout
 
 CACHED_GAMES = 64  # games replayed for their pages kept at once (a game's replay is the most a page keeps)
