@@ -1,16 +1,7 @@
 """The board's configuration, declared once: each key is a field of its section's frozen
 dataclass (:func:`key`: its default, its check and what it does).
 
-The declaration checks the system file and the --set overrides (unknown keys and bad
-values are one-line errors, :class:`~firmware.errors.ConfigError`, naming file and key)
-and writes ``firmware/default-config.toml`` and ``docs/configuration.md``
-(:mod:`firmware.config_files`; a test keeps them current). The sections
-(:class:`GameSettings`, :class:`LedsConfig`, :class:`DisplayConfig`, :class:`InputsConfig`,
-:class:`BuzzerConfig`, :class:`WebConfig`, :class:`ClubConfig`) are fields of a
-:class:`Config`, whose own keys are the top-level ones, with the board layout it names and
-the ledger's path (:meth:`Config.state_path`, the one place that decides it). Choices come
-from their owners, and the pins two parts would share from :mod:`hardware.wiring`. The
-hardware is given typed settings (it never reads these keys); nothing else reads the TOML.
+:class:`Config` holds the sections; nothing else reads the TOML.
 """
 
 from __future__ import annotations
@@ -35,7 +26,7 @@ from scorer.variants import VARIANTS, Options, SkunkLines, parse_game_points
 from .errors import ConfigError
 from .palette import PALETTE_NAMES
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from hardware.layout import Layout
@@ -45,7 +36,7 @@ if TYPE_CHECKING:  # annotations only
     from .club_settings import Broker
 
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
-MAX_CONFIG_BYTES = MAX_BYTES  # 256 KB; the default file is 8 KB
+MAX_CONFIG_BYTES = MAX_BYTES  # 256 KB, many times the default file
 MAX_OVERRIDE = 1000  # characters of one --set
 MAX_NAME = 12  # characters of a player's name: what the OLED and the board's name picker hold
 RGB = tuple[int, int, int]
@@ -497,7 +488,19 @@ class Config:
     """The checked configuration: each section, the top-level ``backend`` ("real",
     "mock", or None: the machine decides) and ``state`` (None: the default), the
     board ``layout`` it names (loaded once, when checked) and ``sources``, where it
-    came from ("default config", the file, each --set)."""
+    came from ("default config", the file, each --set).
+
+    The declaration checks the system file and the --set overrides (unknown keys and bad
+    values are one-line errors, :class:`~firmware.errors.ConfigError`, naming file and key)
+    and writes ``firmware/default-config.toml`` and ``docs/configuration.md``
+    (:mod:`firmware.config_files`; a test keeps them current). The sections
+    (:class:`GameSettings`, :class:`LedsConfig`, :class:`DisplayConfig`, :class:`InputsConfig`,
+    :class:`BuzzerConfig`, :class:`WebConfig`, :class:`ClubConfig`) are fields of a
+    :class:`Config`, whose own keys are the top-level ones, with the board layout it names and
+    the ledger's path (:meth:`Config.state_path`, the one place that decides it). Choices come
+    from their owners, and the pins two parts would share from :mod:`hardware.wiring`. The
+    hardware is given typed settings (it never reads these keys); nothing else reads the TOML.
+    """
 
     about: ClassVar[str] = "The keys before the first section."
 

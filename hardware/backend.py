@@ -1,15 +1,8 @@
 """Device backends, as gpiozero has pin factories: each opens the board's devices of one kind.
 
-:class:`PiBackend` opens the real strip, OLED, buttons and buzzer, and powers
-the Pi off; :class:`MockBackend` opens mocks that record what they were given,
-and its power-off only ends the program. The board asks its backend for each
-device and never asks which backend it is. :func:`choose_backend` picks one:
-the argument, else ``CRIBBAGE_BACKEND``, else the config, else what the machine
-is. The mock is never chosen silently on a Pi: there, only an explicit choice
-gives it, and the message says so.
-
-Every real device library (spidev, rpi_ws281x, luma, gpiozero's pin
-libraries) is imported when a device is opened, never at module import.
+:class:`PiBackend` opens the real devices, :class:`MockBackend` mocks that record what they were
+given; :func:`choose_backend` picks one. Every real device library (spidev, rpi_ws281x, luma,
+gpiozero's pin libraries) is imported when a device is opened, never at module import.
 """
 
 from __future__ import annotations
@@ -134,7 +127,16 @@ def choose_backend(
     environ: Mapping[str, str] | None = None,
     model: str | None | bool = False,
 ) -> Backend:
-    """The backend to use; ``model`` is the Pi model (False: look it up)."""
+    """The backend to use; ``model`` is the Pi model (False: look it up).
+
+    :class:`PiBackend` opens the real strip, OLED, buttons and buzzer, and powers
+    the Pi off; :class:`MockBackend` opens mocks that record what they were given,
+    and its power-off only ends the program. The board asks its backend for each
+    device and never asks which backend it is. :func:`choose_backend` picks one:
+    the argument, else ``CRIBBAGE_BACKEND``, else the config, else what the machine
+    is. The mock is never chosen silently on a Pi: there, only an explicit choice
+    gives it, and the message says so.
+    """
     environ = os.environ if environ is None else environ
     model = pi_model() if isinstance(model, bool) else model  # False (a bool): look it up
     for source, value in (

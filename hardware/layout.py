@@ -1,16 +1,7 @@
 """Board layouts: which LED of the strip is which hole of which track.
 
-A layout is TOML data. Each track has runs of holes mapped to runs of LEDs
-(a run of LEDs may go backwards, as serpentine strips are laid), an optional
-start hole, and the board has one game hole. Positions (``at``, ``step``, in
-hole pitches) place each hole for the printable template.
-
-Game counters (``[leds] game_counters`` in the config, 0 for none) are a short
-row of holes a side that count the games of a match. Their LEDs come after the
-strip's last hole LED (the layout's ``strip_leds``), track by track (every
-other row wired back), so a layout made before keeps every hole on its LED.
-Each row runs left from beside the track's start hole unless the track places
-it (``counters = { at = [x, y], step = [dx, dy] }``).
+A layout is TOML data (:func:`parse_layout`, :func:`load_layout`), the :class:`Layout` it gives
+maps each hole to its LED and its place on the printable template.
 """
 
 from __future__ import annotations
@@ -152,7 +143,20 @@ def _led(entry, where: str) -> int:
 
 def parse_layout(data: dict, source: str = "layout", counters: int = 0) -> Layout:
     """Check a layout table and build it, with ``counters`` game counters a side
-    (after the strip's hole LEDs); every error names the entry."""
+    (after the strip's hole LEDs); every error names the entry.
+
+    A layout is TOML data. Each track has runs of holes mapped to runs of LEDs
+    (a run of LEDs may go backwards, as serpentine strips are laid), an optional
+    start hole, and the board has one game hole. Positions (``at``, ``step``, in
+    hole pitches) place each hole for the printable template.
+
+    Game counters (``[leds] game_counters`` in the config, 0 for none) are a short
+    row of holes a side that count the games of a match. Their LEDs come after the
+    strip's last hole LED (the layout's ``strip_leds``), track by track (every
+    other row wired back), so adding counters to a layout moves no hole off its LED.
+    Each row runs left from beside the track's start hole unless the track places
+    it (``counters = { at = [x, y], step = [dx, dy] }``).
+    """
     if isinstance(counters, bool) or not isinstance(counters, int) or not 0 <= counters <= MAX_GAME_COUNTERS:
         raise LayoutError(f"{source}: game counters: {_shown.repr(counters)} is not a whole number "
                           f"from 0 to {MAX_GAME_COUNTERS}")

@@ -51,7 +51,7 @@ def led_driver_for(model: str | None) -> tuple[str, str]:
     spidev is the default on every model: it needs no root (the spi group), it
     runs on the Pi 3, 4, 5, 500 and Zero 2 W alike, and it needs no table of
     board revisions, which new revisions of supported boards have broken in
-    rpi_ws281x (its issues 519, 520, 555). The Pi 5 family has no rpi_ws281x
+    rpi_ws281x (docs/decisions.md). The Pi 5 family has no rpi_ws281x
     support at all. ws281x is used only when the config asks for it.
     """
     why = "spidev on /dev/spidev0.0 needs no root and no table of board revisions"

@@ -1,12 +1,7 @@
 """A drilling template of a board layout at 1:1, as one drawing in millimetres.
 
-``template_drawing`` computes every shape once (holes with centre crosses, the
-LED strip's path, cuts and bridges, the outlines of the OLED window, the
-buttons and the encoder); ``svg_text`` writes it as one sheet and
-``hardware.template_pdf`` tiles it over printable pages, so the two cannot
-disagree. Hole positions come from the layout (in hole pitches), the pitch
-from the strip's LEDs per metre. Marks (a line before a hole, with a label)
-are given by the caller: the hardware layer knows holes, not cribbage.
+:func:`template_drawing` computes every shape once; :func:`svg_text` writes it as one sheet and
+``hardware.template_pdf`` tiles it over printable pages, so the two cannot disagree.
 """
 
 from __future__ import annotations
@@ -165,7 +160,16 @@ def template_drawing(
     label, the start and game holes, the strip's path with its cuts, bridges and
     LED numbers, the controls' outlines below the tracks and a legend (drawn under
     it, or with ``legend`` False only kept as the drawing's ``notes``: the PDF
-    prints them whole on a page of their own)."""
+    prints them whole on a page of their own).
+
+    ``template_drawing`` computes every shape once (holes with centre crosses, the
+    LED strip's path, cuts and bridges, the outlines of the OLED window, the
+    buttons and the encoder); ``svg_text`` writes it as one sheet and
+    ``hardware.template_pdf`` tiles it over printable pages, so the two cannot
+    disagree. Hole positions come from the layout (in hole pitches), the pitch
+    from the strip's LEDs per metre. Marks (a line before a hole, with a label)
+    are given by the caller: the hardware layer knows holes, not cribbage.
+    """
     pitch = layout.pitch_mm
     pieces = strip_pieces(layout)
     shapes: list[Shape] = _strip(layout, pieces, hole_mm)  # first: the holes' crosses are drawn over it

@@ -1,12 +1,6 @@
-"""The drilling template tiled over printable pages at exactly 1:1, as a PDF.
+"""The drilling template tiled over printable pages at exactly 1:1, as a PDF (:func:`write_pdf`).
 
-Page 1 is the instructions, whole (the drawing's legend, and how to print,
-trim and tape the pages), readable before anything is taped; the tiles follow.
-Tiles overlap by ``OVERLAP_MM`` or more: each but the first in its row (column)
-has a dashed trim line in the overlap; trimmed there and laid over its
-neighbour, the magenta alignment marks, printed on both, meet. Every page
-has "page N of M" (a tile its row and column too) and a 100 mm scale bar to
-check the printer. reportlab is imported only when a PDF is written.
+reportlab is imported only when a PDF is written.
 """
 
 from __future__ import annotations
@@ -166,7 +160,16 @@ def _covers(shape: Shape, point, reach: float) -> bool:
 
 
 def write_pdf(drawing: Drawing, paper: str, path) -> Tiling:
-    """Write the tiled template to ``path``; returns how it was tiled."""
+    """Write the tiled template to ``path``; returns how it was tiled.
+
+    Page 1 is the instructions, whole (the drawing's legend, and how to print,
+    trim and tape the pages), readable before anything is taped; the tiles follow.
+    Tiles overlap by ``OVERLAP_MM`` or more: each but the first in its row (column)
+    has a dashed trim line in the overlap; trimmed there and laid over its
+    neighbour, the magenta alignment marks, printed on both, meet. Every page
+    has "page N of M" (a tile its row and column too) and a 100 mm scale bar to
+    check the printer. reportlab is imported only when a PDF is written.
+    """
     from reportlab.lib.colors import HexColor
     from reportlab.pdfgen.canvas import Canvas
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from scorer.errors import CribbageBoardError
 
-MAX_BYTES = 256 * 1024  # the default config is 3 KB, a bundled layout 4 KB
+MAX_BYTES = 256 * 1024  # many times the default config or a bundled layout
 
 
 class TomlFileError(CribbageBoardError, ValueError):

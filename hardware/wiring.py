@@ -1,13 +1,6 @@
 """The wiring diagram, drawn from the board's pins as SVG, so it never disagrees with the config.
 
-The Pi's 40-pin header is drawn in the middle (physical pin numbers in the
-circles, BCM GPIO names beside them); every wire the board needs leaves its
-pin for the part it goes to: buttons to GND on their other leg, the encoder,
-the OLED, the strip's data line through the level shifter and resistor, and
-the buzzer (when the config enables it) through its resistor to a ground pin
-of its own. A panel below shows which supply feeds what: the strip's 5 V supply
-(fused) feeds the strip and the level shifter, the Pi has its own USB supply,
-and the two share one ground.
+:func:`wires` says which wire goes where; :func:`wiring_svg` draws them.
 """
 
 from __future__ import annotations
@@ -277,7 +270,17 @@ def _ground(x: int, y: int, side: int) -> list[str]:
 
 
 def wiring_svg(hookup: Hookup, source: str = "the default config") -> str:
-    """The wiring diagram for the board's pins, as an SVG document."""
+    """The wiring diagram for the board's pins, as an SVG document.
+
+    The Pi's 40-pin header is drawn in the middle (physical pin numbers in the
+    circles, BCM GPIO names beside them); every wire the board needs leaves its
+    pin for the part it goes to: buttons to GND on their other leg, the encoder,
+    the OLED, the strip's data line through the level shifter and resistor, and
+    the buzzer (when the config enables it) through its resistor to a ground pin
+    of its own. A panel below shows which supply feeds what: the strip's 5 V supply
+    (fused) feeds the strip and the level shifter, the Pi has its own USB supply,
+    and the two share one ground.
+    """
     from xml.sax.saxutils import escape
 
     found = wires(hookup)

@@ -2,50 +2,8 @@
 
 A WS2812B reads its data pin as a train of high pulses, one per data bit: a
 short high is a 0, a long high a 1. Sent on SPI MOSI (GPIO10) at a fixed clock,
-each data bit becomes ``n`` SPI bits: ``h0`` ones then zeros for a 0, ``h1``
-ones then zeros for a 1. Only MOSI goes to the strip; the clock and chip-select
-lines are not wired.
-
-Timing maths
-------------
-At an SPI clock of ``f`` Hz one SPI bit lasts ``t = 1/f`` (416.7 ns at 2.4 MHz),
-so on the data pin::
-
-    T0H = h0*t    T1H = h1*t    T0L = (n - h0)*t    T1L = (n - h1)*t    period = n*t
-
-The WS2812B datasheet asks T0H 0.40 us and T1H 0.80 us, T0L 0.85 us and T1L
-0.45 us (each within 150 ns), a bit period of 1.25 us within 600 ns, and at
-least 280 us low to latch a frame (reset). The real clock is not exactly ``f``:
-a Pi divides a source clock by an even whole number (2.4 MHz comes out as
-2.381 MHz on a Pi 3, 4 and 5), and on a Pi 3/4 that source is the core clock.
-So :func:`pattern` tries the whole numbers nearest ``0.4 us/t``, ``0.8 us/t``
-and ``1.25 us/t`` and keeps the (n, h0, h1) whose worst error, at clocks from
-5 % below to 5 % above ``f``, is the smallest share of its tolerance; a clock
-with no pattern inside every tolerance is refused. The clocks the config offers
-(:data:`SPI_CLOCKS`) and 4 MHz come out as (worst: the largest error at 5 %
-off, as a share of its tolerance)::
-
-    clock    t         n  h0 h1   T0H     T1H     period   bytes/LED  worst
-    2.4 MHz  416.7 ns  3  1  2    417 ns  833 ns  1250 ns   9         0.52
-    4.0 MHz  250.0 ns  5  2  3    500 ns  750 ns  1250 ns  15         0.91
-    4.8 MHz  208.3 ns  6  2  4    417 ns  833 ns  1250 ns  18         0.52
-    6.4 MHz  156.3 ns  8  3  5    469 ns  781 ns  1250 ns  24         0.71
-
-4 MHz is accepted but not offered: its 0 is 500 ns, 526 ns when 5 % slow.
-(3.2 MHz is refused: its 1 is 3 bits, 938 ns, and 5 % slow that is 987 ns.)
-
-Bytes: a colour byte's 8 data bits become ``8*n`` SPI bits, exactly ``n``
-bytes, so each clock has a 256-entry table. Colours go green, red, blue, most
-significant bit first (the WS2812's order), and SPI mode 0 sends each byte most
-significant bit first. The frame starts and ends with ``ceil(280 us * 1.05 f /
-8)`` zero bytes (89 at 2.4 MHz, 282 us even 5 % fast): the trailing low latches
-the frame; the leading low resets a strip that saw a stray edge before the
-transfer (some SPI controllers idle MOSI high), so that edge cannot shift the
-first LED's bits.
-
-Sizes: 243 LEDs (classic-121) at 2.4 MHz are 243*9 + 2*89 = 2365 bytes, inside
-the kernel's default spidev buffer of 4096; 485 LEDs (four-track-121) are 4543
-bytes and need ``spidev.bufsiz`` raised (see ``hardware.leds.SpiStrip``).
+each data bit becomes ``n`` SPI bits (:func:`pattern`); only MOSI goes to the
+strip. :func:`spi_bytes` makes a frame, :func:`frame_size` says its length.
 """
 
 from __future__ import annotations
@@ -100,7 +58,34 @@ def _near(value: float) -> set[int]:
 
 @lru_cache(maxsize=16)
 def pattern(hz: int) -> BitPattern:
-    """The bit pattern for an SPI clock of ``hz``; ValueError if no pattern meets the datasheet."""
+    """The bit pattern for an SPI clock of ``hz``; ValueError if no pattern meets the datasheet.
+
+    At an SPI clock of ``f`` Hz one SPI bit lasts ``t = 1/f`` (416.7 ns at 2.4 MHz),
+    so on the data pin::
+
+        T0H = h0*t    T1H = h1*t    T0L = (n - h0)*t    T1L = (n - h1)*t    period = n*t
+
+    The WS2812B datasheet asks T0H 0.40 us and T1H 0.80 us, T0L 0.85 us and T1L
+    0.45 us (each within 150 ns), a bit period of 1.25 us within 600 ns, and at
+    least 280 us low to latch a frame (reset). The real clock is not exactly ``f``:
+    a Pi divides a source clock by an even whole number (2.4 MHz comes out as
+    2.381 MHz on a Pi 3, 4 and 5), and on a Pi 3/4 that source is the core clock.
+    So :func:`pattern` tries the whole numbers nearest ``0.4 us/t``, ``0.8 us/t``
+    and ``1.25 us/t`` and keeps the (n, h0, h1) whose worst error, at clocks from
+    5 % below to 5 % above ``f``, is the smallest share of its tolerance; a clock
+    with no pattern inside every tolerance is refused. The clocks the config offers
+    (:data:`SPI_CLOCKS`) and 4 MHz come out as (worst: the largest error at 5 %
+    off, as a share of its tolerance)::
+
+        clock    t         n  h0 h1   T0H     T1H     period   bytes/LED  worst
+        2.4 MHz  416.7 ns  3  1  2    417 ns  833 ns  1250 ns   9         0.52
+        4.0 MHz  250.0 ns  5  2  3    500 ns  750 ns  1250 ns  15         0.91
+        4.8 MHz  208.3 ns  6  2  4    417 ns  833 ns  1250 ns  18         0.52
+        6.4 MHz  156.3 ns  8  3  5    469 ns  781 ns  1250 ns  24         0.71
+
+    4 MHz is accepted but not offered: its 0 is 500 ns, 526 ns when 5 % slow.
+    (3.2 MHz is refused: its 1 is 3 bits, 938 ns, and 5 % slow that is 987 ns.)
+    """
     if isinstance(hz, bool) or not isinstance(hz, int) or not 0 < hz <= MAX_HZ:
         raise ValueError(f"SPI clock {hz!r}: give a whole number of Hz up to {MAX_HZ}, e.g. {DEFAULT_HZ}")
     t = 1e9 / hz
@@ -139,13 +124,28 @@ def _tables(hz: int) -> tuple[bytes, ...]:
 
 
 def frame_size(count: int, hz: int) -> int:
-    """Bytes in the SPI frame of ``count`` LEDs at ``hz``."""
+    """Bytes in the SPI frame of ``count`` LEDs at ``hz``.
+
+    Sizes: 243 LEDs (classic-121) at 2.4 MHz are 243*9 + 2*89 = 2365 bytes, inside
+    the kernel's default spidev buffer of 4096; 485 LEDs (four-track-121) are 4543
+    bytes and need ``spidev.bufsiz`` raised (see ``hardware.leds.SpiStrip``).
+    """
     return 3 * count * pattern(hz).bits + 2 * reset_bytes(hz)
 
 
 def spi_bytes(pixels: Iterable[tuple[int, int, int]], hz: int) -> bytes:
     """The SPI bytes (mode 0, sent at ``hz``) that show ``pixels`` (RGB, 0-255, after
-    brightness and gamma) on a WS2812 strip, between two resets."""
+    brightness and gamma) on a WS2812 strip, between two resets.
+
+    Bytes: a colour byte's 8 data bits become ``8*n`` SPI bits, exactly ``n``
+    bytes, so each clock has a 256-entry table. Colours go green, red, blue, most
+    significant bit first (the WS2812's order), and SPI mode 0 sends each byte most
+    significant bit first. The frame starts and ends with ``ceil(280 us * 1.05 f /
+    8)`` zero bytes (89 at 2.4 MHz, 282 us even 5 % fast): the trailing low latches
+    the frame; the leading low resets a strip that saw a stray edge before the
+    transfer (some SPI controllers idle MOSI high), so that edge cannot shift the
+    first LED's bits.
+    """
     tables = _tables(hz)
     try:
         grb = bytes(c for r, g, b in pixels for c in (g, r, b))

@@ -34,7 +34,18 @@ def is_damage(error: BaseException) -> bool:
 
 
 def sqlite_cause(error: BaseException, folder: Path) -> str:
-    """What an SQLite error means for the user, from its result code."""
+    """What an SQLite error means for the user, from its result code.
+
+    ``error`` is what SQLite raised, ``folder`` the ledger's folder (a failed write there
+    may be a full disk). Returns a few words for a one-line message; raises nothing.
+
+    >>> import sqlite3
+    >>> from pathlib import Path
+    >>> error = sqlite3.OperationalError("database is locked")
+    >>> error.sqlite_errorcode = sqlite3.SQLITE_BUSY
+    >>> sqlite_cause(error, Path("."))
+    'locked by another program (a backup? another copy of the board?)'
+    """
     code = error_code(error)
     name = getattr(error, "sqlite_errorname", "") or type(error).__name__
     if code == sqlite3.SQLITE_FULL or (code == sqlite3.SQLITE_IOERR and _disk_is_full(folder)):

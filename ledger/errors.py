@@ -11,7 +11,17 @@ from scorer.errors import CribbageBoardError
 
 
 class LedgerError(CribbageBoardError, OSError):
-    """The ledger could not be opened, read or written; nothing was acknowledged."""
+    """The ledger could not be opened, read or written; nothing was acknowledged.
+
+    >>> import tempfile
+    >>> from ledger.writer import LedgerWriter
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     try:
+    ...         LedgerWriter(folder)
+    ...     except LedgerError as error:
+    ...         print(isinstance(error, OSError), "is a folder" in str(error))
+    True True
+    """
 
 
 class LedgerInUseError(LedgerError):
@@ -23,6 +33,11 @@ class DiskFullError(LedgerError):
 
 
 class Damaged(CribbageBoardError, ValueError):
-    """Inside the package only: the file is ours (or claims to be) but its content cannot
-    be read as a ledger (a ``ValueError``: the file is there, what it holds is wrong).
-    The writer sets such a file aside; the reader says it is damaged."""
+    """A file that is ours (or claims to be) but whose content cannot be read as a ledger.
+
+    A ``ValueError``: the file is there, what it holds is wrong. A writer sets such a file
+    aside and begins a new one; a reader says it is damaged.
+
+    >>> issubclass(Damaged, ValueError), issubclass(Damaged, CribbageBoardError)
+    (True, True)
+    """

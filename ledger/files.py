@@ -17,7 +17,16 @@ SPARE_SUFFIX = ".new"
 
 def replace_durably(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
     """Make ``data`` the whole content of ``path``, durably (see the module); OSError if it cannot.
-    ``mode``: the new file's permissions exactly (else 0o666 less the umask)."""
+    ``mode``: the new file's permissions exactly (else 0o666 less the umask).
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "watermark.json")
+    ...     replace_durably(path, b"{}")
+    ...     replace_durably(path, b'{"kept": 3}')
+    ...     print(open(path, "rb").read())
+    b'{"kept": 3}'
+    """
     path = Path(path)
     spare = path.with_name(path.name + SPARE_SUFFIX)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -1,12 +1,5 @@
 """Whether a ledger's folder lives in memory, where every game is lost at power-off.
 
-A ledger on tmpfs or ramfs (``--state /dev/shm/...``), or under an overlay whose
-upper layer is one, is written to RAM: SQLite's fsync returns at once and the
-file is gone when the power goes. Raspberry Pi OS's "Overlay File System"
-(raspi-config, Performance Options), which hobbyists turn on to spare the SD
-card, is such an overlay: ``overlayroot=tmpfs`` on the kernel's command line
-and the root mounted as an overlay over a tmpfs.
-
 The game still goes on; :func:`memory_warning` is the one line that says so.
 """
 
@@ -74,7 +67,15 @@ def _option(options: str, name: str) -> str | None:
 
 
 def memory_cause(path: str, mounts: list[Mount], cmdline: str = "") -> str | None:
-    """Why ``path`` lives in memory (``"tmpfs"``, ``"an overlay over tmpfs"``...), None if it does not (or cannot be told)."""
+    """Why ``path`` lives in memory (``"tmpfs"``, ``"an overlay over tmpfs"``...), None if it does not (or cannot be told).
+
+    A ledger on tmpfs or ramfs (``--state /dev/shm/...``), or under an overlay whose
+    upper layer is one, is written to RAM: SQLite's fsync returns at once and the
+    file is gone when the power goes. Raspberry Pi OS's "Overlay File System"
+    (raspi-config, Performance Options), which hobbyists turn on to spare the SD
+    card, is such an overlay: ``overlayroot=tmpfs`` on the kernel's command line
+    and the root mounted as an overlay over a tmpfs.
+    """
     mount = mount_of(path, mounts)
     if mount is None:
         return None

@@ -84,6 +84,22 @@ class LedgerReader:
     cannot be read read-only: that is a LedgerError that says so, never the
     file without those entries. (With both files left by a killed board,
     ``mode=ro`` reads them: SQLite rebuilds the index in memory.)
+
+    Raises ``LedgerError`` when the file cannot be read.
+
+    >>> import os, tempfile
+    >>> from scorer.record import parse_line
+    >>> from ledger.writer import LedgerWriter
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "board.sqlite3")
+    >>> writer = LedgerWriter(path, clock=lambda: 0.0)
+    >>> for line in ("game six-card seats=Ann,Bob dealer=Ann", "peg Bob 2", "hand Bob 8"):
+    ...     _ = writer.apply(parse_line(line))
+    >>> reader = LedgerReader(path)
+    >>> reader.export()[1:], reader.times(reader.current_game_id()).started
+    (['peg Bob 2', 'hand Bob 8'], '1970-01-01T00:00:00.000Z')
+    >>> reader.close()
+    >>> writer.close(); folder.cleanup()
     """
 
     def __init__(self, path: str | os.PathLike[str]):

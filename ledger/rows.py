@@ -32,7 +32,25 @@ class GameRow:
     losing side's :class:`~scorer.game.LoserResult`), ``result`` (the result kind's
     spelling, "skunk" say), ``margin``, ``game_points`` and ``scores`` (side: final
     score). An abandoned game has no result (None) and no scores; its ``finished``
-    is when the next game replaced it."""
+    is when the next game replaced it.
+
+    >>> import os, tempfile
+    >>> from scorer.record import parse_line
+    >>> from ledger.writer import LedgerWriter
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "board.sqlite3")
+    >>> writer = LedgerWriter(path, clock=lambda: 0.0)
+    >>> for line in ("game six-card seats=Ann,Bob dealer=Ann target=31", "peg Bob 2", "hand Bob 29",
+    ...              "game six-card seats=Ann,Bob dealer=Bob"):
+    ...     _ = writer.apply(parse_line(line))
+    >>> from ledger.reader import LedgerReader
+    >>> reader = LedgerReader(path)
+    >>> game = reader.games()[0]
+    >>> game.id, game.variant, game.winner, game.status
+    (1, 'six-card', 'Bob', 'finished')
+    >>> reader.close()
+    >>> writer.close(); folder.cleanup()
+    """
 
     id: int
     match_id: int | None
@@ -66,7 +84,23 @@ class GameRow:
 class GameTimes:
     """When a game happened: ``started``, ``finished`` (None while it is live, or when
     not known) and ``entries``, the time of each action line of the game's export after
-    its game line, in order (None for lines written before the ledger kept times)."""
+    its game line, in order (None for lines written before the ledger kept times).
+
+    >>> import os, tempfile
+    >>> from scorer.record import parse_line
+    >>> from ledger.writer import LedgerWriter
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "board.sqlite3")
+    >>> writer = LedgerWriter(path, clock=lambda: 0.0)
+    >>> for line in ("game six-card seats=Ann,Bob dealer=Ann", "peg Bob 2", "hand Bob 8"):
+    ...     _ = writer.apply(parse_line(line))
+    >>> from ledger.reader import LedgerReader
+    >>> reader = LedgerReader(path)
+    >>> reader.times(1)
+    GameTimes(started='1970-01-01T00:00:00.000Z', finished=None, entries=('1970-01-01T00:00:00.000Z', '1970-01-01T00:00:00.000Z'))
+    >>> reader.close()
+    >>> writer.close(); folder.cleanup()
+    """
 
     started: str | None
     finished: str | None
@@ -144,7 +178,16 @@ _decode = json.JSONDecoder().decode
 
 
 def result_of(outcome: Outcome) -> dict[str, Any]:
-    """A finished game's result fields of its GameRow, from its Outcome."""
+    """A finished game's result fields of its GameRow, from its Outcome.
+
+    >>> from scorer.game import Game, Entry, EntryKind
+    >>> from scorer.variants import find_variant
+    >>> game = Game(find_variant("six-card", 31), ["Ann", "Bob"], dealer="Ann")
+    >>> _ = game.push(Entry(EntryKind.PEG, "Bob", 2)); _ = game.push(Entry(EntryKind.HAND, "Bob", 29))
+    >>> fields = result_of(game.outcome)
+    >>> fields["winner"], fields["margin"]
+    ('Bob', 31)
+    """
     return {"winner": outcome.winner, "loser": outcome.loser, "losers": outcome.losers,
             "result": outcome.kind.value, "margin": outcome.margin, "game_points": outcome.game_points,
             "scores": dict(outcome.scores)}

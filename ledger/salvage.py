@@ -1,13 +1,4 @@
-"""A set-aside -wal read back: ``cribbage-board salvage FILE-wal``.
-
-A -wal holds pages of the file it was written for, newer than that file's own.
-Folded into a copy of that file (``base``), or into nothing when it holds every
-page (a ledger that was never checkpointed), it gives that ledger whole as it
-was when its last entry was acknowledged. The work is done on copies in a
-scratch folder beside the output: the -wal and the base are only read. The
-result must pass ``quick_check``; it is then linked to its own name (never over
-an existing file) and its folder synced.
-"""
+"""A set-aside -wal read back: ``cribbage-board salvage FILE-wal`` (:func:`salvage_wal`)."""
 
 from __future__ import annotations
 
@@ -46,7 +37,29 @@ def default_base(wal: Path) -> Path | None:
 def salvage_wal(wal: Path, base: Path | None = None, output: Path | None = None) -> tuple[Path, str]:
     """Fold ``wal`` into a copy of ``base`` (by default the file beside it it was set aside with, or
     nothing) and write the whole result to ``output`` (by default :func:`default_output`); the
-    output and what it holds, in a few words. LedgerError (one line) if it cannot."""
+    output and what it holds, in a few words. LedgerError (one line) if it cannot.
+
+    A -wal holds pages of the file it was written for, newer than that file's own.
+    Folded into a copy of that file (``base``), or into nothing when it holds every
+    page (a ledger that was never checkpointed), it gives that ledger whole as it
+    was when its last entry was acknowledged. The work is done on copies in a
+    scratch folder beside the output: the -wal and the base are only read. The
+    result must pass ``quick_check``; it is then linked to its own name (never over
+    an existing file) and its folder synced.
+
+    Raises ``LedgerError`` when the -wal holds nothing, its base does not fit it, or the result fails
+    its check; nothing is written then.
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     wal = pathlib.Path(folder, "board.sqlite3-wal")
+    ...     _ = wal.write_bytes(b"not a wal")
+    ...     try:
+    ...         salvage_wal(wal)
+    ...     except LedgerError as error:
+    ...         print(str(error).endswith("holds nothing (it is not an SQLite -wal with pages in it)"))
+    True
+    """
     base = base if base is not None else default_base(wal)
     output = output if output is not None else default_output(wal)
     page_size = _wal_page_size(wal)

@@ -3,17 +3,8 @@
 The file is marked as ours with ``PRAGMA application_id = 0x43524942``
 (``APPLICATION_ID``, "CRIB" in ASCII); a ledger written before the marker
 (application_id 0, our ``meta`` table, schema "1") is recognised and marked
-when a writer opens it.
-
-Schema 2 (``SCHEMA_VERSION``) keeps times, UTC ISO 8601 with milliseconds and a
-``Z`` (``2026-12-02T19:48:42.123Z``): each action's ``at``, each game's
-``started`` and ``finished`` (the winning entry's time, or when a new game
-replaced it), and each game's ``status``: NULL while it is live, "finished",
-"abandoned" (a ``game`` line came before its end; it is kept and counts for
-nobody) or "empty" (replaced before anything was entered in it). The writer
-migrates a schema 1 ledger in the transaction that opens it
-(:func:`prepare`): old rows get NULL times (none is invented) and the status
-schema 1 meant. Readers read both schemas.
+when a writer opens it. Schema 2 (``SCHEMA_VERSION``) keeps times and each
+game's status; :func:`prepare` migrates schema 1, and readers read both.
 """
 
 from __future__ import annotations
@@ -127,7 +118,12 @@ NEW, OURS, UNMARKED = "new", "ours", "unmarked"  # what inspect() finds
 
 
 def uri(path: Path, mode: str) -> str:
-    """The SQLite URI of a ledger file with ``mode`` (and any more parameters after it)."""
+    """The SQLite URI of a ledger file with ``mode`` (and any more parameters after it).
+
+    >>> from pathlib import Path
+    >>> uri(Path("/var/lib/cribbage-board/ledger.sqlite3"), "ro")
+    'file:///var/lib/cribbage-board/ledger.sqlite3?mode=ro'
+    """
     return f"{path.absolute().as_uri()}?mode={mode}"
 
 
@@ -202,7 +198,18 @@ def roll_back(conn: sqlite3.Connection) -> None:
 def prepare(conn: sqlite3.Connection, kind: str, version: int) -> None:
     """Inside the writer's opening transaction: make a new ledger's tables and mark
     it, mark an unmarked one, migrate an older schema, and add the tally cache a
-    ledger from before it lacks. All of it commits with the transaction, or none."""
+    ledger from before it lacks. All of it commits with the transaction, or none.
+
+    Schema 2 (``SCHEMA_VERSION``) keeps times, UTC ISO 8601 with milliseconds and a
+    ``Z`` (``2026-12-02T19:48:42.123Z``): each action's ``at``, each game's
+    ``started`` and ``finished`` (the winning entry's time, or when a new game
+    replaced it), and each game's ``status``: NULL while it is live, "finished",
+    "abandoned" (a ``game`` line came before its end; it is kept and counts for
+    nobody) or "empty" (replaced before anything was entered in it). The writer
+    migrates a schema 1 ledger in the transaction that opens it
+    (:func:`prepare`): old rows get NULL times (none is invented) and the status
+    schema 1 meant. Readers read both schemas.
+    """
     if kind != OURS:
         for statement in _SCHEMA.split(";"):
             if statement.strip():
@@ -257,7 +264,12 @@ def has_entry_sources(conn: sqlite3.Connection) -> bool:
 
 
 def close_connection(conn: sqlite3.Connection | None) -> None:
-    """Close a connection, if any; a failing close has nothing left to lose."""
+    """Close a connection, if any; a failing close has nothing left to lose, so it raises nothing.
+
+    >>> conn = sqlite3.connect(":memory:")
+    >>> close_connection(conn)
+    >>> close_connection(None)
+    """
     if conn is not None:
         try:
             conn.close()

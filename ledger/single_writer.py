@@ -1,38 +1,7 @@
 """The one writer of an SQLite ledger file: what the board's ledger (:mod:`ledger.writer`) and the club
 hub's (:mod:`firmware.hub.ledger`) both are. Each keeps only what is its own (its schema, its rows, its queries)
-and says it through the hooks of :class:`SingleWriter`.
-
-Opening, changing nothing until the file is known to be ours and writable:
-
-1. the path is checked (:func:`ledger.paths.writable_file`: a folder, a file in the way, no
-   permission are refused) and a missing state folder is made;
-2. the writer's lock is taken (``LEDGER.lock``, :class:`~ledger.lock.WriterLock`: a second writer
-   is a ``LedgerInUseError`` naming the holder) and an existing file is held before SQLite opens it;
-3. SQLite opens it, the ledger says what the file is in a read transaction (:meth:`~SingleWriter._inspect`:
-   new, or ours and its schema; a ``LedgerError`` for another program's database or a newer schema;
-   ``Damaged``), then WAL, ``synchronous=FULL``, foreign keys, and ``quick_check`` of a file that is
-   not new (unless the ledger checks later, as the board may);
-4. ``BEGIN IMMEDIATE`` (a read-only file or another program's lock is found here) and the ledger makes
-   or migrates its schema in that transaction (:meth:`~SingleWriter._prepare`): all of it or nothing.
-
-Only real damage (SQLite says not a database or corrupt, ``quick_check`` fails, or ``Damaged``) sets the
-file aside: renamed with its -wal and -shm (:func:`ledger.paths.set_aside`), never deleted, a new file
-begun and ``messages`` says so in one line. Before SQLite opens the file, a -wal beside it that is not
-its own (:func:`ledger.paths.foreign_wal`: no database beside it, an empty file, another kind of
-database) is set aside too, with the -shm, and said: SQLite would delete it unread, or write its pages
-over the file's (``cribbage-board salvage`` reads its entries back). Any other SQLite error is one ``LedgerError`` line naming
-the path and its cause (:func:`ledger.causes.sqlite_cause`), and what the failed open made is removed.
-
-Writing (:meth:`~SingleWriter._transaction`): ``BEGIN IMMEDIATE``, the ledger's statements, a last look
-that the file at the ledger's path is still the one held (moved, deleted or replaced while open: refused,
-and every later write too), then COMMIT; a failure rolls it all back. Times are kept as :func:`stamp` says.
-
-A file moved, deleted or replaced while open (:meth:`~SingleWriter._keep_held`): what it saved is still
-partly in the -wal at the old path, which SQLite finds by name and neither folds in nor removes once the
-file has moved. So the writer folds it in through the connection it holds (a TRUNCATE checkpoint reaches
-the moved file through its open descriptor), and says where the file is now; a deleted file (or one it
-cannot find) is copied whole through that connection (SQLite's backup) to ``PATH.kept-<UTC moment>``
-beside the old path. Either way it happens at the first refused write, or at close.
+and says it through the hooks of :class:`SingleWriter`, which opens, locks, sets damage aside, writes
+and keeps a file moved while open; :func:`stamp` is how every ledger keeps a time.
 """
 
 from __future__ import annotations
@@ -72,6 +41,12 @@ def stamp(value: float | str | datetime) -> str:
     second and never stamps a moment the clock has not reached, so stamps sort as the readings
     do. The stored text is always these 24 characters: readers take it as it is, and the
     club's payloads accept it (:data:`firmware.wire.schema.STAMP`).
+
+    >>> stamp(1_796_238_001.005)
+    '2026-12-02T19:00:01.005Z'
+    >>> from datetime import datetime
+    >>> stamp(datetime(2026, 12, 2, 19, 0, 1, 5000))
+    '2026-12-02T19:00:01.005Z'
     """
     if isinstance(value, str):
         return value
@@ -108,7 +83,7 @@ def epoch(value: float | str | datetime) -> float:
 
 
 class SingleWriter:
-    """The one writer of a ledger file (see the module); a subclass is one kind of ledger.
+    """The one writer of a ledger file; a subclass is one kind of ledger.
 
     Opening raises ``LedgerError`` (``LedgerInUseError`` for another writer), changing nothing,
     when the file cannot be used; only a damaged file is set aside, and ``messages`` says so.
@@ -116,9 +91,50 @@ class SingleWriter:
     the lock; ``check_at_open``: whether ``quick_check`` reads the whole file before the first
     write (else the ledger checks later itself).
 
+    >>> import os, tempfile
+    >>> from ledger.writer import LedgerWriter
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> writer = LedgerWriter(os.path.join(folder.name, "board.sqlite3"), clock=lambda: 0.0)
+    >>> isinstance(writer, SingleWriter), writer.messages
+    (True, [])
+    >>> writer.close()
+    >>> folder.cleanup()
+
     A subclass sets its own fields before calling this constructor (it opens the file) and says:
     :meth:`_inspect` and :meth:`_prepare` (its schema), and may add :meth:`_opened` (read what
     it needs), :meth:`_salvage` and :meth:`_carry_over` (what of a damaged file it keeps).
+
+    Opening, changing nothing until the file is known to be ours and writable:
+
+    1. the path is checked (:func:`ledger.paths.writable_file`: a folder, a file in the way, no
+       permission are refused) and a missing state folder is made;
+    2. the writer's lock is taken (``LEDGER.lock``, :class:`~ledger.lock.WriterLock`: a second writer
+       is a ``LedgerInUseError`` naming the holder) and an existing file is held before SQLite opens it;
+    3. SQLite opens it, the ledger says what the file is in a read transaction (:meth:`~SingleWriter._inspect`:
+       new, or ours and its schema; a ``LedgerError`` for another program's database or a newer schema;
+       ``Damaged``), then WAL, ``synchronous=FULL``, foreign keys, and ``quick_check`` of a file that is
+       not new (unless the ledger checks later, as the board may);
+    4. ``BEGIN IMMEDIATE`` (a read-only file or another program's lock is found here) and the ledger makes
+       or migrates its schema in that transaction (:meth:`~SingleWriter._prepare`): all of it or nothing.
+
+    Only real damage (SQLite says not a database or corrupt, ``quick_check`` fails, or ``Damaged``) sets the
+    file aside: renamed with its -wal and -shm (:func:`ledger.paths.set_aside`), never deleted, a new file
+    begun and ``messages`` says so in one line. Before SQLite opens the file, a -wal beside it that is not
+    its own (:func:`ledger.paths.foreign_wal`: no database beside it, an empty file, another kind of
+    database) is set aside too, with the -shm, and said: SQLite would delete it unread, or write its pages
+    over the file's (``cribbage-board salvage`` reads its entries back). Any other SQLite error is one ``LedgerError`` line naming
+    the path and its cause (:func:`ledger.causes.sqlite_cause`), and what the failed open made is removed.
+
+    Writing (:meth:`~SingleWriter._transaction`): ``BEGIN IMMEDIATE``, the ledger's statements, a last look
+    that the file at the ledger's path is still the one held (moved, deleted or replaced while open: refused,
+    and every later write too), then COMMIT; a failure rolls it all back. Times are kept as :func:`stamp` says.
+
+    A file moved, deleted or replaced while open (:meth:`~SingleWriter._keep_held`): what it saved is still
+    partly in the -wal at the old path, which SQLite finds by name and neither folds in nor removes once the
+    file has moved. So the writer folds it in through the connection it holds (a TRUNCATE checkpoint reaches
+    the moved file through its open descriptor), and says where the file is now; a deleted file (or one it
+    cannot find) is copied whole through that connection (SQLite's backup) to ``PATH.kept-<UTC moment>``
+    beside the old path. Either way it happens at the first refused write, or at close.
     """
 
     KIND = "ledger"  # what a new file is called in the message that a damaged one was set aside
@@ -139,7 +155,7 @@ class SingleWriter:
         self._check_at_open = check_at_open
         exists = writable_file(self.path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)  # a missing state folder is made
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise LedgerError(f"ledger {self.path} cannot be created: {os_cause(error)}") from error
         self._lock = WriterLock(self.path, holder or default_holder())

@@ -17,7 +17,11 @@ REQUEST_CHARS = 64  # the longest request id a phone may give
 
 class EntrySource(NamedTuple):
     """``via`` ("board", "script" or "phone"), the seat whose phone made it (or None), and
-    ``request``: the id the phone gave its request (the same id again pegs nothing more)."""
+    ``request``: the id the phone gave its request (the same id again pegs nothing more).
+
+    >>> EntrySource("phone", seat="Blue", request="r-17").via
+    'phone'
+    """
 
     via: str = BOARD
     seat: str | None = None

@@ -1,32 +1,9 @@
 """The one writer of a ledger: every accepted action is in SQLite before it is acknowledged.
 
-The database holds the game record itself (one row an action), so reopening
-it is a replay of what was acknowledged, undo and redo stacks included
-(:mod:`ledger.book`). The files, for a ledger ``LEDGER``: ``LEDGER`` itself
-(WAL, synchronous=FULL; see :mod:`ledger.schema`), SQLite's ``LEDGER-wal``
-and ``LEDGER-shm``, and ``LEDGER.lock`` while a writer runs
-(:mod:`ledger.lock`). Each entry is one transaction of one INSERT (its time
-one more bound value), plus an UPDATE of the game's outcome, finish and
-status only when the entry changes them.
-
-Integrity: SQLite reports damage on the pages it reads; ``PRAGMA quick_check``
-reads the whole file, about 4 ms of CPU per MB (a ledger of 1,000 games is 3.6 MB:
-14 ms; ``bench/ledger.py 1000``) on the machine the benchmarks ran on, 8-15x that
-on a Pi Zero 2 W. ``LedgerWriter(check="open")``
-(the default) runs it before the first entry; with ``check="later"`` the board
-runs it in a thread after READY=1 (:meth:`LedgerWriter.check`, on a read-only
-connection of its own) and sets a damaged file aside on its next loop step,
-carrying over the current match just as an open does.
-
-Opening, the lock, setting a damaged file aside and saying why a file cannot be
-used are the single writer's (:mod:`ledger.single_writer`, the club hub's ledger
-is one too): only a damaged file is set aside (renamed, never deleted); every
-other reason a ledger cannot be opened (permission, read-only, busy, disk full,
-a folder or a file in the way, another program's database, a newer schema) is a
-``LedgerError`` that names the path and the cause, and nothing is renamed,
-created or changed. What is the board's own is here: its schema
-(:mod:`ledger.schema`), the current match read back and carried over from a
-damaged file, its entries, and the check that may run after opening.
+:class:`LedgerWriter` is the board's ledger on the single writer (:mod:`ledger.single_writer`), which
+opens, locks and sets a damaged file aside; what is the board's own is here: its schema
+(:mod:`ledger.schema`), the current match read back and carried over from a damaged file, its
+entries, and the integrity check that may run after opening.
 """
 
 from __future__ import annotations
@@ -67,12 +44,62 @@ class LedgerWriter(SingleWriter):
 
     ``check`` is when SQLite's ``quick_check`` reads the whole file: ``"open"``
     (before the first entry; it costs time in proportion to the file: see
-    "Integrity" in the module's docstring for the figures) or ``"later"``:
+    "Integrity" below, and bench/README.md for the figures) or ``"later"``:
     not at open, but when the caller runs :meth:`check` (the board does, in a
     thread of its own after READY=1) and, if it finds damage, :meth:`set_aside`,
     which does what an open would have done. Either way opening reads only the
     pages it needs (the last match's row, its tally, the current game), and
     SQLite reports damage on those as it reads them.
+
+    The database holds the game record itself (one row an action), so reopening
+    it is a replay of what was acknowledged, undo and redo stacks included
+    (:mod:`ledger.book`). The files, for a ledger ``LEDGER``: ``LEDGER`` itself
+    (WAL, synchronous=FULL; see :mod:`ledger.schema`), SQLite's ``LEDGER-wal``
+    and ``LEDGER-shm``, and ``LEDGER.lock`` while a writer runs
+    (:mod:`ledger.lock`). Each entry is one transaction of one INSERT (its time
+    one more bound value), plus an UPDATE of the game's outcome, finish and
+    status only when the entry changes them.
+
+    Integrity: SQLite reports damage on the pages it reads; ``PRAGMA quick_check``
+    reads the whole file, so its time grows with the ledger (``bench/ledger.py``).
+    ``LedgerWriter(check="open")``
+    (the default) runs it before the first entry; with ``check="later"`` the board
+    runs it in a thread after READY=1 (:meth:`LedgerWriter.check`, on a read-only
+    connection of its own) and sets a damaged file aside on its next loop step,
+    carrying over the current match just as an open does.
+
+    Opening, the lock, setting a damaged file aside and saying why a file cannot be
+    used are the single writer's (:mod:`ledger.single_writer`, the club hub's ledger
+    is one too): only a damaged file is set aside (renamed, never deleted); every
+    other reason a ledger cannot be opened (permission, read-only, busy, disk full,
+    a folder or a file in the way, another program's database, a newer schema) is a
+    ``LedgerError`` that names the path and the cause, and nothing is renamed,
+    created or changed. What is the board's own is here: its schema
+    (:mod:`ledger.schema`), the current match read back and carried over from a
+    damaged file, its entries, and the check that may run after opening.
+
+    Raises ``LedgerError`` (``LedgerInUseError`` when another writer holds the file) when the file
+    cannot be used, changing nothing.
+
+    >>> import os, tempfile
+    >>> from scorer.record import parse_line
+    >>> from ledger.writer import LedgerWriter
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "board.sqlite3")
+    >>> writer = LedgerWriter(path, clock=lambda: 0.0)
+    >>> for line in ("game six-card seats=Ann,Bob dealer=Ann", "peg Bob 2", "hand Bob 8"):
+    ...     _ = writer.apply(parse_line(line))
+    >>> writer.export()
+    ['game six-card seats=Ann,Bob dealer=Ann', 'peg Bob 2', 'hand Bob 8']
+    >>> writer.game.score("Bob")
+    10
+    >>> from ledger.errors import LedgerInUseError
+    >>> try:
+    ...     LedgerWriter(path)
+    ... except LedgerInUseError as error:
+    ...     print("refused:", type(error).__name__)
+    refused: LedgerInUseError
+    >>> writer.close(); folder.cleanup()
     """
 
     UNSAVED = "entry not saved"

@@ -19,6 +19,9 @@ class Card:
     Immutable, hashable and ordered by (rank, suit). A plain class rather than
     a dataclass: ``cribbage-board count`` starts without importing dataclasses
     (and the inspect it loads).
+
+    >>> Card(5, "H"), str(Card(11, "C"))
+    (Card(rank=5, suit='H'), 'JC')
     """
 
     __slots__ = ("rank", "suit")
@@ -93,7 +96,17 @@ def parse_card(text: str) -> Card:
 
 
 def parse_cards(texts: Iterable[str], already: Iterable[Card] = ()) -> list[Card]:
-    """Parse several cards, refusing any card given twice (also against ``already``)."""
+    """Parse several cards, refusing any card given twice (also against ``already``).
+
+    Raises ``CardError`` (a ``CribbageError``) for a card that does not read or is given twice.
+
+    >>> [str(card) for card in parse_cards(["5H", "jc"])]
+    ['5H', 'JC']
+    >>> parse_cards(["5H", "5H"])
+    Traceback (most recent call last):
+    ...
+    scorer.errors.CardError: 5H is given twice: each card is in the pack once
+    """
     seen = set(already)
     cards = []
     for text in texts:
@@ -106,5 +119,10 @@ def parse_cards(texts: Iterable[str], already: Iterable[Card] = ()) -> list[Card
 
 
 def deck() -> list[Card]:
-    """The 52 cards, in rank then suit order."""
+    """The 52 cards, in rank then suit order.
+
+    >>> cards = deck()
+    >>> len(cards), str(cards[0])
+    (52, 'AC')
+    """
     return [Card(rank, suit) for rank in range(1, 14) for suit in SUITS]

@@ -1,20 +1,6 @@
 """The discard coach: which two of six cards to throw to the crib, ranked by the points they keep.
 
-For each of the 15 ways to throw two of the six cards dealt, :func:`coach` gives
-the kept hand's average, minimum and maximum over the 46 starters the player
-cannot see, and the crib's average over those starters and every pair of cards
-the opponent may throw. It is exact, not sampled: the opponent's two cards are
-taken as any two of the 45 cards left, each pair as likely as any other (the
-coach knows nothing of how the opponent chooses). The expected points kept are
-the hand's average plus the crib's for the dealer, minus it for the pone.
-Pegging is not counted. The six-card two-player game only: the other variants
-deal and throw other numbers of cards.
-
-The crib is counted by groups: a crib's count depends on its cards' ranks, on
-whether it is a five-card flush and on whether it holds the jack of the
-starter's suit (nobs), so the opponent's cards are sorted into kinds (rank,
-of the flush suit, the nobs jack) and each pair of kinds is counted once and
-weighed by how many pairs of cards it stands for.
+Exact, not sampled; pegging is not counted; the six-card two-player game only (:func:`coach`).
 """
 
 from __future__ import annotations
@@ -79,7 +65,24 @@ class Discard:
 
 def coach(cards: Iterable[Card | str], dealer: bool) -> tuple[Discard, ...]:
     """The 15 discards of six cards (Card or text like ``5H``), best first; ``dealer`` says whose crib it is.
-    Ties keep the order of the better hand average, then the order the throws are made in."""
+    Ties keep the order of the better hand average, then the order the throws are made in.
+
+    For each of the 15 ways to throw two of the six cards dealt, :func:`coach` gives
+    the kept hand's average, minimum and maximum over the 46 starters the player
+    cannot see, and the crib's average over those starters and every pair of cards
+    the opponent may throw. It is exact, not sampled: the opponent's two cards are
+    taken as any two of the 45 cards left, each pair as likely as any other (the
+    coach knows nothing of how the opponent chooses). The expected points kept are
+    the hand's average plus the crib's for the dealer, minus it for the pone.
+    Pegging is not counted. The six-card two-player game only: the other variants
+    deal and throw other numbers of cards.
+
+    Raises ``CardError`` unless six distinct cards are given.
+
+    >>> best = coach(["5H", "5D", "JC", "6S", "7S", "KD"], dealer=True)[0]
+    >>> [str(card) for card in best.throw]
+    ['6S', '7S']
+    """
     six = _as_cards(cards)
     if len(six) != DEALT:
         raise CardError(f"the coach needs the 6 cards dealt, not {len(six)}")
@@ -101,7 +104,14 @@ def _crib_sum(throw: tuple[Card, ...], starter: Card, unseen: list[Card], by_kin
               sorted_out: dict[tuple[Card, bool], _Sorted] | None = None) -> int:
     """The crib's total summed over every pair the opponent may throw, with this ``starter``. Starters
     that leave the same kinds in the same numbers give the same sum: ``by_kinds`` keeps it for them;
-    ``sorted_out`` keeps each starter's cards sorted into kinds for the other throws."""
+    ``sorted_out`` keeps each starter's cards sorted into kinds for the other throws.
+
+    The crib is counted by groups: a crib's count depends on its cards' ranks, on
+    whether it is a five-card flush and on whether it holds the jack of the
+    starter's suit (nobs), so the opponent's cards are sorted into kinds (rank,
+    of the flush suit, the nobs jack) and each pair of kinds is counted once and
+    weighed by how many pairs of cards it stands for.
+    """
     first, second = throw
     flush = first.suit == second.suit == starter.suit
     sorted_out = {} if sorted_out is None else sorted_out

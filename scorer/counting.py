@@ -61,7 +61,12 @@ class ScoreItem:
 
 class Score:
     """A ``total`` (int) with the ``items`` (tuple of ScoreItem) that make it up.
-    Immutable, equal by value, hashable."""
+    Immutable, equal by value, hashable.
+
+    >>> score = score_play(["5H", "10D"])
+    >>> score.total, [item.kind for item in score.items]
+    (2, ['fifteen'])
+    """
 
     __slots__ = ("total", "items")
     total: int
@@ -231,6 +236,12 @@ def score_hand(cards: Iterable[Card | str], starter: Card | str, crib: bool = Fa
     In a hand, a flush of every hand card counts one per card, one more if
     the starter matches; in the crib only a flush that includes the starter
     counts.
+
+    Raises ``CardError`` for a card that does not read or is given twice, or a hand of the wrong size.
+
+    >>> score = score_hand(["5H", "5D", "5S", "JC"], "5C")
+    >>> score.total, len(score.items)
+    (29, 15)
     """
     if not isinstance(starter, Card):
         (starter,) = _as_cards([starter])
@@ -272,7 +283,13 @@ def _maximal_runs(by_rank: dict[int, list[int]]) -> list[list[int]]:
 def score_play(cards: Sequence[Card | str], go: bool = False) -> Score:
     """Points for the last card of ``cards``, the cards played since the count
     was last reset; ``go`` means it is the last card before a go or the end
-    of the play (one point, unless it makes 31)."""
+    of the play (one point, unless it makes 31).
+
+    >>> score_play(["5H", "10D"]).total
+    2
+    >>> score_play(["7H", "7D", "7S"]).total
+    6
+    """
     played = _as_cards(cards)
     if not played:
         raise PlayError("no card played: give the cards since the count was reset")
@@ -303,8 +320,8 @@ def score_play(cards: Sequence[Card | str], go: bool = False) -> Score:
 
 
 # The show totals, (hand size, crib) -> (highest total, totals below it that no
-# hand scores). Found by counting every hand with scorer.distribution (0.1-0.6 s
-# a size): tests/test_counting.py derives this table again and compares, so the
+# hand scores). Found by counting every hand with scorer.distribution (a fraction
+# of a second a size): tests/test_counting.py derives this table again and compares, so the
 # count stays the reference while start-up and replay enumerate nothing.
 SHOW_TOTALS: dict[tuple[int, bool], tuple[int, frozenset[int]]] = {
     (3, False): (20, frozenset({16, 17, 18, 19})),

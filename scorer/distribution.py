@@ -118,7 +118,12 @@ def _suit_key(hand_counts: tuple[int, ...], starter_rank: int) -> tuple[tuple[in
 @lru_cache(maxsize=None)
 def distribution(hand_size: int = 4, crib: bool = False) -> dict[int, int]:
     """Exact number of (hand, starter) combinations from a 52-card pack that
-    score each total: ``{total: count}``, totals in increasing order."""
+    score each total: ``{total: count}``, totals in increasing order.
+
+    >>> counts = distribution(4)
+    >>> sum(counts.values()), counts[29]
+    (12994800, 4)
+    """
     if hand_size not in HAND_SIZES:
         raise CardError(f"a hand has 3, 4 or 5 cards, not {hand_size}")
     by_key: dict[tuple[tuple[int, ...], int, int, bool], tuple[tuple[int, int], ...]] = {}

@@ -13,11 +13,22 @@ class CribbageBoardError(Exception):
     library's. Each class under it also derives from the builtin it stands for, as
     gpiozero's do: bad input is a ``ValueError``, a file, device or socket that
     cannot be used an ``OSError``, a refusal at run time a ``RuntimeError``.
+
+    >>> issubclass(RuleError, CribbageBoardError), issubclass(RuleError, ValueError)
+    (True, True)
     """
 
 
 class CribbageError(CribbageBoardError, ValueError):
-    """Base of every error the scorer raises for bad input."""
+    """Base of every error the scorer raises for bad input.
+
+    >>> from scorer.variants import find_variant
+    >>> try:
+    ...     find_variant("nine-card")
+    ... except CribbageError as error:
+    ...     isinstance(error, ValueError)
+    True
+    """
 
 
 class CardError(CribbageError):
@@ -61,7 +72,14 @@ class NothingToUndoError(RuleError):
 
 
 class RecordSyntaxError(CribbageError):
-    """A game-record line that is not valid syntax."""
+    """A game-record line that is not valid syntax.
+
+    >>> from scorer.record import parse_line
+    >>> parse_line("peg Bob")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.RecordSyntaxError: peg takes: peg SEAT POINTS
+    """
 
     def __init__(self, message: str, line: int | None = None):
         super().__init__(message)

@@ -33,7 +33,11 @@ MAX_PLAY_POINTS = 15  # no single card can peg more
 
 
 class EntryKind(Enum):
-    """What an entry records."""
+    """What an entry records.
+
+    >>> EntryKind("31") is EntryKind.THIRTY_ONE
+    True
+    """
 
     START = "start"  # five-card: pone's three for last, pegged at the start of the game
     HEELS = "heels"
@@ -50,7 +54,11 @@ FIXED_POINTS = {EntryKind.HEELS: 2, EntryKind.GO: 1, EntryKind.THIRTY_ONE: 2}
 
 
 class Phase(Enum):
-    """Where a deal stands: before the play, in the play, in the show, or game over."""
+    """Where a deal stands: before the play, in the play, in the show, or game over.
+
+    >>> [phase.value for phase in Phase]
+    ['heels', 'play', 'show', 'over']
+    """
 
     HEELS = "heels"
     PLAY = "play"
@@ -65,7 +73,11 @@ PHASE_WORDS = {Phase.HEELS: "the cut", Phase.PLAY: "the play", Phase.SHOW: "the 
 class Entry(NamedTuple):
     """An entry a player makes: ``kind`` (EntryKind), ``seat`` (str, or None for
     heels and crib: the dealer's) and ``points`` (int; heels, go and 31 have fixed
-    points). Immutable."""
+    points). Immutable.
+
+    >>> Entry(EntryKind.PEG, "Bob", 2)
+    Entry(kind=<EntryKind.PEG: 'peg'>, seat='Bob', points=2)
+    """
 
     kind: EntryKind
     seat: str | None = None
@@ -138,7 +150,14 @@ class PeggedEntry(NamedTuple):
     """An accepted entry: ``kind``, ``seat``, the ``points`` claimed and the points
     that moved the peg (``pegged``: fewer under exact-out), the ``deal`` it belongs
     to, the ``entry`` as made, a ``note``, and the ``move`` it made of its side's
-    front peg (:class:`PegMove`; None when it pegged nothing). Immutable."""
+    front peg (:class:`PegMove`; None when it pegged nothing). Immutable.
+
+    >>> from scorer.variants import find_variant
+    >>> game = Game(find_variant("six-card"), ["Alice", "Bob"], dealer="Alice")
+    >>> pegged = game.push(Entry(EntryKind.PEG, "Bob", 2))
+    >>> pegged.seat, pegged.pegged, pegged.move.start, pegged.move.end
+    ('Bob', 2, 0, 2)
+    """
 
     kind: EntryKind
     seat: str
@@ -167,7 +186,15 @@ class OptionChange(NamedTuple):
     """An option changed mid-game (``name`` one of MID_GAME_OPTIONS, ``value`` a bool): a
     record line of its own (``option muggins on``), in the game's history where it was made,
     so a replay applies it at the same place. It pegs nothing: ``seat`` None, ``pegged`` 0,
-    as a history event's entry reads. Immutable."""
+    as a history event's entry reads. Immutable.
+
+    >>> from scorer.variants import find_variant
+    >>> game = Game(find_variant("six-card"), ["Alice", "Bob"])
+    >>> game.change_option(OptionChange("muggins", True))
+    OptionChange(name='muggins', value=True)
+    >>> game.options.muggins
+    True
+    """
 
     name: str
     value: bool
@@ -203,7 +230,12 @@ class Side(NamedTuple):
 class LoserResult(NamedTuple):
     """One losing side's result: the ``side``, its ``score``, the result ``kind`` its
     score makes against the skunk lines, the winner's ``margin`` over it and the
-    ``game_points`` it gives. Immutable."""
+    ``game_points`` it gives. Immutable.
+
+    >>> from scorer.variants import Options
+    >>> loser_results((("Alice", 121), ("Bob", 80)), "Alice", 121, Options())[0]
+    LoserResult(side='Bob', score=80, kind=<ResultKind.SKUNK: 'skunk'>, margin=41, game_points=3)
+    """
 
     side: str
     score: int
@@ -225,7 +257,12 @@ def loser_results(scores: tuple[tuple[str, int], ...], winner: str, target: int,
                   lowball: bool = False) -> tuple[LoserResult, ...]:
     """Every losing side's result, in side order, from the final ``scores``
     (``(side, score)`` pairs): each loser against the skunk lines on its own
-    score; in low-ball the one side that reached the target, a plain win."""
+    score; in low-ball the one side that reached the target, a plain win.
+
+    >>> from scorer.variants import Options
+    >>> [(loser.side, loser.kind.value) for loser in loser_results((("Alice", 121), ("Bob", 95)), "Alice", 121, Options())]
+    [('Bob', 'win')]
+    """
     table = dict(scores)
     won = table[winner]
     results = []
@@ -250,7 +287,15 @@ class Outcome(NamedTuple):
     With two sides, ``loser``, ``kind``, ``margin`` and ``game_points`` are the
     one loser's. With more, ``loser`` is the lowest other side, ``kind`` and
     ``margin`` its result (the biggest of the game), and ``game_points`` what
-    the winner earns in all: the sum of every loser's (``losers``)."""
+    the winner earns in all: the sum of every loser's (``losers``).
+
+    >>> from scorer.variants import find_variant
+    >>> game = Game(find_variant("six-card", 31), ["Alice", "Bob"], dealer="Alice")
+    >>> _ = game.push(Entry(EntryKind.PEG, "Bob", 2))
+    >>> _ = game.push(Entry(EntryKind.HAND, "Bob", 29))
+    >>> game.outcome.winner, game.outcome.loser, game.outcome.margin
+    ('Bob', 'Alice', 31)
+    """
 
     winner: str
     loser: str
@@ -335,7 +380,23 @@ class HistoryEvent(NamedTuple):
 
 
 class Game:
-    """One game of cribbage: the rules, the seats, the entries pegged and undo/redo."""
+    """One game of cribbage: the rules, the seats, the entries pegged and undo/redo.
+
+    :meth:`push` raises a ``CribbageError`` (whose message fits the OLED) for an entry the rules
+    refuse, and changes nothing; :meth:`is_legal` asks without raising.
+
+    >>> from scorer.variants import find_variant
+    >>> game = Game(find_variant("six-card"), ["Alice", "Bob"], dealer="Alice")
+    >>> game.push(Entry(EntryKind.PEG, "Bob", 2)).pegged, game.score("Bob"), game.phase
+    (2, 2, <Phase.PLAY: 'play'>)
+    >>> game.push(Entry(EntryKind.PEG, "Carol", 2))
+    Traceback (most recent call last):
+    ...
+    scorer.errors.UnknownSeatError: Carol is not in this game: seats are Alice, Bob
+    >>> _ = game.undo()
+    >>> game.score("Bob")
+    0
+    """
 
     def __init__(
         self,

@@ -1,20 +1,9 @@
 """Game history as figures: the pegging race of a game, players' statistics, and where
 a player's hands ran against the exact distribution of all hands. Pure: no I/O.
 
-What it takes is what the ledger's reader (``ledger.reader.LedgerReader``) gives, as plain data:
-
-- a **record**: one game's lines, header first, as ``LedgerReader.export(game_id)``
-  returns them (``["game six-card seats=Alice,Bob dealer=Alice", "peg Bob 2", ...]``);
-  comment lines and blank lines are skipped;
-- **records**: a list of records, e.g.
-  ``[reader.export(game.id) for game in reader.games()]`` (every game but the
-  live one; a record of a game that did not end counts as abandoned);
-- **times** are not needed here: ``LedgerReader.times(game_id).entries`` is
-  aligned with ``record[1:]`` as ``race()["scores"]`` is, so a caller zips them.
-
 A game is replayed by the scorer's own rules, so every figure follows the
 record exactly (undone entries do not count, redone ones do); lines the rules
-refuse change nothing, as at the board.
+refuse change nothing, as at the board. What it takes: :func:`player_stats`.
 """
 
 from __future__ import annotations
@@ -84,7 +73,12 @@ def _apply(book: Scorebook, line: str) -> None:
 def race_lines(target: int, skunk: SkunkLines) -> list[dict[str, Any]]:
     """A game's skunk lines (:func:`scorer.variants.skunk_lines`) as data for its race chart:
     each ``{"result", "below"}``, a loser on a score under ``below`` gets that ``result``
-    (the worst line it is under wins)."""
+    (the worst line it is under wins).
+
+    >>> from scorer.variants import SkunkLines
+    >>> race_lines(121, SkunkLines.ACC)
+    [{'result': 'skunk', 'below': 91}, {'result': 'double-skunk', 'below': 61}]
+    """
     return _line_data(skunk_lines(target, skunk))
 
 
@@ -102,7 +96,12 @@ def race(header_and_lines: Iterable[str]) -> dict[str, Any]:
     aligned with ``LedgerReader.times``; an undo shows the peg going back),
     ``lines`` the game's own skunk lines (:attr:`scorer.game.Game.skunk_lines`, as
     :func:`race_lines` gives them; none in low-ball).
-    ValueError if the lines are not one game, header first."""
+    ValueError if the lines are not one game, header first.
+
+    >>> chart = race(["game six-card seats=Alice,Bob dealer=Alice target=31", "peg Bob 2", "hand Bob 12"])
+    >>> chart["sides"], chart["scores"]
+    (['Alice', 'Bob'], [[0, 2], [0, 14]])
+    """
     lines = list(header_and_lines)
     if not lines:
         raise ValueError("an empty record: give a game's lines, header first")
@@ -168,8 +167,8 @@ def _mean(values: list[int]) -> float | None:
 
 
 def player_stats(games: Iterable[Iterable[str]], percentile: bool = True) -> list[dict[str, Any]]:
-    """Figures per player, then per partnership (four-hand), from records (see the
-    module docstring), each a dict:
+    """Figures per player, then per partnership (four-hand), from records (see
+    below), each a dict:
 
     ``name``, ``kind`` ("player" or "partnership", named ``A+C``), ``games`` (played
     to the end), ``wins``, ``losses``, ``abandoned``; ``skunks_given`` (losers the
@@ -187,7 +186,25 @@ def player_stats(games: Iterable[Iterable[str]], percentile: bool = True) -> lis
     Players are told apart by name, ignoring case (the first spelling is shown);
     a partnership is its two players in either order. Rows are sorted by wins,
     then games, then name; players first. ValueError if a record is not one
-    game's lines (a line that does not read, a second game line)."""
+    game's lines (a line that does not read, a second game line).
+
+    What it takes is what the ledger's reader (``ledger.reader.LedgerReader``) gives, as plain data:
+
+    - a **record**: one game's lines, header first, as ``LedgerReader.export(game_id)``
+      returns them (``["game six-card seats=Alice,Bob dealer=Alice", "peg Bob 2", ...]``);
+      comment lines and blank lines are skipped;
+    - **records**: a list of records, e.g.
+      ``[reader.export(game.id) for game in reader.games()]`` (every game but the
+      live one; a record of a game that did not end counts as abandoned);
+    - **times** are not needed here: ``LedgerReader.times(game_id).entries`` is
+      aligned with ``record[1:]`` as ``race()["scores"]`` is, so a caller zips them.
+
+    >>> game = ["game six-card seats=Alice,Bob dealer=Alice target=31", "peg Bob 2", "hand Bob 12",
+    ...         "hand Alice 8", "crib 4", "heels", "peg Alice 15", "hand Alice 24"]
+    >>> alice = player_stats([game], percentile=False)[0]
+    >>> alice["name"], alice["wins"], alice["hands"], alice["best_hand"]
+    ('Alice', 1, [8, 24], 24)
+    """
     totals: dict[tuple[str, str | frozenset[str]], _Totals] = {}
 
     def totals_of(key: tuple[str, str | frozenset[str]], name: str, kind: str) -> _Totals:
@@ -256,7 +273,7 @@ class _Figures(NamedTuple):
 def _figures(record: tuple[str, ...]) -> _Figures:
     """What one game gives the statistics, replayed once and kept (the last 16,384
     games seen): a finished game's record never changes, so statistics shown again
-    replay only the games not seen before (a game replays in 1-3 ms here)."""
+    replay only the games not seen before."""
     game = _replay(record)
     outcome = game.outcome
     pegged = game.pegged
@@ -298,7 +315,7 @@ def percentiles(distribution: dict[int, int]) -> dict[int, float]:
 def _table(hand_size: int) -> tuple[float, ...]:
     """The percentile of each total 0..highest of ``hand_size``-card hands (counted on
     first use; a total no hand scores gets the same formula, nothing scoring the same)."""
-    from .distribution import distribution  # counting every hand takes 0.1-0.6 s: only when asked
+    from .distribution import distribution  # counting every hand is slow: only when asked
 
     counts = distribution(hand_size, False)
     return tuple(percentiles({t: counts.get(t, 0) for t in range(max(counts) + 1)}).values())
@@ -311,7 +328,11 @@ def hand_percentile(counts: Iterable[int], hand_size: int) -> float:
     ``scorer.distribution.distribution(hand_size)``, 12,994,800 hands for 4 cards):
     100 x (P(a hand scores less) + P(a hand scores the same) / 2). A run of cards
     like the pack's own averages 50; a 29 hand is at 99.99998, a 0 at 3.9 (4 cards).
-    Raises ValueError without counts."""
+    Raises ValueError without counts.
+
+    >>> round(hand_percentile([12, 8], 4))
+    91
+    """
     counts = list(counts)
     if not counts:
         raise ValueError("no hand counts to place")

@@ -22,7 +22,11 @@ class Standing(NamedTuple):
     """Finished games of a match as counts, all the tally needs of them: how many
     (``games``), each winning side's wins and game points (``wins``: (side, wins,
     game points) triples) and the games replaced by the next before they ended
-    (``abandoned``: they count for nobody). Immutable."""
+    (``abandoned``: they count for nobody). Immutable.
+
+    >>> Standing(games=1, wins=(("Bob", 1, 3),), abandoned=0).games
+    1
+    """
 
     games: int = 0
     wins: tuple[tuple[str, int, int], ...] = ()
@@ -47,7 +51,18 @@ class Standing(NamedTuple):
 
 
 class Match:
-    """Games in a row between the same seats: the loser of one deals first in the next."""
+    """Games in a row between the same seats: the loser of one deals first in the next.
+
+    >>> from scorer.variants import find_variant
+    >>> from scorer.game import Entry, EntryKind
+    >>> match = Match(find_variant("six-card", 31), ["Alice", "Bob"], dealer="Alice")
+    >>> _ = match.game.push(Entry(EntryKind.PEG, "Bob", 2))
+    >>> _ = match.game.push(Entry(EntryKind.HAND, "Bob", 29))
+    >>> match.games_played(), match.next_dealer()
+    (1, 'Alice')
+    >>> match.tally()
+    [Tally(side='Alice', wins=0, game_points=0), Tally(side='Bob', wins=1, game_points=3)]
+    """
 
     def __init__(
         self,

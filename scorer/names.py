@@ -1,15 +1,5 @@
 """Players' names: one rule wherever a name is given (the config, a game line typed at the
-console or sent by the board, the board's name picker).
-
-A name is NFC-normalised, non-empty, one word (no white space), without the record's
-separators (``,`` ``=`` ``#`` ``+``), and without characters that can hide or reorder
-what is shown: control and format characters (bidirectional overrides such as U+202E,
-zero-width spaces and joiners, U+2060, U+FEFF), surrogates, private-use and unassigned
-code points. Otherwise "Bob 16" could read "61 boB", and "Bob" and "B\u200bob" would be
-two players that look the same.
-
-Games already kept with such a name still replay: the rule is for names given now
-(the ledger's writer applies it to every new game), and the pages isolate each name.
+console or sent by the board, the board's name picker): :func:`name_problem` says what it is.
 """
 
 from __future__ import annotations
@@ -21,7 +11,11 @@ HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn"}  # control, format, surrogate, private u
 
 
 def normal(name: str) -> str:
-    """``name`` in NFC (an ASCII name as it is: unicodedata loads only for others)."""
+    """``name`` in NFC (an ASCII name as it is: unicodedata loads only for others).
+
+    >>> normal("Zoe\u0308") == "Zoë"
+    True
+    """
     if name.isascii():
         return name
     import unicodedata
@@ -30,7 +24,23 @@ def normal(name: str) -> str:
 
 
 def name_problem(name: str) -> str | None:
-    """Why ``name`` (already normal) cannot be a player's name, or None if it can."""
+    """Why ``name`` (already normal) cannot be a player's name, or None if it can.
+
+    A name is NFC-normalised, non-empty, one word (no white space), without the record's
+    separators (``,`` ``=`` ``#`` ``+``), and without characters that can hide or reorder
+    what is shown: control and format characters (bidirectional overrides such as U+202E,
+    zero-width spaces and joiners, U+2060, U+FEFF), surrogates, private-use and unassigned
+    code points. Otherwise "Bob 16" could read "61 boB", and "Bob" and "B\u200bob" would be
+    two players that look the same.
+
+    Games already kept with such a name still replay: the rule is for names given now
+    (the ledger's writer applies it to every new game), and the pages isolate each name.
+
+    >>> name_problem("Bob 16")
+    'a name is one word: no spaces'
+    >>> name_problem("Bob") is None
+    True
+    """
     if not name:
         return "a name cannot be empty"
     for char in name:

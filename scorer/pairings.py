@@ -2,36 +2,9 @@
 
 Swiss style: round 1 in registration order or a shuffle seeded by the night's
 name (:func:`first_order`, reproducible), later rounds in standings order; each
-player is paired with the nearest in that order they have not met. With an odd
+player is paired with the nearest in that order they have not met, with no
+repeat opponent while the games left allow it (:func:`pair_round`). With an odd
 count one player has a bye: the lowest-ranked who has not had one.
-
-No repeat opponents while others remain. That takes a search, not a greedy
-pass: a round that looks fine can leave the next rounds no way round a repeat
-(8 players: after 5 rounds of a round robin the games left can form two
-triangles). So each round is the first pairing, in Swiss order, after which
-the rounds still to come can each be played without a repeat, as far as the
-games left allow (with 8 players and 7 rounds, everyone meets everyone once).
-A bye counts as a game against a phantom player, so it takes part in the same
-search (and goes to another than the lowest-ranked only where that is what
-avoids a repeat).
-
-Once repeats cannot be avoided, the pairing with the fewest is chosen, never
-the same pair twice in a row where another way exists: a pair that met last
-round costs most, then each earlier meeting, then the distance in the order.
-
-The searches count the positions they try and stop at a fixed budget (no
-clock: the same input gives the same pairing): past it, the best pairing found
-so far is taken.
-
-How, so that a regional event (2,000 players) fits: who met whom is kept per
-player (a player has met at most one other a round), the searches keep their
-own stack (no recursion) and walk the players not yet paired as a linked list.
-The look-ahead needs no search where a theorem settles it: if every player has
-at least n/2 + k - 1 possible opponents left (n players, the phantom counted),
-k rounds without a repeat can follow (Dirac: a minimum degree of n/2 gives a
-Hamiltonian cycle, so one round; playing it lowers each degree by one). Where
-it does not (small nights, late rounds), the exact search runs, and it tries
-the same positions in the same order as before, so the pairings are the same.
 """
 
 from __future__ import annotations
@@ -53,7 +26,11 @@ class PairingError(CribbageBoardError, ValueError):
 
 class Round(NamedTuple):
     """One round: its ``pairs`` ((player, player) tuples, the higher-ranked first, best pair
-    first) and its ``bye`` (the player who sits out, or None). Immutable."""
+    first) and its ``bye`` (the player who sits out, or None). Immutable.
+
+    >>> pair_round(["Ann", "Bob", "Cy", "Di", "Ed"])
+    Round(pairs=(('Ann', 'Bob'), ('Cy', 'Di')), bye='Ed')
+    """
 
     pairs: tuple[tuple[str, str], ...]
     bye: str | None = None
@@ -61,7 +38,13 @@ class Round(NamedTuple):
 
 def first_order(players: Sequence[str], seed: str | None = None) -> list[str]:
     """Round 1's order: ``players`` as registered, or shuffled by ``seed`` (the night's name):
-    the same seed and players give the same order on every machine."""
+    the same seed and players give the same order on every machine.
+
+    >>> first_order(["Ann", "Bob", "Cy", "Di"])
+    ['Ann', 'Bob', 'Cy', 'Di']
+    >>> first_order(["Ann", "Bob", "Cy", "Di"], seed="club night")
+    ['Cy', 'Di', 'Ann', 'Bob']
+    """
     if seed is None:
         return list(players)
 
@@ -84,7 +67,42 @@ class _Budget:
 def pair_round(order: Sequence[str], past: Sequence[Round] = (), rounds_after: int = 0,
                budget: int = BUDGET) -> Round:
     """The next round for ``order`` (players, best-ranked first) after the ``past`` rounds;
-    ``rounds_after`` is how many rounds will follow this one (the look-ahead's reach)."""
+    ``rounds_after`` is how many rounds will follow this one (the look-ahead's reach).
+
+    No repeat opponents while others remain. That takes a search, not a greedy
+    pass: a round that looks fine can leave the next rounds no way round a repeat
+    (8 players: after 5 rounds of a round robin the games left can form two
+    triangles). So each round is the first pairing, in Swiss order, after which
+    the rounds still to come can each be played without a repeat, as far as the
+    games left allow (with 8 players and 7 rounds, everyone meets everyone once).
+    A bye counts as a game against a phantom player, so it takes part in the same
+    search (and goes to another than the lowest-ranked only where that is what
+    avoids a repeat).
+
+    Once repeats cannot be avoided, the pairing with the fewest is chosen, never
+    the same pair twice in a row where another way exists: a pair that met last
+    round costs most, then each earlier meeting, then the distance in the order.
+
+    The searches count the positions they try and stop at a fixed budget (no
+    clock: the same input gives the same pairing): past it, the best pairing found
+    so far is taken.
+
+    How, so that a regional event (2,000 players) fits: who met whom is kept per
+    player (a player has met at most one other a round), the searches keep their
+    own stack (no recursion) and walk the players not yet paired as a linked list.
+    The look-ahead needs no search where a theorem settles it: if every player has
+    at least n/2 + k - 1 possible opponents left (n players, the phantom counted),
+    k rounds without a repeat can follow (Dirac: a minimum degree of n/2 gives a
+    Hamiltonian cycle, so one round; playing it lowers each degree by one). Where
+    it does not (small nights, late rounds), the exact search runs, trying the
+    positions in the same order either way, so the theorem changes only the time.
+
+    Raises ``PairingError`` for a player listed twice.
+
+    >>> first = pair_round(["Ann", "Bob", "Cy", "Di", "Ed"])
+    >>> pair_round(["Ann", "Bob", "Cy", "Di", "Ed"], [first])
+    Round(pairs=(('Ann', 'Cy'), ('Bob', 'Ed')), bye='Di')
+    """
     keys = [name_key(name) for name in order]
     if len(set(keys)) != len(keys):
         counts = Counter(keys)
@@ -279,7 +297,7 @@ def _disjoint_matchings(graph: list[int], count: int, spent: _Budget) -> bool | 
 
 def _fewest_repeats(size: int, met: list[set[int]], times: Counter[tuple[int, int]], last: set[tuple[int, int]],
                     phantom: int | None, spent: _Budget) -> list[tuple[int, int]]:
-    """The matching of least cost (see the module), by branch and bound in Swiss order; the
+    """The matching of least cost (see :func:`pair_round`), by branch and bound in Swiss order; the
     best found when the budget runs out (the first found is the greedy Swiss pairing)."""
 
     def cost(a: int, b: int) -> tuple[int, int, int]:

@@ -1,19 +1,8 @@
 """The plain-text game record: parsing, replay and the scorebook it drives.
 
-One action a line, ``#`` starts a comment::
-
-    game six-card seats=Alice,Bob dealer=Alice [target=N] [exact-out] [muggins]
-         [skunk=acc|lurch|triple|none] [points=acc|casual|W/S/D/T/L] [new-match]
-    heels [SEAT]        peg SEAT N        go SEAT        31 SEAT
-    hand SEAT N         crib [SEAT] N     muggins SEAT N
-    undo                redo              option muggins on|off
-
-``option`` changes a house rule from that line on, mid-game (muggins only: it
-changes what may be claimed from then on, never what was pegged); the game line
-keeps the options the game began with.
-
-A line is plain text (no control characters) of at most 1,000 characters;
-points and targets have at most 4 digits.
+One action a line, ``#`` starts a comment; :func:`parse_line` reads one and
+gives its grammar. A line is plain text (no control characters) of at most
+1,000 characters; points and targets have at most 4 digits.
 """
 
 from __future__ import annotations
@@ -30,7 +19,11 @@ from .variants import Options, SkunkLines, Variant, find_variant, parse_game_poi
 
 
 class Command(Enum):
-    """Record actions that are not entries."""
+    """Record actions that are not entries.
+
+    >>> parse_line("undo") is Command.UNDO
+    True
+    """
 
     UNDO = "undo"
     REDO = "redo"
@@ -42,7 +35,12 @@ class Command(Enum):
 
 class GameHeader(NamedTuple):
     """A ``game`` line: the ``variant``, the ``seats`` (a tuple, clockwise), the first
-    ``dealer`` (None: the first seat), the ``options`` and ``new_match``. Immutable."""
+    ``dealer`` (None: the first seat), the ``options`` and ``new_match``. Immutable.
+
+    >>> header = parse_line("game six-card seats=Alice,Bob dealer=Alice target=61")
+    >>> header.variant.target, header.seats, header.dealer
+    (61, ('Alice', 'Bob'), 'Alice')
+    """
 
     variant: Variant
     seats: tuple[str, ...]
@@ -111,7 +109,13 @@ SOURCE_MARK = "# via "  # the comment after an entry made off the board: "hand B
 
 def source_of(text: str) -> dict[str, str] | None:
     """Where a record line says its entry came from, when not the board: {"via": "phone", "phone":
-    "Blue"} for ``# via phone Blue``, {"via": "script"} for ``# via script``; None otherwise."""
+    "Blue"} for ``# via phone Blue``, {"via": "script"} for ``# via script``; None otherwise.
+
+    >>> source_of("hand Blue 8  # via phone Blue")
+    {'via': 'phone', 'phone': 'Blue'}
+    >>> source_of("hand Blue 8") is None
+    True
+    """
     _, mark, said = text.partition(SOURCE_MARK)
     words = said.split()
     if not mark or not words or words[0] not in ("phone", "script"):
@@ -122,7 +126,23 @@ def source_of(text: str) -> dict[str, str] | None:
 
 
 def parse_line(text: str) -> Action | None:
-    """Parse one record line; None for a blank or comment line."""
+    """Parse one record line; None for a blank or comment line.
+
+    One action a line, ``#`` starts a comment::
+
+        game six-card seats=Alice,Bob dealer=Alice [target=N] [exact-out] [muggins]
+             [skunk=acc|lurch|triple|none] [points=acc|casual|W/S/D/T/L] [new-match]
+        heels [SEAT]        peg SEAT N        go SEAT        31 SEAT
+        hand SEAT N         crib [SEAT] N     muggins SEAT N
+        undo                redo              option muggins on|off
+
+    Raises ``RecordSyntaxError`` for a line that is not this grammar.
+
+    >>> parse_line("peg Bob 2")
+    Entry(kind=<EntryKind.PEG: 'peg'>, seat='Bob', points=2)
+    >>> parse_line("# a comment") is None
+    True
+    """
     words = check_line(text).split("#", 1)[0].split()
     if not words:
         return None
@@ -219,7 +239,15 @@ def _parse_header(args: list[str]) -> GameHeader:
 
 
 class Scorebook:
-    """Applies record actions: starts games and matches, pegs entries, undoes and redoes."""
+    """Applies record actions: starts games and matches, pegs entries, undoes and redoes.
+
+    >>> book = Scorebook()
+    >>> _ = book.apply(parse_line("game six-card seats=Alice,Bob dealer=Alice"))
+    >>> book.apply(parse_line("peg Bob 2")).pegged, book.game.score("Bob")
+    (2, 2)
+    >>> book.record_lines()
+    ['game six-card seats=Alice,Bob dealer=Alice', 'peg Bob 2']
+    """
 
     def __init__(self, match: Match | None = None):
         self.match = match
@@ -302,7 +330,12 @@ class Replay:
 
 def replay(lines: Iterable[str], book: Scorebook | None = None) -> Replay:
     """Replay a record. A line of bad syntax raises RecordSyntaxError with its
-    line number; entries the rules refuse are skipped and listed."""
+    line number; entries the rules refuse are skipped and listed.
+
+    >>> done = replay(["game six-card seats=Alice,Bob dealer=Alice", "peg Bob 2", "hand Alice 8"])
+    >>> done.book.game.score("Bob"), [(refused.line, refused.error) for refused in done.rejected]
+    (2, [(3, 'Bob counts next: Bob hand > Alice hand > Alice crib')])
+    """
     book = book or Scorebook()
     rejected: list[Rejection] = []
     sources: list[dict[str, Any]] = []

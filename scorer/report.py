@@ -10,9 +10,15 @@ from .record import Rejection, Scorebook
 def state_dict(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...] = (),
                sources: list[dict[str, Any]] | tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
     """The state the replay and simulate commands print as JSON; ``sources``: the record's lines entered
-    off the board (:func:`scorer.record.source_of`, with their line numbers)."""
+    off the board (:func:`scorer.record.source_of`, with their line numbers).
+
+    >>> from scorer.record import replay
+    >>> state = state_dict(replay(["game six-card seats=Alice,Bob dealer=Alice", "peg Bob 2"]).book)
+    >>> state["phase"], state["dealer"], state["target"]
+    ('play', 'Alice', 121)
+    """
     match = book.match
-    game = match.game if match else None  # book.game
+    game = match.game if match else None
     if match is None or game is None:
         return {"variant": None, "rejected": [r.to_dict() for r in rejected], "sources": list(sources)}
     state = game.state
@@ -68,7 +74,15 @@ def state_dict(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...
 
 
 def summary(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...] = ()) -> str:
-    """A few lines for a person: scores, dealer, what comes next, the result."""
+    """A few lines for a person: scores, dealer, what comes next, the result.
+
+    >>> from scorer.record import replay
+    >>> print(summary(replay(["game six-card seats=Alice,Bob dealer=Alice", "peg Bob 2"]).book))
+    six-card to 121, deal 1, Alice deals, phase play
+      Alice    0  (back 0)
+      Bob      2  (back 0)
+    show: Bob hand > Alice hand > Alice crib
+    """
     game = book.game
     if game is None:
         return "No game in the record."

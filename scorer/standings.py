@@ -1,21 +1,8 @@
 """A club night's standings, pure: finished games in, each player's line and the ranking out.
 
 A game's result is credited to each seat (player) by the CLUB's rule, not the
-board's: each loser's result kind is worked out again from the final scores
-against the game's target with the club's skunk lines
-(:func:`scorer.variants.result_kind`), and its game points come from the club's
-:class:`~scorer.variants.GamePoints`. The target is the winner's final score
-(the game ends the instant a side reaches it, and the winner's score is
-recorded as the target); in low-ball, the loser's, who reached it.
-
-Per seat: one game; the winner's seats a win, the game points of every loser
-added up (as :func:`scorer.game.loser_results` does) and the margins as spread;
-each losing side's seats a loss, no points and minus that side's margin. A
-partnership side (``A+C``) credits each of its seats.
-
-Names are compared as :func:`scorer.names.normal` then casefolded ("Zoë",
-"ZOË" and the decomposed form are one player) and shown as first seen.
-Ranked by game points, then wins, then spread, all descending, then the name.
+board's (:func:`credits`); :func:`tally` adds up each player's line and
+:func:`ranked` orders them.
 """
 
 from __future__ import annotations
@@ -31,18 +18,33 @@ ACC_POINTS = GAME_POINT_PRESETS["acc"]
 
 
 class ResultError(CribbageBoardError, ValueError):
-    """A result whose sides, seats and scores do not fit together; the message says how."""
+    """A result whose sides, seats and scores do not fit together; the message says how.
+
+    >>> credits(GameResult(("Ann", "Bob"), (("Ann", 121), ("Cy", 80)), winner="Ann"))
+    Traceback (most recent call last):
+    ...
+    scorer.standings.ResultError: side Cy is not one of the seats Ann, Bob
+    """
 
 
 def name_key(name: str) -> str:
-    """The key two spellings of one player share: NFC, then casefolded."""
+    """The key two spellings of one player share: NFC, then casefolded.
+
+    >>> name_key("ZOË") == name_key("Zoë")
+    True
+    """
     return normal(name).casefold()
 
 
 class GameResult(NamedTuple):
     """A finished game as the standings need it: the ``seats`` (players' names), the final
     ``scores`` ((side, score) pairs; a side is a seat's name, or two seats joined by ``+``),
-    the ``winner`` (a side) and ``lowball`` (the first side to the target lost). Immutable."""
+    the ``winner`` (a side) and ``lowball`` (the first side to the target lost). Immutable.
+
+    >>> result = GameResult(("Ann", "Bob"), (("Ann", 121), ("Bob", 80)), winner="Ann")
+    >>> result.winner, dict(result.scores)["Bob"]
+    ('Ann', 80)
+    """
 
     seats: tuple[str, ...]
     scores: tuple[tuple[str, int], ...]
@@ -114,7 +116,14 @@ class LoserLine(NamedTuple):
 
 def losers(result: GameResult, lines: SkunkLines = SkunkLines.ACC,
            points: GamePoints = ACC_POINTS) -> tuple[LoserLine, ...]:
-    """Every losing side of ``result`` by the club's skunk ``lines`` and game ``points``."""
+    """Every losing side of ``result`` by the club's skunk ``lines`` and game ``points``.
+
+    Raises ``ResultError`` when the result's sides, seats and scores do not fit together.
+
+    >>> result = GameResult(("Ann", "Bob"), (("Ann", 121), ("Bob", 80)), winner="Ann")
+    >>> losers(result)
+    (LoserLine(side='Bob', score=80, kind=<ResultKind.SKUNK: 'skunk'>, margin=41, game_points=3),)
+    """
     winner, _, won = result.winning_side()
     found = []
     for side, _, score in result.sides():
@@ -130,7 +139,27 @@ def losers(result: GameResult, lines: SkunkLines = SkunkLines.ACC,
 
 def credits(result: GameResult, lines: SkunkLines = SkunkLines.ACC,
             points: GamePoints = ACC_POINTS) -> tuple[Credit, ...]:
-    """What ``result`` gives each seat, in seat order (see the module)."""
+    """What ``result`` gives each seat, in seat order.
+
+    A game's result is credited to each seat (player) by the CLUB's rule, not the
+    board's: each loser's result kind is worked out again from the final scores
+    against the game's target with the club's skunk lines
+    (:func:`scorer.variants.result_kind`), and its game points come from the club's
+    :class:`~scorer.variants.GamePoints`. The target is the winner's final score
+    (the game ends the instant a side reaches it, and the winner's score is
+    recorded as the target); in low-ball, the loser's, who reached it.
+
+    Per seat: one game; the winner's seats a win, the game points of every loser
+    added up (as :func:`scorer.game.loser_results` does) and the margins as spread;
+    each losing side's seats a loss, no points and minus that side's margin. A
+    partnership side (``A+C``) credits each of its seats.
+
+    Raises ``ResultError`` when the result's sides, seats and scores do not fit together.
+
+    >>> result = GameResult(("Ann", "Bob"), (("Ann", 121), ("Bob", 80)), winner="Ann")
+    >>> [(credit.player, credit.won, credit.game_points, credit.spread) for credit in credits(result)]
+    [('Ann', True, 3, 41), ('Bob', False, 0, -41)]
+    """
     lost = {name_key(line.side): line for line in losers(result, lines, points)}
     total = sum(line.game_points for line in lost.values())
     spread = sum(line.margin for line in lost.values())
@@ -145,7 +174,12 @@ def credits(result: GameResult, lines: SkunkLines = SkunkLines.ACC,
 
 class PlayerStanding(NamedTuple):
     """A player's line: ``player`` (as first seen), ``game_points``, ``wins``, ``losses``,
-    ``spread`` and ``games``. Immutable."""
+    ``spread`` and ``games``. Immutable.
+
+    >>> result = GameResult(("Ann", "Bob"), (("Ann", 121), ("Bob", 80)), winner="Ann")
+    >>> tally(credits(result))["ann"]
+    PlayerStanding(player='Ann', game_points=3, wins=1, losses=0, spread=41, games=1)
+    """
 
     player: str
     game_points: int
@@ -164,7 +198,16 @@ class PlayerStanding(NamedTuple):
 
 def tally(credits_: Iterable[Credit], registered: Iterable[str] = ()) -> dict[str, PlayerStanding]:
     """Each player's line (by :func:`name_key`) from their credits; ``registered`` players
-    are listed (with nothing yet) and named first, so their spelling is the one shown."""
+    are listed (with nothing yet) and named first, so their spelling is the one shown.
+
+    Names are compared as :func:`scorer.names.normal` then casefolded ("Zoë",
+    "ZOË" and the decomposed form are one player) and shown as first seen.
+    Ranked by game points, then wins, then spread, all descending, then the name.
+
+    >>> result = GameResult(("Ann", "Bob"), (("Ann", 121), ("Bob", 80)), winner="Ann")
+    >>> sorted(tally(credits(result), registered=["Cy"]))
+    ['ann', 'bob', 'cy']
+    """
     lines: dict[str, PlayerStanding] = {}
     for name in registered:
         lines.setdefault(name_key(name), PlayerStanding(name, 0, 0, 0, 0, 0))
@@ -191,12 +234,26 @@ def rank_key(line: PlayerStanding) -> tuple[int, int, int, str, str]:
 
 
 def ranked(lines: dict[str, PlayerStanding] | Iterable[PlayerStanding]) -> list[PlayerStanding]:
-    """The lines in rank order."""
+    """The lines in rank order.
+
+    Names are compared as :func:`scorer.names.normal` then casefolded ("Zoë",
+    "ZOË" and the decomposed form are one player) and shown as first seen.
+    Ranked by game points, then wins, then spread, all descending, then the name.
+
+    >>> result = GameResult(("Ann", "Bob"), (("Ann", 121), ("Bob", 80)), winner="Ann")
+    >>> [line.player for line in ranked(tally(credits(result)))]
+    ['Ann', 'Bob']
+    """
     values = lines.values() if isinstance(lines, dict) else lines
     return sorted(values, key=rank_key)
 
 
 def standings(results: Iterable[GameResult], lines: SkunkLines = SkunkLines.ACC,
               points: GamePoints = ACC_POINTS, registered: Iterable[str] = ()) -> list[PlayerStanding]:
-    """The ranked standings of finished ``results`` by the club's rule."""
+    """The ranked standings of finished ``results`` by the club's rule.
+
+    >>> result = GameResult(("Ann", "Bob"), (("Ann", 121), ("Bob", 80)), winner="Ann")
+    >>> [(line.player, line.game_points) for line in standings([result])]
+    [('Ann', 3), ('Bob', 0)]
+    """
     return ranked(tally((credit for result in results for credit in credits(result, lines, points)), registered))

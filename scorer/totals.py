@@ -81,7 +81,11 @@ def _checked(cards: Iterable[Card | str], starter: Card | str) -> tuple[list[Car
 def hand_total(cards: Sequence[Card | str], starter: Card | str, crib: bool = False) -> int:
     """The show total of a hand or crib of 3, 4 or 5 cards with the starter:
     ``score_hand(cards, starter, crib).total``, looked up rather than itemised.
-    Refuses what ``score_hand`` refuses (a card given twice, a hand of another size)."""
+    Refuses what ``score_hand`` refuses (a card given twice, a hand of another size).
+
+    >>> hand_total(["5H", "5D", "5S", "JC"], "5C")
+    29
+    """
     try:
         s_rank, s_suit = starter.rank, starter.suit  # type: ignore[union-attr]
         suit = cards[0].suit  # type: ignore[union-attr]
@@ -117,7 +121,11 @@ def hand_total(cards: Sequence[Card | str], starter: Card | str, crib: bool = Fa
 
 
 def hand_parts(cards: Sequence[Card | str], starter: Card | str, crib: bool = False) -> Parts:
-    """The show of a hand or crib with the starter by kind: fifteens, pairs, runs, flush, nobs."""
+    """The show of a hand or crib with the starter by kind: fifteens, pairs, runs, flush, nobs.
+
+    >>> hand_parts(["5H", "5D", "5S", "JC"], "5C")
+    Parts(fifteens=16, pairs=12, runs=0, flush=0, nobs=1)
+    """
     if not isinstance(cards, (list, tuple)):
         cards = list(cards)
     total = hand_total(cards, starter, crib)  # refuses what score_hand refuses, fills the table

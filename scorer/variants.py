@@ -16,7 +16,12 @@ class Variant(NamedTuple):
     (cards each player keeps for the play and the show), ``target``; ``partnership``
     (four-hand: partners opposite peg as one side), ``start_bonus`` (five-card: pone
     pegs 3 at the start of the game), ``lowball`` (the first side to reach the target
-    loses) and a ``description``. Immutable."""
+    loses) and a ``description``. Immutable.
+
+    >>> variant = find_variant("six-card")
+    >>> variant.players, variant.dealt, variant.hand_size, variant.target
+    (2, 6, 4, 121)
+    """
 
     name: str
     players: int
@@ -58,7 +63,17 @@ VARIANTS: dict[str, Variant] = {
 
 
 def find_variant(name: str, target: int | None = None) -> Variant:
-    """The variant called ``name`` (case-insensitive), optionally with another target."""
+    """The variant called ``name`` (case-insensitive), optionally with another target.
+
+    Raises ``UnknownVariantError`` (a ``CribbageError``) for a name no variant has.
+
+    >>> find_variant("Six-Card", 61).target
+    61
+    >>> find_variant("nine-card")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.UnknownVariantError: unknown variant 'nine-card': choose one of six-card, five-card, seven-card, three-hand, four-hand, four-hand-individual, low-ball
+    """
     variant = VARIANTS.get(name.strip().lower())
     if variant is None:
         raise UnknownVariantError(
@@ -72,7 +87,11 @@ def find_variant(name: str, target: int | None = None) -> Variant:
 
 
 class SkunkLines(Enum):
-    """Which losing margins make a skunk (or lurch)."""
+    """Which losing margins make a skunk (or lurch).
+
+    >>> SkunkLines("acc") is SkunkLines.ACC
+    True
+    """
 
     NONE = "none"
     ACC = "acc"  # under target-30 skunk, under target-60 double skunk
@@ -81,7 +100,11 @@ class SkunkLines(Enum):
 
 
 class ResultKind(Enum):
-    """How a game was won."""
+    """How a game was won.
+
+    >>> ResultKind("skunk") is ResultKind.SKUNK
+    True
+    """
 
     WIN = "win"
     SKUNK = "skunk"
@@ -92,7 +115,11 @@ class ResultKind(Enum):
 
 class GamePoints(NamedTuple):
     """Match points a winner earns for each kind of result: ``win``, ``skunk``,
-    ``double_skunk``, ``triple_skunk`` and ``lurch`` (ints). Immutable."""
+    ``double_skunk``, ``triple_skunk`` and ``lurch`` (ints). Immutable.
+
+    >>> parse_game_points("casual")
+    GamePoints(win=1, skunk=2, double_skunk=3, triple_skunk=4, lurch=2)
+    """
 
     win: int = 2
     skunk: int = 3
@@ -126,7 +153,13 @@ GAME_POINT_PRESETS = {
 
 
 def parse_game_points(text: str) -> GamePoints:
-    """``acc``, ``casual`` or numbers ``win/skunk/double/triple/lurch`` (trailing ones optional)."""
+    """``acc``, ``casual`` or numbers ``win/skunk/double/triple/lurch`` (trailing ones optional).
+
+    Raises ``UnknownVariantError`` for text that is none of these.
+
+    >>> parse_game_points("2/3")
+    GamePoints(win=2, skunk=3, double_skunk=3, triple_skunk=3, lurch=3)
+    """
     preset = GAME_POINT_PRESETS.get(text.lower())
     if preset is not None:
         return preset
@@ -149,7 +182,11 @@ def parse_game_points(text: str) -> GamePoints:
 class Options(NamedTuple):
     """House rules, all off by default: ``exact_out`` and ``muggins`` (bools), the
     ``skunk`` lines (SkunkLines, ACC by default) and the game ``points``
-    (GamePoints, the ACC preset by default). Immutable."""
+    (GamePoints, the ACC preset by default). Immutable.
+
+    >>> Options().muggins, Options(muggins=True).muggins
+    (False, True)
+    """
 
     exact_out: bool = False
     muggins: bool = False
@@ -159,7 +196,11 @@ class Options(NamedTuple):
 
 class SkunkLine(NamedTuple):
     """One skunk line: a loser on a score under ``below`` gets the result ``kind``
-    (a ResultKind), unless a worse line below it applies. Immutable."""
+    (a ResultKind), unless a worse line below it applies. Immutable.
+
+    >>> skunk_lines(121)[0]
+    SkunkLine(kind=<ResultKind.SKUNK: 'skunk'>, below=91)
+    """
 
     kind: ResultKind
     below: int
@@ -169,7 +210,11 @@ def skunk_lines(target: int, lines: SkunkLines = SkunkLines.ACC) -> tuple[SkunkL
     """The lines a loser's score is held against under the chosen ``lines``, highest
     first: ACC skunk under target-30 and double skunk under target-60 (with the house
     triple skunk under target-90), or the British lurch under half the target; none
-    for ``SkunkLines.NONE``. A line at or below 0 is left out (a short game)."""
+    for ``SkunkLines.NONE``. A line at or below 0 is left out (a short game).
+
+    >>> [line.below for line in skunk_lines(121)]
+    [91, 61]
+    """
     if lines is SkunkLines.NONE:
         return ()
     if lines is SkunkLines.LURCH:
@@ -181,7 +226,11 @@ def skunk_lines(target: int, lines: SkunkLines = SkunkLines.ACC) -> tuple[SkunkL
 
 
 def result_kind(loser_score: int, target: int, lines: SkunkLines) -> ResultKind:
-    """The result a loser's score makes under the chosen skunk lines: the worst line it is under."""
+    """The result a loser's score makes under the chosen skunk lines: the worst line it is under.
+
+    >>> result_kind(85, 121, SkunkLines.ACC), result_kind(95, 121, SkunkLines.ACC)
+    (<ResultKind.SKUNK: 'skunk'>, <ResultKind.WIN: 'win'>)
+    """
     for line in reversed(skunk_lines(target, lines)):
         if loser_score < line.below:
             return line.kind

@@ -197,9 +197,8 @@ if [ "$tls" = yes ]; then
     port=8883 scheme=mqtts
     # One CA for the club, made once (the boards keep its certificate); the broker's own
     # certificate is made again when it does not name the address the boards are given.
-    # Keys on the P-256 curve, as strong as RSA-3072 (128-bit): making one takes 0.03 s of CPU here,
-    # where an RSA-3072 key took 0.5 to 4 s (ten times that on a Pi Zero 2, minutes under qemu), and
-    # each board's TLS handshake costs the broker less.
+    # Keys on the P-256 curve, as strong as RSA-3072 (128-bit) and far quicker to make, on a Pi
+    # Zero 2 and under qemu too (docs/decisions.md); each board's TLS handshake costs the broker less.
     mask="$(umask)"
     umask 077  # the keys are born private
     mkdir -p "$tlsdir"

@@ -1,26 +1,8 @@
 """The controller: input events in, ledger entries and a screen model out.
 
-Controls, learnt in a minute:
-- turn the knob to dial points; press the knob to peg them as the next count
-  of the show (pone's hand, dealer's hand, crib); with 0 dialled that is a
-  nineteen (no points), unless it comes within DOUBLE_PRESS_SECONDS of the
-  knob's press before: a double press, refused; a press in the play ends the
-  play and says so;
-- press a player's colour button to peg the dialled points to that player in
-  the play; at the start of a deal, the dealer's button with nothing dialled
-  pegs his heels (with 2 dialled it asks: heels, or play points with a press
-  again); in the show, with muggins on, it claims missed points;
-- hold a colour button: with muggins on, claim the dialled points for that
-  player on the count just made (a hand, the crib or play points);
-- undo button: undo; hold it: redo;
-- hold the knob (or press menu): the menu (firmware/board/menu.py);
-- hold menu: check my count (firmware/board/picker.py), at any time.
-
-The menus and pickers are panels on a stack: while one is open, events go to it.
-The OLED's footer (:class:`~.footer.Footer`), the devices' problems
-(:class:`~.notices.Notices`) and the board's own options
-(:class:`~.board_options.BoardOptions`) are objects of their own.
-:meth:`Controller.handle` returns what each event did (:class:`~.outcome.Outcome`).
+:meth:`Controller.handle` returns what each event did (:class:`~.outcome.Outcome`). The menus and
+pickers are panels on a stack: while one is open, events go to it. The OLED's footer, the
+devices' problems and the board's own options are objects of their own.
 """
 
 from __future__ import annotations
@@ -50,7 +32,7 @@ from .scoring import Act, Refusal, ScoreInput, Source, decide, player_of
 from .screens import Screen
 from .view import GameView, deal_text, laps_note, next_text, scores_title, show_text, tally_text, won_text
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from .phones import Phones
 
 MAX_DIAL = 60
@@ -79,7 +61,24 @@ class _Heard:
 
 
 class Controller:
-    """Turns input events into ledger entries, and keeps what the screen shows."""
+    """Turns input events into ledger entries, and keeps what the screen shows.
+
+    Controls, learnt in a minute:
+    - turn the knob to dial points; press the knob to peg them as the next count
+      of the show (pone's hand, dealer's hand, crib); with 0 dialled that is a
+      nineteen (no points), unless it comes within DOUBLE_PRESS_SECONDS of the
+      knob's press before: a double press, refused; a press in the play ends the
+      play and says so;
+    - press a player's colour button to peg the dialled points to that player in
+      the play; at the start of a deal, the dealer's button with nothing dialled
+      pegs his heels (with 2 dialled it asks: heels, or play points with a press
+      again); in the show, with muggins on, it claims missed points;
+    - hold a colour button: with muggins on, claim the dialled points for that
+      player on the count just made (a hand, the crib or play points);
+    - undo button: undo; hold it: redo;
+    - hold the knob (or press menu): the menu (firmware/board/menu.py);
+    - hold menu: check my count (firmware/board/picker.py), at any time.
+    """
 
     def __init__(
         self,

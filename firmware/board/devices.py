@@ -102,9 +102,9 @@ def open_devices(
     A device that cannot start is a warning (the board runs without it and
     tries again every ``retry_s``); ``openers`` replaces some of the backend's (tests). Only
     when no device at all opens is it a HardwareError: nothing to run on. The kinds
-    in ``later`` are left for Board.run to open after READY=1 (issue 11: the board
-    starts the OLED, luma's import and its first image, once the LEDs, the buttons
-    and the ledger are up), unless nothing else opens.
+    in ``later`` (the OLED: luma's import and its first image) are left for Board.run
+    to open after READY=1, so that the board is ready once what a press needs (the LEDs,
+    the buttons, the ledger) is up, unless nothing else opens.
     """
     wanted = {**device_openers(config, backend, hold_s), **(openers or {})}
     devices = Devices(None, None, None, config.layout, backend, openers=wanted, retry_s=retry_s)

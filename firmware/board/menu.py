@@ -1,13 +1,7 @@
 """The board's menus: a list with a cursor, and the menu tree the controller offers.
 
-A :class:`Menu` is one screen of items; turning moves the cursor (round from the
-last item to the first and back), pressing the knob chooses, the menu or undo
-button goes back a menu, and holding the knob leaves the menus. Every menu has
-its way out at the top (Close, Back or No); a list opens on the item below it
-(or on the current choice), a question on No. An
-item that cannot be chosen carries its reason, shown when the cursor is on it;
-an item may carry a note (when an option applies), shown the same way.
-:class:`MenuTree` builds the board's menus from the controller's settings.
+A :class:`Menu` is one screen of items; :class:`MenuTree` builds the board's menus from the
+controller's settings.
 """
 
 from __future__ import annotations
@@ -42,7 +36,17 @@ class Item:
 
 
 class Menu:
-    """A list of items with a cursor; turning moves, pressing the knob chooses."""
+    """A list of items with a cursor; turning moves, pressing the knob chooses.
+
+    A :class:`Menu` is one screen of items; turning moves the cursor (round from the
+    last item to the first and back), pressing the knob chooses, the menu or undo
+    button goes back a menu, and holding the knob leaves the menus. Every menu has
+    its way out at the top (Close, Back or No); a list opens on the item below it
+    (or on the current choice), a question on No. An
+    item that cannot be chosen carries its reason, shown when the cursor is on it;
+    an item may carry a note (when an option applies), shown the same way.
+    :class:`MenuTree` builds the board's menus from the controller's settings.
+    """
 
     def __init__(self, host: PanelHost, title: str, items: list[Item], cursor: int = 0, note: str = ""):
         self.host = host

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from hardware.inputs import KNOB, InputEvent
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from scorer.game import Game
 
     from ..config import GameSettings

@@ -1,15 +1,7 @@
 """Phones paired with seats: the one-time codes, the sessions, and the socket the web view relays them through.
 
-Pairing needs someone who can see the board: the menu's Phones shows a QR code
-for one seat, whose address carries a one-time code (:data:`CODE_SECONDS` to
-use it, once). The web view trades the code for a session (a random secret the
-phone keeps in an HttpOnly cookie), bound to that seat of this board. Only a
-hash of each session is kept, in ``LEDGER.phones.json`` beside the ledger
-(written durably), so paired phones stay paired when the board restarts.
-
-:class:`PhoneServer` listens on the board's socket (:mod:`firmware.wire.relay`) in a
-thread of its own, and hands each request to the board's main loop, which
-answers it (:meth:`Phones.answer`) through the controller, as a press is.
+:class:`Phones` pairs and keeps the sessions; :class:`PhoneServer` listens on the board's socket
+(:mod:`firmware.wire.relay`) and hands each request to the board's main loop.
 """
 
 from __future__ import annotations
@@ -50,7 +42,15 @@ def _hash(session: str) -> str:
 
 class Phones:
     """Which phone scores for which seat: pairing codes, paired sessions (their hashes) and
-    the latest answer to each of a phone's requests."""
+    the latest answer to each of a phone's requests.
+
+    Pairing needs someone who can see the board: the menu's Phones shows a QR code
+    for one seat, whose address carries a one-time code (:data:`CODE_SECONDS` to
+    use it, once). The web view trades the code for a session (a random secret the
+    phone keeps in an HttpOnly cookie), bound to that seat of this board. Only a
+    hash of each session is kept, in ``LEDGER.phones.json`` beside the ledger
+    (written durably), so paired phones stay paired when the board restarts.
+    """
 
     def __init__(self, path: Path | None, clock: Callable[[], float] = time.monotonic,
                  log: Callable[[str], None] = lambda line: None):
@@ -187,7 +187,12 @@ class Phones:
 
 class PhoneServer:
     """The board's socket for the web view: each request waits in :attr:`requests` with its
-    connection; the main loop answers it there (:meth:`serve`). ``wake`` is called when one arrives."""
+    connection; the main loop answers it there (:meth:`serve`). ``wake`` is called when one arrives.
+
+    :class:`PhoneServer` listens on the board's socket (:mod:`firmware.wire.relay`) in a
+    thread of its own, and hands each request to the board's main loop, which
+    answers it (:meth:`Phones.answer`) through the controller, as a press is.
+    """
 
     def __init__(self, path: Path, wake: Callable[[], None]):
         self.path = path

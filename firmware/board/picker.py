@@ -1,12 +1,7 @@
 """Pickers: the count checker (cards by rank and suit, then the breakdown) and the name picker.
 
-Check my count: turn the knob to a card's rank, press a colour button for its
-suit (red clubs, blue diamonds, green hearts, yellow spades); the hand's
-cards, then the starter (or hold the suit's button to enter the starter at
-any point). The knob switches between a hand and a crib (a crib counts only a
-five-card flush, and has 4 cards in every game). Then the breakdown, paged
-with the knob: every fifteen, pair, run, flush and nobs with the running
-total. With muggins on, a count just pegged for less can be claimed from it.
+:class:`CountChecker` is check my count, :class:`Breakdown` its pages, :class:`NamePicker` the
+name picker.
 """
 
 from __future__ import annotations
@@ -186,7 +181,16 @@ class Breakdown:
 
 
 class CountChecker:
-    """Check my count: cards by rank (the knob) and suit (a colour button), then the breakdown."""
+    """Check my count: cards by rank (the knob) and suit (a colour button), then the breakdown.
+
+    Check my count: turn the knob to a card's rank, press a colour button for its
+    suit (red clubs, blue diamonds, green hearts, yellow spades); the hand's
+    cards, then the starter (or hold the suit's button to enter the starter at
+    any point). The knob switches between a hand and a crib (a crib counts only a
+    five-card flush, and has 4 cards in every game). Then the breakdown, paged
+    with the knob: every fifteen, pair, run, flush and nobs with the running
+    total. With muggins on, a count just pegged for less can be claimed from it.
+    """
 
     def __init__(self, host: PanelHost, hand_size: int, crib: bool = False):
         self.host = host

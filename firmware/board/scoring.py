@@ -5,14 +5,6 @@ for which seat and how many points. :func:`decide` turns it, with the game and t
 board's dial, into the action the ledger takes (an :class:`~scorer.game.Entry`, undo
 or redo) or a :class:`Refusal` a player can read. It is pure: the controller sends
 what it decides to the ledger, so every source goes down the same path.
-
-    >>> from scorer.game import Game
-    >>> from scorer.variants import find_variant
-    >>> game = Game(find_variant("six-card"), ["Red", "Blue"], dealer="Red")
-    >>> decide(ScoreInput(Act.HEELS, Source.PHONE, seat=0), game, dial=0)
-    Entry(kind=<EntryKind.HEELS: 'heels'>, seat=None, points=2)
-    >>> decide(ScoreInput(Act.HAND, Source.PHONE, seat=0, points=8), game, dial=0).message
-    "Blue counts first: Red's hand comes after"
 """
 
 from __future__ import annotations
@@ -81,7 +73,16 @@ Decision = Entry | Command | Refusal
 
 def decide(given: ScoreInput, game: Game, dial: int) -> Decision:
     """The action ``given`` asks of ``game`` with ``dial`` on the board's dial, or why not.
-    The rules themselves are the ledger's to apply: an entry decided here may still be refused there."""
+    The rules themselves are the ledger's to apply: an entry decided here may still be refused there.
+
+        >>> from scorer.game import Game
+        >>> from scorer.variants import find_variant
+        >>> game = Game(find_variant("six-card"), ["Red", "Blue"], dealer="Red")
+        >>> decide(ScoreInput(Act.HEELS, Source.PHONE, seat=0), game, dial=0)
+        Entry(kind=<EntryKind.HEELS: 'heels'>, seat=None, points=2)
+        >>> decide(ScoreInput(Act.HAND, Source.PHONE, seat=0, points=8), game, dial=0).message
+        "Blue counts first: Red's hand comes after"
+    """
     if given.act is Act.REDO:
         return Command.REDO
     if given.act is Act.UNDO:

@@ -17,7 +17,7 @@ from hardware.display import HEIGHT, WIDTH
 
 from .view import GameView, lap_note, lap_text, next_text, side_name, won_text
 
-__all__ = ["Screen", "font", "lap_note", "oled_image", "scores_screen"]  # lap_note: from .view, as before
+__all__ = ["Screen", "font", "lap_note", "oled_image", "scores_screen"]  # lap_note: .view's, named here too
 
 
 @lru_cache(maxsize=None)
@@ -61,7 +61,7 @@ def scores_screen(view: GameView, dial: int = 0, message: str = "", alert: bool 
 def _stamp(text: str, size: int) -> tuple[tuple[int, int], Image.Image] | None:
     """``text`` in the font of ``size`` px drawn once, as a 1-bit mask cut to its ink, and where that ink
     sits from the point the text is drawn at; None for a text with no ink. Screens repeat their lines,
-    and rendering a line is most of what drawing a screen costs (0.4 ms a line on a PC)."""
+    and rendering a line is most of what drawing a screen costs (bench/README.md)."""
     box = font(size).getbbox(text, mode="1")
     left, top, right, bottom = math.floor(box[0]), math.floor(box[1]), math.ceil(box[2]), math.ceil(box[3])
     if right <= left or bottom <= top:

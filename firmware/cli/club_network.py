@@ -1,15 +1,7 @@
-"""The board's unit and the club's broker: ``cribbage-board club-network``.
+"""The board's unit and the club's broker: ``cribbage-board club-network`` (:func:`club_network`).
 
-The installed board (systemd/cribbage-board.service) has no network at all:
-``PrivateNetwork=yes`` and ``RestrictAddressFamilies=AF_UNIX``. A board in a
-club needs exactly one peer, its broker. This writes a drop-in beside the unit
-that opens the IP families and allows, by address, the broker and nothing
-else (``IPAddressDeny=any``, ``IPAddressAllow=`` the broker's addresses, and
-the name servers when the broker is given by name), but for localhost: paho's
-network loop wakes itself through a TCP socket pair on 127.0.0.1, and without
-it the club link cannot even start; with the club off, it
-removes the drop-in and the unit is as private as shipped. systemd/install.sh
-runs it; run it again after changing ``[club] broker``.
+The installed board has no network at all; a board in a club needs exactly one peer, its broker,
+and this writes the drop-in that allows it and nothing else.
 """
 
 from __future__ import annotations
@@ -99,7 +91,19 @@ def drop_in_text(club: ClubConfig, source: str, addresses: Iterable[str], server
 
 def club_network(club: ClubConfig, source: str, drop_in: Path = DROP_IN,
                  resolver: Callable[[str, int], list[str]] = resolve) -> str:
-    """Write (club on) or remove (club off) the drop-in; the line that says what was done."""
+    """Write (club on) or remove (club off) the drop-in; the line that says what was done.
+
+    The installed board (systemd/cribbage-board.service) has no network at all:
+    ``PrivateNetwork=yes`` and ``RestrictAddressFamilies=AF_UNIX``. A board in a
+    club needs exactly one peer, its broker. This writes a drop-in beside the unit
+    that opens the IP families and allows, by address, the broker and nothing
+    else (``IPAddressDeny=any``, ``IPAddressAllow=`` the broker's addresses, and
+    the name servers when the broker is given by name), but for localhost: paho's
+    network loop wakes itself through a TCP socket pair on 127.0.0.1, and without
+    it the club link cannot even start; with the club off, it
+    removes the drop-in and the unit is as private as shipped. systemd/install.sh
+    runs it; run it again after changing ``[club] broker``.
+    """
     if not club.enabled:
         try:
             drop_in.unlink()

@@ -9,7 +9,7 @@ from .. import __version__
 
 PROG = "cribbage-board"
 VERSION_LINE = f"{PROG} {__version__}"  # what --version prints
-MAX_INPUT_BYTES = 2 * 1024 * 1024  # a game record or a simulate script (a 1,000-game match is 0.7 MB)
+MAX_INPUT_BYTES = 2 * 1024 * 1024  # a game record or a simulate script (a 1,000-game match fits)
 MAX_MESSAGE = 400  # characters of an error line
 
 

@@ -1,36 +1,6 @@
 """The club night's hub: what the tables send, kept in its ledger; the standings and pairings derived from it.
 
-Threads, each with one job:
-
-- paho's network thread receives (:mod:`.mqtt`): a table's ``status`` or ``state`` only
-  changes what the page shows of it; an ``entry`` or ``result`` goes to the writer's
-  inbox (:mod:`.inbox`: one typed message for each thing the writer is told).
-- the writer thread is the ledger's one writer: it takes what is in the inbox
-  in one transaction, and only once that is durable acknowledges each message
-  (QoS 1, ``manual_ack``): a hub killed at any moment loses nothing, since the
-  broker sends again what it has no acknowledgement for, and the ledger's UNIQUE
-  keys make the second copy a no-op. It then reads the rows it stored into the
-  night (:mod:`.state`, :class:`~firmware.hub.night.NightBook`: what each row
-  touches, never the whole night again), makes the next round when the current
-  one is complete, publishes the pairings and standings (retained, QoS 1), and
-  puts a new snapshot in place. The director's commands (:mod:`.commands`) run on it too.
-- the web server (:mod:`firmware.hub.site`) only reads the latest
-  snapshot, and what changed since a viewer's: no page waits for the broker or the writer.
-
-After each commit the writer also publishes, retained, each table's
-``kept``: the hub's word on what it has durably kept of that board's ledger,
-which alone lets a board forget (the board resends from it). An entry or a
-result sent retained is ignored (boards never retain them: it was planted); one
-sent again under a key already kept but with other content is kept once and
-noted in ``conflicts``, as is a result refused as impossible
-(:class:`~firmware.wire.schema.ImpossibleResult`).
-
-The broker's address is checked at start; a broker that is away is retried with
-paho's back-off while the page and the ledger go on. A login the broker refuses
-for good (user name or password) is one line and exit 2 when it happens on the
-first connection, since the command line must change; later (the broker's
-password file changed under a running hub), one log line and the hub keeps
-retrying slowly, serving the night it has.
+:class:`Hub` runs its threads (paho's, the writer, the web server), each with one job.
 """
 
 from __future__ import annotations
@@ -61,7 +31,7 @@ RETRY_S = (1, 2, 5, 10)  # waits before writing again after a failed write (then
 TICK_S = 1.0  # the writer looks up at least this often (the journal's summary, a pending retry)
 JOB_WAIT_S = 30.0  # how long the console waits for the writer
 SNAPSHOT_EVERY_S = 0.02  # a new snapshot at most this often when only the tables' live state changed
-STANDINGS_EVERY_S = 1.0  # the retained standings (the whole night: 150 KB at 2,000 players) at most this often
+STANDINGS_EVERY_S = 1.0  # the retained standings (the whole night, large at a regional event) at most this often
 
 
 Took = dict[type, list]  # one take of the inbox: each kind of message, and those of it taken, in order
@@ -107,9 +77,42 @@ def _differs(first: dict | None, again: dict) -> bool:
 
 
 class Hub:
-    """One club night's hub over ``ledger`` (see the module). :meth:`start` runs its writer and
+    """One club night's hub over ``ledger`` (see below). :meth:`start` runs its writer and
     :meth:`connect` its broker link; the web app reads :attr:`snapshot` (and :meth:`since`) and calls
-    :meth:`listen` to be woken on a change; the director's console calls :attr:`commands` through :meth:`run`."""
+    :meth:`listen` to be woken on a change; the director's console calls :attr:`commands` through :meth:`run`.
+
+    Threads, each with one job:
+
+    - paho's network thread receives (:mod:`.mqtt`): a table's ``status`` or ``state`` only
+      changes what the page shows of it; an ``entry`` or ``result`` goes to the writer's
+      inbox (:mod:`.inbox`: one typed message for each thing the writer is told).
+    - the writer thread is the ledger's one writer: it takes what is in the inbox
+      in one transaction, and only once that is durable acknowledges each message
+      (QoS 1, ``manual_ack``): a hub killed at any moment loses nothing, since the
+      broker sends again what it has no acknowledgement for, and the ledger's UNIQUE
+      keys make the second copy a no-op. It then reads the rows it stored into the
+      night (:mod:`.state`, :class:`~firmware.hub.night.NightBook`: what each row
+      touches, never the whole night again), makes the next round when the current
+      one is complete, publishes the pairings and standings (retained, QoS 1), and
+      puts a new snapshot in place. The director's commands (:mod:`.commands`) run on it too.
+    - the web server (:mod:`firmware.hub.site`) only reads the latest
+      snapshot, and what changed since a viewer's: no page waits for the broker or the writer.
+
+    After each commit the writer also publishes, retained, each table's
+    ``kept``: the hub's word on what it has durably kept of that board's ledger,
+    which alone lets a board forget (the board resends from it). An entry or a
+    result sent retained is ignored (boards never retain them: it was planted); one
+    sent again under a key already kept but with other content is kept once and
+    noted in ``conflicts``, as is a result refused as impossible
+    (:class:`~firmware.wire.schema.ImpossibleResult`).
+
+    The broker's address is checked at start; a broker that is away is retried with
+    paho's back-off while the page and the ledger go on. A login the broker refuses
+    for good (user name or password) is one line and exit 2 when it happens on the
+    first connection, since the command line must change; later (the broker's
+    password file changed under a running hub), one log line and the hub keeps
+    retrying slowly, serving the night it has.
+    """
 
     def __init__(self, settings: Settings, ledger: HubLedger, journal: Journal | None = None):
         self.settings = settings

@@ -1,36 +1,7 @@
 """The club hub's ledger: what the tables sent and what the director decided, in an SQLite file of its own.
 
-One writer per file, the single writer the board's ledger is too
-(:class:`~ledger.single_writer.SingleWriter`: its lock, opening and honesty
-rules): a locked file, a folder or a file in the way, no permission, another
-program's database, a board's ledger or a newer schema is a one-line
-``LedgerError`` naming the path, and nothing is changed; only real damage
-(SQLite says not a database or corrupt, ``quick_check`` fails, or our marker on
-a schema that is not ours) is set aside, renamed, never deleted, and a new file
-begun. What is the hub's own is here: its schema, its rows and its queries.
-Times are kept as every ledger keeps them (:func:`ledger.single_writer.stamp`).
-
-The file: WAL, ``synchronous=FULL``, ``PRAGMA application_id = 0x434C5542``
-("CLUB"), the schema version in ``meta``. Every table but ``meta`` is
-append-only (triggers refuse an UPDATE or a DELETE):
-
-- ``nights``: a club night, with the club's rule it is scored by (game
-  points, skunk lines) and its rounds cap;
-- ``players``: a player added to or removed from a night, in order;
-- ``entries``: every record line a table sent, once: UNIQUE (club, tbl, ledger,
-  game, seq), so a redelivered message is a no-op;
-- ``results``: every revision of a game's result a table sent, once: UNIQUE
-  (club, tbl, ledger, game, rev), with the night and round it arrived in;
-- ``rounds`` and ``pairings``: each round made, its tables' players and its bye;
-- ``corrections``: a director's word on a game ("correct" with new scores,
-  "void", or "restore", which drops the word before it), always with a reason;
-- ``conflicts`` (schema 2): what a table sent that was not kept: an entry or a
-  result sent again under a key already kept but with other content (the
-  first copy stands), or a result refused as impossible, with the reason; each once.
-
-A schema 1 file (the first release) gains ``conflicts`` when a writer opens it.
-
-Nothing here adds anything up: the standings are derived from these rows
+:class:`HubLedger` is its one writer, on the same single writer as the board's ledger; its tables
+are append-only, and nothing here adds anything up: the standings are derived from these rows
 (:mod:`scorer.standings`), never kept as running totals.
 """
 
@@ -130,7 +101,16 @@ def _append_only(tables: Iterable[str]) -> list[str]:
 
 
 class Night(NamedTuple):
-    """A club night and the rule it is scored by (``points``, ``skunk``: their spellings). Immutable."""
+    """A club night and the rule it is scored by (``points``, ``skunk``: their spellings). Immutable.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> hub = HubLedger(os.path.join(folder.name, "hub.sqlite3"), clock=lambda: 0.0)
+    >>> night = hub.night("club", "Tuesday", "acc", "acc", 3)
+    >>> night.name, night.rounds, night.started
+    ('Tuesday', 3, '1970-01-01T00:00:00.000Z')
+    >>> hub.close(); folder.cleanup()
+    """
 
     id: int
     club: str
@@ -142,6 +122,17 @@ class Night(NamedTuple):
 
 
 class PlayerRow(NamedTuple):
+    """A player added to a night or removed from it (``action``: "add" or "remove"), in order. Immutable.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> hub = HubLedger(os.path.join(folder.name, "hub.sqlite3"), clock=lambda: 0.0)
+    >>> night = hub.night("club", "Tuesday", "acc", "acc", 3)
+    >>> hub.add_player(night.id, "Ann")
+    >>> hub.reader().players(night.id)
+    [PlayerRow(id=1, night_id=1, action='add', name='Ann', at='1970-01-01T00:00:00.000Z')]
+    >>> hub.close(); folder.cleanup()
+    """
     id: int
     night_id: int
     action: str
@@ -150,7 +141,12 @@ class PlayerRow(NamedTuple):
 
 
 class ResultRow(NamedTuple):
-    """One stored revision of a game's result; ``payload`` is the decoded JSON the table sent. Immutable."""
+    """One stored revision of a game's result; ``payload`` is the decoded JSON the table sent. Immutable.
+
+    >>> row = ResultRow(1, 1, 1, "club", "1", "a1b2", 3, 0, "finished", {}, "1970-01-01T00:00:00.000Z")
+    >>> row.game_key
+    ('club', '1', 'a1b2', 3)
+    """
 
     id: int
     night_id: int
@@ -189,7 +185,18 @@ class ConflictRow(NamedTuple):
 
 
 class RoundRow(NamedTuple):
-    """A round made: its ``pairings`` are PairingRows, the bye among them. Immutable."""
+    """A round made: its ``pairings`` are PairingRows, the bye among them. Immutable.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> hub = HubLedger(os.path.join(folder.name, "hub.sqlite3"), clock=lambda: 0.0)
+    >>> night = hub.night("club", "Tuesday", "acc", "acc", 3)
+    >>> hub.add_round(night.id, 1, [PairingRow("1", ("Ann", "Bob"), False), PairingRow(None, ("Cy",), True)], "swiss")
+    >>> made = hub.reader().rounds(night.id)[0]
+    >>> made.number, [pairing.players for pairing in made.pairings]
+    (1, [('Ann', 'Bob'), ('Cy',)])
+    >>> hub.close(); folder.cleanup()
+    """
 
     id: int
     night_id: int
@@ -200,7 +207,11 @@ class RoundRow(NamedTuple):
 
 
 class PairingRow(NamedTuple):
-    """Who plays at ``table`` (None: the round had more pairs than tables), or the ``bye``. Immutable."""
+    """Who plays at ``table`` (None: the round had more pairs than tables), or the ``bye``. Immutable.
+
+    >>> PairingRow("1", ("Ann", "Bob"), False).players
+    ('Ann', 'Bob')
+    """
 
     table: str | None
     players: tuple[str, ...]
@@ -208,7 +219,17 @@ class PairingRow(NamedTuple):
 
 
 class CorrectionRow(NamedTuple):
-    """A director's word on a game: ``seats`` and ``scores`` ((side, score) pairs) for a correction. Immutable."""
+    """A director's word on a game: ``seats`` and ``scores`` ((side, score) pairs) for a correction. Immutable.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> hub = HubLedger(os.path.join(folder.name, "hub.sqlite3"), clock=lambda: 0.0)
+    >>> night = hub.night("club", "Tuesday", "acc", "acc", 3)
+    >>> hub.add_correction(night.id, ("club", "1", "a1b2", 3), "void", "played at the wrong table")
+    >>> [(row.action, row.reason, row.game_key) for row in hub.reader().corrections(night.id)]
+    [('void', 'played at the wrong table', ('club', '1', 'a1b2', 3))]
+    >>> hub.close(); folder.cleanup()
+    """
 
     id: int
     night_id: int
@@ -232,10 +253,53 @@ class CorrectionRow(NamedTuple):
 
 
 class HubLedger(SingleWriter):
-    """The one writer of a hub's ledger file (see the module; its opening, lock and honesty are the
+    """The one writer of a hub's ledger file (its opening, lock and honesty are the
     single writer's, :mod:`ledger.single_writer`). Writes go in :meth:`write` transactions: everything
     in one is durable when it returns, or nothing is. ``messages`` tells what happened on opening
-    (a damaged file set aside). Its connection serves the hub's writer thread, opened in another."""
+    (a damaged file set aside). Its connection serves the hub's writer thread, opened in another.
+
+    One writer per file, the single writer the board's ledger is too
+    (:class:`~ledger.single_writer.SingleWriter`: its lock, opening and honesty
+    rules): a locked file, a folder or a file in the way, no permission, another
+    program's database, a board's ledger or a newer schema is a one-line
+    ``LedgerError`` naming the path, and nothing is changed; only real damage
+    (SQLite says not a database or corrupt, ``quick_check`` fails, or our marker on
+    a schema that is not ours) is set aside, renamed, never deleted, and a new file
+    begun. What is the hub's own is here: its schema, its rows and its queries.
+    Times are kept as every ledger keeps them (:func:`ledger.single_writer.stamp`).
+
+    The file: WAL, ``synchronous=FULL``, ``PRAGMA application_id = 0x434C5542``
+    ("CLUB"), the schema version in ``meta``. Every table but ``meta`` is
+    append-only (triggers refuse an UPDATE or a DELETE):
+
+    - ``nights``: a club night, with the club's rule it is scored by (game
+      points, skunk lines) and its rounds cap;
+    - ``players``: a player added to or removed from a night, in order;
+    - ``entries``: every record line a table sent, once: UNIQUE (club, tbl, ledger,
+      game, seq), so a redelivered message is a no-op;
+    - ``results``: every revision of a game's result a table sent, once: UNIQUE
+      (club, tbl, ledger, game, rev), with the night and round it arrived in;
+    - ``rounds`` and ``pairings``: each round made, its tables' players and its bye;
+    - ``corrections``: a director's word on a game ("correct" with new scores,
+      "void", or "restore", which drops the word before it), always with a reason;
+    - ``conflicts`` (schema 2): what a table sent that was not kept: an entry or a
+      result sent again under a key already kept but with other content (the
+      first copy stands), or a result refused as impossible, with the reason; each once.
+
+    A schema 1 file (the first release) gains ``conflicts`` when a writer opens it.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> hub = HubLedger(os.path.join(folder.name, "hub.sqlite3"), clock=lambda: 0.0)
+    >>> night = hub.night("club", "Tuesday", "acc", "acc", 3)
+    >>> with hub.write():
+    ...     hub.add_player(night.id, "Ann")
+    ...     hub.add_player(night.id, "Bob")
+    ...     hub.add_round(night.id, 1, [PairingRow("1", ("Ann", "Bob"), False)], "swiss")
+    >>> [player.name for player in hub.reader().players(night.id)]
+    ['Ann', 'Bob']
+    >>> hub.close(); folder.cleanup()
+    """
 
     KIND = "hub ledger"
     UNSAVED = "nothing saved"
@@ -255,7 +319,7 @@ class HubLedger(SingleWriter):
             _run(conn, [*_SCHEMA.split(";"), *_CONFLICTS.split(";"), *_append_only(TABLES)])
             conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
             conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-        elif version < 2:  # schema 1 -> 2
+        elif version < 2:  # schema 1: it gains the conflicts table
             _run(conn, [*_CONFLICTS.split(";"), *_append_only(["conflicts"])])
             conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
 
@@ -404,7 +468,13 @@ class KeptBoard:
     last entry kept without a gap from its line (seq 0) on, the entries kept beyond a gap, and its result's
     highest revision kept with its status (a result refused counts, below a stored one of the same
     revision). :meth:`HubRows.kept_board` reads it whole; the hub's writer keeps it up to date after each
-    commit (:meth:`entry`, :meth:`result`), which gives what reading it again would."""
+    commit (:meth:`entry`, :meth:`result`), which gives what reading it again would.
+
+    >>> kept = KeptBoard()
+    >>> kept.entry(1, 0); kept.entry(1, 1)
+    >>> kept.word(None, 10)
+    (1, [[1, 1, None, None]])
+    """
 
     def __init__(self) -> None:
         self.through: dict[int, int] = {}  # game -> the last seq kept without a gap (-1: not its line)

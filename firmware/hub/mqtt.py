@@ -1,21 +1,7 @@
 """The hub's side of the broker: its connection, its presence, what it receives and what it publishes.
 
-paho's network thread (``loop_start``) runs everything here but :meth:`HubLink.publish`
-(the writer's). Every message goes through :func:`~firmware.wire.schema.decode`; one that
-fails is ignored with one log line and acknowledged. A table's ``status`` or ``state`` goes
-to the page (``on_table``); an ``entry`` or ``result`` to the writer's inbox, acknowledged
-only once the writer has it durably (QoS 1, ``manual_ack``).
-
-The hub's presence is on ``cribbage/<club>/hub``, retained, with a last will (online
-false), naming this run (``instance``) and when it began. On its first connection the hub
-reads that presence before anything else, holding what the broker delivers unacknowledged:
-another hub of the club online there is one line and exit 2 (the broker's
-``use_username_as_clientid`` gives every login of the hub's user one session, so the first
-hub gets it back at its next attempt). Since a broker that crashes or loses its power keeps
-the presence of a hub lost with it (no last will is sent then), another hub's word is only
-believed once it moves: the second look, LOOK_AGAIN_S later, must find it said anew
-(``said`` counts a run's presences), as a hub that is alive says it when it is back; a word
-that has not moved is a hub that is gone, said in one line, and this hub keeps the night.
+:class:`HubLink` is the hub's MQTT client; paho's network thread runs everything here but
+:meth:`HubLink.publish` (the writer's).
 """
 
 from __future__ import annotations
@@ -36,7 +22,7 @@ from .night import result_of
 
 PROBE_S = 5.0  # at the first connection: the longest wait for the club's retained presence
 # The hub's own link is kept short, so that a hub that is alive is always back soon: a dead
-# connection noticed within 2x its keepalive, and retries at most this far apart (a board's go to 30 s).
+# connection noticed within twice its keepalive, and retries at most this far apart (a board's go to 30 s).
 HUB_KEEPALIVE_S = 10
 HUB_RECONNECT_MAX_S = 2
 # Another hub's presence seen at start: how long before looking again. A hub that is alive loses its
@@ -59,9 +45,27 @@ def _same_word(one: dict, other: dict | None) -> bool:
 
 
 class HubLink:
-    """The hub's MQTT client for ``settings`` (see the module). It tells the writer through ``inbox``,
+    """The hub's MQTT client for ``settings`` (see below). It tells the writer through ``inbox``,
     shows a table's ``status`` and ``state`` through ``on_table(table, kind, payload)``, and stops the
-    hub through ``fail(reason)`` (a login refused at start, another hub online)."""
+    hub through ``fail(reason)`` (a login refused at start, another hub online).
+
+    paho's network thread (``loop_start``) runs everything here but :meth:`HubLink.publish`
+    (the writer's). Every message goes through :func:`~firmware.wire.schema.decode`; one that
+    fails is ignored with one log line and acknowledged. A table's ``status`` or ``state`` goes
+    to the page (``on_table``); an ``entry`` or ``result`` to the writer's inbox, acknowledged
+    only once the writer has it durably (QoS 1, ``manual_ack``).
+
+    The hub's presence is on ``cribbage/<club>/hub``, retained, with a last will (online
+    false), naming this run (``instance``) and when it began. On its first connection the hub
+    reads that presence before anything else, holding what the broker delivers unacknowledged:
+    another hub of the club online there is one line and exit 2 (the broker's
+    ``use_username_as_clientid`` gives every login of the hub's user one session, so the first
+    hub gets it back at its next attempt). Since a broker that crashes or loses its power keeps
+    the presence of a hub lost with it (no last will is sent then), another hub's word is only
+    believed once it moves: the second look, LOOK_AGAIN_S later, must find it said anew
+    (``said`` counts a run's presences), as a hub that is alive says it when it is back; a word
+    that has not moved is a hub that is gone, said in one line, and this hub keeps the night.
+    """
 
     def __init__(self, settings, inbox, journal: Journal, on_table: Callable, fail: Callable[[str], None],
                  stopping: threading.Event):

@@ -1,27 +1,8 @@
 """A club night as the hub shows it, derived from its ledger's rows alone (no I/O, no clock).
 
-- Each game (club, table, ledger, game id) counts by its result with the highest
-  ``rev``: "finished" counts, "open" and "abandoned" count nothing. A
-  director's latest word on the game overrides that: "correct" (new scores, kept
-  with a reason), "void" (counts nothing); "restore" drops the word before it.
-- A finished result stands only on its table's own entries: the game's line and
-  entries 0 to its ``rev`` are replayed (:func:`verdict`), and a result whose
-  seats, scores, winner or margin differ from the replay is a "conflict"; one
-  whose entries have not all arrived is "waiting" (the board sends them again).
-- A finished game takes the pairing it was played for: a pairing at its table
-  (or a pairing that had no table) whose players are its seats (as a set, by
-  :func:`scorer.standings.name_key`), in the round current when its result first
-  arrived or, for a late result, the latest earlier round where that pairing is
-  still free. Once the night has a round, a game that matches no pairing (another
-  table's players, a table the night does not have, a name not registered) is
-  "unpaired". A night with no round at all lets any table report any game.
-- A conflict, a game waiting for its entries and an unpaired game are held: kept,
-  listed, counted for nobody until the director's word ("correct", which the
-  console's ``accept`` gives with the table's own figures).
-- A round is complete when each of its pairings has its game; the next round is
-  then made (:func:`next_pairings`) until the rounds cap.
-- The standings are worked out again from these games each time, by the night's
-  rule (:mod:`scorer.standings`): never running totals.
+:func:`view` gives the night as it stands after its rows (the rules it follows are there),
+:func:`verdict` whether a result stands on its table's entries, :func:`next_pairings` the next
+round. The standings are worked out again from the games each time, never running totals.
 """
 
 from __future__ import annotations
@@ -238,7 +219,31 @@ def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow],
 def view(night: Night, players: Sequence[PlayerRow], results: Sequence[ResultRow],
          rounds: Sequence[RoundRow], corrections: Sequence[CorrectionRow],
          entries: dict[tuple, dict[int, str]] | None = None) -> NightView:
-    """The night as it stands after these rows (``entries``: see :func:`games`)."""
+    """The night as it stands after these rows (``entries``: see :func:`games`).
+
+    - Each game (club, table, ledger, game id) counts by its result with the highest
+      ``rev``: "finished" counts, "open" and "abandoned" count nothing. A
+      director's latest word on the game overrides that: "correct" (new scores, kept
+      with a reason), "void" (counts nothing); "restore" drops the word before it.
+    - A finished result stands only on its table's own entries: the game's line and
+      entries 0 to its ``rev`` are replayed (:func:`verdict`), and a result whose
+      seats, scores, winner or margin differ from the replay is a "conflict"; one
+      whose entries have not all arrived is "waiting" (the board sends them again).
+    - A finished game takes the pairing it was played for: a pairing at its table
+      (or a pairing that had no table) whose players are its seats (as a set, by
+      :func:`scorer.standings.name_key`), in the round current when its result first
+      arrived or, for a late result, the latest earlier round where that pairing is
+      still free. Once the night has a round, a game that matches no pairing (another
+      table's players, a table the night does not have, a name not registered) is
+      "unpaired". A night with no round at all lets any table report any game.
+    - A conflict, a game waiting for its entries and an unpaired game are held: kept,
+      listed, counted for nobody until the director's word ("correct", which the
+      console's ``accept`` gives with the table's own figures).
+    - A round is complete when each of its pairings has its game; the next round is
+      then made (:func:`next_pairings`) until the rounds cap.
+    - The standings are worked out again from these games each time, by the night's
+      rule (:mod:`scorer.standings`): never running totals.
+    """
     rules = Rules.of(night)
     active = active_players(players)
     every = games(results, corrections, entries)

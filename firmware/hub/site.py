@@ -1,13 +1,7 @@
 """The hub's web server: /club for the room's TV, its events, the JSON API and the night's CSV.
 
-Read-only (GET and HEAD; 405 for anything else), only for a Host that can be this
-machine (421 for any other: DNS rebinding gets nothing), with security headers and a
-Content-Security-Policy on every answer (:mod:`firmware.server.guard`). Every route reads
-the hub's latest snapshot, an immutable value the writer thread puts in place: no
-request waits for the broker or the ledger's writer. Connections are bounded as the
-board's web view's are (:mod:`firmware.server.connections`): a whole request within a few
-seconds, open connections capped below RLIMIT_NOFILE (503 when all are busy), a log
-that says so in a line.
+Read-only, guarded as the board's web view is (:mod:`firmware.server.guard`, :mod:`firmware.server.connections`);
+every route reads the hub's latest snapshot (:func:`create_app`).
 """
 
 from __future__ import annotations
@@ -112,7 +106,17 @@ class Changes:
 
 def create_app(hub, host_names=()) -> Guard:
     """The hub's web app over ``hub`` (anything with a ``snapshot`` and ``listen``); it answers to
-    localhost, IP literals, this machine's hostname, ``*.local`` and ``host_names`` (--host)."""
+    localhost, IP literals, this machine's hostname, ``*.local`` and ``host_names`` (--host).
+
+    Read-only (GET and HEAD; 405 for anything else), only for a Host that can be this
+    machine (421 for any other: DNS rebinding gets nothing), with security headers and a
+    Content-Security-Policy on every answer (:mod:`firmware.server.guard`). Every route reads
+    the hub's latest snapshot, an immutable value the writer thread puts in place: no
+    request waits for the broker or the ledger's writer. Connections are bounded as the
+    board's web view's are (:mod:`firmware.server.connections`): a whole request within a few
+    seconds, open connections capped below RLIMIT_NOFILE (503 when all are busy), a log
+    that says so in a line.
+    """
     rendered = Rendered(hub)
     changes = Changes()
     hub.listen(changes.wake)

@@ -1,21 +1,8 @@
 """The connections the board's web view and the club hub keep: a whole request within a few
 seconds, never more connections than file descriptors, and a log that says so in a line, not a flood.
 
-uvicorn's h11 protocol keeps a connection that never sends a whole request open
-for ever: its keep-alive timer starts only after a response, and any byte stops
-it. :class:`GuardedH11` gives each connection REQUEST_SECONDS from its start (and
-from the end of each answer) to send a whole request, then closes it; once it
-has, the answer may take as long as it takes (``/events`` never ends).
-
-Open connections are capped below the process's RLIMIT_NOFILE (:func:`limits_for`):
-one over the cap closes the connection that has waited longest for a request,
-or, if every connection is busy, is refused with 503. So a crowd of idle or
-half-sent connections cannot stop a real request from being answered, and
-``accept()`` never runs out of descriptors. :func:`server` is uvicorn set up so.
-
-uvicorn has no public setting for either, so :class:`GuardedH11` overrides methods of
-its private ``H11Protocol``: pyproject.toml pins uvicorn to the versions whose source
-was read against it, and ``tests/test_connections.py`` fails if that source changes.
+:class:`GuardedH11` is uvicorn's protocol with both limits, :func:`limits_for` the cap and
+:func:`server` uvicorn set up so.
 """
 
 from __future__ import annotations
@@ -96,7 +83,14 @@ class Limits:
 def limits_for(command: str, nofile: int | None = None) -> Limits:
     """The limits for ``command``'s server in a process that may open ``nofile`` descriptors (its
     soft RLIMIT_NOFILE by default): up to a sixteenth of them accepted in one go, and the cap low enough that
-    three such bursts still find descriptors before the oldest idle connections are closed."""
+    three such bursts still find descriptors before the oldest idle connections are closed.
+
+    Open connections are capped below the process's RLIMIT_NOFILE (:func:`limits_for`):
+    one over the cap closes the connection that has waited longest for a request,
+    or, if every connection is busy, is refused with 503. So a crowd of idle or
+    half-sent connections cannot stop a real request from being answered, and
+    ``accept()`` never runs out of descriptors. :func:`server` is uvicorn set up so.
+    """
     if nofile is None:
         nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         if nofile == resource.RLIM_INFINITY:
@@ -134,7 +128,18 @@ class Server(uvicorn.Server):
 
 class GuardedH11(H11Protocol):
     """uvicorn's h11 protocol with a deadline for each request, a cap on connections, and a
-    request that breaks the protocol mid-answer closed quietly (see the module)."""
+    request that breaks the protocol mid-answer closed quietly (see below).
+
+    uvicorn's h11 protocol keeps a connection that never sends a whole request open
+    for ever: its keep-alive timer starts only after a response, and any byte stops
+    it. :class:`GuardedH11` gives each connection REQUEST_SECONDS from its start (and
+    from the end of each answer) to send a whole request, then closes it; once it
+    has, the answer may take as long as it takes (``/events`` never ends).
+
+    uvicorn has no public setting for either, so :class:`GuardedH11` overrides methods of
+    its private ``H11Protocol``: pyproject.toml pins uvicorn to the versions whose source
+    was read against it, and ``tests/test_connections.py`` fails if that source changes.
+    """
 
     def __init__(self, *args, limits: Limits, **kwargs):
         super().__init__(*args, **kwargs)
@@ -142,7 +147,7 @@ class GuardedH11(H11Protocol):
         # While the connection waits for a request: when it must have sent it (loop time), and one
         # timer that looks then. A request that comes only clears ``_due``, and the next wait only
         # sets it: the timer is made again when it finds a later one, at most once a REQUEST_SECONDS,
-        # not once a request (a timer made and cancelled per request cost 3% of a page's time).
+        # not once a request, whose timer made and cancelled would cost each page (bench/README.md).
         self._due: float | None = None
         self._deadline: asyncio.TimerHandle | None = None
         self._refused = False

@@ -32,7 +32,7 @@ from .qr import MARK, PhoneLink
 from .render import ENV
 from .site import Site
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from hardware.layout import Layout
 
 EVENT_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

@@ -1,13 +1,5 @@
-"""The board as SVG, laid out like the physical one.
-
-The geometry is the board's own layout (``hardware.layout``: the data that
-maps the LED strip, each hole's position in hole pitches), the one the config
-names; the web view imports nothing else of ``hardware``. Holes are drawn in
-streets of five (a small gap after every fifth hole), each side's front peg
-in its colour and its back peg paler, the skunk lines of the game's target
-marked across the tracks, the game hole at the end, and a lap badge when a peg
-has gone round again (a 181 game on a 120-hole track). :func:`board_svg` works out
-where each goes; ``templates/board.svg`` draws it.
+"""The board as SVG, laid out like the physical one: :func:`board_svg` works out where each
+hole and peg goes, ``templates/board.svg`` draws it.
 """
 
 from __future__ import annotations
@@ -90,7 +82,17 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]], tal
 
     ``tall``: the board the long way down, for a narrow screen: the layout turned so that
     its runs go down the page (start at the top, the first side's track on the left, as
-    the score cards are), its pegs and labels larger, its text still upright."""
+    the score cards are), its pegs and labels larger, its text still upright.
+
+    The geometry is the board's own layout (``hardware.layout``: the data that
+    maps the LED strip, each hole's position in hole pitches), the one the config
+    names; the web view imports nothing else of ``hardware``. Holes are drawn in
+    streets of five (a small gap after every fifth hole), each side's front peg
+    in its colour and its back peg paler, the skunk lines of the game's target
+    marked across the tracks, the game hole at the end, and a lap badge when a peg
+    has gone round again (a 181 game on a 120-hole track). :func:`board_svg` works out
+    where each goes; ``templates/board.svg`` draws it.
+    """
     pitch = 10.0
     sides = state["sides"]
     target = state["target"]

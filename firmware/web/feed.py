@@ -1,13 +1,5 @@
-"""The live board for every ``/events`` client: one watcher of the ledger, its changes fanned out.
-
-While at least one client listens, one task looks at the ledger every
-POLL_SECONDS (its change token: a stat and one look at SQLite's WAL index).
-When the board changes, the event is rendered once, as bytes, and every client
-is woken to send those same bytes: a hundred clients cost what one does. After
-an event the watcher waits EVENT_GAP_SECONDS before it looks again, so a burst of
-entries (a console pasting a game) costs five events a second, not one per poll
-with every client woken for each; an entry made at a player's pace still shows
-within a poll, and the last entry of a burst always does.
+"""The live board for every ``/events`` client: one watcher of the ledger, its changes fanned out
+(:class:`LiveFeed`).
 """
 
 from __future__ import annotations
@@ -27,7 +19,17 @@ log = logging.getLogger("uvicorn.error")
 
 
 class LiveFeed:
-    """The live board as server-sent events, for any number of clients of one event loop."""
+    """The live board as server-sent events, for any number of clients of one event loop.
+
+    While at least one client listens, one task looks at the ledger every
+    POLL_SECONDS (its change token: a stat and one look at SQLite's WAL index).
+    When the board changes, the event is rendered once, as bytes, and every client
+    is woken to send those same bytes: a hundred clients cost what one does. After
+    an event the watcher waits EVENT_GAP_SECONDS before it looks again, so a burst of
+    entries (a console pasting a game) costs five events a second, not one per poll
+    with every client woken for each; an entry made at a player's pace still shows
+    within a poll, and the last entry of a burst always does.
+    """
 
     def __init__(self, site: Site):
         self.site = site

@@ -28,7 +28,7 @@ from .names import visible
 from .records import line_marks, ordinal, taken_back
 from .render import ENV, render
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from hardware.layout import Layout
 
 HERE = Path(__file__).resolve().parent

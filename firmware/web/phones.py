@@ -1,12 +1,7 @@
 """A paired phone's routes: pairing with a code from the board's OLED, its seat's page, and its entries relayed to the board.
 
-The web view never writes the ledger: it relays each request to the running
-board over the board's socket (:mod:`firmware.wire.relay`) and gives the phone the
-board's own answer. Every write needs a paired session (the HttpOnly,
-SameSite=Strict cookie the board gave for a pairing code) and the session's
-header token (:func:`firmware.wire.relay.header_token`, in the page the session
-opened); anything else is 403 and changes nothing. Each phone's requests are
-rate-limited here, before they reach the board.
+The web view never writes the ledger: it relays each request to the running board
+(:class:`PhoneRoutes`).
 """
 
 from __future__ import annotations
@@ -64,7 +59,16 @@ class Buckets:
 
 class PhoneRoutes:
     """The routes of paired phones, relaying to the board whose socket is ``socket``; their pages
-    rendered by ``templates``."""
+    rendered by ``templates``.
+
+    The web view never writes the ledger: it relays each request to the running
+    board over the board's socket (:mod:`firmware.wire.relay`) and gives the phone the
+    board's own answer. Every write needs a paired session (the HttpOnly,
+    SameSite=Strict cookie the board gave for a pairing code) and the session's
+    header token (:func:`firmware.wire.relay.header_token`, in the page the session
+    opened); anything else is 403 and changes nothing. Each phone's requests are
+    rate-limited here, before they reach the board.
+    """
 
     def __init__(self, socket: Path | None, templates: Jinja2Templates):
         self.socket = socket  # None: no board to relay to (a web view of a copied ledger)

@@ -1,16 +1,7 @@
 """The board page's QR code: the address a phone opens to follow the game, drawn as SVG (segno).
 
-The page is rendered once per change of the ledger; the QR code is put in per
-request, as the address depends on what the server listens on and how the page
-was reached (:class:`PhoneLink`):
-
-- listening on loopback only (``--host 127.0.0.1``): no phone can reach it, so no
-  code and no address but a note saying how to serve the network;
-- listening on every address (``0.0.0.0``, ``::``): opened as ``localhost`` (on the
-  board's own screen) the code gives this machine's address on the network
-  (:func:`firmware.server.lan.lan_hosts`, looked up at most every LAN_SECONDS), with the
-  port the view really serves on; opened by its network address, that address;
-- listening on one address: that address, as the page was reached by it.
+The page is rendered once per change of the ledger; the QR code is put in per request, as the
+address depends on what the server listens on and how the page was reached (:class:`PhoneLink`).
 """
 
 from __future__ import annotations
@@ -65,7 +56,16 @@ def phone_url(scheme: str, host: str | None, authority: str, port: int,
 
 class PhoneLink:
     """The QR code's HTML for each request of a server listening on ``listen_host``:``port``
-    (see the module); ``hosts`` and ``clock`` stand in for lan_hosts and time.monotonic."""
+    (see below); ``hosts`` and ``clock`` stand in for lan_hosts and time.monotonic.
+
+    - listening on loopback only (``--host 127.0.0.1``): no phone can reach it, so no
+      code and no address but a note saying how to serve the network;
+    - listening on every address (``0.0.0.0``, ``::``): opened as ``localhost`` (on the
+      board's own screen) the code gives this machine's address on the network
+      (:func:`firmware.server.lan.lan_hosts`, looked up at most every LAN_SECONDS), with the
+      port the view really serves on; opened by its network address, that address;
+    - listening on one address: that address, as the page was reached by it.
+    """
 
     def __init__(self, listen_host: str, port: int, hosts: Callable[[], list[str]] = lan_hosts,
                  clock: Callable[[], float] = time.monotonic):

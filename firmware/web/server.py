@@ -18,7 +18,7 @@ from scorer.errors import CribbageBoardError
 from .. import WEB_PORT
 from ..server import listen
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from hardware.layout import Layout
 
 DEFAULT_HOST = "0.0.0.0"

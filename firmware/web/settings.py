@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..config import load_config
 from ..errors import ConfigError
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from hardware.layout import Layout
 
 

@@ -19,10 +19,10 @@ from .follow import LedgerFollower
 from .lru import LRU
 from .records import Played, play_record, summary
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from hardware.layout import Layout
 
-CACHED_GAMES = 64  # games replayed for their pages kept at once (about 100 KB each)
+CACHED_GAMES = 64  # games replayed for their pages kept at once (a game's replay is the most a page keeps)
 CACHED_RECORDS = 2048  # games' record lines kept for the statistics (a kilobyte or two each)
 
 

@@ -15,7 +15,7 @@ from ..club_settings import Broker, BrokerError, parse_broker
 
 __all__ = ["Broker", "BrokerError", "parse_broker", "make_client", "refusal", "tls_failure"]
 
-KEEPALIVE_S = 30  # a dead link is noticed within 1.5x this
+KEEPALIVE_S = 30  # a dead link is noticed within one and a half of this (MQTT's rule)
 RECONNECT_MIN_S, RECONNECT_MAX_S = 1, 30  # paho's back-off between attempts to reconnect
 # CONNACK refusals that no retry mends: the config must change (MQTT 3.1.1 codes 4 and 5;
 # Mosquitto 2 answers a wrong password with 5, "not authorised")

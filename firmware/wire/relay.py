@@ -1,17 +1,7 @@
 """The board's local socket for phones: how the web view asks the running board to pair a phone or enter its points.
 
-The board listens on a Unix socket beside its ledger (:func:`socket_path`),
-readable and writable by its own user and group only (the web view's user is
-in the group). A request is one JSON object on one line, and so is the
-answer; the connection closes after it. The board puts every request through
-the same path as its buttons; nothing is queued: if the board is not running,
-:func:`ask` raises :class:`BoardAway` at once, and :class:`BoardSilent` when a
-request was sent but no answer came.
-
-Requests (``op``): ``pair`` (``code``), ``seat``, ``enter`` (``id``, ``act``,
-``points``) and ``unpair``, each but ``pair`` with the phone's ``session``.
-Answers: ``{"ok": true, ...}`` or ``{"ok": false, "message": ...}``, with
-``"unpaired": true`` when the session is not (or no longer) paired.
+The board listens on a Unix socket beside its ledger (:func:`socket_path`), readable and
+writable by its own user and group only; :func:`ask` sends one request and reads its answer.
 """
 
 from __future__ import annotations
@@ -69,7 +59,21 @@ def unix_address(path: Path):
 
 def ask(path: Path, request: dict, timeout: float = ANSWER_SECONDS) -> dict:
     """Send one request to the board at ``path`` and return its answer; BoardAway if no board
-    listens there or it does not answer within ``timeout`` seconds."""
+    listens there or it does not answer within ``timeout`` seconds.
+
+    The board listens on a Unix socket beside its ledger (:func:`socket_path`),
+    readable and writable by its own user and group only (the web view's user is
+    in the group). A request is one JSON object on one line, and so is the
+    answer; the connection closes after it. The board puts every request through
+    the same path as its buttons; nothing is queued: if the board is not running,
+    :func:`ask` raises :class:`BoardAway` at once, and :class:`BoardSilent` when a
+    request was sent but no answer came.
+
+    Requests (``op``): ``pair`` (``code``), ``seat``, ``enter`` (``id``, ``act``,
+    ``points``) and ``unpair``, each but ``pair`` with the phone's ``session``.
+    Answers: ``{"ok": true, ...}`` or ``{"ok": false, "message": ...}``, with
+    ``"unpaired": true`` when the session is not (or no longer) paired.
+    """
     data = json.dumps(request, separators=(",", ":")).encode() + b"\n"
     if len(data) > MAX_LINE:
         raise ValueError("request too long")

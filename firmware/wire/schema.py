@@ -1,16 +1,7 @@
 """The club's topics and payloads, version 1: what ``docs/club.md`` documents.
 
-Every topic is under ``cribbage/<club>/``; a table's are under
-``cribbage/<club>/table/<table>/``. Every payload is a JSON object (UTF-8) with
-``"v": 1``. A board publishes its table's ``status``, ``state``, ``entry`` and
-``result``; the hub publishes each table's ``pairing``, and the club's
-``standings`` and ``hub`` status. Club and table names are 1 to 32 letters,
-digits, ``-`` or ``_`` (nothing MQTT gives a meaning: no ``/``, ``+``, ``#``).
-
-:func:`decode` is the one door for a received message: it checks the size, the
-JSON, the version, every field's type and range, and that the table the
-payload names is the table of its topic, and raises :class:`PayloadError` with
-one line saying what is wrong. Nothing here touches the network.
+Every topic is under ``cribbage/<club>/`` (:class:`Topics`); every payload is a JSON object with
+``"v": 1``. :func:`decode` is the one door for a received message. Nothing here touches the network.
 """
 
 from __future__ import annotations
@@ -59,7 +50,15 @@ class ImpossibleResult(PayloadError):
 
 
 class Topics:
-    """The topics of one club, and of one table of it when ``table`` is given."""
+    """The topics of one club, and of one table of it when ``table`` is given.
+
+    Every topic is under ``cribbage/<club>/``; a table's are under
+    ``cribbage/<club>/table/<table>/``. Every payload is a JSON object (UTF-8) with
+    ``"v": 1``. A board publishes its table's ``status``, ``state``, ``entry`` and
+    ``result``; the hub publishes each table's ``pairing``, and the club's
+    ``standings`` and ``hub`` status. Club and table names are 1 to 32 letters,
+    digits, ``-`` or ``_`` (nothing MQTT gives a meaning: no ``/``, ``+``, ``#``).
+    """
 
     def __init__(self, club: str, table: str | None = None):
         for kind, name in (("club", club), ("table", table)):
@@ -175,7 +174,13 @@ def encode(payload: dict) -> bytes:
 
 def decode(kind: str, table: str, data: bytes) -> dict:
     """The payload of a ``kind`` message on ``table``'s topic, checked; PayloadError if it
-    is too large, not UTF-8 JSON, of another version, of the wrong shape or for another table."""
+    is too large, not UTF-8 JSON, of another version, of the wrong shape or for another table.
+
+    :func:`decode` is the one door for a received message: it checks the size, the
+    JSON, the version, every field's type and range, and that the table the
+    payload names is the table of its topic, and raises :class:`PayloadError` with
+    one line saying what is wrong. Nothing here touches the network.
+    """
     limit = MAX_BYTES.get(kind)
     if limit is None:
         raise PayloadError(f"no such message kind {shown(kind)}")

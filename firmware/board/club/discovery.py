@@ -1,26 +1,8 @@
 """Home Assistant's MQTT discovery for a board in a club (``[club] homeassistant = true``).
 
-Home Assistant makes an entity of each retained config message under
-``homeassistant/sensor/<node>/<object>/config`` (the node: ``cribbage-<club>-table-<table>``,
-see :func:`node_id`): here one sensor per side of the game on the board (its
-score, named after the side's player, with the player, the back peg, the dealer
-and the winner as attributes) and one for whose count is next. They read the
-table's retained ``state`` message and are available while its ``status`` says
-online, so no YAML is needed. A side the game no longer has (four players, then
-two) has its config removed (an empty retained message), as Home Assistant
-expects.
-
-Home Assistant renders each template against every state message, whatever
-the board is doing: a board with no game (``"state": null``), a game with fewer
-sides than the configs it still holds (Home Assistant may read the new state
-before it has taken the removal of a side's config), a payload that is not
-JSON. So the templates touch nothing that may be missing: each one tests a
-value's type before it reads into it and reads a mapping's keys with ``get``.
-Home Assistant logs any undefined value a template uses (a warning, an error
-when it is iterated, indexed or read into); these templates use none, which
-``tests/test_discovery.py`` checks by rendering them with jinja2's
-``StrictUndefined``. A side the state does not have reads ``None``, which Home
-Assistant shows as unknown, and its attributes read ``{}`` (none).
+:func:`discovery_messages` makes the retained config messages: one sensor per side of the game on
+the board and one for whose count is next, each read from the table's retained ``state``, with
+templates that read any payload.
 """
 
 from __future__ import annotations
@@ -57,7 +39,30 @@ def node_id(club: str, table: str) -> str:
 
 def discovery_messages(topics: Topics, names: Sequence[str], version: str) -> list[tuple[str, bytes]]:
     """(topic, retained payload) for each entity of a board whose game's sides are named ``names``
-    (each side's entity is named after it); an empty payload removes the entity of a side beyond them."""
+    (each side's entity is named after it); an empty payload removes the entity of a side beyond them.
+
+    Home Assistant makes an entity of each retained config message under
+    ``homeassistant/sensor/<node>/<object>/config`` (the node: ``cribbage-<club>-table-<table>``,
+    see :func:`node_id`): here one sensor per side of the game on the board (its
+    score, named after the side's player, with the player, the back peg, the dealer
+    and the winner as attributes) and one for whose count is next. They read the
+    table's retained ``state`` message and are available while its ``status`` says
+    online, so no YAML is needed. A side the game no longer has (four players, then
+    two) has its config removed (an empty retained message), as Home Assistant
+    expects.
+
+    Home Assistant renders each template against every state message, whatever
+    the board is doing: a board with no game (``"state": null``), a game with fewer
+    sides than the configs it still holds (Home Assistant may read the new state
+    before it has taken the removal of a side's config), a payload that is not
+    JSON. So the templates touch nothing that may be missing: each one tests a
+    value's type before it reads into it and reads a mapping's keys with ``get``.
+    Home Assistant logs any undefined value a template uses (a warning, an error
+    when it is iterated, indexed or read into); these templates use none, which
+    ``tests/test_discovery.py`` checks by rendering them with jinja2's
+    ``StrictUndefined``. A side the state does not have reads ``None``, which Home
+    Assistant shows as unknown, and its attributes read ``{}`` (none).
+    """
     if topics.table is None:
         raise ValueError("discovery messages are a table's: these topics name no table")
     if len(names) > MAX_SIDES:

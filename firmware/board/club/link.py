@@ -1,20 +1,7 @@
 """A board's side of the club: its ledger, published to the club's broker from a thread of its own.
 
-The board's writer only wakes the link after an entry is durable
-(:attr:`ledger.writer.LedgerWriter.on_commit`: it sets an event, so a press or a
-ledger write never waits on the network). The link's thread then reads the ledger
-(read-only) and lets its :class:`~.outbox.Outbox` send what is new of the club's
-games: the outbox decides what goes, keeps the hub's word and sends again from it;
-the link connects with paho, listens and hands the outbox what it heard.
-
-The club's games are those the ledger marks as played for this club and table
-(:meth:`ledger.writer.LedgerWriter.join_club`, called by :func:`open_link` before
-anything else): every game begun while ``[club]`` names them, whether the broker
-could be reached or not, and the game on the board when the board joined, if it
-was still being played.
-
-It also listens on ``.../pairing`` for the table's next game, which the OLED
-shows (:meth:`ClubLink.next_game`), and on ``cribbage/<club>/hub`` for the hub's presence.
+:class:`ClubLink` connects with paho, listens, and lets its :class:`~.outbox.Outbox` send what is
+new of the club's games; :func:`open_link` opens it.
 """
 
 from __future__ import annotations
@@ -107,6 +94,22 @@ class ClubLink:
     ``changed`` is called (from the link's thread) when what the OLED shows of the club
     changes; ``log`` takes one line for the journal. What is sent, and when, is the
     :attr:`outbox`'s to decide; the link connects, listens and runs the thread that sends.
+
+    The board's writer only wakes the link after an entry is durable
+    (:attr:`ledger.writer.LedgerWriter.on_commit`: it sets an event, so a press or a
+    ledger write never waits on the network). The link's thread then reads the ledger
+    (read-only) and lets its :class:`~.outbox.Outbox` send what is new of the club's
+    games: the outbox decides what goes, keeps the hub's word and sends again from it;
+    the link connects with paho, listens and hands the outbox what it heard.
+
+    The club's games are those the ledger marks as played for this club and table
+    (:meth:`ledger.writer.LedgerWriter.join_club`, called by :func:`open_link` before
+    anything else): every game begun while ``[club]`` names them, whether the broker
+    could be reached or not, and the game on the board when the board joined, if it
+    was still being played.
+
+    It also listens on ``.../pairing`` for the table's next game, which the OLED
+    shows (:meth:`ClubLink.next_game`), and on ``cribbage/<club>/hub`` for the hub's presence.
     """
 
     def __init__(self, club: ClubConfig, ledger_path: str | os.PathLike,

@@ -1,31 +1,9 @@
 """What a board sends the club of its ledger, and when: the outbox of its club link.
 
-:class:`Outbox` reads what is new of the club's games in the ledger (:mod:`ledger.feed`)
-and sends:
-
-- every game line and entry, QoS 1, on ``.../entry``, named for good by
-  (ledger, game, seq);
-- each game's result when it changes (finished, abandoned, or its end undone),
-  QoS 1, on ``.../result``, the highest ``rev`` standing;
-- the live board (``/api/state``'s JSON), retained, on ``.../state``;
-- its presence, retained, on ``.../status``, with its ledger's id and its floor:
-  the first game it still needs the hub's word on.
-
-**End to end.** The broker's PUBACK only paces the sending. What the board may
-forget is what the hub says it has durably kept: its ``.../kept`` (retained,
-after each commit). That word alone moves the :class:`Watermark` kept beside the
-ledger (``LEDGER.club``, written durably), and it never moves back. The board sends
-again from the hub's word after each (re)connection while the hub is online, and
-whenever the hub, online, has confirmed nothing new of what was sent for a while
-(:class:`ResendPolicy`): a broker that crashed, lost its power or was replaced by an
-empty one costs a resend, never a game. While no hub is online the board sends
-everything once and waits; the broker queues it for the hub's persistent session.
-A board without its watermark asks the hub (its retained word comes with the
-subscription) before it sends; without an answer, it sends every game of the
-club's. A message may reach the hub more than once; the hub keeps each once.
-
-The outbox reads the ledger through a reader it is handed and sends through a
-function it is given: it knows no broker and runs no thread (:mod:`.link` is the paho side).
+:class:`Outbox` decides what goes; the hub's word on what it kept moves the :class:`Watermark`
+and :class:`ResendPolicy` says when to send again. The outbox reads the ledger through a reader it
+is handed and sends through a function it is given: it knows no broker and runs no thread
+(:mod:`.link` is the paho side).
 """
 
 from __future__ import annotations
@@ -44,7 +22,7 @@ from ledger.reader import LedgerReader
 from ... import __version__
 from ...wire import schema
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from ...config import ClubConfig
 
 WATERMARK_SUFFIX = ".club"
@@ -192,6 +170,30 @@ class Outbox:
     :meth:`reconnected` at each new connection, :meth:`take_word` with each word of the hub,
     :meth:`acknowledged` with each id the broker acknowledged, :meth:`waits` then :meth:`send`
     to send what is due, and :meth:`save` to keep the watermark.
+
+    :class:`Outbox` reads what is new of the club's games in the ledger (:mod:`ledger.feed`)
+    and sends:
+
+    - every game line and entry, QoS 1, on ``.../entry``, named for good by
+      (ledger, game, seq);
+    - each game's result when it changes (finished, abandoned, or its end undone),
+      QoS 1, on ``.../result``, the highest ``rev`` standing;
+    - the live board (``/api/state``'s JSON), retained, on ``.../state``;
+    - its presence, retained, on ``.../status``, with its ledger's id and its floor:
+      the first game it still needs the hub's word on.
+
+    **End to end.** The broker's PUBACK only paces the sending. What the board may
+    forget is what the hub says it has durably kept: its ``.../kept`` (retained,
+    after each commit). That word alone moves the :class:`Watermark` kept beside the
+    ledger (``LEDGER.club``, written durably), and it never moves back. The board sends
+    again from the hub's word after each (re)connection while the hub is online, and
+    whenever the hub, online, has confirmed nothing new of what was sent for a while
+    (:class:`ResendPolicy`): a broker that crashed, lost its power or was replaced by an
+    empty one costs a resend, never a game. While no hub is online the board sends
+    everything once and waits; the broker queues it for the hub's persistent session.
+    A board without its watermark asks the hub (its retained word comes with the
+    subscription) before it sends; without an answer, it sends every game of the
+    club's. A message may reach the hub more than once; the hub keeps each once.
     """
 
     def __init__(self, club: ClubConfig, watermark_path: Path, send: Send, log: Callable[[str], None],

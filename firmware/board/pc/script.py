@@ -1,14 +1,4 @@
-"""The simulator's scripts: one physical action a line (``#`` comments)::
-
-    turn 8          # the encoder, 8 detents clockwise (negative: back)
-    click knob      # a short press (press is the same); knob, red, blue, green,
-    click red       #   yellow, undo, menu
-    hold undo       # held past the hold time
-    down red        # the button alone down, or up
-    up red
-    wait 0.5        # let real time pass (animations)
-    enter blue hand 8   # a seat's entry as a paired phone makes it (peg, hand, crib, heels, claim, undo)
-"""
+"""The simulator's scripts: one physical action a line (``#`` comments), read by :func:`parse_script`."""
 
 from __future__ import annotations
 
@@ -19,8 +9,8 @@ from scorer.errors import RecordSyntaxError
 SCRIPT_BUTTONS = (*PUSH_BUTTONS, KNOB)  # what click, hold, down and up take
 SCRIPT_ACTS = ("peg", "hand", "crib", "heels", "claim", "undo")  # what enter takes, as a phone's page sends them
 
-# Bounds that keep a script finite: its time is about 0.3 ms a detent, 6 ms a
-# press and the hold time for a hold.
+# Bounds that keep a script finite: its time grows with its detents, its presses
+# and the hold time of its holds (bench/README.md has what each costs).
 MAX_TURN = 1000  # detents in one turn line
 MAX_DETENTS = 100_000  # detents in the whole script
 MAX_WAIT = 60.0  # seconds in one wait line
@@ -30,7 +20,19 @@ MAX_ACTIONS = 20_000  # actions in the whole script
 
 def parse_script(lines) -> list[tuple[int, str, str]]:
     """(line number, verb, argument) for each action; RecordSyntaxError for a bad
-    line, or at the line that takes the script past one of the bounds above."""
+    line, or at the line that takes the script past one of the bounds above.
+
+    A script::
+
+        turn 8          # the encoder, 8 detents clockwise (negative: back)
+        click knob      # a short press (press is the same); knob, red, blue, green,
+        click red       #   yellow, undo, menu
+        hold undo       # held past the hold time
+        down red        # the button alone down, or up
+        up red
+        wait 0.5        # let real time pass (animations)
+        enter blue hand 8   # a seat's entry as a paired phone makes it (peg, hand, crib, heels, claim, undo)
+    """
     actions = []
     detents = 0
     waited = 0.0

@@ -1,13 +1,7 @@
 """The terminal board: the mock board in a terminal, fitted to its size, redrawn only where it changed.
 
-The screen is a grid of cells (a character and its colour). Each frame is
-composed whole, compared with the last one written, and only the runs of
-cells that differ are sent (a cursor move and the new cells); a new size
-(SIGWINCH, or a size check each frame) repaints everything. The layout is
-chosen for the terminal: at 80x24 the LED board with two columns a hole, a
-plain-text score line and the OLED as text; on larger terminals wider
-holes and the OLED's pixels in braille beside its text; below 80x24 one
-line that says the size it needs.
+:func:`run_terminal` runs it; :func:`compose` draws a frame on a :class:`Canvas`, whose changes
+alone are sent.
 """
 
 from __future__ import annotations
@@ -666,7 +660,17 @@ def terminal_size(stream) -> tuple[int, int]:
 
 
 def run_terminal(config, state: Path, stdin=sys.stdin, stdout=sys.stdout) -> int:
-    """The interactive mock board; keys drive the mock pins. Ends on q or end of input."""
+    """The interactive mock board; keys drive the mock pins. Ends on q or end of input.
+
+    The screen is a grid of cells (a character and its colour). Each frame is
+    composed whole, compared with the last one written, and only the runs of
+    cells that differ are sent (a cursor move and the new cells); a new size
+    (SIGWINCH, or a size check each frame) repaints everything. The layout is
+    chosen for the terminal: at 80x24 the LED board with two columns a hole, a
+    plain-text score line and the OLED as text; on larger terminals wider
+    holes and the OLED's pixels in braille beside its text; below 80x24 one
+    line that says the size it needs.
+    """
     interactive = stdin.isatty()
     sim = Simulator(config, state, hold_s=None, animate=interactive)
     colour = interactive or os.environ.get("FORCE_COLOR") == "1"
