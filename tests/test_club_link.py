@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import jinja2
 import pytest
 
 from firmware.board.club.link import RETRY_LEDGER_S, ClubLink, open_link
@@ -282,7 +283,6 @@ def test_the_oled_shows_the_club_connection_and_the_tables_next_pairing(tmp_path
 def test_home_assistant_discovery_makes_each_sides_score_a_sensor(tmp_path, broker):
     """[club] homeassistant: retained discovery configs whose templates, rendered as Home Assistant
     does (Jinja2), give each side's score and the table's availability."""
-    jinja2 = pytest.importorskip("jinja2")
     heard = Listener(broker, "homeassistant/#", "cribbage/thursday/table/3/+")
     writer, link, _ = _writer_and_link(tmp_path, broker, homeassistant="true")
     try:
