@@ -1,4 +1,5 @@
-"""The OLED: "lap 2" in a 181 game, and the large-scores mode."""
+"""What the OLED shows (firmware/board/screens.py): "lap 2" in a 181 game, the large-scores mode, the
+screens against their reference PNGs, and the text stamped from its cache."""
 
 from __future__ import annotations
 
