@@ -1,4 +1,5 @@
-"""The game-record format: parsing, replay, JSON state and export."""
+"""The game-record format (scorer/record.py): parsing, replay, JSON state and export, undo and redo stacks included."""
+
 
 import pytest
 from helpers import play
@@ -256,3 +257,21 @@ def test_a_game_with_only_an_option_change_is_not_abandoned():
     book.apply(parse_line(OPTION_GAME + " muggins"))
     assert book.match.games_abandoned() == 0
     assert "# abandoned" not in "\n".join(book.record_lines())
+
+
+def test_export_then_replay_keeps_undo_and_redo_stacks():
+    """A record with undos and redos exports and replays to the same state, redo stack included."""
+    record = """
+        game six-card seats=Alice,Bob dealer=Alice
+        peg Bob 2
+        hand Bob 8
+        undo
+        undo
+        redo
+    """.strip().splitlines()
+    first = replay(record)
+    again = replay(first.book.record_lines())
+    assert state_dict(again.book) == state_dict(first.book)
+    assert again.book.game.redo_entries == [Entry.hand("Bob", 8)]
+    again.book.game.redo()
+    assert again.book.game.score("Bob") == 10
