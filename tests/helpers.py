@@ -1,5 +1,6 @@
 """Plain helpers the test modules share (their fixtures are in conftest.py): a record replayed, a simulated
-board, and what this machine lacks for a read-only mount or a real browser."""
+board, what this machine lacks for a read-only mount or a real browser, the ledger writer in memory, and
+record lines written to a ledger on a clock that ticks."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 import tempfile
 import textwrap
 from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TypeVar
 
@@ -18,7 +20,7 @@ import pytest
 
 from firmware.board.pc.simulator import Simulator
 from firmware.config import load_config
-from scorer.record import GameHeader, Scorebook, replay
+from scorer.record import GameHeader, Scorebook, parse_line, replay
 from scorer.report import state_dict
 
 
@@ -182,3 +184,32 @@ class MemoryLedger:
     def export(self) -> list[str]:
         """The current game's record lines, as LedgerWriter.export gives them."""
         return self.book.game.record_lines() if self.book.game else []
+
+
+# ---- ledgers written in a test ----------------------------------------------------
+
+ISO = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
+FIVE_CARD_WIN = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"]  # B on 3: skunked
+
+
+class Ticks:
+    """A clock for the store: 2026-12-02T19:00:00Z, then one second and 5 ms later at each reading."""
+
+    def __init__(self):
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.readings += 1
+        return 1_796_238_000.0 + self.readings * 1.005
+
+
+def stamp(seconds: float) -> str:
+    """The ISO 8601 form the ledger keeps for a time in seconds since the epoch."""
+    moment = datetime.fromtimestamp(seconds, timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(round(seconds * 1000)) % 1000:03d}Z"
+
+
+def apply_all(store, lines):
+    """Apply record lines to a store, each acknowledged in turn."""
+    for line in lines:
+        store.apply(parse_line(line))

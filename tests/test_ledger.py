@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import apply_all
 
 from firmware.board.pc.simulator import Simulator
 from firmware.config import load_config
@@ -32,12 +33,6 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "data" / "ledger-v1.sqlite3"
 GAME = ["game six-card seats=Alice,Bob dealer=Alice", "heels", "peg Bob 2", "go Alice", "hand Bob 8"]
 NOBODY = 65534
-
-
-def apply_all(store, lines):
-    """Apply record lines to a store, each acknowledged in turn."""
-    for line in lines:
-        store.apply(parse_line(line))
 
 
 def listing(folder: Path) -> dict:

@@ -1,4 +1,5 @@
-"""The durable ledger: acknowledged means on disk; a bad file is set aside, never deleted."""
+"""The durable ledger (ledger/writer.py): acknowledged means on disk; a bad file is set aside, never deleted;
+the time of each entry and game, from the writer's clock."""
 
 import json
 import os
@@ -7,11 +8,14 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from helpers import FIVE_CARD_WIN, ISO, Ticks, apply_all, stamp
 
 from ledger.reader import LedgerReader
+from ledger.rows import GameTimes
 from ledger.writer import LedgerWriter
 from scorer.errors import NothingToUndoError
 from scorer.game import Entry, OptionChange
@@ -34,11 +38,6 @@ crib 4
 peg Alice 3
 undo
 """.strip().splitlines()
-
-
-def apply_all(store, lines):
-    for line in lines:
-        store.apply(parse_line(line))
 
 
 def test_reopening_restores_state_and_undo_redo_stacks(tmp_path):
@@ -343,3 +342,83 @@ def test_the_ledger_keeps_the_change_and_reopens_to_the_same_game(tmp_path):
         assert reader.book.game.options.muggins
     finally:
         reader.close()
+
+
+def test_each_entry_and_game_gets_its_time(tmp_path):
+    """A game's start is its header's time, each action its own, the end the winning entry's time."""
+    path = tmp_path / "ledger.sqlite3"
+    clock = Ticks()
+    with LedgerWriter(path, clock=clock) as store:
+        apply_all(store, FIVE_CARD_WIN)
+    with LedgerReader(path) as reader:
+        times = reader.times(1)
+        expected = [stamp(1_796_238_000.0 + k * 1.005) for k in range(1, 7)]
+        assert times == GameTimes(expected[0], expected[-1], tuple(expected[1:]))
+        assert len(times.entries) == len(reader.export(1)) - 1
+        assert times.started == "2026-12-02T19:00:01.005Z"
+        [game] = reader.games()
+        assert (game.started, game.finished, game.status) == (expected[0], expected[-1], "finished")
+
+
+def test_undoing_the_win_clears_the_finish_and_redo_sets_it_again(tmp_path):
+    """The game is live again after its winning entry is undone: no finish, not listed; redo finishes it."""
+    path = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(path, clock=Ticks()) as store:
+        apply_all(store, FIVE_CARD_WIN + ["undo"])
+        with LedgerReader(path) as reader:
+            assert reader.times(1).finished is None and reader.games() == []
+        store.apply(parse_line("redo"))
+        with LedgerReader(path) as reader:
+            assert reader.times(1).finished == reader.times(1).entries[-1]
+            assert [g.status for g in reader.games()] == ["finished"]
+
+
+@pytest.mark.parametrize("reading", [
+    1_796_238_000.25,
+    datetime(2026, 12, 2, 19, 0, 0, 250000),
+    datetime(2026, 12, 2, 20, 0, 0, 250999, tzinfo=timezone(timedelta(hours=1))),
+    "2026-12-02T19:00:00.250Z",
+])
+def test_the_clock_may_give_seconds_a_datetime_or_the_iso_string(tmp_path, reading):
+    """Every form of clock reading is kept as UTC ISO 8601 with milliseconds and a Z."""
+    path = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(path, clock=lambda: reading) as store:
+        apply_all(store, ["game six-card seats=A,B", "peg A 2"])
+    with LedgerReader(path) as reader:
+        assert reader.times(1) == GameTimes("2026-12-02T19:00:00.250Z", None, ("2026-12-02T19:00:00.250Z",))
+
+
+def test_the_default_clock_is_the_time_now(tmp_path):
+    """Without a clock the times are now, in the ISO form."""
+    path = tmp_path / "ledger.sqlite3"
+    before = datetime.now(timezone.utc) - timedelta(seconds=1)
+    with LedgerWriter(path) as store:
+        apply_all(store, ["game six-card seats=A,B", "peg A 2"])
+    after = datetime.now(timezone.utc) + timedelta(seconds=1)
+    with LedgerReader(path) as reader:
+        times = reader.times(1)
+    for text in (times.started, *times.entries):
+        assert __import__("re").match(ISO, text), text
+        assert before <= datetime.fromisoformat(text.replace("Z", "+00:00")) <= after
+
+
+def test_a_damaged_ledger_set_aside_carries_the_current_match_with_its_times(tmp_path):
+    """Damage found at open: the current match carried over to the new ledger keeps its times and status."""
+    from test_ledger import _damage_an_earlier_page
+
+    path = tmp_path / "ledger.sqlite3"
+    _damage_an_earlier_page(path)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE actions SET at='2026-12-02T19:00:00.000Z' WHERE game_id=(SELECT max(id) FROM games)")
+    conn.execute("UPDATE games SET started='2026-12-02T18:00:00.000Z'")
+    conn.commit()
+    conn.close()
+    with LedgerReader(path) as reader:
+        current = reader.current_game_id()
+        before = reader.times(current)
+        statuses = [(g.id, g.status) for g in reader.games() if g.match_id == 2]
+    with LedgerWriter(path, clock=lambda: 0) as store:
+        assert "the current match was carried over" in store.messages[0]
+    with LedgerReader(path) as reader:
+        assert reader.times(current) == before and before.entries[0] == "2026-12-02T19:00:00.000Z"
+        assert [(g.id, g.status) for g in reader.games()] == statuses
