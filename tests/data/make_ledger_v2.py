@@ -9,7 +9,7 @@ undo and a redo. Every time comes from a fixed clock.
 
 The JSON keeps what 4c35ef2 read: every listed game (``LedgerReader.games()``), each game's
 export and times, the messages, and the current match's state (``replay --json`` of it).
-tests/test_ledger_v2.py opens the file with today's writer and reader and compares.
+tests/test_ledger_schema.py opens the file with today's writer and reader and compares.
 
 It was generated once, in a work tree of commit 4c35ef2, by:
     python tests/data/make_ledger_v2.py
