@@ -213,3 +213,15 @@ def apply_all(store, lines):
     """Apply record lines to a store, each acknowledged in turn."""
     for line in lines:
         store.apply(parse_line(line))
+
+
+# ---- what the board says and shows ---------------------------------------------
+
+# The controller's refusal of a second knob press within a second of the first.
+DOUBLE = "Double press: a 19 is one press on its own"
+
+
+def expected(sides):
+    """What the strip should show for the ledger's sides: the back peg is lit apart from the front
+    once the side has scored (at 0-0 both pegs share the start hole and only the front is lit)."""
+    return [{"front": s["score"], "back": s["back"] if s["score"] else None} for s in sides]

@@ -1,17 +1,18 @@
-"""Whole games through the mock pins: LED frames, OLED content, resume, refusals, the menu."""
+"""Whole games through the mock pins: LED frames, OLED content, resume, refusals (a double press of the
+knob, a knob press in the play), the menu."""
 
 
-import pytest
+
 from docs_text import doc_text
-from helpers import make
+from helpers import DOUBLE, make
 from PIL import Image
 
-from firmware.board.pc.simulator import board_png, run_script
-from firmware.board.screens import Screen, oled_image
+from firmware.board.outcome import Did
+from firmware.board.pc.simulator import SimClock, Simulator, board_png, run_script
+from firmware.board.pc.terminal import compose
+from firmware.board.screens import oled_image
 from firmware.config import load_config
 from hardware.layout import load_layout
-
-from golden import assert_matches_golden
 
 RED, BLUE = (255, 0, 0), (0, 80, 255)
 
@@ -151,25 +152,6 @@ def test_sigterm_path_turns_leds_off_and_clears(sim):
 
 # ---- golden images ---------------------------------------------------------
 
-SCREENS = {
-    "play": Screen(title="Red* 14  Blue 10", lines=("deal 3, the play",),
-                   big="12", big_caption="colour: play points; knob: Blue hand",
-                   footer="Blue peg 2"),
-    "refused": Screen(title="Red* 14  Blue 10", lines=("deal 3, the show",), big="19",
-                      big_caption="knob: Red hand > Red crib",
-                      footer="Red counts next: Red hand > Red crib", alert=True),
-    "over": Screen(title="Red 121  Blue* 88", lines=("Red wins by 33, a skunk", "Red won 1 game (3", "match points)"),
-                   footer="hold knob: new game"),
-    "menu": Screen(title="Menu", lines=("New game", "Variant: six-card", "First dealer: Red", "Options"),
-                   highlight=1),
-}
-
-
-@pytest.mark.parametrize("name", sorted(SCREENS))
-def test_oled_screens_match_golden_images(name):
-    """The main OLED screens match their reference PNGs (a few pixels of font hinting allowed)."""
-    assert_matches_golden(oled_image(SCREENS[name]), f"oled-{name}")
-
 
 def test_led_board_png(tmp_path):
     """The LED board picture has a dot for every hole."""
@@ -243,3 +225,61 @@ def test_check_my_count_says_when_a_crib_would_count_otherwise(sim):
     cards = parse_cards("2H 4H 6H 8H QS".split())
     breakdown = Breakdown(cards[:4], cards[4], crib=False)
     assert breakdown.total == 4 and "as a crib: 0" in breakdown.screen(0).lines
+
+
+def test_a_double_press_in_a_script_is_refused(tmp_path):
+    """The measured script, turn 8 / click knob / click knob, on the mock board (its clock held): no "Red hand 0"."""
+    sim = Simulator(load_config(), tmp_path / "ledger.sqlite3", clock=SimClock(lambda: 1000.0))
+    try:
+        sim.act("turn", "8")
+        sim.act("click", "knob")
+        outcomes = [outcome for outcome in sim.act("click", "knob") if outcome.did is not Did.NOTHING]
+        assert [(outcome.did, outcome.message) for outcome in outcomes] == [(Did.REFUSED, DOUBLE)]
+        assert [entry.describe() for entry in sim.board.controller.game.pegged] == ["Blue hand 8"]
+        sim.clock.skip(1.5)
+        sim.act("click", "knob")
+        assert sim.board.controller.game.pegged[-1].describe() == "Red hand 0"
+    finally:
+        sim.close()
+
+
+PLAY_THEN_KNOB = ["turn 2", "click blue", "turn 2", "click knob"]
+
+
+def test_a_knob_press_in_the_play_says_the_play_is_over(tmp_path):
+    """The measured script: the OLED and the terminal say the play is over, with a tone of its own; nothing refused."""
+    sim = Simulator(load_config(overrides=["buzzer.enabled=true"]), tmp_path / "ledger.sqlite3")
+    try:
+        outcomes = []
+        for line in PLAY_THEN_KNOB:
+            outcomes += sim.act(*line.split())
+        last = outcomes[-1]
+        assert last.accepted and last.play_over and last.message == "Play over: Blue hand 2 (undo if not)"
+        assert not any(outcome.refused for outcome in outcomes)
+        assert [label for label, _ in sim.devices.buzzer.played] == ["accept", "play-over"]
+        screen = sim.board.oled_screen()
+        assert screen.footer == "Play over: Blue hand 2 (undo if not)" and screen.alert
+        assert sim.devices.display.image.convert("1").tobytes() == oled_image(screen).tobytes()
+        text = "\n".join(compose(sim, 80, 24, colour=False).lines())
+        assert "! Play over: Blue hand 2" in text and "(undo if not)" in text
+    finally:
+        sim.close()
+
+
+def test_the_play_over_message_is_no_refusal_in_a_script(tmp_path):
+    """simulate lists no refusal for the knob press that ends the play."""
+    result = run_script(PLAY_THEN_KNOB, load_config(), tmp_path / "ledger.sqlite3")
+    assert result["rejected"] == [] and result["screen"]["footer"].startswith("Play over: Blue hand 2")
+
+
+def test_the_oled_hint_names_the_colour_buttons_while_the_play_is_on(tmp_path):
+    """In the play the caption names the colour buttons for play points first; in the show, the knob's counts."""
+    sim = Simulator(load_config(), tmp_path / "ledger.sqlite3")
+    try:
+        sim.act("turn", "2")
+        sim.act("click", "blue")
+        assert sim.board.oled_screen().big_caption == "colour: play points; knob: Blue hand"
+        sim.act("click", "knob")
+        assert sim.board.oled_screen().big_caption == "knob: Red hand > Red crib"
+    finally:
+        sim.close()

@@ -6,7 +6,7 @@ durable, a restart resuming) is tested through the mock board and a real ledger,
 test_ledger*.py files."""
 
 import pytest
-from helpers import MemoryLedger
+from helpers import DOUBLE, MemoryLedger
 
 from firmware.board.controller import Controller
 from firmware.board.outcome import NOTHING, Did, Move
@@ -99,7 +99,6 @@ def test_outcome_of_a_turn_a_refusal_and_an_entry(board):
     assert controller.handle(InputEvent("press", "blue")) is NOTHING  # edges: only clicks, holds and turns count
 
 
-
 def test_outcome_names_the_skunk_lines_crossed_and_the_win(board):
     """A count over the game's own line is named in the outcome; the count that reaches 61 is the win."""
     controller, clock = board
@@ -123,11 +122,6 @@ def test_outcome_names_the_skunk_lines_crossed_and_the_win(board):
     assert over.refused and over.message == "Game over: hold the knob for a new game"
 
 
-
-DOUBLE = "Double press: a 19 is one press on its own"
-
-
-
 def test_a_double_press_of_the_knob_is_refused(board):
     """turn 8, knob, knob at once: the second press is refused (it says how to peg a nineteen), nothing pegged."""
     controller, clock = board
@@ -140,7 +134,6 @@ def test_a_double_press_of_the_knob_is_refused(board):
     assert controller.screen().footer == DOUBLE and controller.screen().alert
 
 
-
 def test_a_nineteen_pressed_after_a_pause_still_pegs(board):
     """The same presses with more than a second between them: the second pegs a nineteen (0) for Red."""
     controller, clock = board
@@ -149,7 +142,6 @@ def test_a_nineteen_pressed_after_a_pause_still_pegs(board):
     clock.now += 1.2
     nineteen = click(controller, KNOB)
     assert nineteen.accepted and [made.text for made in nineteen.made] == ["Red hand 0"]
-
 
 
 def test_a_press_refused_as_double_counts_as_the_press_before(board):
@@ -162,7 +154,6 @@ def test_a_press_refused_as_double_counts_as_the_press_before(board):
         assert click(controller, KNOB).message == DOUBLE
     clock.now += 1.5
     assert click(controller, KNOB).accepted
-
 
 
 def test_a_dialled_count_right_after_the_knob_is_no_double_press(board):
@@ -191,7 +182,6 @@ def test_refusals_show_on_the_oled_and_change_nothing(pins):
     assert "No player on the green button" in pins.controller.screen().footer
 
 
-
 def test_show_order_on_the_oled(pins):
     """The screen says whose count is next and the rest of the show."""
     dial_and(pins, 2, "blue")
@@ -205,7 +195,6 @@ def test_show_order_on_the_oled(pins):
     assert screen.lines[0] == "deal 1, the show" and screen.big_caption == "knob: Red hand > Red crib"
 
 
-
 def test_undo_and_hold_to_redo(pins):
     """Undo takes back a mis-peg and says so; holding undo redoes it."""
     dial_and(pins, 12, "blue")
@@ -213,7 +202,6 @@ def test_undo_and_hold_to_redo(pins):
     assert scores(pins) == (0, 0) and pins.controller.screen().footer == "Undone: Blue peg 12"
     pins.act("hold", "undo")
     assert scores(pins) == (0, 12) and pins.controller.screen().footer == "Redone: Blue peg 12"
-
 
 
 def test_menu_new_match_resets_the_tally(pins):
@@ -226,7 +214,6 @@ def test_menu_new_match_resets_the_tally(pins):
     pins.act("turn", "1")
     pins.act("click", "knob")
     assert scores(pins) == (0, 0) and pins.store.book.match.games_played() == 0
-
 
 
 def test_menu_new_game_needs_confirmation(pins):
@@ -263,14 +250,12 @@ def test_the_button_with_two_dialled_pegs_nothing_and_says_how(pins):
     assert pins.controller.game.state.phase.value == "play"
 
 
-
 def test_the_same_press_again_pegs_play_points(pins):
     """After the question, the dealer's button again (2 still dialled) pegs 2 in the play."""
     pins.act("turn", "2")
     pins.act("click", "red")
     pins.act("click", "red")
     assert kinds(pins) == [(EntryKind.PEG, "Red", 2)]
-
 
 
 def test_anything_between_asks_again(pins):
@@ -284,14 +269,12 @@ def test_anything_between_asks_again(pins):
     assert pins.controller.screen().footer == ASKS
 
 
-
 def test_the_knob_with_two_dialled_is_a_show_count_and_says_so(pins):
     """The knob at the start of a deal is no way to his heels: it counts pone's hand and says the play is over."""
     pins.act("turn", "2")
     pins.act("click", "knob")
     assert kinds(pins) == [(EntryKind.HAND, "Blue", 2)]
     assert pins.controller.screen().footer.startswith("Play over: Blue hand 2")
-
 
 
 def test_a_phone_enters_his_heels(pins):

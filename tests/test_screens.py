@@ -7,7 +7,7 @@ import random
 import string
 
 import pytest
-from helpers import script_to_win
+from helpers import DOUBLE, script_to_win
 from PIL import Image, ImageDraw
 
 from firmware.board import screens
@@ -119,3 +119,35 @@ def test_a_text_stamped_from_its_cache_is_the_pixels_pillow_draws():
                     ImageDraw.Draw(drawn).text(xy, text, font=font(size), fill=fill)
                     screens._text(stamped, xy, text, size, fill)
                     assert stamped.tobytes() == drawn.tobytes(), (text, size, xy, fill)
+
+
+SCREENS = {
+    "play": Screen(title="Red* 14  Blue 10", lines=("deal 3, the play",),
+                   big="12", big_caption="colour: play points; knob: Blue hand",
+                   footer="Blue peg 2"),
+    "refused": Screen(title="Red* 14  Blue 10", lines=("deal 3, the show",), big="19",
+                      big_caption="knob: Red hand > Red crib",
+                      footer="Red counts next: Red hand > Red crib", alert=True),
+    "over": Screen(title="Red 121  Blue* 88", lines=("Red wins by 33, a skunk", "Red won 1 game (3", "match points)"),
+                   footer="hold knob: new game"),
+    "menu": Screen(title="Menu", lines=("New game", "Variant: six-card", "First dealer: Red", "Options"),
+                   highlight=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCREENS))
+def test_oled_screens_match_golden_images(name):
+    """The main OLED screens match their reference PNGs (a few pixels of font hinting allowed)."""
+    assert_matches_golden(oled_image(SCREENS[name]), f"oled-{name}")
+
+
+@pytest.mark.parametrize("message", [DOUBLE, "Play over: Blue hand 12 (undo if not)"])
+def test_the_new_messages_fit_the_oleds_two_footer_lines(message):
+    """The double press's and the end of the play's lines are whole in an alert's two footer lines."""
+    from PIL import Image, ImageDraw
+
+    from firmware.board.screens import _wrap
+    from hardware.display import HEIGHT, WIDTH
+
+    draw = ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT)))
+    assert " ".join(_wrap(draw, message, 10, WIDTH - 2, 2)) == message
