@@ -1,6 +1,8 @@
 """The web view's pages (firmware/web/pages.py, with the records and the site they show) as a player reads
 them: undone entries, long names, the CSV, titles, the live region, the players' colours, an option changed."""
 
+import csv
+import io
 import json
 import re
 
@@ -10,10 +12,11 @@ from firmware.web import pages
 from firmware.web.follow import LedgerFollower
 from firmware.web.records import taken_back
 from firmware.web.site import Site
+from ledger.rows import GameRow
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line
 
-from web_games import game_record, up_to_a_crib, write_games
+from web_games import game_record, get, match_records, up_to_a_crib, web_server, write_games
 
 
 def test_taken_back_marks_what_each_undo_took_back():
@@ -79,7 +82,6 @@ def test_games_csv_keeps_the_scores_of_an_abandoned_game_as_its_page_shows_them(
     import csv
     import io
 
-    from web_games import get, match_records, web_server
 
     state = tmp_path / "ledger.sqlite3"
     abandoned = game_record("game five-card seats=Cat,Dan dealer=Cat", seed=3, entries=6)
@@ -114,7 +116,6 @@ INVISIBLE = re.compile(r"[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2
 def test_every_page_has_an_h1_and_a_title_with_nothing_invisible(tmp_path):
     """/, /games, a game, /stats and a missing game each have one h1 (the brand where the page has no
     heading of its own) and a <title> without isolates or other invisible characters."""
-    from web_games import get, match_records, web_server
 
     state = tmp_path / "ledger.sqlite3"
     with LedgerWriter(state) as store:
@@ -222,3 +223,20 @@ def test_the_live_board_reads_a_game_with_an_option_change(tmp_path):
     assert live["problem"] is None and live["state"]["options"]["muggins"] is True
     newest = live["recent"][0]
     assert newest["action"] == "option" and newest["said"] == "Muggins on, from now"
+
+
+def test_games_csv_cells_never_start_a_formula():
+    """Cells starting with = + - @, a tab or a carriage return get a leading quote (OWASP); others are as they were."""
+    from firmware.web.pages import games_csv
+
+    hostile = ("=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tTab", "\rReturn")
+    rows = [GameRow(7, 1, "six-card", hostile[:2], 121, "finished", winner=hostile[2], loser=hostile[3],
+                    result="win", margin=12, game_points=1, scores={hostile[4]: 121, hostile[5]: 109},
+                    started="2026-01-01T20:00:00.000Z", finished="2026-01-01T20:30:00.000Z")]
+    table = list(csv.reader(io.StringIO(games_csv(rows), newline="")))
+    row = dict(zip(table[0], table[1]))
+    for cell in table[1]:
+        assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
+    assert row["players"] == "'" + " ".join(hostile[:2]) and row["winner"] == "'-2+3" and row["loser"] == "'@SUM(A1)"
+    assert row["scores"] == "'\tTab:121 \rReturn:109"
+    assert (row["id"], row["margin"], row["started"], row["result"]) == ("7", "12", "2026-01-01T20:00:00.000Z", "win")

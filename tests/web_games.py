@@ -6,6 +6,8 @@ import contextlib
 import json
 import os
 import random
+import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -24,7 +26,6 @@ from waits import CEILING_S, REQUEST_CEILING_S
 
 def _other_user_problem() -> str | None:
     """Why the tests cannot run the web view as another user (nobody) here, or None."""
-    import shutil
 
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         return "needs root and setpriv to run as another user"
@@ -236,3 +237,35 @@ def follow_events(url: str, count: int, got: list, timeout: float = CEILING_S) -
                 got.append(json.loads(line[6:]))
                 if len(got) == count:
                     return
+
+
+def two_games(folder: Path) -> Path:
+    """A ledger in ``folder`` of two finished games of Alice and Bob."""
+    path = folder / "ledger.sqlite3"
+    with LedgerWriter(path) as store:
+        write_games(store, match_records(2))
+    return path
+
+
+def exchange(base: str, request: bytes, timeout: float = CEILING_S) -> bytes:
+    """All the server sends back for the raw ``request`` until it closes the connection
+    (socket.timeout if it has not within ``timeout``)."""
+    host, port = base.removeprefix("http://").split(":")
+    deadline = time.monotonic() + timeout
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(request)
+        answer = b""
+        while True:
+            sock.settimeout(max(deadline - time.monotonic(), 0.001))
+            chunk = sock.recv(65536)
+            if not chunk:
+                return answer
+            answer += chunk
+
+
+def request(path: str, host: str = "127.0.0.1", method: str = "GET", extra: str = "") -> bytes:
+    return f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{extra}\r\n".encode("latin-1")
+
+
+def status_of(answer: bytes) -> int:
+    return int(answer.split(b" ", 2)[1])
