@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from .club_settings import Broker
 
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
-MAX_CONFIG_BYTES = MAX_BYTES  # 256 KB, many times the default file
+MAX_CONFIG_BYTES = MAX_BYTES
 MAX_OVERRIDE = 1000  # characters of one --set
 MAX_NAME = 12  # characters of a player's name: what the OLED and the board's name picker hold
 RGB = tuple[int, int, int]
@@ -358,7 +358,7 @@ class LedsConfig:
         "hole's, so the strip grows by this many a track; board-template --game-counters N draws where to "
         "drill them.",
     )
-    standard_colours: tuple[RGB, ...] = ()  # [leds] colours as given ("standard"), () when ``colours`` are
+    standard_colours: tuple[RGB, ...] = ()  # [leds] colours as given, when a palette replaced them; else ()
 
     def colours_of(self, palette: str) -> tuple[RGB, ...]:
         """The side colours of a palette: "standard" is [leds] colours, the others their own."""
@@ -691,7 +691,9 @@ def _check_pins(hookup: Hookup, display: DisplayConfig, where: str) -> None:
     order = list(_KEYED)
     for group in shared_pins(hookup):
         moved, other = sorted(group, key=lambda wire: order.index(wire.part) if wire.part in _KEYED else len(order))[:2]
-        if moved.part in _KEYED:  # else the OLED's SPI pins and the strip's: it is on MOSI too, a pin before
+        # A group with no key is the OLED's SPI pins and those the strip's SPI driver takes: then the OLED
+        # is on MOSI too, an earlier pin, whose group has raised already.
+        if moved.part in _KEYED:
             raise ConfigError(f"{where}: {_key_of(moved, display)} = {moved.gpio} is also "
                               f"{_key_of(other, display)}: give {_KEYED[moved.part][1]} its own pin")
 

@@ -286,7 +286,8 @@ class ManualClock:
         """Move on ``seconds``, running each timer that falls due, in time order, at its time."""
         end = self.now + seconds
         while True:
-            due = [(t.due, t) for t in self.pending if t.due is not None and t.due <= end]  # pending: started
+            # Only started timers are pending: the None check is for mypy.
+            due = [(t.due, t) for t in self.pending if t.due is not None and t.due <= end]
             if not due:
                 break
             at, first = min(due, key=lambda pair: pair[0])
@@ -355,7 +356,7 @@ class MockControls(Controls):
         """Hold a button past the hold time, then let it go."""
         self.press(name)
         self.clock.advance(self.pins.hold_s)
-        if self._timer is _thread_timer:  # real_timers: wait for the thread
+        if self._timer is _thread_timer:  # real_timers: the hold fires on a thread of its own
             deadline = time.monotonic() + self.pins.hold_s * 5 + 1
             while name not in self._held and time.monotonic() < deadline:
                 time.sleep(0.002)

@@ -210,7 +210,7 @@ class Ws281xStrip:
                     "the LED strip needs a Raspberry Pi and this is not one: use --backend mock"
                 )
             try:
-                import rpi_ws281x  # imported here, never at module import
+                import rpi_ws281x  # on open, not at import: this module loads on a PC
             except ImportError:
                 raise DeviceNotFoundError(
                     "rpi_ws281x is not installed: on the Pi run pip install rpi_ws281x in the venv"
@@ -308,7 +308,7 @@ class SpiStrip:
         self.pipeline = FramePipeline(count, power)
         if library is None:
             try:
-                import spidev  # imported here, never at module import
+                import spidev  # on open, not at import: this module loads on a PC
             except ImportError:
                 raise DeviceNotFoundError(
                     "spidev is not installed: on the Pi run pip install spidev in the venv"

@@ -22,7 +22,7 @@ OLED_WINDOW_MM = (22.0, 11.0)  # 0.96" SSD1306 128x64: lit area about 21.7 x 10.
 OLED_MODULE_MM = (27.0, 27.0)  # its breakout board, about 27 x 27 mm: a recess from below
 STRIP_MM = 10.0  # a 60 LEDs/m WS2812B strip's width: the length of a cut mark
 MARGIN_MM = 4.0  # blank paper around the drawing
-LED_LABEL_EVERY = 10  # an LED number on every 10th LED
+LED_LABEL_EVERY = 10
 LED_NUMBER_MM = 2.4  # smaller than a hole number, teal and italic, "LED n": never read as a hole
 SCALE_BAR_MM = 100.0  # to check the print's scale
 
@@ -409,7 +409,8 @@ def _strip(layout: Layout, pieces: list[list[Hole]], hole_mm: float) -> list[Sha
                 ((back[0] - d[1] * 1.6, back[1] + d[0] * 1.6), tip, (back[0] + d[1] * 1.6, back[1] - d[0] * 1.6)),
                 "strip-arrow", STRIP, 0.4))
         for hole in piece:
-            if hole.led % LED_LABEL_EVERY == 0 or (hole.counter and hole.led == layout.hole_leds):  # counters' 1st
+            # Every LED_LABEL_EVERY-th LED is numbered, and the first game counter's.
+            if hole.led % LED_LABEL_EVERY == 0 or (hole.counter and hole.led == layout.hole_leds):
                 shapes.append(_led_label(hole, d, occupied, pitch, hole.led == 0))
         ends.append((a, b))
         previous = last

@@ -398,7 +398,7 @@ class Board:
         True if anything changed."""
         controls = self.devices.controls
         if controls is not None:
-            controls.when_event = self.wake.set  # (the buttons may be new: opened again after a failure)
+            controls.when_event = self.wake.set  # each time: the buttons may be new, opened again after a failure
         if controls is None or controls.events.empty():
             self.wake.wait(timeout)
         self.wake.clear()  # before the queue is read: an input queued from now on wakes the next wait

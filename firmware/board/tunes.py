@@ -10,8 +10,8 @@ TUNES: dict[str, tuple[tuple[float, float], ...]] = {
     "refuse": ((196.0, 0.12), (0.0, 0.04), (147.0, 0.2)),  # low, falling: nothing changed
     "skunk": ((784.0, 0.08), (988.0, 0.08), (1175.0, 0.14)),  # rising: a side is over a skunk line
     "win": ((784.0, 0.1), (988.0, 0.1), (1175.0, 0.1), (1568.0, 0.35)),  # a fanfare: game over
-    "play-over": ((1319.0, 0.05), (0.0, 0.05), (880.0, 0.05), (0.0, 0.05), (880.0, 0.12)),  # blip, then
-    # two lower: saved, and the play is over (the show has begun)
+    # a blip, then two lower: saved, and the play is over (the show has begun)
+    "play-over": ((1319.0, 0.05), (0.0, 0.05), (880.0, 0.05), (0.0, 0.05), (880.0, 0.12)),
 }
 
 

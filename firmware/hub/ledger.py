@@ -23,7 +23,7 @@ from ledger.schema import BUSY_TIMEOUT_MS, close_connection, uri
 from ledger.schema import HUB_APPLICATION_ID as APPLICATION_ID
 from ledger.single_writer import Clock, SingleWriter
 
-SCHEMA_VERSION = "2"  # 1: the first release; 2: conflicts
+SCHEMA_VERSION = "2"
 TABLES = ("nights", "players", "entries", "results", "rounds", "pairings", "corrections", "conflicts")
 CORRECTION_ACTIONS = ("correct", "void", "restore")
 CONFLICT_KINDS = ("entry", "result", "refused")

@@ -84,11 +84,12 @@ class HubLink:
         self._published: dict[str, bytes] = {}  # topic -> payload last published (retained)
         self._announced = False  # this hub has said it is the club's (its presence published)
         self._said = 0  # presences said by this run
-        self._lock = threading.Lock()  # guards the look at the club's presence:
-        self._phase = "looking"  # at the club's presence; then "begun" (this hub keeps the night) or "refused"
+        # The look at the club's presence (is another hub keeping the night?), under the lock:
+        self._lock = threading.Lock()
+        self._phase = "looking"  # then "begun" (this hub keeps the night) or "refused"
         self._probing = False  # the first connection: reading the club's presence before anything else
         self._suspect: dict | None = None  # another hub's presence (online) seen while probing: alive?
-        self._latest: dict | None = None  # ... and what this connection's look found (None: nobody online)
+        self._latest: dict | None = None  # what this connection's look found (None: nobody online)
         self._looked = -1  # the connection (generation) whose look has been answered
         self._probe_mid: int | None = None
         self._held: list = []  # what the broker delivered while probing, unacknowledged
@@ -120,8 +121,10 @@ class HubLink:
         if not force and self._published.get(topic) == data:
             return
         self._published[topic] = data
-        if self._client is not None and self._announced:  # before, paho would send it on connecting,
-            self._client.publish(topic, data, qos=qos, retain=True)  # over the pairings of a hub online
+        # Only once this hub is the club's: paho would send an earlier publish on connecting, over the
+        # retained words of a hub that is online.
+        if self._client is not None and self._announced:
+            self._client.publish(topic, data, qos=qos, retain=True)
 
     def announce(self) -> None:
         """This hub is the club's on this connection: its presence said, the words to the tables again."""
@@ -205,8 +208,10 @@ class HubLink:
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         with self._lock:
-            if self._probing:  # cut off while looking: look again on the next connection (what was held
-                self._probing = False  # comes again on it, unacknowledged as it is)
+            # Cut off while looking: look again on the next connection (what was held comes again on it,
+            # unacknowledged as it is).
+            if self._probing:
+                self._probing = False
                 self._held = []
             begun = self._phase == "begun"
         if self.connected:
@@ -397,7 +402,7 @@ class HubLink:
                 if kind == "result":
                     result_of(payload)
             except (schema.ImpossibleResult, ResultError) as error:  # dropped, and noted for the director
-                refused = error.payload if isinstance(error, schema.ImpossibleResult) else payload or {}  # decoded
+                refused = error.payload if isinstance(error, schema.ImpossibleResult) else payload or {}
                 self.journal.ignored(f"table {table}: dropped: {error}")
                 self.inbox.put(Received("refused", table, {**refused, "reason": str(error)}, message.mid,
                                         message.qos, generation))

@@ -91,7 +91,7 @@ class Changes:
     def wake(self) -> None:
         loop = self.loop
         if loop is not None and not loop.is_closed() and not self._woken:
-            self._woken = True  # once until the loop has taken it: a snapshot a batch need not each wake it
+            self._woken = True  # once until the loop takes it: a batch's snapshots wake it once
             try:
                 loop.call_soon_threadsafe(self._swap)
             except RuntimeError:  # the loop closed meanwhile

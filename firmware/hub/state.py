@@ -127,7 +127,7 @@ class NightState:
         self._live_lock = threading.Lock()
         self._said: set[str] = set()  # tables whose status or state changed since the last snapshot
         self._order: tuple[str, ...] = ()  # the tables shown, in name order
-        self._shown: list[TableLive] = []  # ... as they are shown
+        self._shown: list[TableLive] = []  # their live rows, in that order
         self._at: dict[str, int] = {}  # a table's place in them
         self._without_table: dict[int, bool] = {}  # round number -> whether it has pairings without a table
         self._entries: dict[str, int] = {}

@@ -127,7 +127,8 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
     links: dict[int, PhoneLink] = {}
     if listen is not None:
         links[listen[1]] = PhoneLink(*listen)
-    composed: list = [None, None, None, None]  # the last page sent: the board's bytes, the QR code's, the whole, its headers
+    # The last page sent: the board's bytes, the QR code's, the whole, its headers.
+    composed: list = [None, None, None, None]
     # The board read once a turn of the event loop: requests that arrived together (read from their
     # sockets before any of them ran) share one look at the ledger, which is as fresh for each of them.
     turn: list = [None]

@@ -94,7 +94,7 @@ class Site:
         if p is None:
             p = play_record(game_id, self.follower.export(game_id))
             if game_id != current:
-                self._played.put(game_id, p)  # a game before the current one never changes
+                self._played.put(game_id, p)
         listed = next((g for g in self.games() if g.id == game_id), None)
         if listed is None:
             listed = summary(p, PLAYING if game_id == current else ABANDONED)

@@ -26,12 +26,12 @@ if TYPE_CHECKING:
     from ...config import ClubConfig
 
 WATERMARK_SUFFIX = ".club"
-WATERMARK_VERSION = 2  # 1 moved on the broker's PUBACK (and named the broker): not taken up
+WATERMARK_VERSION = 2  # another version is not taken up: the hub is asked (docs/decisions.md)
 IN_FLIGHT = 20  # QoS 1 messages sent and not yet acknowledged by the broker, at most
 STATE_EVERY_S = 0.5  # the retained live board is sent at most this often
 SAVE_EVERY_S = 1.0  # the watermark is written at most this often (and at close)
 RESEND_S = 5.0  # the hub online and its word behind what was sent this long: send again from it
-RESEND_MAX_S = 60.0  # ... doubling each time nothing came of it, up to this
+RESEND_MAX_S = 60.0  # RESEND_S doubles each time nothing came of it, up to this
 
 Send = Callable[[str, bytes, bool], int]  # (topic, payload, retained) sent at QoS 1 -> its message id
 Key = dict[str, str]  # a watermark's ledger, club and table
@@ -448,7 +448,7 @@ class Outbox:
         sent = False
         for status, wanted, lines in reader.feed(changed_games):
             payload = result_payload_of(self.club.table, mark.key["ledger"], status, wanted, lines)
-            if payload is None:  # its stored lines no longer replay: nothing can be said of it
+            if payload is None:
                 self.log(f"club: game {status.game}'s record no longer replays; its result is not sent")
                 mark.results[status.game] = wanted
                 self._dirty = True
