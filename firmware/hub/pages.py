@@ -20,12 +20,12 @@ from markupsafe import Markup
 
 from scorer.standings import credits, losers, name_key
 
+from ..server.sheets import csv_cell
 from ..server.templating import environment
 from .night import COUNTED, GameView, NightView
 
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
                            "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run a cell that starts so
 CSV_COLUMNS = ("round", "table", "ledger", "game", "status", "seats", "scores", "winner", "result", "margin",
                "game_points", "correction", "received")
 
@@ -445,12 +445,6 @@ def rounds_dict(view: NightView) -> dict:
     }
 
 
-def neutral(cell) -> str:
-    """A CSV cell a spreadsheet will show, not run: one starting with = + - @ tab or CR gets a quote mark."""
-    text = "" if cell is None else str(cell)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
-
-
 def night_csv(view: NightView) -> str:
     """The night, one row a game (every game received, counted or not), oldest first."""
     rounds_of = {}
@@ -473,5 +467,5 @@ def night_csv(view: NightView) -> str:
                ", ".join(line.kind.value for line in lost), ", ".join(str(line.margin) for line in lost), points,
                f"{game.correction.action}: {game.correction.reason}" if game.correction else "",
                game.latest.received]
-        writer.writerow([neutral(cell) for cell in row])
+        writer.writerow([csv_cell(cell) for cell in row])
     return out.getvalue()

@@ -22,6 +22,7 @@ from scorer.game import PHASE_WORDS, Phase
 from scorer.history import race_lines
 from scorer.variants import VARIANTS, SkunkLines
 
+from ..server.sheets import csv_cell
 from .board import COLOURS, PALETTES, board_svg, geometry_for, peg_hole
 from .charts import CHART_FONT, PHONE_FONT, distribution_svg, race_svg
 from .names import visible
@@ -250,15 +251,6 @@ def game_context(game: GameRow, played, times: GameTimes) -> dict:
     return {"game": game, "sides": sides, "scores": list(zip(sides, played.game.state.scores)), "race": race,
             "started": _date(times.started), "finished": _date(times.finished) if times.finished else None,
             "rows": rows, "problems": played.problems}
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run as a formula (OWASP)
-
-
-def csv_cell(value) -> str:
-    """A cell a spreadsheet shows as text: one that would start a formula gets a leading quote."""
-    text = str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def games_csv(games: list[GameRow], replayed: dict[int, dict[str, int]] | None = None) -> str:
