@@ -1,6 +1,6 @@
 """A TOML file read safely: at most a size cap, UTF-8, not nested too deeply,
-never hanging on a pipe or an endless device. Shared by the config (``firmware``)
-and the board layouts (``hardware``), below both."""
+never hanging on a pipe or an endless device. The board layouts (:mod:`hardware.layout`)
+and the config (:mod:`firmware.config`) are read with it."""
 
 from __future__ import annotations
 
