@@ -4,7 +4,7 @@ The programs: :mod:`firmware.board` (the board, and in :mod:`firmware.board.pc` 
 board on a PC), :mod:`firmware.web` (the web view), :mod:`firmware.hub` (the club hub)
 and :mod:`firmware.cli` (the command line that runs them). What they say to each other
 is :mod:`firmware.wire`; what the two servers serve with, :mod:`firmware.server`. The
-base (the config, the club's settings, errors, the journal, the palette) is here.
+base (the config and its files, the club's settings, errors, the journal, the palette) is here.
 docs/architecture.md says what may import what; tests/test_rooms.py holds the code to it.
 """
 

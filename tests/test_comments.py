@@ -1,7 +1,7 @@
 """Comments and docstrings of the product say what the code does and why, never when it changed or what it measured.
 
 Dates, issue numbers, instruction counts, ratios and timings taken on some machine belong in
-``docs/decisions.md`` or ``bench/README.md`` (docs/DESIGN's habits). Comments come from ``tokenize``,
+``docs/decisions.md`` or ``bench/README.md``. Comments come from ``tokenize``,
 docstrings from ``ast``; the shipped shell and unit files and ``pyproject.toml`` are read line by line.
 A module docstring is a few lines: at most ``MODULE_DOC_LINES``.
 """
