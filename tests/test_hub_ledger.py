@@ -8,8 +8,9 @@ import sys
 
 import pytest
 
-from firmware.hub.ledger import APPLICATION_ID, HubLedger, HubReader, PairingRow
+from firmware.hub.ledger import HubLedger, HubReader, PairingRow
 from ledger.errors import LedgerError, LedgerInUseError
+from ledger.schema import HUB_APPLICATION_ID
 from ledger.writer import LedgerWriter
 
 KEY = ("thu", "3", "0123456789abcdef", 7)
@@ -122,7 +123,7 @@ def test_the_file_is_marked_wal_full_and_versioned(tmp_path):
     HubLedger(path).close()
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == HUB_APPLICATION_ID
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == "2"
     finally:

@@ -19,8 +19,7 @@ from typing import Any, NamedTuple
 from ledger.causes import sqlite_cause
 from ledger.errors import Damaged, LedgerError
 from ledger.schema import APPLICATION_ID as BOARD_APPLICATION_ID
-from ledger.schema import BUSY_TIMEOUT_MS, close_connection, uri
-from ledger.schema import HUB_APPLICATION_ID as APPLICATION_ID
+from ledger.schema import BUSY_TIMEOUT_MS, HUB_APPLICATION_ID, close_connection, uri
 from ledger.single_writer import Clock, SingleWriter
 
 SCHEMA_VERSION = "2"
@@ -318,7 +317,7 @@ class HubLedger(SingleWriter):
         if new:
             _run(conn, [*_SCHEMA.split(";"), *_CONFLICTS.split(";"), *_append_only(TABLES)])
             conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            conn.execute(f"PRAGMA application_id={HUB_APPLICATION_ID}")
         elif version < 2:  # schema 1: it gains the conflicts table
             _run(conn, [*_CONFLICTS.split(";"), *_append_only(["conflicts"])])
             conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
@@ -431,12 +430,12 @@ def _inspect_file(conn: sqlite3.Connection, path: Path) -> tuple[bool, int]:
     a board's ledger or a newer schema; Damaged for our marker on a schema that is not ours."""
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if not tables and app_id in (0, APPLICATION_ID):
+    if not tables and app_id in (0, HUB_APPLICATION_ID):
         return True, int(SCHEMA_VERSION)
     if app_id == BOARD_APPLICATION_ID:
         raise LedgerError(f"ledger {path} is a board's ledger, not a club hub's: give the hub a file of its own "
                           "(--state hub.sqlite3)")
-    if app_id != APPLICATION_ID:
+    if app_id != HUB_APPLICATION_ID:
         shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
         what = f"application_id {app_id:#x}" if app_id else f"tables: {shown}"
         raise LedgerError(f"ledger {path} is another program's SQLite database ({what}): "
@@ -627,7 +626,7 @@ class HubReader(HubRows):
         try:
             conn = sqlite3.connect(uri(self.path, "ro"), uri=True, isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            if conn.execute("PRAGMA application_id").fetchone()[0] != HUB_APPLICATION_ID:
                 conn.close()
                 raise LedgerError(f"ledger {self.path} is not a club hub's ledger")
         except sqlite3.Error as error:
