@@ -192,6 +192,16 @@ ISO = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
 FIVE_CARD_WIN = ["game five-card seats=A,B dealer=A"] + ["peg A 15"] * 4 + ["peg A 1"]  # B on 3: skunked
 
 
+class FakeClock:
+    """Clock time that moves only when a test says so (``clock.now += 5``)."""
+
+    def __init__(self, now: float = 0.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
 class Ticks:
     """A clock for the store: 2026-12-02T19:00:00Z, then one second and 5 ms later at each reading."""
 

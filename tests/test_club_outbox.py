@@ -6,6 +6,7 @@ import doctest
 from pathlib import Path
 
 import pytest
+from helpers import FakeClock
 
 from firmware.board.club import outbox as outbox_module
 from firmware.board.club.outbox import (
@@ -28,16 +29,6 @@ from scorer.record import parse_line
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = (ROOT / "tests" / "data" / "example-game.txt").read_text().splitlines()
 TABLE = "3"
-
-
-class Clock:
-    """Monotonic time that moves only when a test says so."""
-
-    def __init__(self, now: float = 1000.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Wire:
@@ -74,7 +65,7 @@ class Table:
         self.path = tmp_path / "l.sqlite3"
         self.writer = LedgerWriter(self.path)
         self.writer.join_club("thursday", TABLE)
-        self.clock, self.wire, self.said = Clock(), Wire(), []
+        self.clock, self.wire, self.said = FakeClock(1000.0), Wire(), []
         self.outbox = self.new_outbox()
         self.reader: LedgerReader | None = None
 
@@ -336,7 +327,7 @@ def test_home_assistant_entities_go_before_the_state_they_read(tmp_path):
 
 def test_the_resend_policy_doubles_up_to_its_ceiling():
     """Each resend that brought nothing doubles the wait, up to RESEND_MAX_S; the hub's word resets it."""
-    clock = Clock(0.0)
+    clock = FakeClock(0.0)
     policy = ResendPolicy(clock)
     waits = []
     for _ in range(6):

@@ -6,7 +6,7 @@ durable, a restart resuming) is tested through the mock board and a real ledger,
 test_ledger*.py files."""
 
 import pytest
-from helpers import DOUBLE, MemoryLedger
+from helpers import DOUBLE, FakeClock, MemoryLedger
 
 from firmware.board.controller import Controller
 from firmware.board.outcome import NOTHING, Did, Move
@@ -19,23 +19,13 @@ from scorer.game import EntryKind
 ASKS = "His heels (a jack cut)? Dial 0, press red. Play points: press red again"
 
 
-class FakeClock:
-    """Clock time that moves only when a test says so."""
-
-    def __init__(self, now: float = 100.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 class Pins:
     """A controller driven as the mock board's pins drive it (``act("turn", "3")``, ``act("click", "red")``,
     ``act("hold", "knob")``), on the default config and a two-track board, its ledger in memory."""
 
     def __init__(self, *overrides: str):
         self.store = MemoryLedger()
-        self.clock = FakeClock()
+        self.clock = FakeClock(100.0)
         self.controller = Controller(self.store, load_config(overrides=list(overrides)).game, self.clock, max_sides=2)
 
     def act(self, verb: str, argument: str) -> list:
@@ -54,7 +44,7 @@ def pins():
 @pytest.fixture
 def board():
     """A controller on a ledger of its own, on a fake clock (five-card: Red deals, Blue has 3 for last)."""
-    clock = FakeClock()
+    clock = FakeClock(100.0)
     return Controller(MemoryLedger(), load_config(overrides=["game.variant=five-card"]).game, clock), clock
 
 

@@ -2,23 +2,15 @@
 
 import doctest
 
+from helpers import FakeClock
+
 from firmware.board import footer as footer_module
 from firmware.board.footer import MESSAGE_SECONDS, Footer
 
 
-class Clock:
-    """Clock time that moves only when a test says so."""
-
-    def __init__(self, now: float = 100.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_a_message_shows_for_its_time_then_goes():
     """What was said shows MESSAGE_SECONDS, then the footer is free for the game's own line."""
-    clock = Clock()
+    clock = FakeClock(100.0)
     footer = Footer(clock)
     assert footer.shown() == "" and not footer.fresh and not footer.alert
     footer.say("Red peg 2")
@@ -31,7 +23,7 @@ def test_a_message_shows_for_its_time_then_goes():
 
 def test_an_alert_stays_until_the_next_thing_said():
     """A refusal stays however long it waits; the next message replaces it and shows for its time."""
-    clock = Clock()
+    clock = FakeClock(100.0)
     footer = Footer(clock)
     footer.say("Dial the points first, then press", alert=True)
     clock.now += 10 * MESSAGE_SECONDS
@@ -43,7 +35,7 @@ def test_an_alert_stays_until_the_next_thing_said():
 def test_an_alert_in_a_panel_shows_over_it_and_goes_when_it_closes():
     """An alert said while a panel handles an event stays over the panel; when the panels close, it
     leaves the game's screen; a plain message said in the panel stays for its time."""
-    clock = Clock()
+    clock = FakeClock(100.0)
     footer = Footer(clock)
     footer.say("Skunk lines none: from the next new game")
     footer.panel_event(("Skunk lines none: from the next new game", False), still_open=True)
@@ -57,7 +49,7 @@ def test_an_alert_in_a_panel_shows_over_it_and_goes_when_it_closes():
 
 def test_an_alert_said_as_the_panel_closes_is_not_held_over_it():
     """A panel that closed handling its event leaves nothing over a panel, and the alert stays on the board."""
-    footer = Footer(Clock())
+    footer = Footer(FakeClock(100.0))
     footer.say("Game over: hold the knob for a new game", alert=True)
     footer.panel_event(("Game over: hold the knob for a new game", True), still_open=False)
     assert footer.over_panel == ""
@@ -67,7 +59,7 @@ def test_an_alert_said_as_the_panel_closes_is_not_held_over_it():
 
 def test_an_alert_said_after_the_panels_alert_stays_when_they_close():
     """Closing the panels drops only the panel's own alert, not a newer one said since."""
-    footer = Footer(Clock())
+    footer = Footer(FakeClock(100.0))
     footer.say("No buzzer", alert=True)
     footer.panel_event(("No buzzer", True), still_open=True)
     footer.say("LED strip failed", alert=True)

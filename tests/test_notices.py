@@ -3,31 +3,22 @@
 import doctest
 
 import pytest
+from helpers import FakeClock
 
 from firmware.board import notices as notices_module
 from firmware.board.footer import MESSAGE_SECONDS
 from firmware.board.notices import NOTICE_CHARS, NOTICE_LINES, Notices, notice_lines
 
 
-class Clock:
-    """Clock time that moves only when a test says so."""
-
-    def __init__(self, now: float = 0.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_no_notice_no_screen():
     """Without a problem there is nothing to show, and the notices are false."""
-    notices = Notices(Clock())
+    notices = Notices(FakeClock())
     assert not notices and notices.screen() is None
 
 
 def test_several_problems_take_turns():
     """Each device's problem has its screen; they show in turn, MESSAGE_SECONDS each."""
-    clock = Clock()
+    clock = FakeClock()
     notices = Notices(clock)
     notices.show("LED strip", "LED strip not found")
     notices.show("buttons", "buttons not found")
@@ -40,7 +31,7 @@ def test_several_problems_take_turns():
 
 def test_a_device_back_clears_its_own_and_an_input_clears_all():
     """clear(device) takes one off (it works again); clear() every one (an input came)."""
-    notices = Notices(Clock())
+    notices = Notices(FakeClock())
     notices.show("LED strip", "LED strip not found")
     notices.show("buttons", "buttons not found")
     notices.clear("LED strip")
@@ -52,7 +43,7 @@ def test_a_device_back_clears_its_own_and_an_input_clears_all():
 
 def test_the_same_device_again_replaces_its_problem():
     """A device's new problem takes the place of its old one."""
-    notices = Notices(Clock())
+    notices = Notices(FakeClock())
     notices.show("LED strip", "LED strip not found")
     notices.show("LED strip", "LED strip failed: check the cable")
     assert notices.screen().lines == ("LED strip failed:", "check the cable")
