@@ -63,6 +63,29 @@ def test_a_phone_pairs_from_the_qr_code_and_scores_its_seat(table, browser):
     assert refused == []
 
 
+def test_the_phones_keys_follow_the_acts_the_board_says_its_seat_may_use(table, browser):
+    """Go is a key in the play and pegs 1; once the show begins the board's acts leave it out, and
+    the page disables it; his heels stay off for pone, the crib for pone, muggins while it is off."""
+    browser.set_window_size(*PHONE)
+    browser.get(table.show_pairing(1))
+    tap(browser, ".pair button")
+    wait_for(browser, lambda d: "live-dot on" in d.page_source)
+
+    def enabled(act: str) -> bool:
+        return browser.find_element("css selector", f'button[data-act="{act}"]').is_enabled()
+
+    assert [enabled(act) for act in ("peg", "go", "hand", "undo")] == [True] * 4
+    assert [enabled(act) for act in ("heels", "crib", "claim")] == [False] * 3
+    tap(browser, 'button[data-act="go"]')
+    answer(browser, "Blue go 1")
+    tap(browser, 'button[data-digit="8"]')
+    tap(browser, 'button[data-act="hand"]')
+    answer(browser, "Blue hand 8")
+    wait_for(browser, lambda d: not enabled("go"))
+    assert enabled("peg") and enabled("hand")
+    assert table.ledger_lines()[1:] == ["go Blue  # via phone Blue", "hand Blue 8  # via phone Blue"]
+
+
 def ranking(driver) -> list[tuple[str, str]]:
     """The coach's rows as shown, (class, text) each, read at one moment (a new answer replaces them)."""
     rows = driver.execute_script(

@@ -54,9 +54,12 @@ RED, BLUE = 0, 1
      Refusal("The last entry is Blue's (Blue peg 2): undo it on the board")),
     (ScoreInput(Act.UNDO, PHONE, BLUE), (Entry.peg("Blue", 2),), 0, Command.UNDO),
     (ScoreInput(Act.PEG, PHONE, None, 2), (), 0, Refusal("No seat given")),
+    (ScoreInput(Act.GO, PHONE, BLUE, 0), (Entry.peg("Blue", 2),), 7, Entry.go("Blue")),
+    (ScoreInput(Act.GO, PHONE, 3, 0), (), 0, Refusal("No player on the yellow button in six-card")),
     # a script enters as the board does, for the seat it names
     (ScoreInput(Act.PEG, SCRIPT, RED), (), 0, Entry.heels()),
     (ScoreInput(Act.HAND, SCRIPT, BLUE, 12), (), 0, Entry.hand("Blue", 12)),
+    (ScoreInput(Act.GO, SCRIPT, RED), (Entry.peg("Blue", 2),), 0, Entry.go("Red")),
 ])
 def test_each_source_decides_as_the_rules_say(given, before, dial, decided):
     """One table for the four sources: the entry each input asks of the game, or the refusal's words."""

@@ -1,6 +1,6 @@
 """One scoring input, whoever makes it: the knob, a colour button, a script or a seat's phone.
 
-A :class:`ScoreInput` says what is asked (:class:`Act`), who asks (:class:`Source`),
+A :class:`ScoreInput` says what is asked (:class:`~firmware.wire.acts.Act`), who asks (:class:`Source`),
 for which seat and how many points. :func:`decide` turns it, with the game and the
 board's dial, into the action the ledger takes (an :class:`~scorer.game.Entry`, undo
 or redo) or a :class:`Refusal` a player can read. It is pure: the controller sends
@@ -17,21 +17,10 @@ from hardware.inputs import COLOUR_BUTTONS
 from scorer.game import FIXED_POINTS, Entry, EntryKind, Game, Phase
 from scorer.record import Command
 
+from ..wire.acts import Act
+
 PHONE_POINTS = 29  # the most a phone's keypad enters at once: a hand's highest count
 HEELS_POINTS = FIXED_POINTS[EntryKind.HEELS]
-
-
-class Act(Enum):
-    """What a scoring input asks for."""
-
-    PEG = "peg"  # points in the play (a colour button: in the show with muggins on, a claim)
-    COUNT = "count"  # the next count of the show, whoever's it is (the knob)
-    HAND = "hand"  # the seat's own hand in the show
-    CRIB = "crib"  # the crib in the show (the dealer's)
-    HEELS = "heels"  # his heels, for the dealer
-    CLAIM = "claim"  # muggins: points the last count missed
-    UNDO = "undo"
-    REDO = "redo"
 
 
 class Source(Enum):
@@ -102,6 +91,8 @@ def decide(given: ScoreInput, game: Game, dial: int) -> Decision:
     seat = named
     if given.act is Act.HEELS:
         return _heels(seat, game)
+    if given.act is Act.GO:
+        return Entry.go(seat)
     if given.act is Act.HAND:
         return _show_count(seat, "hand", points, game)
     if given.act is Act.CRIB:

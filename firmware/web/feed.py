@@ -8,6 +8,7 @@ import asyncio
 import json
 import logging
 
+from ..wire.acts import usable_by_seat
 from .site import Site
 
 # An entry's event is meant to reach the page within 250 ms: both waits stay well under it.
@@ -47,7 +48,7 @@ class LiveFeed:
         if live["html"] == self._html:
             return False
         data = json.dumps({"html": live["html"], "title": live["title"], "said": live["said"],
-                           "state": live["state"], "problem": live["problem"]})
+                           "state": live["state"], "problem": live["problem"], "acts": usable_by_seat(live["state"])})
         self._html, self.event = live["html"], f"event: message\ndata: {data}\n\n".encode()
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()

@@ -23,6 +23,7 @@ from scorer.history import race_lines
 from scorer.variants import VARIANTS, SkunkLines
 
 from ..server.sheets import csv_cell
+from ..wire.acts import usable_by_seat
 from .board import COLOURS, PALETTES, board_svg, geometry_for, peg_hole
 from .charts import CHART_FONT, PHONE_FONT, distribution_svg, race_svg
 from .names import visible
@@ -177,24 +178,21 @@ def seat_status(state: dict | None, seat: int) -> dict:
             "next": state.get("next"), "after": " (after the play)" if state.get("phase") in ("heels", "play") else ""}
 
 
-def _allowed(state: dict | None, seat: int) -> dict[str, bool]:
-    """Which of the seat's buttons can be used now (``phone.js`` keeps them so): heels and the crib for
-    the dealer, muggins when it is on."""
-    state = state or {}
-    seats = state.get("seats") or []
-    dealer = seat < len(seats) and state.get("dealer") == seats[seat]
-    return {"heels": dealer and state.get("phase") == "heels", "crib": dealer,
-            "claim": bool(state.get("options", {}).get("muggins"))}
+def seat_acts(state: dict | None, seat: int) -> tuple[str, ...]:
+    """The acts the seat's phone may use now (none for a seat the game does not have)."""
+    usable = usable_by_seat(state)
+    return usable[seat] if seat < len(usable) else ()
 
 
 def phone_context(live: dict, seat: int, token: str, away: str = "") -> dict:
-    """What phone.html shows: a seat's controls (play chips, a keypad for the show, heels, muggins,
+    """What phone.html shows: a seat's controls (play chips and go, a keypad for the show, heels, muggins,
     undo, which two to throw, check my count) over the live board; ``phone.js`` sends each tap and
     shows the board's answer."""
     variant = VARIANTS.get((live["state"] or {}).get("variant") or "")
+    acts = list(seat_acts(live["state"], seat))
     return {**live_context(live["state"], live["problem"], live["recent"], live["messages"]),
             "seat": seat, "token": token, "away": away, "status": seat_status(live["state"], seat),
-            "allowed": _allowed(live["state"], seat), "state_json": json.dumps(live["state"]),
+            "acts": acts, "acts_json": json.dumps(acts), "state_json": json.dumps(live["state"]),
             "hand": variant.hand_size if variant else 4, "chips": PLAY_CHIPS, "cards": CARDS}
 
 

@@ -1,10 +1,12 @@
 // A seat's phone: each tap goes to the board (through the web view) with an id of its own, and the
-// board's answer is shown as the board says it. live.js keeps the live board and hands this script each new one.
+// board's answer is shown as the board says it. live.js keeps the live board and hands this script each new one,
+// with the acts each seat may use now (firmware/wire/acts.py): a key is enabled when its act is among them.
 (function () {
   var root = document.getElementById("phone");
   if (!root) return;
   var seat = Number(root.getAttribute("data-seat")), token = root.getAttribute("data-token");
   var state = JSON.parse(root.getAttribute("data-state") || "null");
+  var acts = JSON.parse(root.getAttribute("data-acts") || "[]");
   var answer = document.getElementById("answer"), status = document.getElementById("status");
   var dialShown = document.getElementById("dial"), dial = "";
   var heard = null, counted = null, spokenCount = null;
@@ -18,7 +20,8 @@
   function say(text, kind) { answer.textContent = text; answer.className = "answer " + (kind || ""); }
 
   function showState() {
-    var name = me(), parts = [];
+    var name = me(), parts = [], keys = root.querySelectorAll("button[data-act]");
+    for (var i = 0; i < keys.length; i++) keys[i].disabled = acts.indexOf(keys[i].getAttribute("data-act")) < 0;
     if (!state || !state.variant) { status.textContent = "No game on the board yet."; return; }
     if (name === null || name === undefined) { status.textContent = "This game has no player on your seat."; return; }
     var side = sideOf(name);
@@ -30,14 +33,6 @@
     else if (state.next) next.textContent = "Next count: " + state.next.seat + " " + state.next.count +
       (state.phase === "heels" || state.phase === "play" ? " (after the play)" : "");
     status.appendChild(next);
-    var dealer = state.dealer === name;
-    setEnabled("heels", dealer && state.phase === "heels");
-    setEnabled("crib", dealer);
-    setEnabled("claim", !!(state.options && state.options.muggins));
-  }
-  function setEnabled(act, on) {
-    var buttons = root.querySelectorAll('button[data-act="' + act + '"]');
-    for (var i = 0; i < buttons.length; i++) buttons[i].disabled = !on;
   }
 
   function requestId() {
@@ -88,7 +83,7 @@
     if (act === null) return;
     var points = button.hasAttribute("data-points") ? Number(button.getAttribute("data-points")) : Number(dial || 0);
     if ((act === "hand" || act === "crib") && dial === "19") points = 0;  // nineteen: a hand of no points
-    if (act === "heels" || act === "undo") points = 0;
+    if (act === "heels" || act === "undo" || act === "go") points = 0;
     send(act, points, function () { if (!button.hasAttribute("data-points")) { dial = ""; showDial(); } });
   });
 
@@ -267,6 +262,7 @@
   document.addEventListener("board", function (event) {
     var data = event.detail;
     state = data.state;
+    acts = (data.acts && data.acts[seat]) || [];
     showState(); coachSide();
     if (data.said && data.said.key !== heard) {
       var first = heard === null;

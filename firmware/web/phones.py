@@ -22,7 +22,8 @@ from scorer.coach import ASSUMES, CRIBS, STARTERS, coach
 from scorer.counting import score_hand
 from scorer.errors import CribbageError
 
-from ..wire.relay import ACTS, HEADER, MAX_LINE, BoardAway, BoardSilent, ask_async, header_token
+from ..wire.acts import PHONE_ACT_NAMES
+from ..wire.relay import HEADER, MAX_LINE, BoardAway, BoardSilent, ask_async, header_token
 from . import pages
 from .lru import LRU
 
@@ -152,7 +153,7 @@ class PhoneRoutes:
             return JSONResponse({"ok": False, "message": "The request did not read: reload the page"},
                                 status_code=400)
         act, points, request_id = body.get("act"), body.get("points", 0), body.get("id")
-        if act not in ACTS or type(points) is not int or not isinstance(request_id, str):
+        if act not in PHONE_ACT_NAMES or type(points) is not int or not isinstance(request_id, str):
             return JSONResponse({"ok": False, "message": "The request did not read: reload the page"},
                                 status_code=400)
         return await self._relay({"op": "enter", "session": request.cookies[COOKIE], "id": request_id[:64],

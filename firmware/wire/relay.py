@@ -18,7 +18,6 @@ MAX_LINE = 4096  # the longest request or answer, in bytes
 ANSWER_SECONDS = 5.0  # how long the web view waits for the board's answer
 SUN_PATH_MAX = 107  # the longest path a Unix socket's address holds
 HEADER = "X-Phone-Token"  # the header every write from a paired phone carries
-ACTS = ("peg", "hand", "crib", "heels", "claim", "undo")  # what a phone may ask for
 
 
 class BoardAway(CribbageBoardError, OSError):
@@ -69,8 +68,9 @@ def ask(path: Path, request: dict, timeout: float = ANSWER_SECONDS) -> dict:
     :func:`ask` raises :class:`BoardAway` at once, and :class:`BoardSilent` when a
     request was sent but no answer came.
 
-    Requests (``op``): ``pair`` (``code``), ``seat``, ``enter`` (``id``, ``act``,
-    ``points``) and ``unpair``, each but ``pair`` with the phone's ``session``.
+    Requests (``op``): ``pair`` (``code``), ``seat``, ``enter`` (``id``, ``act``: one of
+    :data:`firmware.wire.acts.PHONE_ACT_NAMES`, ``points``) and ``unpair``, each but
+    ``pair`` with the phone's ``session``.
     Answers: ``{"ok": true, ...}`` or ``{"ok": false, "message": ...}``, with
     ``"unpaired": true`` when the session is not (or no longer) paired.
     """

@@ -6,8 +6,9 @@ from hardware.inputs import BUTTONS as PUSH_BUTTONS
 from hardware.inputs import COLOUR_BUTTONS, KNOB
 from scorer.errors import RecordSyntaxError
 
+from ...wire.acts import PHONE_ACT_NAMES
+
 SCRIPT_BUTTONS = (*PUSH_BUTTONS, KNOB)  # what click, hold, down and up take
-SCRIPT_ACTS = ("peg", "hand", "crib", "heels", "claim", "undo")  # what enter takes, as a phone's page sends them
 
 # Bounds that keep a script finite: its time grows with its detents, its presses
 # and the hold time of its holds (bench/README.md has what each costs).
@@ -31,7 +32,7 @@ def parse_script(lines) -> list[tuple[int, str, str]]:
         down red        # the button alone down, or up
         up red
         wait 0.5        # let real time pass (animations)
-        enter blue hand 8   # a seat's entry as a paired phone makes it (peg, hand, crib, heels, claim, undo)
+        enter blue hand 8   # a seat's entry as a paired phone makes it (peg, hand, crib, heels, claim, undo, go)
     """
     actions = []
     detents = 0
@@ -75,12 +76,12 @@ def parse_script(lines) -> list[tuple[int, str, str]]:
 
 def _script_entry(words: list[str], number: int) -> str:
     """An enter line's seat, entry and points, checked: "blue hand 8"."""
-    usage = f"use enter SEAT ENTRY [POINTS]: a seat of {', '.join(COLOUR_BUTTONS)}, an entry of {', '.join(SCRIPT_ACTS)}"
+    usage = f"use enter SEAT ENTRY [POINTS]: a seat of {', '.join(COLOUR_BUTTONS)}, an entry of {', '.join(PHONE_ACT_NAMES)}"
     if not 3 <= len(words) <= 4:
         raise RecordSyntaxError(usage, number)
     seat, act = words[1].lower(), words[2].lower()
     points = words[3] if len(words) == 4 else "0"
-    if seat not in COLOUR_BUTTONS or act not in SCRIPT_ACTS or not (points.isascii() and points.isdigit()) \
+    if seat not in COLOUR_BUTTONS or act not in PHONE_ACT_NAMES or not (points.isascii() and points.isdigit()) \
             or not 0 <= int(points) <= 60:
         raise RecordSyntaxError(usage + ", points 0 to 60", number)
     return f"{seat} {act} {int(points)}"
