@@ -106,14 +106,14 @@ class RunningBoard:
 
         def main():  # SQLite: the ledger belongs to the loop's own thread
             self.board = Board(self.config, LedgerWriter(ledger), self.devices, log=lambda line: None)
-            took = self.board.took
+            show_outcome = self.board.show_outcome
 
-            def timed_took(outcome):
+            def timed_show_outcome(outcome):
                 if outcome.accepted:
                     self.at = time.perf_counter()
                     self.accepted.set()
-                took(outcome)
-            self.board.took = timed_took  # type: ignore[method-assign]
+                show_outcome(outcome)
+            self.board.show_outcome = timed_show_outcome  # type: ignore[method-assign]
             ready.set()
             self.board.run()
 

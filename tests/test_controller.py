@@ -31,9 +31,9 @@ class Pins:
     def act(self, verb: str, argument: str) -> list:
         if verb == "turn":
             steps = int(argument)
-            return [self.controller.handle(InputEvent("turn", ENCODER, 1 if steps > 0 else -1))
+            return [self.controller.handle(InputEvent("turn", ENCODER, 1 if steps > 0 else -1)).outcome
                     for _ in range(abs(steps))]
-        return [self.controller.handle(InputEvent(verb, argument))]
+        return [self.controller.handle(InputEvent(verb, argument)).outcome]
 
 
 @pytest.fixture
@@ -49,11 +49,11 @@ def board():
 
 
 def turn(controller, steps):
-    return [controller.handle(InputEvent("turn", ENCODER, 1 if steps > 0 else -1)) for _ in range(abs(steps))]
+    return [controller.handle(InputEvent("turn", ENCODER, 1 if steps > 0 else -1)).outcome for _ in range(abs(steps))]
 
 
 def click(controller, button):
-    return controller.handle(InputEvent("click", button))
+    return controller.handle(InputEvent("click", button)).outcome
 
 
 def dial_and(pins, points, button):
@@ -86,7 +86,7 @@ def test_outcome_of_a_turn_a_refusal_and_an_entry(board):
     assert accepted.accepted and [made.text for made in accepted.made] == ["Blue peg 2"]
     assert accepted.moves == (Move(1, 3, 5, clock.now),) and accepted.crossed == () and not accepted.won
     assert accepted.message == "Blue peg 2" and not accepted.play_over and sound_for(accepted) == "accept"
-    assert controller.handle(InputEvent("press", "blue")) is NOTHING  # edges: only clicks, holds and turns count
+    assert controller.handle(InputEvent("press", "blue")).outcome is NOTHING  # edges: only clicks, holds and turns count
 
 
 def test_outcome_names_the_skunk_lines_crossed_and_the_win(board):
@@ -269,5 +269,5 @@ def test_the_knob_with_two_dialled_is_a_show_count_and_says_so(pins):
 
 def test_a_phone_enters_his_heels(pins):
     """A phone's heels key: his heels, through the controller as the web view sends it."""
-    outcome = pins.controller.handle_input(ScoreInput(Act.HEELS, Source.PHONE, 0), "r1")
+    outcome = pins.controller.handle(ScoreInput(Act.HEELS, Source.PHONE, 0)).outcome
     assert outcome.made and kinds(pins) == [(EntryKind.HEELS, "Red", 2)]

@@ -117,7 +117,7 @@ def test_phone_view_without_a_network_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(phone, "confined", lambda: False)
     sim = Simulator(load_config(), tmp_path / "l.sqlite3")
     try:
-        sim.board.controller.phone_view()
+        sim.board.controller.menu.phone_view()
         screen = sim.board.controller.screen()
         assert screen.lines == phone.NO_NETWORK and screen.picture is None
     finally:

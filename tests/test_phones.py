@@ -181,6 +181,19 @@ def test_a_hand_heels_undo_and_muggins_from_the_seats_phones(table):
     assert blue.enter("claim", 2)[1]["message"].startswith("Muggins is off in this game")
 
 
+def test_a_phone_says_go_in_the_play(table):
+    """Go from a seat's phone pegs its 1 for the last card, marked with the phone; in the show it is refused."""
+    red, blue = table.pair(0), table.pair(1)
+    assert blue.enter("peg", 2)[1]["text"] == "Blue peg 2"
+    status, answer = red.enter("go")
+    assert (status, answer["text"]) == (200, "Red go 1")
+    assert blue.enter("hand", 8)[1]["text"] == "Blue hand 8"
+    status, answer = blue.enter("go")
+    assert (status, answer["ok"]) == (409, False) and answer["message"]
+    assert table.ledger_lines()[1:] == ["peg Blue 2  # via phone Blue", "go Red  # via phone Red",
+                                        "hand Blue 8  # via phone Blue"]
+
+
 @pytest.mark.slow
 def test_a_muggins_claim_from_a_phone_with_muggins_on(tmp_path, monkeypatch):
     """With muggins on, Red's phone claims the 2 Blue's hand missed; Blue's own phone cannot."""
@@ -223,7 +236,7 @@ def test_a_reused_and_an_expired_code_are_refused(table):
     again = table.phone_from(url)
     assert again.status == 403 and b"is used or not the board" in again.body
     url = table.show_pairing(1)
-    phones = table.board.board.phones
+    phones = table.board.board.controller.phones
     code, seat, _ = phones.code
     phones.code = (code, seat, time.monotonic() - 1)  # its two minutes are over
     late = table.phone_from(url)
@@ -294,15 +307,15 @@ def test_the_web_view_killed_between_a_tap_and_its_answer_pegs_once(table, monke
     server = table.board.board.phone_server
     held = threading.Event()
     release = threading.Event()
-    serve = server.serve
+    waiting = server.waiting
 
-    def slow_serve(answer):
+    def slow_waiting():
         if not server.requests.empty():
             held.set()
             release.wait(CEILING_S)
-        return serve(answer)
+        return waiting()
 
-    monkeypatch.setattr(server, "serve", slow_serve)
+    monkeypatch.setattr(server, "waiting", slow_waiting)
     result = []
     tap = threading.Thread(target=lambda: result.append(_try(lambda: blue.enter("peg", 2, request_id="tap-9"))))
     tap.start()
@@ -363,28 +376,33 @@ def test_a_code_pairs_once_within_its_time_and_sessions_are_kept_hashed(tmp_path
 
 def test_a_phones_request_is_answered_once_per_id_and_checked_whole(tmp_path):
     """Bad ids, entries and points are refused in words; an id seen before gets the first answer."""
-    from firmware.board.phones import Phones
+    from firmware.board.phones import PhoneEntry, Phones
 
     phones = Phones(None)
     session, seat = phones.pair(phones.new_code(0))
     made = []
 
-    def enter(given, request_id):
-        made.append((given, request_id))
-        return {"ok": True, "text": f"entry {len(made)}"}
+    def answer(request):
+        """The answer as the controller gives it: an entry checked whole is entered, and its answer kept."""
+        asked = phones.answer(request)
+        if not isinstance(asked, PhoneEntry):
+            return asked
+        made.append((asked.given, asked.request_id))
+        entered = {"ok": True, "text": f"entry {len(made)}"}
+        phones.keep(asked, entered)
+        return entered
 
     ask = {"op": "enter", "session": session}
-    assert phones.answer({**ask, "id": "", "act": "peg", "points": 1}, enter)["ok"] is False
-    assert phones.answer({**ask, "id": "a", "act": "shout", "points": 1}, enter)["ok"] is False
-    assert phones.answer({**ask, "id": "a", "act": "peg", "points": 1.0}, enter)["ok"] is False
-    assert phones.answer({**ask, "id": "a", "act": "peg", "points": True}, enter)["ok"] is False
-    assert phones.answer({**ask, "id": "a", "act": "peg", "points": 30}, enter)["ok"] is False
-    assert phones.answer({**ask, "id": "a", "act": "peg", "points": 2}, enter) == {"ok": True, "text": "entry 1"}
-    assert phones.answer({**ask, "id": "a", "act": "peg", "points": 2}, enter)["again"] is True
+    assert answer({**ask, "id": "", "act": "peg", "points": 1})["ok"] is False
+    assert answer({**ask, "id": "a", "act": "shout", "points": 1})["ok"] is False
+    assert answer({**ask, "id": "a", "act": "peg", "points": 1.0})["ok"] is False
+    assert answer({**ask, "id": "a", "act": "peg", "points": True})["ok"] is False
+    assert answer({**ask, "id": "a", "act": "peg", "points": 30})["ok"] is False
+    assert answer({**ask, "id": "a", "act": "peg", "points": 2}) == {"ok": True, "text": "entry 1"}
+    assert answer({**ask, "id": "a", "act": "peg", "points": 2})["again"] is True
     assert len(made) == 1 and made[0][0].seat == seat
-    assert phones.answer({"op": "enter", "session": "forged", "id": "b", "act": "peg", "points": 2},
-                         enter)["unpaired"] is True
-    assert phones.answer(["not", "a", "request"], enter)["ok"] is False
+    assert answer({"op": "enter", "session": "forged", "id": "b", "act": "peg", "points": 2})["unpaired"] is True
+    assert answer(["not", "a", "request"])["ok"] is False
 
 
 def test_a_ledger_from_before_the_sources_reads_as_before(tmp_path):
@@ -471,7 +489,7 @@ def test_the_seats_page_asks_the_board_whose_seat_it_is(table):
     table.controls.click("knob")
     table.controls.turn(3)  # Back, Phone view, Pair Red, Pair Blue, Unpair Blue
     table.controls.click("knob")
-    assert eventually(lambda: table.board.board.phones.paired_seats() == set(), CEILING_S)
+    assert eventually(lambda: table.board.board.controller.phones.paired_seats() == set(), CEILING_S)
     status, headers, page = request(table.base, "GET", "/phone", headers={"Cookie": blue.cookie})
     assert b"not paired" in page and any(k.lower() == "set-cookie" for k, _ in headers)
     assert blue.enter("peg", 2)[0] == 403

@@ -340,7 +340,7 @@ def test_the_key_help_follows_the_screen_at_80x24(sim, where):
     from firmware.board.pc.terminal import SCREEN_KEYS, screen_keys
 
     _to_screen(sim, where)
-    assert screen_keys(sim.board.controller)[0] == where
+    assert screen_keys(sim.board.look())[0] == where
     lines = compose(sim, 80, 24, colour=False).lines()
     assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
     text = "\n".join(lines)

@@ -212,7 +212,8 @@ os.umask({umask})
 server = PhoneServer(Path({path!r}), wake=lambda: None)
 print("ready", flush=True)
 while sys.stdin not in select.select([server, sys.stdin], [], [], 30)[0]:
-    server.serve(lambda request: {{"ok": True, "echo": request}})
+    for waiting in server.waiting():
+        waiting.reply({{"ok": True, "echo": waiting.body}})
 server.close()
 """
 

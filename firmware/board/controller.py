@@ -1,15 +1,18 @@
-"""The controller: input events in, ledger entries and a screen model out.
+"""The controller: every input in, ledger entries, the OLED's screen and phones' answers out.
 
-:meth:`Controller.handle` returns what each event did (:class:`~.outcome.Outcome`). The menus and
-pickers are panels on a stack: while one is open, events go to it. The OLED's footer, the
+:meth:`Controller.handle` is the one way in, for a press, a script's or a phone's input,
+a phone's request and the board loop's news (:mod:`.news`); it returns what the input did
+and what the board shows after it (:class:`~.outcome.Handled`). The menus and pickers
+are panels on a stack: while one is open, events go to it. The OLED's footer, the
 devices' problems and the board's own options are objects of their own.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Union
 
 from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
 from ledger.errors import LedgerError
@@ -24,25 +27,30 @@ from ..config import GameSettings
 from .board_options import BoardOptions
 from .footer import Footer
 from .menu import NAMES_NEXT_GAME, MenuTree
+from .news import ClubStatus, DeviceBack, DeviceProblem, LedgerRestarted, Look, PhoneRequest, Reminder, Say
 from .notices import Notices
-from .outcome import NOTHING, Crossed, Did, Made, Move, Outcome
-from .panels import Panel
+from .outcome import NOTHING, Crossed, Did, Handled, Made, Move, Outcome
+from .panels import CHECKING_A_COUNT, PAIRING_A_PHONE, Panel
 from .picker import CountChecker, checks_a_crib, wrap_pixels
 from .scoring import Act, Refusal, ScoreInput, Source, decide, player_of
-from .screens import Screen
+from .screens import Screen, scores_screen
 from .view import GameView, deal_text, laps_note, next_text, scores_title, show_text, tally_text, won_text
 
 if TYPE_CHECKING:
-    from .phones import Phones
+    from .phones import Paired, PhoneEntry, Phones
 
+Input = Union[InputEvent, ScoreInput, PhoneRequest, Say, DeviceProblem, Reminder, DeviceBack, ClubStatus,
+              LedgerRestarted, Look]
+
+REDRAWN = Outcome(redraw=True)  # news that changes only what the board shows
 MAX_DIAL = 60
 DOUBLE_PRESS_SECONDS = 1.0  # a knob press with nothing dialled this soon after the one before: refused
 IN_RAM = "RAM!"  # the status line's mark of a ledger in memory (tmpfs, the Overlay File System): lost at power-off
 PLAY_HINT = "colour: play points; knob: "  # the caption in the play, before the show's first count
 
 
-class _Heard:
-    """What the event being handled has done so far: the entries made, the last thing said."""
+class OutcomeSoFar:
+    """What the input being handled has done so far: the entries made, the last thing said."""
 
     def __init__(self):
         self.made: list[Made] = []
@@ -88,7 +96,6 @@ class Controller:
         options: BoardOptions | None = None,
         max_sides: int = 4,
         web_port: int = WEB_PORT,
-        club=None,
         phones: Phones | None = None,
     ):
         self.store = store
@@ -96,16 +103,16 @@ class Controller:
         self.clock = clock
         self.options = options or BoardOptions()  # the board's own: brightness, palette, tones, display
         self.max_sides = max_sides  # tracks on the board
-        self.web_port = web_port
-        self.club = club  # the club link: connection() and next_game() for the screen, or None
         self.phones = phones  # the phones paired with seats, or None (no socket for them)
         self.dial = 0
         self.panels: list[Panel] = []
-        self.menu = MenuTree(self)
+        self.menu = MenuTree(self, phones, web_port)
         self.footer = Footer(clock)
         self.notices = Notices(clock)
         self.shutdown_requested = False
-        self._heard = _Heard()  # what the event being handled did (handle() returns it as an Outcome)
+        self.club: ClubStatus | None = None  # the club link's last status, or None without a club
+        self._so_far = OutcomeSoFar()  # what the input being handled did (handle() returns it as an Outcome)
+        self._view: tuple[tuple, GameView] | None = None  # the last view made, and what it was made of
         self._last_press: tuple[str, float] | None = None  # the board's last click: (button, clock time)
         self._asked: tuple[ScoreInput, int] | None = None  # an input refused as a question, and the dial then
         self._renamed = False  # a player renamed mid-game since the menu opened
@@ -125,7 +132,7 @@ class Controller:
     def say(self, text: str, alert: bool = False) -> None:
         """Show a message on the OLED footer; an alert stays until the next accepted entry."""
         self.footer.say(text, alert)
-        self._heard.said = (text, alert)
+        self._so_far.said = (text, alert)
 
     def ledger_replaced(self) -> None:
         """The ledger was set aside and started again: carry on with what it holds now."""
@@ -140,7 +147,7 @@ class Controller:
         except (CribbageError, LedgerError) as error:
             self.say(str(error), alert=True)
             return False
-        heard = self._heard
+        heard = self._so_far
         if isinstance(result, Game):  # the action was a GameHeader
             text = f"New game: {result.variant.name}, {result.dealer} deals"
             heard.moves, heard.crossed, heard.won, heard.new_game = (), [], False, True
@@ -183,19 +190,58 @@ class Controller:
 
     # ---- events ----------------------------------------------------------
 
-    def handle(self, event: InputEvent) -> Outcome:
-        """Act on one input event; what it did (:class:`~.outcome.Outcome`): accepted with
-        the entries made, refused with the reason, or nothing; ``redraw`` when the screen
-        or LEDs should change."""
-        if event.kind not in ("turn", "hold", "click"):
-            return NOTHING
-        self._heard = _Heard()
+    def handle(self, given: Input) -> Handled:
+        """Act on one input, whoever gave it: a press or a turn, a script's or a phone's scoring
+        input, a phone's request off the socket, or the board loop's news (:mod:`.news`). What it
+        did (:class:`~.outcome.Outcome`: accepted with the entries made, refused with the reason,
+        or nothing; ``redraw`` when the screen or LEDs should change), with the view, the screen
+        and a phone's answer after it (:class:`~.outcome.Handled`)."""
+        self._so_far = OutcomeSoFar()
+        reply = None
         try:
-            if self._dispatch(event):
-                return self._heard.outcome()
-            return NOTHING
+            if isinstance(given, InputEvent):
+                outcome = self._press(given)
+            elif isinstance(given, ScoreInput):
+                self.enter(given)
+                outcome = self._so_far.outcome()
+            elif isinstance(given, PhoneRequest):
+                reply = self._answer_phone(given.body)
+                outcome = self._so_far.outcome()
+            else:
+                outcome = self._news(given)
         finally:
-            self._heard = _Heard()
+            self._so_far = OutcomeSoFar()
+        view = self.view()
+        return Handled(outcome, view, self._oled_screen(view), reply, self.panels[-1].screen_name if self.panels else "",
+                       bool(self.notices), self.dial, self.shutdown_requested)
+
+    def _press(self, event: InputEvent) -> Outcome:
+        """A press, a hold or a turn on the board."""
+        if event.kind not in ("turn", "hold", "click") or not self._dispatch(event):
+            return NOTHING
+        return self._so_far.outcome()
+
+    def _news(self, news: Input) -> Outcome:
+        """What the board loop tells: a device's problem or its return, the club, the ledger, a message."""
+        if isinstance(news, Look):
+            return NOTHING
+        if isinstance(news, Say):
+            self.say(news.message, alert=news.alert)
+        elif isinstance(news, DeviceProblem):
+            if news.in_full:
+                self.notices.show(news.device, news.message)
+            self.say(news.message, alert=True)
+        elif isinstance(news, Reminder):
+            if not self.footer.alert:
+                self.say(news.message, alert=True)
+        elif isinstance(news, DeviceBack):
+            self.notices.clear(news.device)
+            self.say(f"{news.device} working again")
+        elif isinstance(news, ClubStatus):
+            self.club = news
+        elif isinstance(news, LedgerRestarted):
+            self.ledger_replaced()
+        return REDRAWN
 
     def _dispatch(self, event: InputEvent) -> bool:
         """Send one event to the open panel or act on it; False when it means nothing here."""
@@ -205,12 +251,12 @@ class Controller:
         if self.panels or (event.kind == "hold" and event.source == "menu"):
             self._last_press = None  # a press on a panel is never the first of a double press
         if event.kind == "hold" and event.source == "menu":
-            if not (self.panels and isinstance(self.panels[-1], CountChecker)):
+            if not (self.panels and self.panels[-1].screen_name in CHECKING_A_COUNT):
                 self.check_count()
         elif self.panels:
             self.footer.over_panel = ""
             self.panels[-1].handle(event)
-            self.footer.panel_event(self._heard.said, bool(self.panels))
+            self.footer.panel_event(self._so_far.said, bool(self.panels))
         elif event.kind == "turn":
             self.dial = max(0, min(MAX_DIAL, self.dial + event.steps))
         elif event.kind == "hold":
@@ -255,8 +301,8 @@ class Controller:
         if not self.enter(ScoreInput(Act.COUNT, Source.KNOB)):
             return False
         if in_play:  # the show began with this press: say so, in case it was meant for play points
-            self._heard.play_over = True
-            self.say(f"Play over: {self._heard.made[-1].text} (undo if not)", alert=True)
+            self._so_far.play_over = True
+            self.say(f"Play over: {self._so_far.made[-1].text} (undo if not)", alert=True)
         return True
 
     def _colour(self, index: int) -> bool:
@@ -266,10 +312,11 @@ class Controller:
         """A colour button held: muggins for that player on the count just made (the crib too)."""
         return self.enter(ScoreInput(Act.CLAIM, Source.BUTTON, index))
 
-    def enter(self, given: ScoreInput, request: str | None = None) -> bool:
+    def enter(self, given: ScoreInput, request: str | None = None, player: str | None = None) -> bool:
         """Put one scoring input through the rules and into the ledger (:func:`.scoring.decide`);
         a refusal is said. An input from a phone or a script leaves the dial as it is, and the
-        ledger keeps where it came from (and ``request``, the phone's id for it)."""
+        ledger keeps where it came from: its seat's ``player`` (found here when not given) and
+        ``request``, the phone's id for it."""
         asked, self._asked = self._asked, None
         if asked == (given, self.dial):  # the press the refusal before asked for, to mean what it said
             given = replace(given, again=True)
@@ -281,7 +328,7 @@ class Controller:
             return False
         if given.source in (Source.KNOB, Source.BUTTON):
             return self._apply(decision)
-        return self._apply(decision, EntrySource(given.source.via, player_of(given, self.game), request))
+        return self._apply(decision, EntrySource(given.source.via, player or player_of(given, self.game), request))
 
     # ---- panels: the menus and the pickers -------------------------------
 
@@ -328,43 +375,46 @@ class Controller:
         self.shutdown_requested = True
         self.say("Shutting down...")
 
-    def phone_view(self) -> None:
-        """The web view's address and its QR code."""
-        from .phone import PhoneView
-
-        self.push(PhoneView(self, self.web_port))
-
     # ---- phones paired with seats ------------------------------------------
 
-    def paired_seats(self) -> set[int]:
-        return self.phones.paired_seats() if self.phones is not None else set()
-
-    def pair_phone(self, seat: int) -> None:
-        """The QR code that pairs a phone with the player on a colour button."""
+    def _answer_phone(self, body: object) -> dict:
+        """The board's answer to one request the web view relayed (:meth:`.phones.Phones.answer`
+        checks it): a pairing, a seat, an unpairing, or an entry put through as a press is."""
         if self.phones is None:
-            self.say("Phones cannot pair: the board could not open their socket (see the journal)", alert=True)
-            return
-        from .phone import phone_address
-        from .phones import PairingView
+            return {"ok": False, "message": "Phones cannot score: the board has no socket for them"}
+        asked = self.phones.answer(body)
+        if isinstance(asked, dict):
+            return asked
+        if isinstance(asked, tuple):
+            return self._paired(asked)
+        answer = self._phone_entry(asked)
+        self.phones.keep(asked, answer)
+        return answer
 
-        self.push(PairingView(self, seat, self.game.seats[seat], self.phones.new_code(seat),
-                              phone_address(self.web_port)))
+    def _paired(self, paired: Paired) -> dict:
+        """A phone just paired: its QR code closes, and the OLED says whose phone it is."""
+        if self.panels and self.panels[-1].screen_name == PAIRING_A_PHONE:
+            self.close_panels()
+        seats = self.game.seats
+        name = seats[paired.seat] if paired.seat < len(seats) else COLOUR_BUTTONS[paired.seat]
+        self.say(f"{name}'s phone paired")
+        return {"ok": True, "session": paired.session, "seat": paired.seat, "name": name}
 
-    def cancel_pairing(self) -> None:
-        if self.phones is not None:
-            self.phones.cancel_code()
-
-    def unpair_phones(self, seat: int | None) -> int:
-        return self.phones.unpair(seat) if self.phones is not None else 0
-
-    def handle_input(self, given: ScoreInput, request: str | None = None) -> Outcome:
-        """Act on one scoring input that is not a press (a phone's, a script's): what it did."""
-        self._heard = _Heard()
-        try:
-            self.enter(given, request)
-            return self._heard.outcome()
-        finally:
-            self._heard = _Heard()
+    def _phone_entry(self, entry: PhoneEntry) -> dict:
+        """A paired phone's entry through the rules and into the ledger, as a press is; what it did.
+        A request the ledger answered before the board restarted pegs nothing more."""
+        player = player_of(entry.given, self.game)
+        if player is not None:
+            try:
+                done = self.store.entry_of_request(player, entry.request_id)
+            except (LedgerError, sqlite3.Error):
+                done = None
+            if done is not None:
+                return {"ok": True, "text": f"Entered already: {done}", "again": True}
+        if self.enter(entry.given, entry.request_id, player):
+            return {"ok": True, "text": self._so_far.made[-1].text}
+        said = self._so_far.said
+        return {"ok": False, "message": said[0] if said else "nothing entered"}
 
     def set_player(self, index: int, name: str) -> None:
         """Name the player on a colour button; a game with nothing pegged yet restarts with the name."""
@@ -418,14 +468,23 @@ class Controller:
 
     # ---- what the screen shows ------------------------------------------
 
-    def pairing(self) -> str:
-        """The club's next game, as the board shows it ("" without a club)."""
-        return self.club.next_game() if self.club is not None else ""
+    def view(self) -> GameView:
+        """The game as the board shows it: one view per change (of the game, its state or the
+        club's next game), which the LEDs, the OLED and the terminal board draw."""
+        game = self.game
+        pairing = self.club.next_game if self.club is not None else ""
+        key = (game, game.state, pairing)
+        if self._view is None or self._view[0] != key:
+            self._view = (key, GameView.of(game, self.store.book.match, pairing))
+        return self._view[1]
 
-    def view(self, pairing: str | None = None) -> GameView:
-        """The game as the board shows it, built anew (the board loop keeps one per change);
-        ``pairing``: the club's next game, when the caller has it already."""
-        return GameView.of(self.game, self.store.book.match, self.pairing() if pairing is None else pairing)
+    def _oled_screen(self, view: GameView) -> Screen:
+        """What the OLED shows: :meth:`screen`, or in the large-scores mode (the board's
+        ``display_mode`` "scores") the scores, unless a menu or a device problem is up."""
+        screen = self.screen(view)
+        if self.options.display_mode != "scores" or self.panels or self.notices:
+            return screen
+        return scores_screen(view, self.dial, screen.footer, screen.alert)
 
     def screen(self, view: GameView | None = None) -> Screen:
         """What the OLED shows: a device's problem, the open panel, or the game (from ``view``,
@@ -459,7 +518,7 @@ class Controller:
         if self.store.in_memory:  # said in full at start; kept in sight while it lasts
             status = f"{IN_RAM} {status}"
         if self.club is not None:  # the club's connection first; before the first entry, its pairing
-            status = f"{self.club.connection()} | {status}"
+            status = f"{self.club.connection} | {status}"
             if not game.pegged and view.pairing and not fresh:
                 footer = view.pairing
         return Screen(

@@ -1,23 +1,21 @@
-"""The board's main loop: presses in, the LEDs, the OLED and the buzzer out, and a clean shutdown.
+"""The board's main loop: it waits for inputs, feeds each to the controller, and drives the LEDs, the OLED and the buzzer.
 
-The loop sleeps on its own wake event (no busy polling): set by an input, a
-stop, the club link and the ledger check; it also wakes for animation frames,
-for device retries and for the systemd watchdog, and draws
-the LEDs and the OLED from the scorer's state. After every slide and win
-chase it draws one more frame: the settled board, pegs where the ledger says.
-Devices that fail are left out and tried again (:mod:`firmware.board.devices`).
+The loop sleeps on its own wake event (no busy polling): set by a press, a phone's
+request, a stop, the club link and the ledger check; it also wakes for animation
+frames, device retries and the systemd watchdog. Every input and every piece of news
+goes through :meth:`Controller.handle`, and the loop draws what it returns; after a
+slide or a win chase, one more frame: the settled board. Devices that fail are left
+out and tried again (:mod:`firmware.board.devices`).
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from collections import deque
 from pathlib import Path
 from typing import Callable
 
-from hardware.inputs import COLOUR_BUTTONS
 from hardware.power import PowerOffError
 from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
@@ -26,14 +24,14 @@ from ..config import Config
 from ..journal import journal
 from ..wire.relay import socket_path
 from .board_options import BoardOptions
-from .controller import Controller
+from .controller import Controller, Input
 from .controls import UNPLUG_WHEN
 from .devices import DEVICE_ERRORS, DEVICE_NAMES, Devices, close_quietly
 from .frames import LedStyle, Slide, led_frame, light_game_counters, next_blink
-from .outcome import Move, Outcome
-from .phones import PairingView, Phones, PhoneServer, sessions_path
-from .scoring import ScoreInput, player_of
-from .screens import Screen, oled_image, scores_screen
+from .news import LOOK, ClubStatus, DeviceBack, DeviceProblem, LedgerRestarted, PhoneRequest, Reminder, Say
+from .outcome import Handled, Move, Outcome
+from .phones import Phones, PhoneServer, sessions_path
+from .screens import Screen, oled_image
 from .sdnotify import Notifier
 from .signals import StopSignals
 from .tunes import TUNES, sound_for
@@ -58,7 +56,8 @@ POWER_OFF_FAILED = Screen(
 
 
 class Board:
-    """The running board: controller plus devices plus the drawing."""
+    """The running board: it opens the devices, the ledger's check, the club link and the phones'
+    socket, feeds every input to the controller (:meth:`feed`) and draws what comes back."""
 
     def __init__(
         self,
@@ -81,20 +80,14 @@ class Board:
             from .club.link import open_link
 
             self.club = open_link(config.club, store, log=log, changed=self._club_changed)
-        self._club_shown: tuple[str, str] | None = None
-        self.phones, self.phone_server = self._open_phones(store.path, clock)
+        self._club_shown: ClubStatus | None = None
+        phones, self.phone_server = self._open_phones(store.path, clock)
         self._use_palette(config.leds.palette)
-        options = BoardOptions(config.leds.palette, config.buzzer.enabled, config.display.mode,
-                               on_brightness=self._set_brightness, on_palette=self._use_palette)
-        self.controller = Controller(store, config.game, clock, options, max_sides=len(devices.layout.tracks),
-                                     web_port=config.web.port, club=self.club, phones=self.phones)
-        for message in store.messages + devices.warnings:
-            self.controller.say(message, alert=True)
-        for kind in devices.missing():
-            self._show_problem(kind)
-        sides, tracks = len(self.controller.game.sides), len(devices.layout.tracks)
-        if sides > tracks:
-            self.controller.say(f"this game has {sides} sides; the board shows {tracks}", alert=True)
+        self.options = BoardOptions(config.leds.palette, config.buzzer.enabled, config.display.mode,
+                                    on_brightness=self._set_brightness, on_palette=self._use_palette)
+        self.controller = Controller(store, config.game, clock, self.options, max_sides=len(devices.layout.tracks),
+                                     web_port=config.web.port, phones=phones)
+        self._shutting_down = False
         self._stop = threading.Event()
         self._signals = StopSignals(self.stop)
         self._last_image: bytes | None = None
@@ -104,11 +97,18 @@ class Board:
         self._next_ping = clock()
         self.moves: tuple[Move, ...] = ()  # the last entry's moved pegs: the slide
         self.finished_at: float | None = None  # when the game was won: the win chase
-        self._view: tuple[tuple, GameView] | None = None  # the last view made, and what it was made of
         self.outcomes: deque[Outcome] = deque(maxlen=64)  # what the latest inputs did (the simulator reads them)
         self.frames_shown = 0
         self.ledger_check: threading.Thread | None = None
         self._ledger_damage: str | None = None
+        self._club_status()
+        for message in store.messages + devices.warnings:
+            self.feed(Say(message, alert=True))
+        for kind in devices.missing():
+            self._show_problem(kind)
+        sides, tracks = len(self.look().view.names), len(devices.layout.tracks)
+        if sides > tracks:
+            self.feed(Say(f"this game has {sides} sides; the board shows {tracks}", alert=True))
 
     # ---- phones ----------------------------------------------------------
 
@@ -124,41 +124,36 @@ class Board:
         return phones, server
 
     def _serve_phones(self) -> bool:
-        """Answer the phones' requests waiting on the socket; True if any came."""
-        server, phones = self.phone_server, self.phones
-        if server is None or phones is None:
+        """Feed the controller the phones' requests waiting on the socket, and reply to each with
+        its answer; True if any came."""
+        if self.phone_server is None:
             return False
-        return server.serve(lambda request: self._answer(phones, request))
-
-    def _answer(self, phones: Phones, request: object) -> dict:
-        """One request's answer; a phone just paired closes its QR code and the OLED says whose it is."""
-        answer = phones.answer(request, self._phone_entry)
-        if answer.get("ok") and isinstance(request, dict) and request.get("op") == "pair":
-            controller = self.controller
-            if controller.panels and isinstance(controller.panels[-1], PairingView):
-                controller.close_panels()
-            seat = answer["seat"]
-            seats = controller.game.seats
-            answer["name"] = seats[seat] if seat < len(seats) else COLOUR_BUTTONS[seat]
-            controller.say(f"{answer['name']}'s phone paired")
-        return answer
-
-    def _phone_entry(self, given: ScoreInput, request: str) -> dict:
-        """A paired phone's input, through the controller as a press is; the board's answer to it."""
-        controller = self.controller
-        seat = player_of(given, controller.game)
-        if seat is not None:
+        waiting = self.phone_server.waiting()
+        for request in waiting:
+            answer: dict = {"ok": False, "message": "nothing entered"}
             try:
-                done = self.store.entry_of_request(seat, request)
-            except (LedgerError, sqlite3.Error):
-                done = None
-            if done is not None:  # answered before the board restarted: pegs nothing more
-                return {"ok": True, "text": f"Entered already: {done}", "again": True}
-        outcome = controller.handle_input(given, request)
-        self.took(outcome)
-        if outcome.accepted:
-            return {"ok": True, "text": outcome.made[-1].text}
-        return {"ok": False, "message": outcome.message or "nothing entered"}
+                answer = self.feed(PhoneRequest(request.body)).reply or answer
+            finally:
+                request.reply(answer)
+        return bool(waiting)
+
+    # ---- the controller --------------------------------------------------
+
+    def feed(self, given: Input) -> Handled:
+        """Hand one input to the controller; show what it did (the slide, the win chase, the tone)."""
+        handled = self.controller.handle(given)
+        self.show_outcome(handled.outcome)
+        self._shutting_down |= handled.shutdown
+        return handled
+
+    def look(self) -> Handled:
+        """What the board shows now, as the controller says it (nothing is entered)."""
+        return self.controller.handle(LOOK)
+
+    @property
+    def shutting_down(self) -> bool:
+        """The menu's Shut down was chosen: the loop ends, and the board saves, goes dark and powers off."""
+        return self._shutting_down
 
     # ---- animation -------------------------------------------------------
 
@@ -202,36 +197,23 @@ class Board:
         """Show the current state on the LEDs and (if changed) the OLED;
         ``settled`` draws the pegs where they end, without animation."""
         now = self.clock() if now is None else now
-        self._show_leds(now, settled)
-        self._show_screen(self.oled_screen())
+        shown = self.look()
+        self._show_leds(shown.view, now, settled)
+        self._show_screen(shown.screen)
 
     def view(self) -> GameView:
-        """The game as the board shows it: one view per change (of the game, its state or
-        the club's pairing), which the LEDs, the OLED and the terminal board draw."""
-        controller = self.controller
-        game = controller.game
-        pairing = controller.pairing()
-        key = (game, game.state, pairing)
-        if self._view is None or self._view[0] != key:
-            self._view = (key, controller.view(pairing))
-        return self._view[1]
+        """The game as the board shows it (the LEDs, the OLED and the terminal board draw it)."""
+        return self.look().view
 
     def oled_screen(self) -> Screen:
-        """What the OLED shows: the controller's screen, or in the large-scores mode
-        (the board's ``display_mode`` "scores") the scores, unless a menu or a device problem is up."""
-        controller = self.controller
-        view = self.view()
-        screen = controller.screen(view)
-        if controller.options.display_mode != "scores" or controller.panels or controller.notices:
-            return screen
-        return scores_screen(view, controller.dial, screen.footer, screen.alert)
+        """What the OLED shows now."""
+        return self.look().screen
 
-    def _show_leds(self, now: float, settled: bool) -> None:
+    def _show_leds(self, view: GameView, now: float, settled: bool) -> None:
         strip = self.devices.strip
         if strip is None:
             return
         slide, celebrate = (None, None) if settled else (self._slide(now), self._celebrating(now))
-        view = self.view()
         frame = led_frame(self.devices.layout, view.board, self.style, slide, celebrate, now=now)
         if self.devices.layout.counters:  # the match's wins on the game counters
             light_game_counters(self.devices.layout, frame, view.wins, self.style)
@@ -276,10 +258,8 @@ class Board:
 
     def _show_problem(self, kind: str) -> None:
         """The problem in full on the OLED (until the next input), and in the footer after that."""
-        problem = self.devices.problems[kind]
-        if kind in ("strip", "controls"):  # an OLED cannot show its own problem; a buzzer's is the footer's
-            self.controller.notices.show(DEVICE_NAMES[kind], problem)
-        self.controller.say(problem, alert=True)
+        # An OLED cannot show its own problem; a buzzer's is the footer's.
+        self.feed(DeviceProblem(DEVICE_NAMES[kind], self.devices.problems[kind], kind in ("strip", "controls")))
 
     def _device_failed(self, kind: str, problem: str, now: float) -> None:
         self.devices.drop(kind, problem)
@@ -313,18 +293,17 @@ class Board:
                 self.log(f"{self.devices.problems[kind]}; trying again every {self.devices.retry_s:g} s")
                 self._show_problem(kind)
         if later:
-            self._show_screen(self.controller.screen(self.view()))
+            self._show_screen(self.oled_screen())
 
     def _device_back(self, kind: str) -> None:
         self._retry_at.pop(kind, None)
         name = DEVICE_NAMES[kind]
         self.log(f"{name} working again")
-        self.controller.notices.clear(name)
         strip = self.devices.strip
         if kind == "strip" and strip is not None:
-            strip.set_brightness(self.controller.options.brightness)
+            strip.set_brightness(self.options.brightness)
         self._last_image = self._last_screen = None
-        self.controller.say(f"{name} working again")
+        self.feed(DeviceBack(name))
         self.draw()
 
     def _remind(self, kind: str, before: str) -> None:
@@ -333,8 +312,8 @@ class Board:
         if problem != before:
             self.log(f"{problem}; trying again every {self.devices.retry_s:g} s")
             self._show_problem(kind)
-        elif not self.controller.footer.alert:
-            self.controller.say(problem, alert=True)
+        else:
+            self.feed(Reminder(problem))
         self._show_screen(self.oled_screen())
 
     # ---- the ledger's integrity check ------------------------------------
@@ -362,14 +341,14 @@ class Board:
             self.store.set_aside(problem)
         except LedgerError as error:
             self.log(str(error))
-            self.controller.say(str(error), alert=True)
+            self.feed(Say(str(error), alert=True))
             return True
         for message in self.store.messages:
             self.log(message)
         self.moves, self.finished_at = (), None
-        self.controller.ledger_replaced()
+        self.feed(LedgerRestarted())
         for message in self.store.messages:
-            self.controller.say(message, alert=True)
+            self.feed(Say(message, alert=True))
         return True
 
     # ---- running ---------------------------------------------------------
@@ -378,10 +357,7 @@ class Board:
         """Wait up to ``timeout`` for input, handle all that came, retry devices, draw if needed."""
         changed = self._handle_input(timeout)
         changed |= self._serve_phones()
-        if self.club is not None:
-            shown = (self.club.connection(), self.club.next_game())
-            changed |= shown != self._club_shown
-            self._club_shown = shown
+        changed |= self._club_status()
         if self._ledger_damage is not None:
             changed = self._set_ledger_aside(self._ledger_damage) or changed
         now = self.clock()
@@ -407,13 +383,22 @@ class Board:
         changed = False
         event = controls.get(0)
         while event is not None:
-            outcome = self.controller.handle(event)
-            self.took(outcome)
-            changed |= outcome.redraw
+            changed |= self.feed(event).outcome.redraw
             event = controls.get(0)
         return changed
 
-    def took(self, outcome: Outcome) -> None:
+    def _club_status(self) -> bool:
+        """Tell the controller the club link's connection and next game when they changed; True if they did."""
+        if self.club is None:
+            return False
+        shown = ClubStatus(self.club.connection(), self.club.next_game())
+        if shown == self._club_shown:
+            return False
+        self._club_shown = shown
+        self.feed(shown)
+        return True
+
+    def show_outcome(self, outcome: Outcome) -> None:
         """What an input did, as the board shows it: the slide, the win chase, the tone."""
         self.outcomes.append(outcome)
         if outcome.accepted:
@@ -426,7 +411,7 @@ class Board:
     def _sound(self, outcome: Outcome) -> None:
         """Play the tone for what an input did (see tunes.sound_for), if there is a buzzer."""
         buzzer = self.devices.buzzer
-        if buzzer is None or not self.controller.options.tones:  # tones turned off in the Options menu
+        if buzzer is None or not self.options.tones:  # tones turned off in the Options menu
             return
         tone = sound_for(outcome)
         if tone is None:
@@ -465,7 +450,7 @@ class Board:
         return self._signals.received
 
     def _running(self) -> bool:
-        return not (self._signals.received or self._stop.is_set() or self.controller.shutdown_requested)
+        return not (self._signals.received or self._stop.is_set() or self._shutting_down)
 
     def run(self) -> int:
         """The main loop, until SIGTERM/SIGINT, a shutdown from the menu, or stop().
@@ -474,7 +459,7 @@ class Board:
         with self._signals:  # a second signal while closing is noted, never a KeyboardInterrupt
             try:
                 self.draw()
-                self.notifier.ready(f"board ready: {self.controller.game.variant.name}")
+                self.notifier.ready(f"board ready: {self.view().variant}")
                 self.open_later()
                 self.start_ledger_check()
                 self._next_ping = self.clock()
@@ -485,7 +470,7 @@ class Board:
                 return 0
             finally:
                 self.notifier.stopping()
-                if self.controller.shutdown_requested:
+                if self._shutting_down:
                     self.shut_down()
                 else:
                     self.close()

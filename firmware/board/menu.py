@@ -7,15 +7,19 @@ controller's settings.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from hardware import BUNDLED_LAYOUTS
 from hardware.inputs import COLOUR_BUTTONS, KNOB, InputEvent
 from scorer.variants import VARIANTS, SkunkLines, Variant
 
+from .. import WEB_PORT
 from ..palette import PALETTE_NAMES
-from .panels import PanelHost, is_back
+from .panels import MENU, PanelHost, is_back
 from .screens import Screen
+
+if TYPE_CHECKING:
+    from .phones import Phones
 
 VISIBLE = 4  # menu lines on the OLED
 # A rename while a game is under way: the Players menu's footer, and the board's when it closes.
@@ -47,6 +51,8 @@ class Menu:
     an item may carry a note (when an option applies), shown the same way.
     :class:`MenuTree` builds the board's menus from the controller's settings.
     """
+
+    screen_name = MENU
 
     def __init__(self, host: PanelHost, title: str, items: list[Item], cursor: int = 0, note: str = ""):
         self.host = host
@@ -112,10 +118,14 @@ OPTION_NAMES = {"exact_out": "Exact-out", "skunk": "Skunk lines"}
 
 
 class MenuTree:
-    """The board's menu and its sub-menus, built from the controller's settings each time they open."""
+    """The board's menu and its sub-menus, built from the controller's settings each time they open;
+    ``phones``: the phones paired with seats (None: the board has no socket for them), whose
+    pairing code the Phones menu shows with the web view's address on ``web_port``."""
 
-    def __init__(self, host: PanelHost):
+    def __init__(self, host: PanelHost, phones: Phones | None = None, web_port: int = WEB_PORT):
         self.host = host
+        self.seat_phones = phones
+        self.web_port = web_port
 
     def main(self) -> Menu:
         host = self.host
@@ -304,8 +314,8 @@ class MenuTree:
         seat's phones or all. Each seat's line says whether a phone scores for it."""
         host = self.host
         seats = host.game.seats
-        paired = host.paired_seats()
-        items = [Item("Back", host.back), Item("Phone view", host.phone_view)]
+        paired = self.seat_phones.paired_seats() if self.seat_phones is not None else set()
+        items = [Item("Back", host.back), Item("Phone view", self.phone_view)]
         for index, name in enumerate(seats[: len(COLOUR_BUTTONS)]):
             mark = " (paired)" if index in paired else ""
             items.append(Item(f"Pair {name}{mark}", self._pair(index)))
@@ -316,14 +326,32 @@ class MenuTree:
             items.append(Item("Unpair all", self._unpair(None)))
         host.push(Menu(host, "Phones", items, 2))
 
+    def phone_view(self) -> None:
+        """The web view's address and its QR code."""
+        from .phone import PhoneView
+
+        self.host.push(PhoneView(self.host, self.web_port))
+
     def _pair(self, seat: int) -> Callable[[], None]:
-        return lambda: self.host.pair_phone(seat)
+        return lambda: self.pair_phone(seat)
+
+    def pair_phone(self, seat: int) -> None:
+        """The QR code that pairs a phone with the player on a colour button."""
+        host = self.host
+        if self.seat_phones is None:
+            host.say("Phones cannot pair: the board could not open their socket (see the journal)", alert=True)
+            return
+        from .phone import phone_address
+        from .phones import PairingView
+
+        host.push(PairingView(host, self.seat_phones, seat, host.game.seats[seat], self.seat_phones.new_code(seat),
+                              phone_address(self.web_port)))
 
     def _unpair(self, seat: int | None) -> Callable[[], None]:
         host = self.host
 
         def chosen():
-            gone = host.unpair_phones(seat)
+            gone = self.seat_phones.unpair(seat) if self.seat_phones is not None else 0
             host.back()
             self.phones()
             who = "every seat" if seat is None else host.game.seats[seat] if seat < len(host.game.seats) else "that seat"

@@ -1,17 +1,23 @@
-"""What one input did: the controller's answer to every event (pure data).
+"""What one input did, and what the board shows after it: the controller's answer to every input (pure data).
 
-:meth:`firmware.board.controller.Controller.handle` returns an :class:`Outcome`
-for each event; the board loop (slides, the win chase), the tones
-(:func:`firmware.board.tunes.sound_for`) and the simulator's script runner read
-it. Nothing downstream works out what a press did by comparing before with after.
+:meth:`firmware.board.controller.Controller.handle` returns a :class:`Handled` for
+each input: its :class:`Outcome`, the view of the game, the OLED's screen and, for
+a phone's request, the answer. The board loop (slides, the win chase, the drawing),
+the tones (:func:`firmware.board.tunes.sound_for`) and the simulator's script runner
+read it. Nothing downstream works out what a press did by comparing before with after.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from scorer.variants import SkunkLine
+
+if TYPE_CHECKING:
+    from .screens import Screen
+    from .view import GameView
 
 
 class Did(Enum):
@@ -82,3 +88,23 @@ class Outcome:
 
 
 NOTHING = Outcome()
+
+
+@dataclass(frozen=True)
+class Handled:
+    """What the controller made of one input, and what the board shows after it.
+
+    ``outcome``: what the input did; ``view``: the game as the LEDs show it; ``screen``:
+    what the OLED shows; ``reply``: the answer for the phone whose request it was (None for
+    any other input); ``panel``: the name of the open menu or picker ("" for the game's own
+    screen); ``notice``: a device's problem is on the OLED; ``dial``: the points dialled;
+    ``shutdown``: the menu's Shut down was chosen, so the board saves, goes dark and ends."""
+
+    outcome: Outcome
+    view: GameView
+    screen: Screen
+    reply: dict | None = None
+    panel: str = ""
+    notice: bool = False
+    dial: int = 0
+    shutdown: bool = False

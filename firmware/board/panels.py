@@ -1,10 +1,11 @@
 """Panels: screens that take the knob and the buttons for themselves while they are open.
 
 The menus (:mod:`firmware.board.menu`), check my count and the name picker
-(:mod:`firmware.board.picker`) and the phone view (:mod:`firmware.board.phone`)
-are panels on the controller's stack: while one is open, every event goes to
-it. A panel knows its host only as a :class:`PanelHost`, what it may ask of
-the controller, so no panel imports the controller.
+(:mod:`firmware.board.picker`), the phone view (:mod:`firmware.board.phone`) and
+the pairing code (:mod:`firmware.board.phones`) are panels on the controller's
+stack: while one is open, every event goes to it. A panel knows its host only as
+a :class:`PanelHost`, what it may ask of the controller, so no panel imports the
+controller. Each panel has a screen name (below), which the terminal board's key help follows.
 """
 
 from __future__ import annotations
@@ -21,8 +22,21 @@ if TYPE_CHECKING:
     from .screens import Screen
 
 
+MENU = "menu"
+CHECK_MY_COUNT = "check my count"
+COUNT_CHECKED = "count checked"
+CHECKING_A_COUNT = (CHECK_MY_COUNT, COUNT_CHECKED)
+NAMING_A_PLAYER = "naming a player"
+PHONE_VIEW = "phone view"
+PAIRING_A_PHONE = "pairing a phone"
+
+
 class Panel(Protocol):
-    """A menu or picker on the OLED: it takes the events while it is open."""
+    """A menu or picker on the OLED: it takes the events while it is open. ``screen_name``:
+    which screen it is (one of the names above)."""
+
+    @property
+    def screen_name(self) -> str: ...
 
     def handle(self, event: InputEvent) -> None: ...
 
@@ -60,16 +74,6 @@ class PanelHost(Protocol):
     def count_checked(self, total: int, text: str) -> None: ...
 
     def claim_muggins(self, index: int, points: int) -> bool: ...
-
-    def phone_view(self) -> None: ...
-
-    def paired_seats(self) -> set[int]: ...
-
-    def pair_phone(self, seat: int) -> None: ...
-
-    def cancel_pairing(self) -> None: ...
-
-    def unpair_phones(self, seat: int | None) -> int: ...
 
     def request_shutdown(self) -> None: ...
 

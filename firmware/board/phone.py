@@ -19,7 +19,7 @@ from hardware.inputs import InputEvent
 
 from .. import WEB_PORT
 from ..server.lan import confined, network_up, route_ip
-from .panels import PanelHost
+from .panels import PHONE_VIEW, PanelHost
 from .screens import HEIGHT, WIDTH, Screen, font
 
 NO_NETWORK = ("No network: connect", "the Pi to Wi-Fi or a", "cable, then try again")
@@ -112,6 +112,8 @@ def phone_image(url: str, caption: list[str] | None = None) -> Image.Image:
 
 class PhoneView:
     """The phone view screen; any press goes back."""
+
+    screen_name = PHONE_VIEW
 
     def __init__(self, host: PanelHost, port: int = WEB_PORT, finder: Callable[[int], str | None] | None = None):
         self.host = host

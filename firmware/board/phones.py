@@ -1,7 +1,8 @@
 """Phones paired with seats: the one-time codes, the sessions, and the socket the web view relays them through.
 
-:class:`Phones` pairs and keeps the sessions; :class:`PhoneServer` listens on the board's socket
-(:mod:`firmware.wire.relay`) and hands each request to the board's main loop.
+:class:`Phones` pairs, keeps the sessions and checks each request whole; :class:`PhoneServer`
+listens on the board's socket (:mod:`firmware.wire.relay`) and keeps each request waiting
+for the board's main loop, which hands it to the controller and sends back its answer.
 """
 
 from __future__ import annotations
@@ -15,14 +16,17 @@ import stat
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from hardware.inputs import COLOUR_BUTTONS
 from ledger.files import replace_durably
 
-from ..wire.relay import ACTS, MAX_LINE, read_line, unix_address
-from .scoring import PHONE_POINTS, Act, ScoreInput, Source
+from ..wire.acts import PHONE_ACT_NAMES, Act
+from ..wire.relay import MAX_LINE, read_line, unix_address
+from .panels import PAIRING_A_PHONE, PanelHost
+from .scoring import PHONE_POINTS, ScoreInput, Source
 
 CODE_SECONDS = 120.0  # how long a pairing code may be used
 CODE_BYTES = 10  # 80 random bits: 16 base32 letters, short enough for a QR code the OLED shows large
@@ -32,6 +36,23 @@ REQUEST_ID_CHARS = 64
 REQUEST_SECONDS = 2.0  # how long the socket waits for a request's line
 ANSWER_SECONDS = 10.0  # how long it waits for the main loop's answer
 NOT_PAIRED = "This phone is not paired with the board: choose Phones in its menu"
+
+
+class Paired(NamedTuple):
+    """A phone just paired: its new ``session`` scores for ``seat``."""
+
+    session: str
+    seat: int
+
+
+@dataclass(frozen=True)
+class PhoneEntry:
+    """A paired phone's entry, checked whole: its scoring input, the phone's id for the request,
+    and the hash of the session that asked (its answers are kept under it)."""
+
+    given: ScoreInput
+    request_id: str
+    session_key: str
 
 
 def _hash(session: str) -> str:
@@ -118,9 +139,10 @@ class Phones:
 
     # ---- requests --------------------------------------------------------------
 
-    def answer(self, request: object, enter: Callable[[ScoreInput, str], dict]) -> dict:
-        """The board's answer to one request from the web view; ``enter`` puts a phone's input through
-        the controller and says what it did."""
+    def answer(self, request: object) -> dict | Paired | PhoneEntry:
+        """One request from the web view, checked whole: the answer to it, a phone just paired
+        (:class:`Paired`), or a paired phone's entry for the controller to enter (:class:`PhoneEntry`;
+        :meth:`keep` its answer). A request id answered before gets that answer again."""
         if not isinstance(request, dict):
             return {"ok": False, "message": "not a request"}
         op = request.get("op")
@@ -128,8 +150,7 @@ class Phones:
             paired = self.pair(request.get("code"))
             if isinstance(paired, str):
                 return {"ok": False, "message": paired}
-            session, seat = paired
-            return {"ok": True, "session": session, "seat": seat}
+            return Paired(*paired)
         found = self.seat_of(request.get("session"))
         if found is None:
             return {"ok": False, "unpaired": True, "message": NOT_PAIRED}
@@ -141,24 +162,28 @@ class Phones:
             return {"ok": True, "seat": seat}
         if op != "enter":
             return {"ok": False, "message": f"unknown request {str(op)[:20]!r}"}
-        return self._enter(request, seat, enter)
+        return self._entry(request, seat)
 
-    def _enter(self, request: dict, seat: int, enter: Callable[[ScoreInput, str], dict]) -> dict:
+    def _entry(self, request: dict, seat: int) -> dict | PhoneEntry:
         request_id, act, points = request.get("id"), request.get("act"), request.get("points", 0)
         if not isinstance(request_id, str) or not 0 < len(request_id) <= REQUEST_ID_CHARS:
             return {"ok": False, "message": f"a request needs an id of 1 to {REQUEST_ID_CHARS} characters"}
-        if act not in ACTS:
-            return {"ok": False, "message": f"unknown entry {str(act)[:20]!r}: use {', '.join(ACTS)}"}
+        if act not in PHONE_ACT_NAMES:
+            return {"ok": False, "message": f"unknown entry {str(act)[:20]!r}: use {', '.join(PHONE_ACT_NAMES)}"}
         if type(points) is not int or not 0 <= points <= PHONE_POINTS:
             return {"ok": False, "message": f"points are a whole number from 0 to {PHONE_POINTS}"}
-        kept = self.answers.setdefault(_hash(request["session"]), OrderedDict())
+        key = _hash(request["session"])
+        kept: dict[str, dict] = self.answers.get(key, {})
         if request_id in kept:
             return {**kept[request_id], "again": True}
-        answer = enter(ScoreInput(Act(act), Source.PHONE, seat, points), request_id)
-        kept[request_id] = answer
+        return PhoneEntry(ScoreInput(Act(act), Source.PHONE, seat, points), request_id, key)
+
+    def keep(self, entry: PhoneEntry, answer: dict) -> None:
+        """Keep the answer to a phone's entry: the same request id again gets it, and enters nothing."""
+        kept = self.answers.setdefault(entry.session_key, OrderedDict())
+        kept[entry.request_id] = answer
         while len(kept) > ANSWERS_KEPT:
             kept.popitem(last=False)
-        return answer
 
     # ---- keeping the sessions --------------------------------------------------
 
@@ -185,19 +210,38 @@ class Phones:
                      "they are paired until the board restarts")
 
 
+class WaitingRequest:
+    """One request off the socket, waiting for the main loop: ``body`` (its JSON, None if it did
+    not read) and :meth:`reply`, which sends the answer to the web view that asked."""
+
+    def __init__(self, body: object, conn: socket.socket, done: threading.Event):
+        self.body = body
+        self._conn = conn
+        self._done = done
+
+    def reply(self, answer: dict) -> None:
+        """Send ``answer`` as one line (a few hundred bytes to a waiting reader: never blocks for long)."""
+        try:
+            self._conn.sendall(json.dumps(answer, separators=(",", ":")).encode()[:MAX_LINE - 1] + b"\n")
+        except OSError:  # the web view went away before its answer
+            pass
+        finally:
+            self._done.set()
+
+
 class PhoneServer:
-    """The board's socket for the web view: each request waits in :attr:`requests` with its
-    connection; the main loop answers it there (:meth:`serve`). ``wake`` is called when one arrives.
+    """The board's socket for the web view: each request waits in :attr:`requests` until the main
+    loop takes it (:meth:`waiting`) and replies. ``wake`` is called when one arrives.
 
     :class:`PhoneServer` listens on the board's socket (:mod:`firmware.wire.relay`) in a
-    thread of its own, and hands each request to the board's main loop, which
-    answers it (:meth:`Phones.answer`) through the controller, as a press is.
+    thread of its own; the board's main loop hands each request to the controller, as
+    it does a press, and replies with the controller's answer.
     """
 
     def __init__(self, path: Path, wake: Callable[[], None]):
         self.path = path
         self.wake = wake
-        self.requests: queue.Queue[tuple[object, socket.socket, threading.Event]] = queue.Queue()
+        self.requests: queue.Queue[WaitingRequest] = queue.Queue()
         self._sock = self._listen(path)
         self._pipe = os.pipe()  # readable while a request waits: for a loop that sleeps in select()
         os.set_blocking(self._pipe[0], False)
@@ -251,7 +295,7 @@ class PhoneServer:
         except ValueError:
             request = None
         done = threading.Event()
-        self.requests.put((request, conn, done))
+        self.requests.put(WaitingRequest(request, conn, done))
         try:
             os.write(self._pipe[1], b"r")
         except OSError:  # the pipe is full: a wake is already waiting
@@ -263,26 +307,18 @@ class PhoneServer:
         """A descriptor that is readable while a request waits (select() on it)."""
         return self._pipe[0]
 
-    def serve(self, answer: Callable[[object], dict]) -> bool:
-        """Answer every request waiting (in the main loop's thread); True if there were any."""
+    def waiting(self) -> list[WaitingRequest]:
+        """Every request waiting now, oldest first (taken in the main loop's thread, which replies to each)."""
         try:
             os.read(self._pipe[0], 4096)
         except OSError:  # nothing to read
             pass
-        served = False
+        taken = []
         while True:
             try:
-                request, conn, done = self.requests.get_nowait()
+                taken.append(self.requests.get_nowait())
             except queue.Empty:
-                return served
-            served = True
-            try:
-                line = json.dumps(answer(request), separators=(",", ":")).encode()[:MAX_LINE - 1] + b"\n"
-                conn.sendall(line)  # a few hundred bytes to a waiting reader: never blocks for long
-            except OSError:  # the web view went away before its answer
-                pass
-            finally:
-                done.set()
+                return taken
 
     def close(self) -> None:
         """Stop listening and remove the socket (if it is still this server's)."""
@@ -317,21 +353,25 @@ def pairing_url(base: str, code: str) -> str:
 
 
 class PairingView:
-    """The QR code that pairs a phone with one seat; any press goes back (and the code with it)."""
+    """The QR code that pairs a phone with one seat (its ``player``); any press goes back, and the
+    code with it (``phones`` forgets it)."""
 
-    def __init__(self, host, seat: int, name: str, code: str, base: str | None):
+    screen_name = PAIRING_A_PHONE
+
+    def __init__(self, host: PanelHost, phones: Phones, seat: int, player: str, code: str, base: str | None):
         from .phone import phone_image
 
         self.host = host
+        self.phones = phones
         self.seat = seat
-        self.name = name
+        self.player = player
         self.url = pairing_url(base, code) if base else None
         self.typed = f"{base.rstrip('/')}/P/{code}" if base else None  # the same, as a person types it
-        self.picture = phone_image(self.url, [f"{name}'s", "phone:", "scan this", "(2 min)"]) if self.url else None
+        self.picture = phone_image(self.url, [f"{player}'s", "phone:", "scan this", "(2 min)"]) if self.url else None
 
     def handle(self, event) -> None:
         if event.kind in ("click", "hold"):
-            self.host.cancel_pairing()
+            self.phones.cancel_code()
             self.host.back()
 
     def screen(self):
@@ -342,5 +382,5 @@ class PairingView:
             return Screen(title="Pair a phone", lines=NO_NETWORK)
         scheme, _, rest = self.typed.partition("//")
         address, _, code = rest.partition("/P/")
-        return Screen(title=f"Pair {self.name}'s phone", lines=(f"{scheme}//", address, f"/P/{code}", "once, within 2 min"),
+        return Screen(title=f"Pair {self.player}'s phone", lines=(f"{scheme}//", address, f"/P/{code}", "once, within 2 min"),
                       picture=self.picture)

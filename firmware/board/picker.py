@@ -18,7 +18,7 @@ from scorer.counting import CRIB_SIZE, Score, score_hand
 from scorer.game import EntryKind, Game, PeggedEntry
 
 from ..config import MAX_NAME
-from .panels import PanelHost, is_back
+from .panels import CHECK_MY_COUNT, COUNT_CHECKED, NAMING_A_PLAYER, PanelHost, is_back
 from .screens import WIDTH, Screen, font
 
 SUIT_OF_BUTTON = dict(zip(COLOUR_BUTTONS, "CDHS"))  # red clubs, blue diamonds, green hearts, yellow spades
@@ -203,6 +203,11 @@ class CountChecker:
         self.page = 0
 
     @property
+    def screen_name(self) -> str:
+        """Check my count while the cards are picked, count checked once the breakdown shows."""
+        return CHECK_MY_COUNT if self.result is None else COUNT_CHECKED
+
+    @property
     def size(self) -> int:
         """Cards in the hand or crib (the starter apart)."""
         return CRIB_SIZE if self.crib else self.hand_size
@@ -319,6 +324,8 @@ def typed(name: str, choice: str) -> str:
 
 class NamePicker:
     """A player's name, letter by letter: turn to a letter, press the knob to type it."""
+
+    screen_name = NAMING_A_PLAYER
 
     def __init__(self, host: PanelHost, seat: int, done: Callable[[int], None]):
         self.host = host

@@ -204,9 +204,9 @@ class Simulator:
         elif verb == "up":
             controls.release(argument)
         elif verb == "enter":
-            self.board.took(self.board.controller.handle_input(script_input(argument)))
+            self.board.feed(script_input(argument))
         self.board.step(0)
-        if self.board.controller.shutdown_requested:
+        if self.board.shutting_down:
             self.board.shut_down()
             self.ended = True
         elif not self.animate:
@@ -238,10 +238,8 @@ class Simulator:
 
     def strip_pegs(self) -> list[dict]:
         """The scores the strip's last frame shows, side by side (see :func:`read_pegs`)."""
-        game = self.board.controller.game
-        return read_pegs(
-            self.devices.layout, self.shown_frame(), self.board.style, game.variant.target, len(game.sides)
-        )
+        view = self.board.view()
+        return read_pegs(self.devices.layout, self.shown_frame(), self.board.style, view.target, len(view.names))
 
     def snapshot(self, directory: Path, name: str) -> None:
         """PNGs of the LED board (the frame the strip shows) and the OLED, written

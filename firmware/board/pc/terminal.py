@@ -22,6 +22,8 @@ from hardware.layout import HOLES_PER_TRACK, Layout
 
 from ..controller import MAX_DIAL
 from ..controls import CONTROLS
+from ..outcome import Handled
+from ..panels import PAIRING_A_PHONE, PHONE_VIEW
 from ..screens import Screen
 from ..view import GameView, deal_text, dealer_mark, lap_text, next_text, won_text
 from .simulator import Simulator
@@ -124,26 +126,16 @@ SCREEN_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-def screen_keys(controller) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """Which screen the board shows ("" for the game's own) and its keys: the help follows the OLED."""
-    from ..menu import Menu
-    from ..phone import PhoneView
-    from ..phones import PairingView
-    from ..picker import CountChecker, NamePicker
+HELP_OF_PANEL = {PAIRING_A_PHONE: PHONE_VIEW}  # a panel whose keys are another's, by the other's name
 
-    if controller.panels and not controller.notices:
-        panel = controller.panels[-1]
-        if isinstance(panel, Menu):
-            return "menu", SCREEN_KEYS["menu"]
-        if isinstance(panel, CountChecker):
-            where = "check my count" if panel.result is None else "count checked"
-            return where, SCREEN_KEYS[where]
-        if isinstance(panel, NamePicker):
-            return "naming a player", SCREEN_KEYS["naming a player"]
-        if isinstance(panel, (PhoneView, PairingView)):
-            return "phone view", SCREEN_KEYS["phone view"]
-    game = controller.game
-    if not controller.panels and game is not None and game.is_over:
+
+def screen_keys(shown: Handled) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Which screen the board shows (``shown``, as the controller says it; "" for the game's own)
+    and its keys: the help follows the OLED."""
+    if shown.panel and not shown.notice:
+        where = HELP_OF_PANEL.get(shown.panel, shown.panel)
+        return where, SCREEN_KEYS[where]
+    if not shown.panel and shown.view.outcome is not None:
         return "game over", SCREEN_KEYS["game over"]
     return "", tuple(key_help())
 
@@ -202,16 +194,16 @@ class TypedDial:
         if key not in DIGITS:
             self.typed = ""
             return False
-        controller = sim.board.controller
-        if controller.panels:
+        shown = sim.board.look()
+        if shown.panel:
             self.typed = ""
             return True
-        going = self.typed and controller.dial == int(self.typed)
+        going = self.typed and shown.dial == int(self.typed)
         typed = self.typed + key if going else key
         if int(typed) > MAX_DIAL:
             typed = key
         self.typed = str(int(typed))
-        steps = int(typed) - controller.dial
+        steps = int(typed) - shown.dial
         if steps:
             sim.act("turn", str(steps))
         return True
@@ -594,7 +586,7 @@ def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
     else:
         draw_box(canvas, top, left, OLED_TEXT_WIDTH, rows_of_text, "OLED")
     row, col, width = plan.help
-    where, keys = screen_keys(sim.board.controller)
+    where, keys = screen_keys(sim.board.look())
     for n, line in enumerate(help_lines(width, keys if where else None, where)):
         canvas.text(row + n, col, line, "2" if colour else "")
     place_legend(canvas, plan.oled[0], (col, left), colour)
