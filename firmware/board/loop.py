@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 from collections import deque
 from pathlib import Path
 from typing import Callable
@@ -49,6 +50,7 @@ SAFE_TO_UNPLUG = Screen(  # controls.UNPLUG_WHEN, in lines the OLED holds
     lines=("Powering off. Unplug", "once the Pi's green", "light stays off, not", "when the LEDs go dark"),
 )
 MOCK_STOPPED = Screen(title="Scores saved", lines=("The mock board has", "stopped."))
+PHONE_FAILED = "The board could not take this request: nothing was entered"
 POWER_OFF_FAILED = Screen(
     title="Power-off refused",
     lines=("Scores saved; Pi on.", "Fix: sudo systemd/", "install.sh (polkit", "rule); see journal"),
@@ -125,14 +127,19 @@ class Board:
 
     def _serve_phones(self) -> bool:
         """Feed the controller the phones' requests waiting on the socket, and reply to each with
-        its answer; True if any came."""
+        its answer; True if any came. No request stops the board: one the controller fails on is
+        refused in words, and the journal says why."""
         if self.phone_server is None:
             return False
         waiting = self.phone_server.waiting()
         for request in waiting:
-            answer: dict = {"ok": False, "message": "nothing entered"}
+            answer = {"ok": False, "message": PHONE_FAILED}
             try:
                 answer = self.feed(PhoneRequest(request.body)).reply or answer
+            except Exception as error:  # noqa: BLE001 - a phone's request never ends the main loop
+                where = traceback.extract_tb(error.__traceback__)[-1]
+                self.log(f"a phone's request failed ({type(error).__name__} at {Path(where.filename).name}:"
+                         f"{where.lineno}: {error}): refused, nothing entered")
             finally:
                 request.reply(answer)
         return bool(waiting)

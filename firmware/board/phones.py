@@ -24,7 +24,7 @@ from hardware.inputs import COLOUR_BUTTONS
 from ledger.files import replace_durably
 
 from ..wire.acts import PHONE_ACT_NAMES, Act
-from ..wire.relay import MAX_LINE, read_line, unix_address
+from ..wire.relay import MAX_LINE, plain_text, read_line, shallow_json, unix_address
 from .panels import PAIRING_A_PHONE, PanelHost
 from .scoring import PHONE_POINTS, ScoreInput, Source
 
@@ -33,7 +33,8 @@ CODE_BYTES = 10  # 80 random bits: 16 base32 letters, short enough for a QR code
 SESSION_BYTES = 32  # 256 random bits
 ANSWERS_KEPT = 64  # a phone's latest answers, by request id, given again for a retried request
 REQUEST_ID_CHARS = 64
-REQUEST_SECONDS = 2.0  # how long the socket waits for a request's line
+SESSION_CHARS = 64  # a session is 43 characters; a code 16
+REQUEST_SECONDS = 2.0  # how long the socket waits for a request's whole line
 ANSWER_SECONDS = 10.0  # how long it waits for the main loop's answer
 NOT_PAIRED = "This phone is not paired with the board: choose Phones in its menu"
 
@@ -97,7 +98,8 @@ class Phones:
     def pair(self, code: object) -> tuple[str, int] | str:
         """(session, seat) for a code shown on the board, used once before it expires; else why not."""
         live = self.code
-        given = code.upper().encode() if isinstance(code, str) else b""
+        text = plain_text(code, SESSION_CHARS)
+        given = text.upper().encode() if text is not None else b""
         from hmac import compare_digest  # when a phone pairs: the board starts without it
 
         if live is None or not compare_digest(given, live[0].encode()):
@@ -112,9 +114,8 @@ class Phones:
 
     def seat_of(self, session: object) -> int | None:
         """The seat a session scores for, None if it is not paired."""
-        if not isinstance(session, str) or not session:
-            return None
-        return self.sessions.get(_hash(session))
+        text = plain_text(session, SESSION_CHARS)
+        return None if text is None else self.sessions.get(_hash(text))
 
     def paired_seats(self) -> set[int]:
         return set(self.sessions.values())
@@ -130,7 +131,8 @@ class Phones:
         return len(gone)
 
     def unpair_session(self, session: object) -> bool:
-        key = _hash(session) if isinstance(session, str) else ""
+        text = plain_text(session, SESSION_CHARS)
+        key = _hash(text) if text is not None else ""
         if self.sessions.pop(key, None) is None:
             return False
         self.answers.pop(key, None)
@@ -165,9 +167,9 @@ class Phones:
         return self._entry(request, seat)
 
     def _entry(self, request: dict, seat: int) -> dict | PhoneEntry:
-        request_id, act, points = request.get("id"), request.get("act"), request.get("points", 0)
-        if not isinstance(request_id, str) or not 0 < len(request_id) <= REQUEST_ID_CHARS:
-            return {"ok": False, "message": f"a request needs an id of 1 to {REQUEST_ID_CHARS} characters"}
+        request_id, act, points = plain_text(request.get("id"), REQUEST_ID_CHARS), request.get("act"), request.get("points", 0)
+        if request_id is None:
+            return {"ok": False, "message": f"a request needs an id of 1 to {REQUEST_ID_CHARS} printable ASCII characters"}
         if act not in PHONE_ACT_NAMES:
             return {"ok": False, "message": f"unknown entry {str(act)[:20]!r}: use {', '.join(PHONE_ACT_NAMES)}"}
         if type(points) is not int or not 0 <= points <= PHONE_POINTS:
@@ -272,28 +274,28 @@ class PhoneServer:
 
     def _accept(self) -> None:
         """Take the web view's requests one at a time, each answered before the next is read (the main
-        loop answers them one at a time anyway)."""
+        loop answers them one at a time anyway). Whatever one connection sends, the next is taken."""
         while not self._closed:
             try:
                 conn, _ = self._sock.accept()
             except OSError:
-                return
+                if self._closed:
+                    return
+                time.sleep(0.1)  # out of descriptors, say: try again rather than stop listening
+                continue
             with conn:
                 try:
                     self._one(conn)
-                except OSError:
+                except Exception:  # noqa: BLE001 - a connection's failure never ends the socket's thread
                     continue
 
     def _one(self, conn: socket.socket) -> None:
-        """Read one request, wait for the main loop's answer, send it."""
-        conn.settimeout(REQUEST_SECONDS)
-        line = read_line(conn)
+        """Read one request (its whole line within REQUEST_SECONDS, parsed without recursion), wait for
+        the main loop's answer, send it."""
+        line = read_line(conn, REQUEST_SECONDS)
         if line is None:
             return
-        try:
-            request = json.loads(line)
-        except ValueError:
-            request = None
+        request = shallow_json(line)
         done = threading.Event()
         self.requests.put(WaitingRequest(request, conn, done))
         try:

@@ -7,7 +7,6 @@ The web view never writes the ledger: it relays each request to the running boar
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ from scorer.counting import score_hand
 from scorer.errors import CribbageError
 
 from ..wire.acts import PHONE_ACT_NAMES
-from ..wire.relay import HEADER, MAX_LINE, BoardAway, BoardSilent, ask_async, header_token
+from ..wire.relay import HEADER, MAX_LINE, BoardAway, BoardSilent, ask_async, header_token, plain_text, shallow_json
 from . import pages
 from .lru import LRU
 
@@ -32,9 +31,13 @@ SEAT_COOKIE = "cribbage_seat"
 COOKIE_DAYS = 30
 RATE = 4.0  # requests a second a phone may make, on average
 BURST = 8  # requests a phone may make at once
+SESSION_CHARS = 64  # a session the board gives is 43 characters
+PAIRED_SECONDS = 10.0  # how long the board's word that a session is paired is taken without asking again
+STRANGER_RATE, STRANGER_BURST = 1.0, 4  # sessions the board has not confirmed, asked about per client
 BOARD_AWAY = "The board is not running: nothing was entered. Start it, then try again."
 BOARD_SILENT = "No answer from the board: look at the board before you tap again"
 NOT_PAIRED = "This phone is not paired: choose Phones in the board's menu and scan its code"
+NOT_READ = "The request did not read: reload the page"
 PHONE_WRITES = frozenset({"/pair", "/api/phone/entry", "/api/phone/unpair"})
 
 
@@ -64,22 +67,26 @@ class PhoneRoutes:
 
     The web view never writes the ledger: it relays each request to the running
     board over the board's socket (:mod:`firmware.wire.relay`) and gives the phone the
-    board's own answer. Every write needs a paired session (the HttpOnly,
-    SameSite=Strict cookie the board gave for a pairing code) and the session's
-    header token (:func:`firmware.wire.relay.header_token`, in the page the session
-    opened); anything else is 403 and changes nothing. Each phone's requests are
-    rate-limited here, before they reach the board.
+    board's own answer. Every write, and the coach, needs a session the board says
+    it paired (the HttpOnly, SameSite=Strict cookie the board gave for a pairing
+    code; the board's word is kept for PAIRED_SECONDS) and the session's header
+    token (:func:`firmware.wire.relay.header_token`, in the page the session
+    opened); anything else is 403 and changes nothing. Each paired session's
+    requests are rate-limited here, before they reach the board, and so are each
+    client's questions about sessions the board has not confirmed.
     """
 
     def __init__(self, socket: Path | None, templates: Jinja2Templates):
         self.socket = socket  # None: no board to relay to (a web view of a copied ledger)
         self.templates = templates
         self.buckets = Buckets()
+        self.strangers = Buckets(STRANGER_RATE, STRANGER_BURST)
+        self.paired = LRU(256)  # session -> when the board last said it is paired
         self.coached = LRU(64)  # the coach's answers by (cards, dealer): a hand asked again costs nothing
         self.coaching = asyncio.Lock()  # one coach at a time: phones asking at once wait their turn
 
     async def _ask(self, request: dict) -> dict:
-        """The board's answer (BoardAway if it is not running)."""
+        """The board's answer (BoardAway if it is not running; ValueError for a request too long to send)."""
         if self.socket is None:
             raise BoardAway("no board to relay to")
         return await ask_async(self.socket, request)
@@ -103,6 +110,7 @@ class PhoneRoutes:
         if not answer.get("ok"):
             return self.templates.TemplateResponse(request, "not_paired.html",
                                                    {"message": str(answer.get("message", "not paired"))}, status_code=403)
+        self.paired.put(str(answer["session"]), time.monotonic())
         response = RedirectResponse("/phone", status_code=303)
         age = COOKIE_DAYS * 86400
         response.set_cookie(COOKIE, str(answer["session"]), max_age=age, httponly=True, samesite="strict", path="/")
@@ -114,7 +122,7 @@ class PhoneRoutes:
 
     async def phone_page(self, request: Request, live: dict):
         """``/phone``: the seat's controls over the live board; without a session, how to pair."""
-        session = request.cookies.get(COOKIE)
+        session = plain_text(request.cookies.get(COOKIE), SESSION_CHARS)
         seat = _seat_cookie(request)
         if not session or seat is None:
             return self.templates.TemplateResponse(request, "unpaired.html", {"message": NOT_PAIRED})
@@ -123,47 +131,69 @@ class PhoneRoutes:
         except BoardAway:
             answer = {"ok": True, "seat": seat, "away": True}
         if not answer.get("ok"):
+            self.paired.put(session, float("-inf"))
             response = self.templates.TemplateResponse(request, "unpaired.html", {"message": NOT_PAIRED})
             response.delete_cookie(COOKIE, path="/")
             response.delete_cookie(SEAT_COOKIE, path="/")
             return response
+        if not answer.get("away"):
+            self.paired.put(session, time.monotonic())
         away = BOARD_AWAY if answer.get("away") else ""
         return self.templates.TemplateResponse(request, "phone.html",
                                                pages.phone_context(live, int(answer["seat"]), header_token(session), away))
 
     # ---- writes ----------------------------------------------------------------
 
-    def _refuse(self, request: Request) -> Response | None:
-        """403 unless the request carries a session and its header token; 429 when it comes too fast."""
-        session = request.cookies.get(COOKIE)
-        token = request.headers.get(HEADER, "")
+    async def _refuse(self, request: Request) -> Response | None:
+        """None for a session the board paired, with its header token, within its rate; else the answer:
+        400 for a cookie that cannot be a session, 403 for a session or token that is not the board's,
+        429 when it comes too fast, 503 when the board is not running to say."""
+        given = request.cookies.get(COOKIE)
+        session = plain_text(given, SESSION_CHARS)
+        if given is not None and session is None:
+            return JSONResponse({"ok": False, "message": NOT_READ}, status_code=400)
+        token = plain_text(request.headers.get(HEADER), SESSION_CHARS) or ""
         if not session or not secrets.compare_digest(token.encode(), header_token(session).encode()):
             return JSONResponse({"ok": False, "message": NOT_PAIRED}, status_code=403)
+        confirmed = self.paired.get(session)
+        if confirmed is None or time.monotonic() - confirmed > PAIRED_SECONDS:
+            client = request.client.host if request.client is not None else ""
+            if not self.strangers.take(client):
+                return JSONResponse({"ok": False, "message": "Too many requests at once: wait a moment"},
+                                    status_code=429)
+            try:
+                answer = await self._ask({"op": "seat", "session": session})
+            except BoardSilent:
+                return JSONResponse({"ok": False, "message": BOARD_SILENT}, status_code=504)
+            except BoardAway:
+                return JSONResponse({"ok": False, "message": BOARD_AWAY, "away": True}, status_code=503)
+            if not answer.get("ok"):
+                return JSONResponse({"ok": False, "unpaired": True, "message": NOT_PAIRED}, status_code=403)
+            self.paired.put(session, time.monotonic())
         if not self.buckets.take(session):
             return JSONResponse({"ok": False, "message": "Too many taps at once: wait a moment"}, status_code=429)
         return None
 
     async def entry(self, request: Request):
         """``POST /api/phone/entry`` {"id", "act", "points"}: the board's answer to one entry."""
-        refused = self._refuse(request)
+        refused = await self._refuse(request)
         if refused is not None:
             return refused
         body = await _small_json(request)
         if body is None:
-            return JSONResponse({"ok": False, "message": "The request did not read: reload the page"},
-                                status_code=400)
-        act, points, request_id = body.get("act"), body.get("points", 0), body.get("id")
-        if act not in PHONE_ACT_NAMES or type(points) is not int or not isinstance(request_id, str):
-            return JSONResponse({"ok": False, "message": "The request did not read: reload the page"},
-                                status_code=400)
-        return await self._relay({"op": "enter", "session": request.cookies[COOKIE], "id": request_id[:64],
+            return JSONResponse({"ok": False, "message": NOT_READ}, status_code=400)
+        act, points, request_id = body.get("act"), body.get("points", 0), plain_text(body.get("id"), 64)
+        if act not in PHONE_ACT_NAMES or type(points) is not int or not -1000 < points < 1000 or request_id is None:
+            return JSONResponse({"ok": False, "message": NOT_READ}, status_code=400)
+        return await self._relay({"op": "enter", "session": request.cookies[COOKIE], "id": request_id,
                                   "act": act, "points": points})
 
     async def unpair(self, request: Request):
         """``POST /api/phone/unpair``: this phone scores no more (the board forgets its session)."""
-        refused = self._refuse(request)
+        refused = await self._refuse(request)
         if refused is not None:
             return refused
+        self.paired.put(request.cookies[COOKIE], float("-inf"))
         response = await self._relay({"op": "unpair", "session": request.cookies[COOKIE]})
         response.delete_cookie(COOKIE, path="/")
         response.delete_cookie(SEAT_COOKIE, path="/")
@@ -176,7 +206,10 @@ class PhoneRoutes:
             return JSONResponse({"ok": False, "message": BOARD_SILENT}, status_code=504)
         except BoardAway:
             return JSONResponse({"ok": False, "message": BOARD_AWAY, "away": True}, status_code=503)
+        except ValueError:
+            return JSONResponse({"ok": False, "message": NOT_READ}, status_code=400)
         if answer.get("unpaired"):
+            self.paired.put(request.get("session"), float("-inf"))
             return JSONResponse(answer, status_code=403)
         return JSONResponse(answer, status_code=200 if answer.get("ok") else 409)
 
@@ -202,7 +235,7 @@ class PhoneRoutes:
         ``cribbage-board coach --json`` gives them (``dealer=0``: the opponent's crib). For a paired
         phone's page (a coached hand costs the Pi a second or two: rate-limited as its taps are); reads
         nothing of the game; computed off the event loop, one at a time, and kept for hands asked again."""
-        refused = self._refuse(request)
+        refused = await self._refuse(request)
         if refused is not None:
             return refused
         params = request.query_params
@@ -243,10 +276,7 @@ async def _small_json(request: Request) -> dict | None:
     body = await _small_body(request)
     if body is None:
         return None
-    try:
-        value = json.loads(body)
-    except ValueError:
-        return None
+    value = shallow_json(body)
     return value if isinstance(value, dict) else None
 
 

@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import socket
+import time
 from pathlib import Path
 
 from scorer.errors import CribbageBoardError
@@ -18,6 +19,7 @@ MAX_LINE = 4096  # the longest request or answer, in bytes
 ANSWER_SECONDS = 5.0  # how long the web view waits for the board's answer
 SUN_PATH_MAX = 107  # the longest path a Unix socket's address holds
 HEADER = "X-Phone-Token"  # the header every write from a paired phone carries
+MAX_DEPTH = 2  # a request is an object of plain values: deeper nesting is refused before it is parsed
 
 
 class BoardAway(CribbageBoardError, OSError):
@@ -118,19 +120,62 @@ def _decoded(answer: bytes | None) -> dict:
     """The board's answer line as a dict; BoardSilent if there is none or it does not read."""
     if answer is None:
         raise BoardSilent("the board closed the connection without an answer")
-    try:
-        decoded = json.loads(answer)
-    except ValueError:
-        raise BoardSilent("the board's answer did not read") from None
+    decoded = shallow_json(answer)
     if not isinstance(decoded, dict):
         raise BoardSilent("the board's answer did not read")
     return decoded
 
 
-def read_line(sock: socket.socket) -> bytes | None:
-    """One line (up to MAX_LINE bytes, without its newline) from ``sock``; None if it ends first."""
+def shallow_json(data: bytes | str, depth: int = MAX_DEPTH) -> object | None:
+    """``data`` parsed as JSON when its arrays and objects nest at most ``depth`` deep, else None
+    (so nothing a client sends can make the parser recurse); None too when it does not read.
+
+        >>> shallow_json(b'{"op": "seat", "session": "x"}')
+        {'op': 'seat', 'session': 'x'}
+        >>> shallow_json(b"[" * 3000) is None, shallow_json(b'{"a": [[1]]}') is None
+        (True, True)
+    """
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    level, quoted, escaped = 0, False, False
+    for char in text:
+        if quoted:
+            escaped, quoted = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            quoted = True
+        elif char in "[{":
+            level += 1
+            if level > depth:
+                return None
+        elif char in "]}":
+            level -= 1
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+def plain_text(value: object, most: int) -> str | None:
+    """``value`` when it is text a request may carry (printable ASCII, 1 to ``most`` characters), else None.
+
+        >>> plain_text("a1f0", 64), plain_text("\\ud800", 64), plain_text("x" * 65, 64)
+        ('a1f0', None, None)
+    """
+    if isinstance(value, str) and 0 < len(value) <= most and value.isascii() and value.isprintable():
+        return value
+    return None
+
+
+def read_line(sock: socket.socket, seconds: float | None = None) -> bytes | None:
+    """One line (up to MAX_LINE bytes, without its newline) from ``sock``; None if it ends first,
+    or if it is longer. With ``seconds``, the whole line must come within that time (TimeoutError)."""
     data = b""
+    deadline = None if seconds is None else time.monotonic() + seconds
     while b"\n" not in data:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the request did not come whole in time")
+            sock.settimeout(left)
         chunk = sock.recv(MAX_LINE + 1 - len(data))
         if not chunk:
             return None
