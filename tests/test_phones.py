@@ -194,6 +194,23 @@ def test_a_phone_says_go_in_the_play(table):
                                         "hand Blue 8  # via phone Blue"]
 
 
+def test_a_phone_redoes_its_own_entry_and_starts_a_new_game(table):
+    """Undo and redo of the seat's own entry; another seat's redo refused; a new game, then a new match,
+    from a phone, as the board's menu starts them."""
+    red, blue = table.pair(0), table.pair(1)
+    assert blue.enter("peg", 2)[1]["text"] == "Blue peg 2"
+    assert blue.enter("undo")[1]["text"] == "Undone: Blue peg 2"
+    assert red.enter("redo")[1]["message"] == "The entry to redo is Blue's: redo it on the board"
+    assert blue.enter("redo")[1]["text"] == "Redone: Blue peg 2"
+    status, answer = red.enter("new-game")
+    assert status == 200 and answer["text"].startswith("New game: six-card"), answer
+    status, answer = blue.enter("new-match")
+    assert status == 200 and answer["text"].startswith("New game: six-card"), answer
+    lines = table.ledger_lines()
+    assert lines[0].startswith("game six-card") and lines[1:] == [], lines
+    assert table.board.board.controller.game.state.scores == (0, 0)
+
+
 @pytest.mark.slow
 def test_a_muggins_claim_from_a_phone_with_muggins_on(tmp_path, monkeypatch):
     """With muggins on, Red's phone claims the 2 Blue's hand missed; Blue's own phone cannot."""

@@ -86,6 +86,43 @@ def test_the_phones_keys_follow_the_acts_the_board_says_its_seat_may_use(table, 
     assert table.ledger_lines()[1:] == ["go Blue  # via phone Blue", "hand Blue 8  # via phone Blue"]
 
 
+def test_the_keypad_refuses_past_29_and_the_page_asks_before_it_unpairs_or_starts_again(table, browser):
+    """3 then 0 keeps 3 on the dial and says why; New game and Unpair ask first: No changes nothing,
+    Yes does it."""
+    browser.set_window_size(*PHONE)
+    browser.get(table.show_pairing(1))
+    tap(browser, ".pair button")
+    wait_for(browser, lambda d: "live-dot on" in d.page_source)
+    tap(browser, 'button[data-digit="3"]')
+    tap(browser, 'button[data-digit="0"]')
+    assert browser.find_element("id", "dial").text == "3"
+    answer(browser, "No count is 30: 29 is the most")
+    tap(browser, 'button[data-act="hand"]')
+    answer(browser, "Blue hand 3")
+    asked(browser, 'button[data-act="new-game"]', yes=False)
+    assert table.board.board.controller.game.state.scores == (0, 3)
+    asked(browser, 'button[data-act="new-game"]', yes=True)
+    answer(browser, "New game: six-card")
+    assert table.board.board.controller.game.state.scores == (0, 0)
+    asked(browser, "#unpair", yes=False)
+    assert table.board.board.controller.phones.paired_seats() == {1}
+    asked(browser, "#unpair", yes=True)
+    wait_for(browser, lambda d: not d.find_elements("id", "phone"))
+    assert table.board.board.controller.phones.paired_seats() == set()
+
+
+def asked(driver, selector: str, yes: bool) -> None:
+    """Click ``selector`` as a finger does and answer the question the page asks: Yes, or No."""
+    from selenium.webdriver.support import expected_conditions
+
+    driver.find_element("css selector", selector).click()
+    question = wait_for(driver, expected_conditions.alert_is_present())
+    if yes:
+        question.accept()
+    else:
+        question.dismiss()
+
+
 def ranking(driver) -> list[tuple[str, str]]:
     """The coach's rows as shown, (class, text) each, read at one moment (a new answer replaces them)."""
     rows = driver.execute_script(

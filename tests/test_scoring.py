@@ -2,7 +2,7 @@
 
 import pytest
 
-from firmware.board.scoring import Act, Refusal, ScoreInput, Source, decide
+from firmware.board.scoring import Act, NewGame, Refusal, ScoreInput, Source, decide
 from scorer.game import Entry, Game
 from scorer.record import Command
 from scorer.variants import find_variant
@@ -60,10 +60,29 @@ RED, BLUE = 0, 1
     (ScoreInput(Act.PEG, SCRIPT, RED), (), 0, Entry.heels()),
     (ScoreInput(Act.HAND, SCRIPT, BLUE, 12), (), 0, Entry.hand("Blue", 12)),
     (ScoreInput(Act.GO, SCRIPT, RED), (Entry.peg("Blue", 2),), 0, Entry.go("Red")),
+    # a new game or match, from a phone as from the board's menu (the page asks first)
+    (ScoreInput(Act.NEW_GAME, PHONE, BLUE), (Entry.peg("Blue", 2),), 0, NewGame(new_match=False)),
+    (ScoreInput(Act.NEW_MATCH, PHONE, RED), (), 0, NewGame(new_match=True)),
 ])
+
 def test_each_source_decides_as_the_rules_say(given, before, dial, decided):
     """One table for the four sources: the entry each input asks of the game, or the refusal's words."""
     assert decide(given, game(*before), dial) == decided
+
+
+def test_a_phone_redoes_only_its_own_seats_entry():
+    """Redo from a seat's phone: the entry undone last, when it is that seat's (his heels and the crib
+    are the dealer's); anyone's from the board."""
+    played = game(Entry.peg("Blue", 2))
+    assert decide(ScoreInput(Act.REDO, PHONE, BLUE), played, 0) == Refusal("Nothing to redo in this game")
+    played.undo()
+    assert decide(ScoreInput(Act.REDO, PHONE, RED), played, 0) == Refusal("The entry to redo is Blue's: redo it on the board")
+    assert decide(ScoreInput(Act.REDO, PHONE, BLUE), played, 0) is Command.REDO
+    assert decide(ScoreInput(Act.REDO, BUTTON), played, 0) is Command.REDO
+    heels = game(Entry.heels())
+    heels.undo()
+    assert decide(ScoreInput(Act.REDO, PHONE, RED), heels, 0) is Command.REDO
+    assert decide(ScoreInput(Act.REDO, PHONE, BLUE), heels, 0).message == "The entry to redo is Red's: redo it on the board"
 
 
 def test_in_the_show_with_muggins_on_a_colour_button_claims_and_a_phone_pegs():

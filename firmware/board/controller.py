@@ -32,7 +32,7 @@ from .notices import Notices
 from .outcome import NOTHING, Crossed, Did, Handled, Made, Move, Outcome
 from .panels import CHECKING_A_COUNT, PAIRING_A_PHONE, Panel
 from .picker import CountChecker, checks_a_crib, wrap_pixels
-from .scoring import Act, Refusal, ScoreInput, Source, decide, player_of
+from .scoring import Act, NewGame, Refusal, ScoreInput, Source, decide, player_of
 from .screens import Screen, scores_screen
 from .view import GameView, deal_text, laps_note, next_text, scores_title, show_text, tally_text, won_text
 
@@ -326,6 +326,8 @@ class Controller:
                 self._asked = (given, self.dial)
             self.say(decision.message, alert=True)
             return False
+        if isinstance(decision, NewGame):
+            return self.start_game(new_match=decision.new_match)
         if given.source in (Source.KNOB, Source.BUTTON):
             return self._apply(decision)
         return self._apply(decision, EntrySource(given.source.via, player or player_of(given, self.game), request))

@@ -49,6 +49,12 @@ class ScoreInput:
     again: bool = False  # the same input once more, right after a refusal that asked for it again
 
 
+class NewGame(NamedTuple):
+    """Start the next game of the match, or with ``new_match`` a new match (its tally from 0)."""
+
+    new_match: bool = False
+
+
 class Refusal(NamedTuple):
     """Why an input enters nothing, in words for the OLED and the phone; ``again``: the same
     input once more does what it asked (the refusal said so)."""
@@ -57,7 +63,7 @@ class Refusal(NamedTuple):
     again: bool = False
 
 
-Decision = Entry | Command | Refusal
+Decision = Entry | Command | NewGame | Refusal
 
 
 def decide(given: ScoreInput, game: Game, dial: int) -> Decision:
@@ -73,9 +79,11 @@ def decide(given: ScoreInput, game: Game, dial: int) -> Decision:
         "Blue counts first: Red's hand comes after"
     """
     if given.act is Act.REDO:
-        return Command.REDO
+        return _redo(given, game)
     if given.act is Act.UNDO:
         return _undo(given, game)
+    if given.act in (Act.NEW_GAME, Act.NEW_MATCH):
+        return NewGame(new_match=given.act is Act.NEW_MATCH)
     points = dial if given.points is None else given.points
     if points < 0 or (given.source is Source.PHONE and points > PHONE_POINTS):
         return Refusal(f"{points} points: enter 0 to {PHONE_POINTS}")
@@ -159,6 +167,22 @@ def _undo(given: ScoreInput, game: Game) -> Decision:
     if last.seat != seat:
         return Refusal(f"The last entry is {last.seat}'s ({last.describe()}): undo it on the board")
     return Command.UNDO
+
+
+def _redo(given: ScoreInput, game: Game) -> Decision:
+    """Redo: from the board, the last entry undone whoever's it is; from a seat's phone, only its own."""
+    if given.source is not Source.PHONE:
+        return Command.REDO
+    seat = _seat_name(given.seat, game)
+    if isinstance(seat, Refusal):
+        return seat
+    undone = game.redo_entries
+    if not undone:
+        return Refusal("Nothing to redo in this game")
+    owner = undone[-1].seat or game.dealer  # his heels and a crib with no seat named are the dealer's
+    if owner != seat:
+        return Refusal(f"The entry to redo is {owner}'s: redo it on the board")
+    return Command.REDO
 
 
 def player_of(given: ScoreInput, game: Game) -> str | None:

@@ -75,15 +75,23 @@
     if (digit !== null) {
       if (digit === "clear") dial = "";
       else if (digit === "19") dial = "19";
-      else dial = (dial === "19" || dial.length >= 2 ? "" : dial) + digit;
-      if (Number(dial) > 29) dial = digit;
+      else {
+        var typed = (dial === "19" || dial.length >= 2 ? "" : dial) + digit;
+        if (Number(typed) > 29) {  // no count is more: said, and the number on the dial stays as it was
+          say("No count is " + typed + ": 29 is the most", "refused");
+          return;
+        }
+        dial = typed;
+      }
       showDial();
       return;
     }
     if (act === null) return;
+    var question = button.getAttribute("data-confirm");
+    if (question && !window.confirm(question)) return;
     var points = button.hasAttribute("data-points") ? Number(button.getAttribute("data-points")) : Number(dial || 0);
     if ((act === "hand" || act === "crib") && dial === "19") points = 0;  // nineteen: a hand of no points
-    if (act === "heels" || act === "undo" || act === "go") points = 0;
+    if (["heels", "undo", "redo", "go", "new-game", "new-match"].indexOf(act) >= 0) points = 0;
     send(act, points, function () { if (!button.hasAttribute("data-points")) { dial = ""; showDial(); } });
   });
 
@@ -254,6 +262,7 @@
     window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
   }
   document.getElementById("unpair").addEventListener("click", function () {
+    if (!window.confirm("Unpair this phone? Pairing it again takes the board's menu and its QR code.")) return;
     fetch("/api/phone/unpair", { method: "POST", credentials: "same-origin", headers: { "X-Phone-Token": token } })
       .then(function () { location.href = "/phone"; });
   });

@@ -23,9 +23,12 @@ class Act(Enum):
     CLAIM = "claim"  # muggins: points the last count missed
     UNDO = "undo"
     REDO = "redo"
+    NEW_GAME = "new-game"  # the next game of the match
+    NEW_MATCH = "new-match"  # a new match: its tally from 0
 
 
-PHONE_ACTS = (Act.PEG, Act.HAND, Act.CRIB, Act.HEELS, Act.CLAIM, Act.UNDO, Act.GO)
+PHONE_ACTS = (Act.PEG, Act.HAND, Act.CRIB, Act.HEELS, Act.CLAIM, Act.UNDO, Act.GO, Act.REDO, Act.NEW_GAME,
+              Act.NEW_MATCH)
 PHONE_ACT_NAMES = tuple(act.value for act in PHONE_ACTS)  # as a phone's request and a script's enter line name them
 
 
@@ -36,9 +39,9 @@ def usable_acts(phase: str, dealer: bool, muggins: bool) -> tuple[str, ...]:
     only when it is on; the rest any seat may send at any time (the board says why it refuses).
 
         >>> usable_acts("heels", dealer=True, muggins=False)
-        ('peg', 'hand', 'crib', 'heels', 'undo', 'go')
+        ('peg', 'hand', 'crib', 'heels', 'undo', 'go', 'redo', 'new-game', 'new-match')
         >>> usable_acts("show", dealer=False, muggins=True)
-        ('peg', 'hand', 'claim', 'undo')
+        ('peg', 'hand', 'claim', 'undo', 'redo', 'new-game', 'new-match')
     """
     barred = set()
     if not (dealer and phase == "heels"):
@@ -56,8 +59,8 @@ def usable_by_seat(state: dict | None) -> list[tuple[str, ...]]:
     """:func:`usable_acts` for each seat of a game, from its state as ``replay --json`` gives it
     (empty without a game).
 
-        >>> usable_by_seat({"seats": ["Red", "Blue"], "dealer": "Blue", "phase": "play", "options": {}})
-        [('peg', 'hand', 'undo', 'go'), ('peg', 'hand', 'crib', 'undo', 'go')]
+        >>> [acts[:4] for acts in usable_by_seat({"seats": ["Red", "Blue"], "dealer": "Blue", "phase": "play"})]
+        [('peg', 'hand', 'undo', 'go'), ('peg', 'hand', 'crib', 'undo')]
     """
     if not state or not state.get("seats"):
         return []
