@@ -34,9 +34,13 @@ from firmware.board.pc.terminal import (
     help_lines,
     key_help,
     run_terminal,
+    score_line,
 )
+from firmware.board.view import GameView, next_text, won_text
 from firmware.config import load_config
 from hardware.layout import BUNDLED, load_layout
+from scorer.game import Entry, Game
+from scorer.variants import VARIANTS, find_variant
 
 ROOT = Path(__file__).resolve().parent.parent
 CSI = re.compile(r"\x1b\[([?0-9;]*)([A-Za-z])")
@@ -474,3 +478,26 @@ def test_the_board_s_marks_have_a_legend(tmp_path, name, size):
         assert len(lines) == size[1] and all(len(line) <= size[0] for line in lines)
     finally:
         board.close()
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_the_score_line_is_shortened_on_purpose_never_cut_at_80_columns(variant):
+    """Every variant with its seats' names 9 letters long, at the cut and at game over: the line fits 80
+    columns and ends in a whole word: the variant and deal shortened first ("4-hand, deal 1, cut"), then
+    the dealer's mark, the tail, and last the names ("Alexa.")."""
+    rules = find_variant(variant)
+    names = ["Alexandra", "Bartholom", "Cassandra", "Demetrius"][:rules.players]
+    played = Game(rules, names, dealer=names[0])
+    views = [GameView.of(played)]
+    while not played.is_over:
+        played.push(Entry.peg(played.seats[1], 12))
+    views.append(GameView.of(played))
+    for view in views:
+        line = score_line(view, 80)
+        middle = won_text(view) if view.outcome is not None else next_text(view)
+        endings = ("the cut", "cut", "game over", "over", middle, middle.rpartition(" wins ")[2])
+        assert len(line) <= 80 and not line.endswith("…") and line.endswith(endings), line
+        if len(score_line(view)) > 80:
+            short = {"three": "3", "four": "4", "five": "5", "six": "6", "seven": "7"}
+            tail = "-".join(short.get(word, word) for word in variant.split("-"))
+            assert f" │ {tail}, deal 1, " in line or line.endswith(endings), line

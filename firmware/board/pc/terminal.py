@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from hardware.layout import HOLES_PER_TRACK, Layout
+from scorer.game import Phase
 
 from ..controller import MAX_DIAL
 from ..controls import CONTROLS
@@ -551,16 +552,43 @@ def choose_plan(layout: Layout, columns: int, rows: int) -> Plan | None:
 
 # ---- what the board shows ------------------------------------------------------
 
-def score_line(view: GameView) -> str:
-    """Every side's name and score (its lap past the first, the dealer marked), and
-    whose count is next, or who won: one line of plain text."""
-    parts = [" ".join(filter(None, (f"{view.names[i]} {score}", lap_text(view, i))))
-             + dealer_mark(view, i, " (deals)") for i, score in enumerate(view.scores)]
+SHORT_NUMBERS = {"three": "3", "four": "4", "five": "5", "six": "6", "seven": "7"}
+SHORT_PHASES = {Phase.HEELS: "cut", Phase.PLAY: "play", Phase.SHOW: "show", Phase.OVER: "over"}
+SHORT_NAMES = (5, 3)  # letters a name keeps when the score line is too long for it whole, then for its shorter form
+
+
+def score_line(view: GameView, width: int | None = None) -> str:
+    """Every side's name and score (its lap past the first, the dealer marked), whose count is
+    next or who won, and the variant and deal: one line of plain text. Within ``width`` it is
+    shortened on purpose, never cut mid-word: "4-hand, deal 1, cut", the dealer's mark a "*", then
+    the variant and the deal left out, then each name to its first letters ("Alexa.", then "Ale."); only a line
+    still too long after all that is cut, with "…"."""
     if view.outcome is not None:
-        tail = won_text(view)
+        middle = won_text(view)
     else:
-        tail = f"next: {next_text(view)}"
-    return " · ".join(parts) + f" │ {tail} │ {view.variant}, {deal_text(view)}"
+        middle = f"next: {next_text(view)}"
+    short_variant = "-".join(SHORT_NUMBERS.get(word, word) for word in view.variant.split("-"))
+    short_deal = f"{short_variant}, deal {view.deal}, {SHORT_PHASES[view.phase]}"
+    for mark, tail in ((" (deals)", f"{view.variant}, {deal_text(view)}"), (" (deals)", short_deal),
+                       ("*", short_deal), ("*", "")):
+        parts = [" ".join(filter(None, (f"{view.names[i]} {score}", lap_text(view, i))))
+                 + dealer_mark(view, i, mark) for i, score in enumerate(view.scores)]
+        line = " · ".join(parts) + f" │ {middle}" + (f" │ {tail}" if tail else "")
+        if width is None or len(line) <= width:
+            return line
+    named = {*view.names, *(seat for seat, _ in view.show), *(part for name in view.names for part in name.split("+"))}
+    for letters in SHORT_NAMES:
+        shortened = line
+        for name in sorted(named, key=len, reverse=True):
+            shortened = shortened.replace(name, _initial_letters(name, letters))
+        if len(shortened) <= width:
+            return shortened
+    return shortened[:width - 1] + "…"
+
+
+def _initial_letters(name: str, letters: int) -> str:
+    """A name (each partner's, in a partnership) to its first ``letters`` letters and a stop ("Alexa.")."""
+    return "+".join(part if len(part) <= letters + 1 else part[:letters] + "." for part in name.split("+"))
 
 
 def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
@@ -574,7 +602,7 @@ def compose(sim, columns: int, rows: int, colour: bool) -> Canvas:
         for n, line in enumerate(textwrap.wrap(message, max(10, columns))[:rows]):
             canvas.text(n, 0, line)
         return canvas
-    canvas.text(0, 0, score_line(sim.board.view()), BOLD if colour else "")
+    canvas.text(0, 0, score_line(sim.board.view(), columns), BOLD if colour else "")
     geometry = board_geometry(layout, plan.hx)
     draw_board(canvas, 1, 0, geometry, sim.shown_frame(), colour)
     top, left = plan.oled
