@@ -63,7 +63,7 @@ def test_a_phones_tap_reaches_the_ledger_one_way(tmp_path, monkeypatch):
         assert paired["ok"], paired
         writes.clear()
         answer = ask(path, {"op": "enter", "session": paired["session"], "id": "tap-1", "act": "peg", "points": 2})
-        assert answer == {"ok": True, "text": "Red peg 2"}, answer
+        assert answer == {"ok": True, "text": "Red peg 2", "n": 0}, answer
         assert eventually(lambda: writes, CEILING_S)
         (tap,) = writes
         assert tap[:3] == [("firmware/board/loop.py", "step"), ("firmware/board/loop.py", "_serve_phones"),

@@ -3,6 +3,8 @@ QR code, play chips, the keypad, heels, check my count on the card grid, all ans
 
 from __future__ import annotations
 
+import time
+
 from helpers import BROWSER_MARKS
 
 from test_web_browser import shoot, wait_for
@@ -109,6 +111,39 @@ def test_the_keypad_refuses_past_29_and_the_page_asks_before_it_unpairs_or_start
     asked(browser, "#unpair", yes=True)
     wait_for(browser, lambda d: not d.find_elements("id", "phone"))
     assert table.board.board.controller.phones.paired_seats() == set()
+
+
+def test_each_entry_is_spoken_once_by_its_seats_phone_with_its_own_breakdown(table, browser):
+    """With "Say each entry aloud" on and 400 ms of latency: Blue's hand, tapped on Blue's phone, is not
+    spoken by Red's; Red's checked count is spoken once, by Red's phone, with its own breakdown."""
+    blue = table.pair(1)
+    browser.set_window_size(*PHONE)
+    browser.get(table.show_pairing(0))
+    tap(browser, ".pair button")
+    wait_for(browser, lambda d: "live-dot on" in d.page_source)
+    browser.execute_script(
+        "window.spoken = []; window.SpeechSynthesisUtterance = function (text) { this.text = text; };"
+        "window.speechSynthesis.speak = function (u) { window.spoken.push(u.text); };")
+    tap(browser, "#speak")
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 400, "downloadThroughput": -1, "uploadThroughput": -1})
+    try:
+        assert blue.enter("hand", 8)[1]["text"] == "Blue hand 8"
+        for card in ("5H", "5D", "5S", "JC", "5C"):
+            tap(browser, f'#cards button[data-card="{card}"]')
+        wait_for(browser, lambda d: "29" in d.find_element("id", "counted").text)
+        tap(browser, "#count-peg")
+        answer(browser, "Red hand 29")
+        wait_for(browser, lambda d: d.execute_script("return window.spoken.length") >= 1)
+        time.sleep(2.0)  # longer than a said entry waits for its answer: nothing more is spoken
+        spoken = browser.execute_script("return window.spoken")
+    finally:
+        browser.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    assert len(spoken) == 1, spoken
+    assert spoken[0].startswith("Red: ") and "a double pair royal is 28 and nobs is 29" in spoken[0], spoken
+    assert spoken[0].endswith("Red now 29"), spoken
 
 
 def asked(driver, selector: str, yes: bool) -> None:

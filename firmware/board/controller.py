@@ -414,7 +414,10 @@ class Controller:
             if done is not None:
                 return {"ok": True, "text": f"Entered already: {done}", "again": True}
         if self.enter(entry.given, entry.request_id, player):
-            return {"ok": True, "text": self._so_far.made[-1].text}
+            answer: dict = {"ok": True, "text": self._so_far.made[-1].text}
+            if self.game.history:  # n: where the entry stands in the game's history, as the web view's live
+                answer["n"] = len(self.game.history) - 1  # events number it: the phone matches its words to it
+            return answer
         said = self._so_far.said
         return {"ok": False, "message": said[0] if said else "nothing entered"}
 

@@ -9,7 +9,9 @@
   var acts = JSON.parse(root.getAttribute("data-acts") || "[]");
   var answer = document.getElementById("answer"), status = document.getElementById("status");
   var dialShown = document.getElementById("dial"), dial = "";
-  var heard = null, counted = null, spokenCount = null;
+  var heard = null, counted = null;
+  var breakdowns = {}, heardEntries = {};  // by the entry's number in the game: what to say, what the board said
+  var pegging = false;  // a checked count is on its way to the board
 
   function me() { return state && state.seats ? state.seats[seat] : null; }
   function sideOf(name) {
@@ -143,8 +145,12 @@
     if (!counted) return;
     var sent = counted;
     pegCount.disabled = true;  // one tap pegs once; a refusal lets it be tapped again
-    send(sent.act, sent.total, function () { spokenCount = sent.said; clearCount(); },
-         function () { pegCount.disabled = false; });
+    pegging = true;
+    send(sent.act, sent.total, function (body) {
+      pegging = false;
+      if (body.n !== undefined) { breakdowns[body.n] = sent.said; speakEntry(body.n); }
+      clearCount();
+    }, function () { pegging = false; pegCount.disabled = false; });
   });
 
   // ---- which two to throw: the six cards dealt on a grid, the coach's ranking ----
@@ -257,6 +263,19 @@
   });
   document.addEventListener("visibilitychange", keepAwake);
   speak.addEventListener("change", function () { localStorage.setItem("cribbage-speak", speak.checked ? "on" : "off"); });
+  // Each entry is said once at a table: by the phone of the seat it is for, with its count's breakdown
+  // when this phone checked it, matched by the entry's number, never by which news came first.
+  function speakEntry(n) {
+    var said = heardEntries[n];
+    if (!said) return;  // the board's live event for it has not come yet: it is said when it does
+    if (breakdowns[n] === undefined && said.waiting) return;  // the tap's answer, with the breakdown, is due
+    if (said.seat === me()) {
+      var text = said.text;
+      if (breakdowns[n] !== undefined) text = said.seat + ": " + breakdowns[n] + "; " + text.slice(text.lastIndexOf(", ") + 2);
+      speakText(text);
+    }
+    delete heardEntries[n]; delete breakdowns[n];
+  }
   function speakText(text) {
     if (!speak.checked || !window.speechSynthesis) return;
     window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
@@ -276,13 +295,12 @@
     if (data.said && data.said.key !== heard) {
       var first = heard === null;
       heard = data.said.key;
-      if (first) return;  // what was said before the page opened is not said again
-      var text = data.said.text, name = me();
-      if (spokenCount && name && text.indexOf(name) === 0) {  // our own count: said as players say it
-        text = name + ": " + spokenCount + "; " + text.slice(text.lastIndexOf(", ") + 2);
-        spokenCount = null;
-      }
-      speakText(text);
+      if (first || data.said.n === null || data.said.n === undefined) return;  // said before the page opened
+      var n = data.said.n, mine = data.said.seat === me();
+      // A count this phone is pegging waits a moment for the board's answer, which carries its breakdown.
+      heardEntries[n] = { text: data.said.text, seat: data.said.seat, waiting: mine && pegging };
+      if (heardEntries[n].waiting) setTimeout(function () { if (heardEntries[n]) { heardEntries[n].waiting = false; speakEntry(n); } }, 1500);
+      else speakEntry(n);
     }
   });
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(function () {});

@@ -55,9 +55,11 @@ class Site:
         recent = list(snap.recent)
         html = pages.live_html(snap.state, snap.problem, recent, snap.messages, self.layout)
         key, text = pages.said(snap.state, recent)
+        newest = recent[0] if key else {}
+        seat = newest.get("seat") or (snap.state or {}).get("dealer")  # his heels and the crib: the dealer's
         return {"state": snap.state, "problem": snap.problem, "recent": recent,
                 "messages": list(snap.messages), "html": html, "title": pages.live_title(snap.state),
-                "said": {"key": key, "text": text}}
+                "said": {"key": key, "text": text, "n": newest.get("n"), "seat": seat if key else None}}
 
     def board_page(self) -> bytes:
         """The page of ``/``, rendered once per state of the ledger."""
