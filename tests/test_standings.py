@@ -21,7 +21,7 @@ from scorer.standings import (
     standings,
     tally,
 )
-from scorer.variants import SkunkLines, parse_game_points
+from scorer.variants import VARIANTS, SkunkLines, find_variant, parse_game_points
 
 # ---- standings -------------------------------------------------------------------
 
@@ -286,6 +286,25 @@ def test_a_removed_player_is_not_paired_but_keeps_their_games():
     assert view.players == ("A", "C")
     assert {line.player for line in view.standings} == {"A", "B", "C"}
     assert nights.next_pairings(view, ["1"]) == [PairingRow("1", ("A", "C"), False)]
+
+
+def test_the_hub_scores_low_ball_by_the_variants_rule_not_its_name(monkeypatch):
+    """A variant of another name whose ``lowball`` is set is scored as low-ball: its result, and a
+    director's correction of it, stand with the lower score winning; a name no variant has is not low-ball."""
+    monkeypatch.setitem(VARIANTS, "misere", find_variant("low-ball")._replace(name="misere"))
+    row = result_row(1, "1", 1, 5, {"A": 80, "B": 121})
+    row.payload.update(variant="misere", winner="A")
+    assert nights.is_lowball(row.payload) and nights.result_of(row.payload).lowball
+    assert not any(nights.is_lowball(payload) for payload in ({"variant": "six-card"}, {"variant": "nine-card"},
+                                                                 {"variant": None}, {}))
+    book = nights.NightBook(NIGHT, entries_checked=False)
+    book.add_results([row])
+    assert book.view().games[0].status == "finished"
+    assert [(line.player, line.wins, line.spread) for line in book.view().standings] == [("A", 1, 41), ("B", 0, -41)]
+    fixed = CorrectionRow(1, 1, *row.game_key, "correct", ("A", "B"), (("A", 121), ("B", 60)), "B", "reason", "t")
+    book.add_corrections([fixed])
+    assert book.view().games[0].status == "corrected"
+    assert [(line.player, line.wins, line.spread) for line in book.view().standings] == [("B", 1, 61), ("A", 0, -61)]
 
 
 def checked_result(row_id, table, game, lines, scores, round_number=1, ledger="b" * 16):

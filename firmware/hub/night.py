@@ -14,7 +14,7 @@ from firmware.hub.ledger import CorrectionRow, Night, PairingRow, PlayerRow, Res
 from scorer.errors import CribbageError
 from scorer.pairings import Round, first_order, pair_round
 from scorer.standings import GameResult, PlayerStanding, ResultError, credits, name_key, ranked, tally
-from scorer.variants import GamePoints, SkunkLines, parse_game_points
+from scorer.variants import GamePoints, SkunkLines, find_variant, parse_game_points
 
 COUNTED = ("finished", "corrected")  # a game's status that counts in the standings
 HELD = ("unpaired", "conflict", "waiting")  # kept and listed for the director, counted for nobody
@@ -111,11 +111,24 @@ def active_players(rows: Sequence[PlayerRow]) -> list[str]:
     return list(order.values())
 
 
+def is_lowball(payload: dict) -> bool:
+    """Whether the variant a stored ``result`` payload names is played low-ball, the first side to the
+    target losing: that variant's own :attr:`~scorer.variants.Variant.lowball`. False for a payload
+    that names no variant the scorer has."""
+    name = payload.get("variant")
+    if not isinstance(name, str):
+        return False
+    try:
+        return find_variant(name).lowball
+    except CribbageError:  # UnknownVariantError: no variant of that name
+        return False
+
+
 def result_of(payload: dict) -> GameResult | None:
     """The GameResult of a stored ``result`` payload (None for one that is not finished)."""
     if payload.get("status") != "finished":
         return None
-    return GameResult.of(payload["seats"], payload["scores"], payload["winner"], payload.get("variant") == "low-ball")
+    return GameResult.of(payload["seats"], payload["scores"], payload["winner"], is_lowball(payload))
 
 
 def corrected(correction: CorrectionRow, lowball: bool) -> GameResult:
@@ -197,7 +210,7 @@ def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow],
     for key, row in first.items():
         last = latest[key]
         correction = word.get(key)
-        lowball = last.payload.get("variant") == "low-ball"
+        lowball = is_lowball(last.payload)
         if correction is not None and correction.action == "void":
             status, result = "void", None
         elif correction is not None:
@@ -437,7 +450,7 @@ class NightBook:
     def _regame(self, key: tuple) -> None:
         """Work out game ``key`` again, its places and its players' lines."""
         last, correction = self._latest[key], self._word.get(key)
-        lowball = last.payload.get("variant") == "low-ball"
+        lowball = is_lowball(last.payload)
         reason = None
         if correction is not None and correction.action == "void":
             status, result = "void", None
