@@ -13,7 +13,7 @@ from typing import NamedTuple, Sequence
 from firmware.hub.ledger import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
 from scorer.errors import CribbageError
 from scorer.pairings import Round, first_order, pair_round
-from scorer.standings import GameResult, PlayerStanding, ResultError, credits, name_key, ranked, tally
+from scorer.standings import GameResult, PlayerStanding, ResultError, credits, name_key, rank_key, ranked, tally
 from scorer.variants import GamePoints, SkunkLines, find_variant, parse_game_points
 
 COUNTED = ("finished", "corrected")  # a game's status that counts in the standings
@@ -578,7 +578,7 @@ class NightBook:
             at = bisect_left(self._ranked, (old, player))
             del self._ranked[at], self._ranked_lines[at]
         if shown and line is not None:
-            rank = (-line.game_points, -line.wins, -line.spread, player, line.player)
+            rank = rank_key(line)  # the standings' order; its name key is ``player``
             at = bisect_left(self._ranked, (rank, player))
             self._ranked.insert(at, (rank, player))
             self._ranked_lines.insert(at, line)
