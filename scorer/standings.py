@@ -229,7 +229,13 @@ def merge(*tallies: dict[str, PlayerStanding]) -> dict[str, PlayerStanding]:
 
 
 def rank_key(line: PlayerStanding) -> tuple[int, int, int, str, str]:
-    """Game points, wins, spread (each the more the better), then the name: a stable order."""
+    """Game points, wins, spread (each the more the better), then the name: a stable order.
+
+    The key :func:`ranked` sorts by, the less the higher; the name compared by :func:`name_key`.
+
+    >>> rank_key(PlayerStanding("Zoë", 3, 1, 0, 41, 1))
+    (-3, -1, -41, 'zoë', 'Zoë')
+    """
     return (-line.game_points, -line.wins, -line.spread, name_key(line.player), line.player)
 
 

@@ -422,7 +422,7 @@ def test_watermark_for_another_club_or_ledger_is_not_taken(tmp_path):
     key = {"ledger": "0123456789abcdef", "club": "thursday", "table": "3"}
     Watermark(key, (4, 17), 4, {4: ["finished", 9]}).save(path)
     mark, why = Watermark.load(path, key)
-    assert (mark.place, mark.floor, mark.results, why) == ((4, 17), 4, {4: ["finished", 9]}, None)
+    assert (mark.place, mark.first_open_game, mark.results, why) == ((4, 17), 4, {4: ["finished", 9]}, None)
     assert Watermark.load(path, {**key, "club": "friday"}) == (None, f"{path} is for another ledger, club or table")
     assert Watermark.load(tmp_path / "none.club", key) == (None, None)
     path.write_text(json.dumps({"key": {**key, "broker": "mqtt://h:1883"}, "place": [4, 17], "floor": 4,

@@ -109,7 +109,7 @@ class Table:
         """The hub's word on this ledger, as its retained ``kept`` says it."""
         ledger = self.outbox.watermark.key["ledger"]
         payload = schema.decode("kept", TABLE, schema.encode(schema.kept_payload(TABLE, ledger, first, games)))
-        self.outbox.take_word(self.look(), payload)
+        self.outbox.hub_kept(self.look(), payload)
 
     def close(self) -> None:
         if self.reader is not None:
@@ -202,7 +202,7 @@ def test_a_word_for_another_ledger_at_the_table_is_not_taken(table):
     ledger = "0123456789abcdef"
     assert ledger != table.outbox.watermark.key["ledger"]
     payload = schema.kept_payload(TABLE, ledger, 1, [[1, 5, None, None]])
-    table.outbox.take_word(table.look(), schema.decode("kept", TABLE, schema.encode(payload)))
+    table.outbox.hub_kept(table.look(), schema.decode("kept", TABLE, schema.encode(payload)))
     assert table.outbox.watermark.place == (0, 0)
 
 

@@ -87,7 +87,7 @@ def test_the_club_watermark_is_written_through_the_helper(tmp_path, recorder):
     Watermark(key, (4, 17), 3, {5: ["finished", 31]}).save(path)
     assert_durable_order(recorder.calls, path, path.read_bytes())
     mark, problem = Watermark.load(path, key)
-    assert problem is None and (mark.place, mark.floor, mark.results) == ((4, 17), 3, {5: ["finished", 31]})
+    assert problem is None and (mark.place, mark.first_open_game, mark.results) == ((4, 17), 3, {5: ["finished", 31]})
 
 
 def test_the_club_network_drop_in_is_written_through_the_helper(tmp_path, recorder):

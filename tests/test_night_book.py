@@ -14,6 +14,8 @@ from firmware.hub.ledger import CorrectionRow, Night, PairingRow, PlayerRow, Res
 from scorer import standings
 from scorer.standings import name_key
 
+import night_reference as reference
+
 # A game's credits are a pure function of its immutable result and the rule: the derivation made again
 # after every row remembers them (the rest of it, from the rows, is made anew each time).
 remembered_credits = functools.lru_cache(maxsize=4096)(standings.credits)
@@ -39,10 +41,10 @@ class RandomNight:
         return self.ids
 
     def full(self) -> nights.NightView:
-        """The night derived again from every row (:func:`nights.view`), each game's credits remembered."""
+        """The night derived again from every row (:func:`night_reference.view`), each game's credits remembered."""
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(nights, "credits", remembered_credits)
-            return nights.view(self.night, self.players, self.results, self.rounds, self.corrections)
+            patch.setattr(reference, "credits", remembered_credits)
+            return reference.view(self.night, self.players, self.results, self.rounds, self.corrections)
 
     def step(self, book: nights.NightBook) -> str:
         """One more row, given to ``book`` too; what it was."""

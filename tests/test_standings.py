@@ -21,7 +21,9 @@ from scorer.standings import (
     standings,
     tally,
 )
-from scorer.variants import SkunkLines, parse_game_points
+from scorer.variants import VARIANTS, SkunkLines, find_variant, parse_game_points
+
+import night_reference as reference
 
 # ---- standings -------------------------------------------------------------------
 
@@ -230,10 +232,10 @@ def round_row(number, *pairings):
 def test_the_highest_revision_counts_and_open_or_abandoned_count_nothing():
     rows = [result_row(1, "1", 1, 3, {"A": 121, "B": 80}), result_row(2, "1", 1, 4, {"A": 118, "B": 80}, "open"),
             result_row(3, "2", 7, 2, {"C": 50, "D": 60}, "abandoned")]
-    view = nights.view(NIGHT, players("A", "B", "C", "D"), rows, [], [])
+    view = reference.view(NIGHT, players("A", "B", "C", "D"), rows, [], [])
     assert [(g.status, g.result) for g in view.games] == [("open", None), ("abandoned", None)]
     assert all(line.games == 0 for line in view.standings)
-    later = nights.view(NIGHT, [], rows + [result_row(4, "1", 1, 6, {"A": 90, "B": 121})], [], [])
+    later = reference.view(NIGHT, [], rows + [result_row(4, "1", 1, 6, {"A": 90, "B": 121})], [], [])
     assert [(line.player, line.wins) for line in later.standings] == [("B", 1), ("A", 0)]
 
 
@@ -247,13 +249,13 @@ def test_a_correction_overrides_a_later_one_supersedes_and_restore_drops_it():
         return CorrectionRow(row_id, 1, *key, action, seats, pairs, winner, "reason", "t")
 
     fixed = [correction(1, "correct", {"A": 121, "B": 85}, "A")]
-    assert nights.view(NIGHT, [], rows, [], fixed).standings[0].game_points == 3
+    assert reference.view(NIGHT, [], rows, [], fixed).standings[0].game_points == 3
     twice = fixed + [correction(2, "correct", {"A": 110, "B": 121}, "B")]
-    assert nights.view(NIGHT, [], rows, [], twice).standings[0].player == "B"
+    assert reference.view(NIGHT, [], rows, [], twice).standings[0].player == "B"
     void = twice + [correction(3, "void")]
-    assert all(line.games == 0 for line in nights.view(NIGHT, [], rows, [], void).standings)
+    assert all(line.games == 0 for line in reference.view(NIGHT, [], rows, [], void).standings)
     restored = void + [correction(4, "restore")]
-    view = nights.view(NIGHT, [], rows, [], restored)
+    view = reference.view(NIGHT, [], rows, [], restored)
     assert (view.standings[0].player, view.standings[0].game_points, view.games[0].status) == ("A", 2, "finished")
 
 
@@ -263,7 +265,7 @@ def test_results_take_their_pairing_late_ones_too_and_others_are_held_unpaired()
     rows = [result_row(1, "1", 1, 5, {"B": 121, "A": 99}, round_number=1),
             result_row(2, "2", 1, 5, {"C": 121, "D": 70}, round_number=2),  # round 1's, arriving late
             result_row(3, "1", 2, 5, {"A": 121, "D": 70}, round_number=2)]  # nobody's pairing
-    view = nights.view(NIGHT, players("A", "B", "C", "D"), rows, rounds, [])
+    view = reference.view(NIGHT, players("A", "B", "C", "D"), rows, rounds, [])
     assert view.rounds[0].complete and not view.rounds[1].complete
     assert [p.game.game if p.game else None for p in view.rounds[0].pairings] == [1, 1]
     assert [g.game for g in view.unpaired] == [2]
@@ -274,7 +276,7 @@ def test_results_take_their_pairing_late_ones_too_and_others_are_held_unpaired()
 def test_the_next_round_avoids_repeats_and_uses_the_tables_in_name_order():
     rounds = [round_row(1, PairingRow("1", ("A", "B"), False), PairingRow("2", ("C", "D"), False))]
     rows = [result_row(1, "1", 1, 5, {"A": 121, "B": 99}), result_row(2, "2", 1, 5, {"C": 121, "D": 70})]
-    view = nights.view(NIGHT, players("A", "B", "C", "D"), rows, rounds, [])
+    view = reference.view(NIGHT, players("A", "B", "C", "D"), rows, rounds, [])
     made = nights.next_pairings(view, ["10", "9"])
     assert made == [PairingRow("9", ("C", "A"), False), PairingRow("10", ("B", "D"), False)]
 
@@ -282,10 +284,29 @@ def test_the_next_round_avoids_repeats_and_uses_the_tables_in_name_order():
 def test_a_removed_player_is_not_paired_but_keeps_their_games():
     rows = [result_row(1, "1", 1, 5, {"A": 121, "B": 99})]
     roster = players("A", "B", "C") + [PlayerRow(9, 1, "remove", "b", "t")]
-    view = nights.view(NIGHT, roster, rows, [], [])
+    view = reference.view(NIGHT, roster, rows, [], [])
     assert view.players == ("A", "C")
     assert {line.player for line in view.standings} == {"A", "B", "C"}
     assert nights.next_pairings(view, ["1"]) == [PairingRow("1", ("A", "C"), False)]
+
+
+def test_the_hub_scores_low_ball_by_the_variants_rule_not_its_name(monkeypatch):
+    """A variant of another name whose ``lowball`` is set is scored as low-ball: its result, and a
+    director's correction of it, stand with the lower score winning; a name no variant has is not low-ball."""
+    monkeypatch.setitem(VARIANTS, "misere", find_variant("low-ball")._replace(name="misere"))
+    row = result_row(1, "1", 1, 5, {"A": 80, "B": 121})
+    row.payload.update(variant="misere", winner="A")
+    assert nights.is_lowball(row.payload) and nights.result_of(row.payload).lowball
+    assert not any(nights.is_lowball(payload) for payload in ({"variant": "six-card"}, {"variant": "nine-card"},
+                                                                 {"variant": None}, {}))
+    book = nights.NightBook(NIGHT, entries_checked=False)
+    book.add_results([row])
+    assert book.view().games[0].status == "finished"
+    assert [(line.player, line.wins, line.spread) for line in book.view().standings] == [("A", 1, 41), ("B", 0, -41)]
+    fixed = CorrectionRow(1, 1, *row.game_key, "correct", ("A", "B"), (("A", 121), ("B", 60)), "B", "reason", "t")
+    book.add_corrections([fixed])
+    assert book.view().games[0].status == "corrected"
+    assert [(line.player, line.wins, line.spread) for line in book.view().standings] == [("B", 1, 61), ("A", 0, -61)]
 
 
 def checked_result(row_id, table, game, lines, scores, round_number=1, ledger="b" * 16):
@@ -297,13 +318,13 @@ def checked_result(row_id, table, game, lines, scores, round_number=1, ledger="b
 
 
 def both(rows_in, rounds, entries):
-    """The night by view() and by a NightBook fed the same rows (entries first), which must agree."""
+    """The night by the reference's view() and by a NightBook fed the same rows (entries first), which must agree."""
     book = nights.NightBook(NIGHT)
     book.add_players(players("A", "B", "C", "D"))
     book.add_rounds(rounds)
     book.add_entries((key, seq, line) for key, lines in entries.items() for seq, line in lines.items())
     book.add_results(rows_in)
-    derived = nights.view(NIGHT, players("A", "B", "C", "D"), rows_in, rounds, [], entries)
+    derived = reference.view(NIGHT, players("A", "B", "C", "D"), rows_in, rounds, [], entries)
     assert book.view() == derived
     return derived
 
@@ -355,4 +376,4 @@ def test_a_book_counts_a_waiting_result_once_its_entries_come():
     assert book.view().games[0].status == "waiting" and not book.view().rounds[0].complete
     book.add_entries((key, seq, line) for seq, line in enumerate(lines) if seq >= 5)
     assert book.view().games[0].status == "finished" and book.view().rounds[0].complete
-    assert book.view() == nights.view(NIGHT, players("A", "B"), [row], rounds, [], {key: dict(enumerate(lines))})
+    assert book.view() == reference.view(NIGHT, players("A", "B"), [row], rounds, [], {key: dict(enumerate(lines))})

@@ -9,6 +9,7 @@ from scorer.names import name_problem, normal
 from scorer.standings import GameResult, ResultError, name_key
 
 from ..wire.schema import PLAYER_NAME_MOST
+from .night import HELD, is_lowball
 
 
 class DirectorError(CribbageBoardError, ValueError):
@@ -82,7 +83,7 @@ class Commands:
         game = self.find_game(table, ref)
         if not reason.strip():
             raise DirectorError("a correction needs a reason: reason=\"...\"")
-        lowball = game.latest.payload.get("variant") == "low-ball"
+        lowball = is_lowball(game.latest.payload)
         if winner is None:
             ordered = sorted(scores, key=lambda pair: pair[1], reverse=not lowball)
             if len(ordered) > 1 and ordered[0][1] == ordered[1][1]:
@@ -105,8 +106,6 @@ class Commands:
     def accept(self, table: str, ref: str, reason: str) -> str:
         """A game held for the director (unpaired, in conflict with its entries, or waiting for them)
         counted as its table sent it: a correction with the table's own figures and the reason."""
-        from .night import HELD
-
         game = self.find_game(table, ref)
         if game.status not in HELD or game.result is None:
             raise DirectorError(f"table {table} game {game.game} is not held ({game.status}): only a game "

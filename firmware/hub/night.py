@@ -1,8 +1,8 @@
 """A club night as the hub shows it, derived from its ledger's rows alone (no I/O, no clock).
 
-:func:`view` gives the night as it stands after its rows (the rules it follows are there),
-:func:`verdict` whether a result stands on its table's entries, :func:`next_pairings` the next
-round. The standings are worked out again from the games each time, never running totals.
+:class:`NightBook` keeps the night as it stands after its rows (the rules it follows are there),
+:func:`verdict` says whether a result stands on its table's entries, :func:`next_pairings` makes the
+next round. The standings are worked out from the games, never kept as running totals.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import NamedTuple, Sequence
 from firmware.hub.ledger import CorrectionRow, Night, PairingRow, PlayerRow, ResultRow, RoundRow
 from scorer.errors import CribbageError
 from scorer.pairings import Round, first_order, pair_round
-from scorer.standings import GameResult, PlayerStanding, ResultError, credits, name_key, ranked, tally
-from scorer.variants import GamePoints, SkunkLines, parse_game_points
+from scorer.standings import GameResult, PlayerStanding, ResultError, credits, name_key, rank_key
+from scorer.variants import GamePoints, SkunkLines, find_variant, parse_game_points
 
 COUNTED = ("finished", "corrected")  # a game's status that counts in the standings
 HELD = ("unpaired", "conflict", "waiting")  # kept and listed for the director, counted for nobody
@@ -111,11 +111,24 @@ def active_players(rows: Sequence[PlayerRow]) -> list[str]:
     return list(order.values())
 
 
+def is_lowball(payload: dict) -> bool:
+    """Whether the variant a stored ``result`` payload names is played low-ball, the first side to the
+    target losing: that variant's own :attr:`~scorer.variants.Variant.lowball`. False for a payload
+    that names no variant the scorer has."""
+    name = payload.get("variant")
+    if not isinstance(name, str):
+        return False
+    try:
+        return find_variant(name).lowball
+    except CribbageError:  # UnknownVariantError: no variant of that name
+        return False
+
+
 def result_of(payload: dict) -> GameResult | None:
     """The GameResult of a stored ``result`` payload (None for one that is not finished)."""
     if payload.get("status") != "finished":
         return None
-    return GameResult.of(payload["seats"], payload["scores"], payload["winner"], payload.get("variant") == "low-ball")
+    return GameResult.of(payload["seats"], payload["scores"], payload["winner"], is_lowball(payload))
 
 
 def corrected(correction: CorrectionRow, lowball: bool) -> GameResult:
@@ -179,114 +192,6 @@ def _unpaired_reason(game: GameView) -> str:
     return f"{seats} from table {game.table}: no pairing of the night's at that table"
 
 
-def games(results: Sequence[ResultRow], corrections: Sequence[CorrectionRow],
-          entries: dict[tuple, dict[int, str]] | None = None) -> list[GameView]:
-    """Every game of these rows as its result and entries give it, before its pairing is looked for (see
-    the module), in the order first received. ``entries`` ({game key: {seq: line}}); None: results are
-    taken as sent (a caller that holds no entries)."""
-    first: dict[tuple, ResultRow] = {}
-    latest: dict[tuple, ResultRow] = {}
-    for row in results:
-        first.setdefault(row.game_key, row)
-        if row.game_key not in latest or row.rev > latest[row.game_key].rev:
-            latest[row.game_key] = row
-    word: dict[tuple, CorrectionRow | None] = {}
-    for said in corrections:
-        word[said.game_key] = None if said.action == "restore" else said
-    out = []
-    for key, row in first.items():
-        last = latest[key]
-        correction = word.get(key)
-        lowball = last.payload.get("variant") == "low-ball"
-        if correction is not None and correction.action == "void":
-            status, result = "void", None
-        elif correction is not None:
-            status, result = "corrected", corrected(correction, lowball)
-        else:
-            status = last.status
-            try:
-                result = result_of(last.payload)
-            except ResultError:  # checked when it arrived; a hand-edited file may say otherwise
-                status, result = "unreadable", None
-        reason = None
-        if status == "finished" and entries is not None:
-            status, reason = verdict(last.payload, entries.get(key, {}))
-        out.append(GameView(key, row.table, row.ledger, row.game, row.round, row.id, status, result, last,
-                            correction, reason))
-    return out
-
-
-def view(night: Night, players: Sequence[PlayerRow], results: Sequence[ResultRow],
-         rounds: Sequence[RoundRow], corrections: Sequence[CorrectionRow],
-         entries: dict[tuple, dict[int, str]] | None = None) -> NightView:
-    """The night as it stands after these rows (``entries``: see :func:`games`).
-
-    - Each game (club, table, ledger, game id) counts by its result with the highest
-      ``rev``: "finished" counts, "open" and "abandoned" count nothing. A
-      director's latest word on the game overrides that: "correct" (new scores, kept
-      with a reason), "void" (counts nothing); "restore" drops the word before it.
-    - A finished result stands only on its table's own entries: the game's line and
-      entries 0 to its ``rev`` are replayed (:func:`verdict`), and a result whose
-      seats, scores, winner or margin differ from the replay is a "conflict"; one
-      whose entries have not all arrived is "waiting" (the board sends them again).
-    - A finished game takes the pairing it was played for: a pairing at its table
-      (or a pairing that had no table) whose players are its seats (as a set, by
-      :func:`scorer.standings.name_key`), in the round current when its result first
-      arrived or, for a late result, the latest earlier round where that pairing is
-      still free. Once the night has a round, a game that matches no pairing (another
-      table's players, a table the night does not have, a name not registered) is
-      "unpaired". A night with no round at all lets any table report any game.
-    - A conflict, a game waiting for its entries and an unpaired game are held: kept,
-      listed, counted for nobody until the director's word ("correct", which the
-      console's ``accept`` gives with the table's own figures).
-    - A round is complete when each of its pairings has its game; the next round is
-      then made (:func:`next_pairings`) until the rounds cap.
-    - The standings are worked out again from these games each time, by the night's
-      rule (:mod:`scorer.standings`): never running totals.
-    """
-    rules = Rules.of(night)
-    active = active_players(players)
-    every = games(results, corrections, entries)
-    taken: dict[tuple[int, int], GameView] = {}  # (round number, pairing index) -> its game
-    by_number = {each.number: each for each in rounds}
-    unpaired = []
-    for k, game in enumerate(every):
-        if game.status not in PLACED or game.result is None:
-            continue
-        seats = {name_key(seat) for seat in game.result.seats}
-        place = None
-        for number in range(min(game.round, max(by_number, default=0)), 0, -1):
-            each = by_number.get(number)
-            for index, pairing in enumerate(each.pairings if each else ()):
-                if (not pairing.bye and (number, index) not in taken and pairing.table in (game.table, None)
-                        and {name_key(p) for p in pairing.players} == seats):
-                    place = (number, index)
-                    break
-            if place:
-                break
-        if not place and rounds and game.status == "finished":
-            game = every[k] = game._replace(status="unpaired", reason=_unpaired_reason(game))
-        if place:
-            taken[place] = game
-        else:
-            unpaired.append(game)
-    round_views = []
-    for each in rounds:
-        pairings = [PairingView(p.table, p.players, taken.get((each.number, k)))
-                    for k, p in enumerate(each.pairings) if not p.bye]
-        bye = next((p.players[0] for p in each.pairings if p.bye), None)
-        round_views.append(RoundView(each.number, tuple(pairings), bye,
-                                     all(p.game is not None for p in pairings), each.made))
-    counted = [credit for game in every if game.status in COUNTED and game.result is not None
-               for credit in credits(game.result, rules.skunk, rules.points)]
-    registered = [row.name for row in players if row.action == "add"]
-    lines = tally(counted, registered)
-    shown = {name_key(name) for name in active} | {name_key(c.player) for c in counted}
-    standings = ranked([line for key, line in lines.items() if key in shown])
-    return NightView(night, rules, tuple(active), tuple(standings), tuple(every), tuple(round_views),
-                     tuple(unpaired))
-
-
 def table_order(table: str) -> tuple:
     """Tables in name order, numbers by value: 1, 2, 10, then A, B."""
     return (0, int(table), table) if table.isdigit() else (1, 0, table.casefold())
@@ -335,16 +240,41 @@ class NightChange(NamedTuple):
 
 
 class NightBook:
-    """The night kept up to date row by row: what :func:`view` derives from every row, worked out
-    for what each new row touches. A result changes its game, the places of the games with the same
-    seats (a pairing is only ever taken by a game of its players) and the lines of its players; a
-    round adds its places; a player row changes that player's line. Rows are given in the ledger's
-    order (ids ascending); :meth:`view` equals :func:`view` of all the rows given so far."""
+    """The night as it stands after its rows, kept up to date row by row. The rules:
+
+    - Each game (club, table, ledger, game id) counts by its result with the highest
+      ``rev``: "finished" counts, "open" and "abandoned" count nothing. A
+      director's latest word on the game overrides that: "correct" (new scores, kept
+      with a reason), "void" (counts nothing); "restore" drops the word before it.
+    - A finished result stands only on its table's own entries: the game's line and
+      entries 0 to its ``rev`` are replayed (:func:`verdict`), and a result whose
+      seats, scores, winner or margin differ from the replay is a "conflict"; one
+      whose entries have not all arrived is "waiting" (the board sends them again).
+    - A finished game takes the pairing it was played for: a pairing at its table
+      (or a pairing that had no table) whose players are its seats (as a set, by
+      :func:`scorer.standings.name_key`), in the round current when its result first
+      arrived or, for a late result, the latest earlier round where that pairing is
+      still free. Once the night has a round, a game that matches no pairing (another
+      table's players, a table the night does not have, a name not registered) is
+      "unpaired". A night with no round at all lets any table report any game.
+    - A conflict, a game waiting for its entries and an unpaired game are held: kept,
+      listed, counted for nobody until the director's word ("correct", which the
+      console's ``accept`` gives with the table's own figures).
+    - A round is complete when each of its pairings has its game; the next round is
+      then made (:func:`next_pairings`) until the rounds cap.
+    - The standings are worked out from the games counted, by the night's rule
+      (:mod:`scorer.standings`): never running totals.
+
+    Each new row is worked out for what it touches. A result changes its game, the places of the
+    games with the same seats (a pairing is only ever taken by a game of its players) and the lines
+    of its players; a round adds its places; a player row changes that player's line. Rows are given
+    in the ledger's order (ids ascending); :meth:`view` is the night as if derived again from all the
+    rows given so far (the tests hold it to such a derivation after every row)."""
 
     def __init__(self, night: Night, entries_checked: bool = True):
         self.night = night
         self.rules = Rules.of(night)
-        self.checked = entries_checked  # False: results are taken as sent (see games())
+        self.checked = entries_checked  # False: results are taken as sent, their entries not replayed
         self._entries: dict[tuple, dict[int, str]] = {}  # game key -> {seq: line}, as kept
         self._verdicts: dict[tuple, tuple[int, str, str | None]] = {}  # game key -> (result row id, verdict)
         self._base: dict[tuple, tuple[str, GameResult | None, str | None]] = {}  # before its pairing is looked for
@@ -437,7 +367,7 @@ class NightBook:
     def _regame(self, key: tuple) -> None:
         """Work out game ``key`` again, its places and its players' lines."""
         last, correction = self._latest[key], self._word.get(key)
-        lowball = last.payload.get("variant") == "low-ball"
+        lowball = is_lowball(last.payload)
         reason = None
         if correction is not None and correction.action == "void":
             status, result = "void", None
@@ -510,9 +440,9 @@ class NightBook:
         self._mark(key)
 
     def _rematch(self, seats: frozenset) -> None:
-        """The places of the games of these ``seats`` again, in the order first received, as :func:`view`
-        gives them: the latest round not after the game's, then the first pairing in the round; then
-        each of them settled."""
+        """The places of the games of these ``seats`` again, in the order first received, by the rules
+        (see the class): the latest round not after the game's, then the first pairing in the round;
+        then each of them settled."""
         slots = self._slots.get(seats, ())
         for key in self._group.get(seats, ()):
             self._unplace(key)
@@ -565,7 +495,7 @@ class NightBook:
             at = bisect_left(self._ranked, (old, player))
             del self._ranked[at], self._ranked_lines[at]
         if shown and line is not None:
-            rank = (-line.game_points, -line.wins, -line.spread, player, line.player)
+            rank = rank_key(line)  # the standings' order; its name key is ``player``
             at = bisect_left(self._ranked, (rank, player))
             self._ranked.insert(at, (rank, player))
             self._ranked_lines.insert(at, line)
@@ -620,7 +550,7 @@ class NightBook:
         return self._lines_copy
 
     def view(self) -> NightView:
-        """The night as it stands (equal to :func:`view` of the rows given)."""
+        """The night as it stands after the rows given (see the class)."""
         cache = self._cache
         if "players" not in cache:
             cache["players"] = tuple(self._active.values())

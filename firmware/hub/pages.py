@@ -18,7 +18,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from scorer.standings import credits, losers, name_key
+from scorer.standings import credits, losers, name_key, rank_key
 
 from ..server.sheets import csv_cell
 from ..server.templating import environment
@@ -211,11 +211,6 @@ def dumps(data) -> bytes:
 EVENT_BYTES = 16_000  # a change's event at most, about: a bigger change is sent as several events
 
 
-def _rank(line) -> tuple[int, int, int, str, str]:
-    """:func:`~scorer.standings.rank_key` (the standings' order), the name's key remembered."""
-    return -line.game_points, -line.wins, -line.spread, _key(line.player), line.player
-
-
 def _tie(line) -> tuple[int, int, int]:
     """What ties two standings lines (see :func:`places`), as the standings are ranked: the less, the higher."""
     return -line.game_points, -line.wins, -line.spread
@@ -260,7 +255,7 @@ class Layout:
         if line is None:
             return None
         lines = self.snap.view.standings
-        at = bisect_left(lines, _rank(line), key=_rank)
+        at = bisect_left(lines, rank_key(line), key=rank_key)
         return at if at < len(lines) and lines[at] == line else self.player_place.get(key)
 
     def rank(self, place: int) -> int:
@@ -328,7 +323,7 @@ class Layout:
                 line = each.get(key)
                 if line is None:
                     continue
-                at = bisect_left(rows, _rank(line), key=_rank)
+                at = bisect_left(rows, rank_key(line), key=rank_key)
                 if at == len(rows) or rows[at] != line:
                     return False
                 at_.append((at, key))

@@ -33,9 +33,10 @@ HUB_WAIT_S = 2.0  # after connecting: the longest wait for the hub's presence (a
 STATES = ("connecting", "connected", "offline", "refused")
 
 
-class LedgerLook:
-    """The board's ledger as the link reads it: a reader, opened again when the file at ``path`` is
-    another (set aside and begun again), and not before RETRY_LEDGER_S after it could not be read."""
+class LedgerReaderOnDemand:
+    """A reader of the board's ledger, opened when the link first asks for it: opened again when the
+    file at ``path`` is another (set aside and begun again), and not before RETRY_LEDGER_S after it
+    could not be read."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -122,7 +123,7 @@ class ClubLink:
         self.state = "connecting"
         self.problem: str | None = None  # why the club is off (refused), for the OLED
         self.pairing: dict | None = None  # the hub's last word on this table's next game
-        self.ledger = LedgerLook(Path(ledger_path))
+        self.ledger = LedgerReaderOnDemand(Path(ledger_path))
         self.outbox = Outbox(club, self.ledger.path.with_name(self.ledger.path.name + WATERMARK_SUFFIX),
                              self._publish_qos1, log)
         self._client: Client | None = None
@@ -130,10 +131,10 @@ class ClubLink:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._caught_up = threading.Event()  # everything in the ledger sent (and kept, if a hub is online)
-        # What paho's thread notes for ours: the connection, acknowledgements and the hub's words.
+        # What paho's thread notes for ours: the connection, acknowledgements and the hub's kept messages.
         self._session = _Session(0.0, taken_up=True)
         self._acks: deque[int] = deque()  # message ids the broker acknowledged
-        self._words: deque[dict] = deque()  # the hub's "kept" payloads
+        self._kept: deque[dict] = deque()  # the hub's "kept" payloads, for the outbox
         self._was_connected = False
         self._said_offline = False
 
@@ -296,7 +297,7 @@ class ClubLink:
             self.log(f"club: a {where[1]} for table {table} was ignored: {error}")
             return
         if where[1] == "kept":
-            self._words.append(payload)
+            self._kept.append(payload)
             self._wake.set()
             return
         self.pairing = payload
@@ -331,8 +332,8 @@ class ClubLink:
         if self.ledger.problem is not None:
             self.ledger.problem = None
             outbox.status_due = True
-        while self._words:
-            outbox.take_word(reader, self._words.popleft())
+        while self._kept:
+            outbox.hub_kept(reader, self._kept.popleft())
         if self._waiting(session):
             return
         if outbox.send(reader, bool(session.hub_online)):

@@ -41,12 +41,13 @@ Result = list[Any]  # a game's result as the hub keeps it: [status, rev]
 class Watermark:
     """The hub's word on one ledger for one club and table (``key``), as the board keeps it: every
     item of the club's games up to ``place`` ((game, action)) is in the hub's ledger; games before
-    ``floor`` are settled; ``results`` is each later game's result as the hub keeps it ([status, rev])."""
+    ``first_open_game`` are settled (the file and the board's ``status`` call it ``floor``);
+    ``results`` is each later game's result as the hub keeps it ([status, rev])."""
 
-    def __init__(self, key: Key, place: tuple[int, int] = (0, 0), floor: int = 1,
+    def __init__(self, key: Key, place: tuple[int, int] = (0, 0), first_open_game: int = 1,
                  results: dict[int, Result] | None = None):
         game, action = place
-        self.key, self.place, self.floor = key, (game, action), floor
+        self.key, self.place, self.first_open_game = key, (game, action), first_open_game
         self.results: dict[int, Result] = dict(results or {})
 
     @classmethod
@@ -72,7 +73,8 @@ class Watermark:
 
     def save(self, path: Path) -> None:
         """Write it whole and durably (ledger.files: a power cut leaves the old one or this one)."""
-        text = json.dumps({"v": WATERMARK_VERSION, "key": self.key, "place": list(self.place), "floor": self.floor,
+        text = json.dumps({"v": WATERMARK_VERSION, "key": self.key, "place": list(self.place),
+                           "floor": self.first_open_game,  # the file's key for it, as boards in the field write it
                            "results": {str(game): value for game, value in self.results.items()}})
         replace_durably(path, text.encode("utf-8"))
 
@@ -167,7 +169,7 @@ class Outbox:
     journal, ``clock`` tells the time (monotonic seconds).
 
     The board's link calls :meth:`join` with a reader of the ledger before anything else,
-    :meth:`reconnected` at each new connection, :meth:`take_word` with each word of the hub,
+    :meth:`reconnected` at each new connection, :meth:`hub_kept` with each ``kept`` message of the hub,
     :meth:`acknowledged` with each id the broker acknowledged, :meth:`waits` then :meth:`send`
     to send what is due, and :meth:`save` to keep the watermark.
 
@@ -179,8 +181,8 @@ class Outbox:
     - each game's result when it changes (finished, abandoned, or its end undone),
       QoS 1, on ``.../result``, the highest ``rev`` standing;
     - the live board (``/api/state``'s JSON), retained, on ``.../state``;
-    - its presence, retained, on ``.../status``, with its ledger's id and its floor:
-      the first game it still needs the hub's word on.
+    - its presence, retained, on ``.../status``, with its ledger's id and the first game
+      it still needs the hub's word on (:attr:`Watermark.first_open_game`, ``floor`` there).
 
     **End to end.** The broker's PUBACK only paces the sending. What the board may
     forget is what the hub says it has durably kept: its ``.../kept`` (retained,
@@ -207,7 +209,7 @@ class Outbox:
         self.clock = clock
         self.sent = 0  # QoS 1 messages the broker acknowledged (entries and results)
         self.resends = ResendPolicy(clock)
-        self.status_due = False  # the table's status (ledger, floor) is to be said
+        self.status_due = False  # the table's status (its ledger, its first open game) is to be said
         self._mark: Watermark | None = None
         self._asking = False  # no watermark: the hub's word is asked for before sending
         self._next: tuple[int, int] = (0, 0)  # the next feed item goes after this place
@@ -274,22 +276,23 @@ class Outbox:
 
     # ---- the hub's word ----------------------------------------------------
 
-    def take_word(self, reader: LedgerReader, word: dict[str, Any]) -> None:
-        """Move the watermark over what the hub says it has kept of this ledger (never back)."""
+    def hub_kept(self, reader: LedgerReader, kept: dict[str, Any]) -> None:
+        """The hub's ``kept`` message (its word on what it has durably kept of a ledger): move the
+        watermark over what it says it has of this ledger (never back)."""
         mark = self._joined
-        if word["ledger"] != mark.key["ledger"]:
+        if kept["ledger"] != mark.key["ledger"]:
             return  # another board's at this table
-        games = {game: (seq, rev, status) for game, seq, rev, status in word["games"]}
+        games = {game: (seq, rev, status) for game, seq, rev, status in kept["games"]}
         moved = False
         if self._asking:  # games before its "from" were settled by this board before it lost its watermark
             self._asking = False
-            if word["from"] > mark.floor:
-                mark.floor = word["from"]
-                mark.place = max(mark.place, reader.feed(lambda conn: feed.before(conn, mark.floor)))
+            if kept["from"] > mark.first_open_game:
+                mark.first_open_game = kept["from"]
+                mark.place = max(mark.place, reader.feed(lambda conn: feed.before(conn, mark.first_open_game)))
                 self._next = max(self._next, mark.place)
             moved = True
         for game, (_seq, rev, status) in games.items():
-            if rev is None or game < mark.floor:
+            if rev is None or game < mark.first_open_game:
                 continue
             known = mark.results.get(game)
             if known is None or rev > known[1]:
@@ -300,7 +303,7 @@ class Outbox:
 
         def kept_through(conn: sqlite3.Connection) -> tuple[int, int]:
             place = mark.place
-            for status in feed.statuses_from(conn, mark.floor, self.games_of):
+            for status in feed.statuses_from(conn, mark.first_open_game, self.games_of):
                 seq = games.get(status.game, (-1,))[0]
                 if seq >= status.entries:  # its line and every entry
                     place = max(place, status.end)
@@ -320,28 +323,28 @@ class Outbox:
             self._settle(reader)
 
     def _settle(self, reader: LedgerReader) -> None:
-        """Move the floor past games the hub has whole, whose result it has as it stands, and which
-        can no longer change (all but the two newest)."""
+        """Move the first open game past games the hub has whole, whose result it has as it stands, and
+        which can no longer change (all but the two newest)."""
         mark = self._joined
 
         def settled(conn: sqlite3.Connection) -> int:
             newest, _ = feed.last_place(conn)
-            floor = mark.floor
+            first_open = mark.first_open_game
             if newest is None:
-                return floor  # no game yet
-            for status in feed.statuses_from(conn, mark.floor, self.games_of):
+                return first_open  # no game yet
+            for status in feed.statuses_from(conn, mark.first_open_game, self.games_of):
                 known = mark.results.get(status.game)
                 wanted = result_rev(status, known)
                 if status.game >= newest - 1 or mark.place < status.end or (wanted is not None and wanted != known):
                     break
-                floor = status.game + 1
-            return floor
+                first_open = status.game + 1
+            return first_open
 
-        floor = reader.feed(settled)
-        if floor != mark.floor:
-            mark.floor = floor
-            mark.results = {game: value for game, value in mark.results.items() if game >= floor}
-            self._dirty = self.status_due = True  # the hub lists games from the new floor on
+        first_open = reader.feed(settled)
+        if first_open != mark.first_open_game:
+            mark.first_open_game = first_open
+            mark.results = {game: value for game, value in mark.results.items() if game >= first_open}
+            self._dirty = self.status_due = True  # the hub lists games from the new first open game on
 
     # ---- the resend policy ---------------------------------------------------
 
@@ -395,10 +398,12 @@ class Outbox:
         return not sent and not self._in_flight and not self._state_due and not (hub_online and self.lagging())
 
     def say_status(self, problem: str | None) -> None:
-        """The table's presence, retained, with its ledger and floor, and what stops it sending if anything does."""
+        """The table's presence, retained, with its ledger and first open game (``floor``), and what stops
+        it sending if anything does."""
         mark = self._mark if problem is None else None
         payload = schema.status_payload(self.club.table, True, __version__, problem,
-                                        mark.key["ledger"] if mark else None, mark.floor if mark else None)
+                                        mark.key["ledger"] if mark else None,
+                                        mark.first_open_game if mark else None)
         self._send(self.topics.of_table("status"), schema.encode(payload), True)
         self.status_due = False
 
@@ -438,7 +443,7 @@ class Outbox:
 
         def changed_games(conn: sqlite3.Connection) -> list[tuple[feed.GameStatus, Result, list[str]]]:
             changed = []  # in one snapshot: each game's row and its lines agree
-            for status in feed.statuses_from(conn, mark.floor, self.games_of):
+            for status in feed.statuses_from(conn, mark.first_open_game, self.games_of):
                 known = self._pending_results.get(status.game) or mark.results.get(status.game)
                 wanted = result_rev(status, known)
                 if wanted is not None and wanted != known:
