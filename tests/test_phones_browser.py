@@ -50,6 +50,7 @@ def test_a_phone_pairs_from_the_qr_code_and_scores_its_seat(table, browser):
     tap(browser, ".pair button")
     wait_for(browser, lambda d: d.current_url.endswith("/phone") and d.find_elements("id", "phone"))
     wait_for(browser, lambda d: "live-dot on" in d.page_source)
+    tap(browser, 'button[data-view="count"]')  # check my count: a view of its own
     for card in ("5H", "5D", "5S", "JC", "5C"):  # the hand, then the starter
         tap(browser, f'#cards button[data-card="{card}"]')
     wait_for(browser, lambda d: "29" in d.find_element("id", "counted").text)
@@ -101,6 +102,7 @@ def test_the_keypad_refuses_past_29_and_the_page_asks_before_it_unpairs_or_start
     answer(browser, "No count is 30: 29 is the most")
     tap(browser, 'button[data-act="hand"]')
     answer(browser, "Blue hand 3")
+    tap(browser, 'button[data-view="more"]')  # the game and this phone
     asked(browser, 'button[data-act="new-game"]', yes=False)
     assert table.board.board.controller.game.state.scores == (0, 3)
     asked(browser, 'button[data-act="new-game"]', yes=True)
@@ -130,6 +132,7 @@ def test_each_entry_is_spoken_once_by_its_seats_phone_with_its_own_breakdown(tab
         "offline": False, "latency": 400, "downloadThroughput": -1, "uploadThroughput": -1})
     try:
         assert blue.enter("hand", 8)[1]["text"] == "Blue hand 8"
+        tap(browser, 'button[data-view="count"]')
         for card in ("5H", "5D", "5S", "JC", "5C"):
             tap(browser, f'#cards button[data-card="{card}"]')
         wait_for(browser, lambda d: "29" in d.find_element("id", "counted").text)
@@ -144,6 +147,42 @@ def test_each_entry_is_spoken_once_by_its_seats_phone_with_its_own_breakdown(tab
     assert len(spoken) == 1, spoken
     assert spoken[0].startswith("Red: ") and "a double pair royal is 28 and nobs is 29" in spoken[0], spoken
     assert spoken[0].endswith("Red now 29"), spoken
+
+
+def in_view(driver, element_id: str) -> bool:
+    """Whether the element is shown and wholly inside the window as it is scrolled now."""
+    return driver.execute_script(
+        "var e = document.getElementById(arguments[0]), r = e.getBoundingClientRect();"
+        "return !!(e.offsetWidth || e.offsetHeight) && r.top >= 0 && r.bottom <= window.innerHeight;", element_id)
+
+
+def test_every_score_and_the_boards_answer_stay_in_view_at_390x844(table, browser):
+    """The first screen shows each side's name and score with whose count is next; scrolled to the
+    bottom of the keys, they and the board's answer are still on screen; check my count is a view of
+    its own, and Peg it's answer shows without scrolling."""
+    blue = table.pair(1)
+    assert blue.enter("peg", 5)[1]["text"] == "Blue peg 5"
+    browser.set_window_size(*PHONE)
+    browser.get(table.show_pairing(0))
+    tap(browser, ".pair button")
+    wait_for(browser, lambda d: "live-dot on" in d.page_source)
+    sides = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#sides li')).map(l => [l.className, l.innerText])")
+    assert [(kind, " ".join(text.split())) for kind, text in sides] == [("mine", "Red 0"), ("", "Blue 5")]
+    assert in_view(browser, "sides") and in_view(browser, "status") and "Next count: Blue hand" in \
+        browser.find_element("id", "status").text
+    browser.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    assert in_view(browser, "sides") and in_view(browser, "answer")
+    tap(browser, 'button[data-view="count"]')
+    assert not browser.find_element("id", "dial").is_displayed()  # the keys wait in their own view
+    for card in ("5H", "5D", "5S", "JC", "5C"):
+        tap(browser, f'#cards button[data-card="{card}"]')
+    wait_for(browser, lambda d: "29" in d.find_element("id", "counted").text)
+    browser.execute_script("document.getElementById('count-peg').scrollIntoView()")
+    tap(browser, "#count-peg")
+    answer(browser, "Blue counts first")
+    assert in_view(browser, "answer") and in_view(browser, "sides")
+    shoot(browser, "phone-glance")
 
 
 def asked(driver, selector: str, yes: bool) -> None:
@@ -176,6 +215,7 @@ def test_which_two_to_throw_ranks_the_six_cards_picked(table, browser):
     tap(browser, ".pair button")
     wait_for(browser, lambda d: d.current_url.endswith("/phone") and d.find_elements("id", "phone"))
     wait_for(browser, lambda d: "live-dot on" in d.page_source)
+    tap(browser, 'button[data-view="coach"]')  # which two to throw: a view of its own
     assert browser.find_element("id", "coach-dealer").is_selected()  # the board says Red deals
     for card in ("5H", "5D", "JC", "6S", "7S", "KD"):
         tap(browser, f'#coach-cards button[data-card="{card}"]')
@@ -188,6 +228,7 @@ def test_which_two_to_throw_ranks_the_six_cards_picked(table, browser):
     tap(browser, "#coach-pone")
     rows = wait_for(browser, lambda d: (found := ranking(d)) and found[0][1].startswith("J\u2663 K\u2666") and found)
     assert "\u2212" in rows[0][1]
+    tap(browser, 'button[data-view="count"]')
     for card in ("5H", "5D", "JC", "KD", "4C"):  # after the show: the hand kept, checked with its starter
         tap(browser, f'#cards button[data-card="{card}"]')
     said = wait_for(browser, lambda d: (text := d.find_element("id", "count-coach").text) and text)

@@ -165,17 +165,18 @@ CARDS = tuple((f"{rank}{suit}", f"{'10' if rank == 'T' else rank}{symbol}") for 
 
 
 def seat_status(state: dict | None, seat: int) -> dict:
-    """The seat's line (as ``phone.js`` keeps it): ``note`` when there is no player to show, else
-    the seat's ``name`` and ``score``, and who ``won`` or the ``next`` count (with ``after``)."""
+    """The seat's glance (as ``phone.js`` keeps it): every side's ``name`` and ``score`` (``mine`` for
+    the seat's own), and ``note`` when there is no player to show, else who ``won`` or the ``next``
+    count (with ``after``)."""
     if not state or not state.get("variant"):
-        return {"note": "No game on the board yet."}
+        return {"note": "No game on the board yet.", "sides": []}
     seats = state.get("seats") or []
-    if seat >= len(seats):
-        return {"note": "This game has no player on your seat."}
-    name = seats[seat]
-    side = next((side for side in state["sides"] if name in side["seats"]), None)
-    return {"note": None, "name": name, "score": side["score"] if side else "", "won": state.get("winner"),
-            "next": state.get("next"), "after": " (after the play)" if state.get("phase") in ("heels", "play") else ""}
+    name = seats[seat] if seat < len(seats) else None
+    sides = [{"name": side["name"], "score": side["score"], "mine": name in side["seats"]} for side in state["sides"]]
+    if name is None:
+        return {"note": "This game has no player on your seat.", "sides": sides}
+    return {"note": None, "sides": sides, "won": state.get("winner"), "next": state.get("next"),
+            "after": " (after the play)" if state.get("phase") in ("heels", "play") else ""}
 
 
 def seat_acts(state: dict | None, seat: int) -> tuple[str, ...]:

@@ -14,27 +14,47 @@
   var pegging = false;  // a checked count is on its way to the board
 
   function me() { return state && state.seats ? state.seats[seat] : null; }
-  function sideOf(name) {
-    if (!state || !state.sides) return null;
-    for (var i = 0; i < state.sides.length; i++) if (state.sides[i].seats.indexOf(name) >= 0) return state.sides[i];
-    return null;
-  }
   function say(text, kind) { answer.textContent = text; answer.className = "answer " + (kind || ""); }
 
+  // The glance: every side's name and score (this seat's marked), then whose count is next or who won.
+  var sidesList = document.getElementById("sides");
+  function showSides(name) {
+    var sides = state && state.sides ? state.sides : [];
+    while (sidesList.children.length > sides.length) sidesList.removeChild(sidesList.lastChild);
+    for (var i = 0; i < sides.length; i++) {
+      var item = sidesList.children[i];
+      if (!item) {
+        item = document.createElement("li");
+        item.innerHTML = '<bdi class="who"></bdi> <span class="pts"></span>';
+        sidesList.appendChild(item);
+      }
+      item.className = sides[i].seats.indexOf(name) >= 0 ? "mine" : "";
+      item.querySelector(".who").textContent = sides[i].name;
+      item.querySelector(".pts").textContent = sides[i].score;
+    }
+  }
   function showState() {
-    var name = me(), parts = [], keys = root.querySelectorAll("button[data-act]");
+    var name = me(), keys = root.querySelectorAll("button[data-act]");
     for (var i = 0; i < keys.length; i++) keys[i].disabled = acts.indexOf(keys[i].getAttribute("data-act")) < 0;
+    showSides(name);
     if (!state || !state.variant) { status.textContent = "No game on the board yet."; return; }
     if (name === null || name === undefined) { status.textContent = "This game has no player on your seat."; return; }
-    var side = sideOf(name);
-    parts.push("You: <b></b> " + (side ? side.score : ""));
-    status.innerHTML = parts.join("");
-    status.querySelector("b").textContent = name;
-    var next = document.createElement("span");
-    if (state.winner) next.textContent = state.winner + " won";
-    else if (state.next) next.textContent = "Next count: " + state.next.seat + " " + state.next.count +
+    if (state.winner) status.textContent = state.winner + " won";
+    else if (state.next) status.textContent = "Next count: " + state.next.seat + " " + state.next.count +
       (state.phase === "heels" || state.phase === "play" ? " (after the play)" : "");
-    status.appendChild(next);
+    else status.textContent = "";
+  }
+
+  // The views: the scoring keys, check my count, which two to throw, and the game and this phone;
+  // one shows at a time, the glance above them all.
+  var views = root.querySelectorAll("button[data-view]"), sections = root.querySelectorAll("[data-shows]");
+  function showView(view) {
+    for (var i = 0; i < views.length; i++) views[i].setAttribute("aria-pressed", views[i].getAttribute("data-view") === view ? "true" : "false");
+    for (var j = 0; j < sections.length; j++) sections[j].hidden = sections[j].getAttribute("data-shows") !== view;
+    window.scrollTo(0, 0);
+  }
+  for (var v = 0; v < views.length; v++) {
+    views[v].addEventListener("click", function (event) { showView(event.currentTarget.getAttribute("data-view")); });
   }
 
   function requestId() {
@@ -304,5 +324,5 @@
     }
   });
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(function () {});
-  showState(); showDial(); refreshPick(); coachSide(); refreshCoach(); keepAwake();
+  showState(); showDial(); refreshPick(); coachSide(); refreshCoach(); keepAwake(); showView("score");
 })();
