@@ -77,7 +77,12 @@
         return response.json().then(function (body) { return [response.status, body]; });
       }).then(function (result) {
         var body = result[1];
-        if (body.ok) { say(body.text, "accepted"); if (done) done(body); return; }
+        if (body.ok) {
+          say(body.text, "accepted");
+          if (navigator.vibrate) navigator.vibrate(40);  // a buzz the player feels: the board took it
+          if (done) done(body);
+          return;
+        }
         say(body.message || "Not entered", "refused");
         if (failed) failed();
       }).catch(function () {
