@@ -56,9 +56,12 @@ mosquitto="$(command -v mosquitto || echo /usr/sbin/mosquitto)"
 [ -x "$mosquitto" ] || fail "mosquitto not found: apt install mosquitto"
 command -v mosquitto_passwd >/dev/null || [ -x /usr/bin/mosquitto_passwd ] || fail "mosquitto_passwd not found: apt install mosquitto"
 [ -x "$board_python" ] || fail "no $board_python: make the tree's venv (python3 -m venv .venv && .venv/bin/pip install -e .)"
-# The board is this tree's firmware.cli run by that Python (PYTHONPATH and the working folder the tree).
+# The board is this tree's firmware.cli run by that Python (PYTHONPATH and the working folder the tree);
+# its club link needs paho-mqtt there.
 (cd "$src" && PYTHONPATH="$src" "$board_python" -m firmware.cli console --help >/dev/null) \
     || fail "$board_python cannot run this tree's board (python -m firmware.cli console --help failed)"
+"$board_python" -c 'import paho.mqtt.client' 2>/dev/null \
+    || fail "$board_python has no paho-mqtt: give it the board's dependencies (pip install -e .)"
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || fail "Home Assistant $version needs Python 3.11 or newer"
 
 if ! "$venv/bin/python" -c 'import homeassistant' 2>/dev/null; then
@@ -302,12 +305,21 @@ class Board:
         return f"the board ended with status {self.process.returncode}: {said}"
 
     def enter(self, lines: list[str]) -> None:
+        """Each line to the console; nothing once the board has ended (the next check names its end)."""
         for line in lines:
-            self.process.stdin.write(line + "\n")
-            self.process.stdin.flush()
+            if self.process.poll() is not None:
+                return
+            try:
+                self.process.stdin.write(line + "\n")
+                self.process.stdin.flush()
+            except BrokenPipeError:
+                return
 
     def close(self) -> None:
-        self.process.stdin.close()
+        try:
+            self.process.stdin.close()
+        except BrokenPipeError:  # the board ended first: its end is in a check line already
+            pass
         self.process.wait(60)
         self.out.close()
 
