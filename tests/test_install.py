@@ -283,3 +283,82 @@ def test_the_pi_install_steps_install_the_boards_needs_only_from_a_source_a_buil
     for said in ("git archive --format=tar.gz --prefix=cribbage-board/ -o cribbage-board.tar.gz HEAD",
                  "scp cribbage-board.tar.gz", "tar xzf cribbage-board.tar.gz", "sudo cribbage-board/systemd/install.sh"):
         assert said in flat, said
+
+
+# What the system checks and the shipped scripts start from this tree: each script's own view of the
+# tree is "$src" (this checkout) or "$tree" (its copy in the arm64 root or the VM), SRC in Python.
+STARTERS = (*SCRIPTS, ROOT / "tests" / "system" / "vm" / "driver.py", ROOT / ".ci" / "run")
+UNITS = tuple(sorted((ROOT / "systemd").glob("*.service")))
+PACKAGES = ("scorer", "ledger", "hardware", "firmware")
+
+
+def test_system_checks_name_only_files_the_tree_has():
+    """Every file of the tree a system check or shipped script names ("$src/...", "$tree/...",
+    SRC / "..." in Python) is there; .venv, which the user makes, is left out."""
+    missing = []
+    for script in STARTERS:
+        text = script.read_text(encoding="utf-8")
+        named = re.findall(r'\$\{?(?:src|tree)\}?/([\w./-]*\w)', text)
+        named += ["/".join(parts) for parts in
+                  (re.findall(r'"([^"]+)"', chain) for chain in re.findall(r'\bSRC((?: / "[^"]+")+)', text))]
+        missing += [f"{script.relative_to(ROOT)}: {path}" for path in named
+                    if not path.startswith(".venv/") and not (ROOT / path).exists()]
+    assert missing == []
+
+
+def test_system_checks_start_the_board_as_the_package_installs_it():
+    """No system check, shipped script or unit starts a bin/cribbage-board of the tree, which
+    [project.scripts] replaced: the board is a venv's entry point or python -m firmware.cli."""
+    stale = []
+    for path in (*STARTERS, *UNITS):
+        for line_number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            from_tree = re.search(r'(?:\$\{?(?:src|tree)\}?/|(?:SRC|ROOT) / "|(?<![\w/%}"$.-])(?:\./)?)bin/cribbage-board'
+                                  r'|(?:SRC|ROOT) / "bin"', line)
+            if from_tree:
+                stale.append(f"{path.relative_to(ROOT)}:{line_number}: {line.strip()}")
+    assert stale == []
+
+
+def test_commands_the_system_checks_start_run():
+    """Each cribbage-board command a system check, shipped script or unit starts (python -m firmware.cli
+    COMMAND or the entry point's COMMAND; the Home Assistant check's console among them) answers --help."""
+    import sys
+
+    commands = set()
+    for path in (*STARTERS, *UNITS):
+        text = path.read_text(encoding="utf-8")
+        commands.update(re.findall(r'-m firmware\.cli"?,? "?([a-z][\w-]*)', text))
+        commands.update(re.findall(r'/bin/cribbage-board"? ([a-z][\w-]*)', text))
+    assert {"console", "hub", "web", "club-network"} <= commands
+    runs = {command: subprocess.Popen([sys.executable, "-m", "firmware.cli", command, "--help"], cwd=ROOT,
+                                      env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True)
+            for command in sorted(commands)}
+    failed = {command: run.communicate(timeout=60)[1] for command, run in runs.items()}
+    assert {command: said for command, said in failed.items() if runs[command].returncode != 0} == {}
+
+
+def test_system_checks_import_what_the_packages_have():
+    """Each one-line import of the project's packages in a system check (the VM's driver, the Home
+    Assistant check's Python) names a module that is there and names it has."""
+    import importlib
+
+    wrong = []
+    for script in STARTERS:
+        for module, names in re.findall(rf'^\s*from ((?:{"|".join(PACKAGES)})(?:\.\w+)*) import ([\w, ]+?)\s*(?:#.*)?$',
+                                        script.read_text(encoding="utf-8"), re.MULTILINE):
+            try:
+                found = importlib.import_module(module)
+            except ImportError as error:
+                wrong.append(f"{script.relative_to(ROOT)}: {module}: {error}")
+                continue
+            wrong += [f"{script.relative_to(ROOT)}: {module}.{name}" for name in names.replace(" ", "").split(",")
+                      if not hasattr(found, name) and not _submodule(f"{module}.{name}")]
+    assert wrong == []
+
+
+def _submodule(name: str) -> bool:
+    """Whether ``name`` is a module (``from hardware import ws2812`` imports one not yet loaded)."""
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None

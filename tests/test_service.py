@@ -336,3 +336,13 @@ def test_hub_unit_verifies_and_is_hardened(tmp_path):
     assert hub["LoadCredential"] == ["broker-password:/etc/cribbage-board/hub.password"]
     assert "--password-file %d/broker-password" in hub["ExecStart"][0]
     assert "--state /var/lib/cribbage-hub/hub.sqlite3" in hub["ExecStart"][0]
+
+
+def test_a_filtered_system_call_fails_rather_than_kills():
+    """Every shipped unit with a SystemCallFilter sets SystemCallErrorNumber=EPERM: a call outside the
+    filter fails that one call, which the program reports, instead of SIGSYS killing the process."""
+    units = sorted((ROOT / "systemd").glob("*.service"))
+    filtered = {unit.name: _settings(unit) for unit in units if "SystemCallFilter" in _settings(unit)}
+    assert {"cribbage-board.service", "cribbage-board-web.service", "cribbage-hub.service"} <= set(filtered)
+    assert {name: settings.get("SystemCallErrorNumber") for name, settings in filtered.items()
+            if settings.get("SystemCallErrorNumber") != ["EPERM"]} == {}

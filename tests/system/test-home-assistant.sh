@@ -28,10 +28,13 @@
 #
 # Each check is one line, "ok: ..." or "FAILED: ..."; the last line is one
 # summary such as
-#   home assistant 2024.3.3: 9 ok, 0 failed
+#   home assistant 2024.3.3: 6 ok, 0 failed
 # and the exit status is non-zero on any failure. Home Assistant's log is
-# printed on a failure to start. The board runs on this tree's venv
-# (.venv/bin/python, or CRIBBAGE_HA_BOARD_PYTHON). Needs Mosquitto
+# printed on a failure to start, and a board that ended early is named with
+# its last lines. The board is this tree's code, `python -m firmware.cli`
+# with the tree first on its path, run by this tree's venv's Python
+# (.venv/bin/python, or CRIBBAGE_HA_BOARD_PYTHON: any Python with the
+# board's dependencies installed). Needs Mosquitto
 # (apt install mosquitto) and python3 3.11 or newer with venv; not part of
 # the default test run (it downloads and runs Home Assistant, a few minutes).
 set -euo pipefail
@@ -53,6 +56,12 @@ mosquitto="$(command -v mosquitto || echo /usr/sbin/mosquitto)"
 [ -x "$mosquitto" ] || fail "mosquitto not found: apt install mosquitto"
 command -v mosquitto_passwd >/dev/null || [ -x /usr/bin/mosquitto_passwd ] || fail "mosquitto_passwd not found: apt install mosquitto"
 [ -x "$board_python" ] || fail "no $board_python: make the tree's venv (python3 -m venv .venv && .venv/bin/pip install -e .)"
+# The board is this tree's firmware.cli run by that Python (PYTHONPATH and the working folder the tree);
+# its club link needs paho-mqtt there.
+(cd "$src" && PYTHONPATH="$src" "$board_python" -m firmware.cli console --help >/dev/null) \
+    || fail "$board_python cannot run this tree's board (python -m firmware.cli console --help failed)"
+"$board_python" -c 'import paho.mqtt.client' 2>/dev/null \
+    || fail "$board_python has no paho-mqtt: give it the board's dependencies (pip install -e .)"
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || fail "Home Assistant $version needs Python 3.11 or newer"
 
 if ! "$venv/bin/python" -c 'import homeassistant' 2>/dev/null; then
@@ -276,35 +285,58 @@ class Board:
     def __init__(self, ledger: Path, settings: dict[str, str]):
         args = [f"club.{key}={settings[key]}" for key in ("broker", "name", "table", "username", "password")]
         args[0] = f"club.broker=mqtt://127.0.0.1:{BROKER_PORT}"
-        command = [os.environ["BOARD_PYTHON"], str(SRC / "bin" / "cribbage-board"), "console", "--state",
-                   str(ledger)]
+        # The tree's code on the board's Python: python -m puts the working folder first on sys.path, then
+        # PYTHONPATH, so both are this tree (not whatever copy that Python has installed).
+        command = [os.environ["BOARD_PYTHON"], "-m", "firmware.cli", "console", "--state", str(ledger)]
         for arg in [*args, "club.homeassistant=true"]:
             command += ["--set", arg]
         env = {**os.environ, "PYTHONPATH": str(SRC)}
-        self.out = open(WORK / f"{ledger.stem}.out", "w")
+        self.log = WORK / f"{ledger.stem}.out"
+        self.out = open(self.log, "w")
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=self.out, stderr=subprocess.STDOUT,
-                                        text=True, env=env)
+                                        text=True, env=env, cwd=SRC)
+
+    def ended(self) -> str:
+        """Empty while the board runs; once it has ended, its exit status and the last lines it wrote."""
+        if self.process.poll() is None:
+            return ""
+        self.out.flush()
+        said = " | ".join(self.log.read_text().splitlines()[-5:])
+        return f"the board ended with status {self.process.returncode}: {said}"
 
     def enter(self, lines: list[str]) -> None:
+        """Each line to the console; nothing once the board has ended (the next check names its end)."""
         for line in lines:
-            self.process.stdin.write(line + "\n")
-            self.process.stdin.flush()
+            if self.process.poll() is not None:
+                return
+            try:
+                self.process.stdin.write(line + "\n")
+                self.process.stdin.flush()
+            except BrokenPipeError:
+                return
 
     def close(self) -> None:
-        self.process.stdin.close()
+        try:
+            self.process.stdin.close()
+        except BrokenPipeError:  # the board ended first: its end is in a check line already
+            pass
         self.process.wait(60)
         self.out.close()
 
 
-async def follows(session, headers, token_, what: str, lines: list[str], sides_before: int = 0) -> None:
-    """Until the board's entities follow ``lines`` (60 s at most): one check line."""
+async def follows(session, headers, token_, board: Board, what: str, lines: list[str],
+                  sides_before: int = 0) -> None:
+    """Until the board's entities follow ``lines`` (60 s at most, less if the board has ended): one
+    check line, which names the board's end and last words when it ended."""
     wanted = expected(lines)
     deadline = time.monotonic() + 60
     while True:
         wrong = differences(await entities(session, headers, token_), wanted, sides_before)
-        if not wrong or time.monotonic() > deadline:
+        if not wrong or time.monotonic() > deadline or board.ended():
             break
         await asyncio.sleep(1)
+    if wrong and board.ended():
+        wrong.append(board.ended())
     say(not wrong, what + ("" if not wrong else ": " + "; ".join(wrong)))
 
 
@@ -320,20 +352,21 @@ async def main() -> int:
         try:
             four = ["game four-hand-individual seats=Ann,Bob,Cy,Di dealer=Ann", "heels", "peg Bob 2", "peg Cy 3"]
             first.enter(four)
-            await follows(session, headers, token_, "a game of four: four scores, named after their players", four)
+            await follows(session, headers, token_, first, "a game of four: four scores, named after their players",
+                          four)
             two = ["game six-card seats=Ed,Fa dealer=Ed", "heels", "peg Fa 2", "peg Ed 2", "go Fa"]
             first.enter(two)
-            await follows(session, headers, token_, "then a game of two: two scores, renamed; sides 3 and 4 removed",
-                          four + two)
+            await follows(session, headers, token_, first,
+                          "then a game of two: two scores, renamed; sides 3 and 4 removed", four + two)
         finally:
             first.close()
         second = Board(WORK / "second.sqlite3", settings)
         try:
-            await follows(session, headers, token_, "a new ledger with no game: scores unknown, no attributes, "
+            await follows(session, headers, token_, second, "a new ledger with no game: scores unknown, no attributes, "
                           "'no game'", [], sides_before=2)
             three = ["game three-hand seats=Gil,Hal,Ivy dealer=Gil", "peg Hal 2", "peg Ivy 1", "peg Gil 2"]
             second.enter(three)
-            await follows(session, headers, token_, "then a game of three on it: three scores", three)
+            await follows(session, headers, token_, second, "then a game of three on it: three scores", three)
         finally:
             second.close()
     return 0 if results["failed"] == 0 else 1
