@@ -113,6 +113,52 @@ class GameId(Convertor):
 register_url_convertor("game_id", GameId())
 
 
+async def script(request: Request) -> Response:
+    """``/live.js``: the script that swaps in the board the events send."""
+    return Response(pages.SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+
+
+async def phone_script(request: Request) -> Response:
+    """``/phone.js``: the paired phone's script."""
+    return Response(pages.PHONE_SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+
+
+async def palette_script(request: Request) -> Response:
+    """``/palette.js``: the choice of palette at the foot of each page."""
+    return Response(pages.PALETTE_SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+
+
+async def service_worker(request: Request) -> Response:
+    """``/sw.js``: the installed app's service worker, looked at again on every visit."""
+    return Response(pages.SERVICE_WORKER, media_type="text/javascript; charset=utf-8",
+                    headers={"Cache-Control": "no-cache"})
+
+
+async def manifest(request: Request) -> Response:
+    """``/manifest.webmanifest``: what a phone needs to install the view as an app."""
+    return Response(pages.manifest(), media_type="application/manifest+json", headers=ICON_HEADERS)
+
+
+async def app_icon_192(request: Request) -> Response:
+    """``/icon-192.png``: the installed app's small icon."""
+    return Response(app_icon(192), media_type="image/png", headers=ICON_HEADERS)
+
+
+async def app_icon_512(request: Request) -> Response:
+    """``/icon-512.png``: the installed app's large icon."""
+    return Response(app_icon(512), media_type="image/png", headers=ICON_HEADERS)
+
+
+async def icon(request: Request) -> Response:
+    """``/favicon.ico``: the browser tab's icon."""
+    return Response(favicon(), media_type="image/x-icon", headers=ICON_HEADERS)
+
+
+async def offline(request: Request) -> Response:
+    """``/offline``: the page the service worker shows when the server cannot be reached."""
+    return TEMPLATES.TemplateResponse(request, "offline.html")
+
+
 def create_app(follower: LedgerFollower, layout: Layout | None = None, host_names=(),
                listen: tuple[str, int] | None = None, board_socket: Path | None = None,
                palette: str = "standard") -> Starlette:
@@ -150,36 +196,8 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         await send({"type": "http.response.start", "status": 200, "headers": composed[3]})
         await send({"type": "http.response.body", "body": composed[2]})  # uvicorn leaves it out for HEAD
 
-    async def script(request: Request):
-        return Response(pages.SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
-
-    async def phone_script(request: Request):
-        return Response(pages.PHONE_SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
-
-    async def palette_script(request: Request):
-        return Response(pages.PALETTE_SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
-
-    async def service_worker(request: Request):
-        return Response(pages.SERVICE_WORKER, media_type="text/javascript; charset=utf-8",
-                        headers={"Cache-Control": "no-cache"})
-
-    async def manifest(request: Request):
-        return Response(pages.manifest(), media_type="application/manifest+json", headers=ICON_HEADERS)
-
-    async def app_icon_192(request: Request):
-        return Response(app_icon(192), media_type="image/png", headers=ICON_HEADERS)
-
-    async def app_icon_512(request: Request):
-        return Response(app_icon(512), media_type="image/png", headers=ICON_HEADERS)
-
-    async def offline(request: Request):
-        return TEMPLATES.TemplateResponse(request, "offline.html")
-
     async def phone_page(request: Request):
         return await phones.phone_page(request, site.live())
-
-    async def icon(request: Request):
-        return Response(favicon(), media_type="image/x-icon", headers=ICON_HEADERS)
 
     async def api_state(request: Request):
         snap = follower.snapshot()
