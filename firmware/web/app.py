@@ -1,16 +1,17 @@
 """The web server: Starlette routes over the ledger, read-only, with server-sent events.
 
-Every route reads on the server's event loop thread (SQLite reads of one game
-take a millisecond or two), so one read-only connection serves them all. The
-board's page is rendered once per change of the ledger, and one watcher feeds
-every ``/events`` client (:mod:`.feed`).
+:func:`create_app` maps each path to its route: the fixed files are functions here, and
+what reads the ledger is a method of :class:`WebView`, which holds what those routes share.
+Every route reads on the server's event loop thread (SQLite reads of one game take a
+millisecond or two), so one read-only connection serves them all. The board's page is
+composed once per change of the ledger, and one watcher feeds every ``/events`` client.
 """
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
@@ -18,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
+from starlette.types import Receive, Scope, Send
 
 from scorer.distribution import distribution
 
@@ -34,6 +36,9 @@ from .site import Site
 
 if TYPE_CHECKING:
     from hardware.layout import Layout
+    from ledger.rows import GameRow, GameTimes
+
+    from .records import Played
 
 EVENT_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 SCRIPT_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable"}  # its address names its hash
@@ -113,109 +118,171 @@ class GameId(Convertor):
 register_url_convertor("game_id", GameId())
 
 
-def create_app(follower: LedgerFollower, layout: Layout | None = None, host_names=(),
-               listen: tuple[str, int] | None = None, board_socket: Path | None = None,
-               palette: str = "standard") -> Starlette:
-    """The web view of the ledger ``follower`` reads: pages, JSON and events; it writes nothing itself,
-    and relays a paired phone's entries to the board listening on ``board_socket`` (:mod:`.phones`).
-    It answers requests for localhost, IP literals, ``*.local``, this machine's hostname and
-    ``host_names``. ``listen``: the host and port the server listens on, which the board page's
-    QR code offers (:class:`.qr.PhoneLink`); every address of the port it is reached on if None.
-    ``palette``: the LEDs' palette (config ``leds.palette``), the one the pages open in."""
-    site = Site(follower, layout)
-    feed = LiveFeed(site)
-    links: dict[int, PhoneLink] = {}
-    if listen is not None:
-        links[listen[1]] = PhoneLink(*listen)
-    # The last page sent: the board's bytes, the QR code's, the whole, its headers.
-    composed: list = [None, None, None, None]
-    # The board read once a turn of the event loop: requests that arrived together (read from their
-    # sockets before any of them ran) share one look at the ledger, which is as fresh for each of them.
-    turn: list = [None]
+class Composed(NamedTuple):
+    """The board's page as last sent: the board's bytes and the QR code's it was composed of, the whole
+    page and its headers."""
 
-    async def board(scope, receive, send):
+    board: bytes
+    code: str
+    body: bytes
+    headers: list[tuple[bytes, bytes]]
+
+
+def _authority(scope: Scope) -> str:
+    """The Host a request names ("" without one)."""
+    return next((value.decode("latin-1") for key, value in scope["headers"] if key == b"host"), "")
+
+
+async def script(request: Request) -> Response:
+    """``/live.js``: the script that swaps in the board the events send."""
+    return Response(pages.SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+
+
+async def phone_script(request: Request) -> Response:
+    """``/phone.js``: the paired phone's script."""
+    return Response(pages.PHONE_SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+
+
+async def palette_script(request: Request) -> Response:
+    """``/palette.js``: the choice of palette at the foot of each page."""
+    return Response(pages.PALETTE_SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+
+
+async def service_worker(request: Request) -> Response:
+    """``/sw.js``: the installed app's service worker, looked at again on every visit."""
+    return Response(pages.SERVICE_WORKER, media_type="text/javascript; charset=utf-8",
+                    headers={"Cache-Control": "no-cache"})
+
+
+async def manifest(request: Request) -> Response:
+    """``/manifest.webmanifest``: what a phone needs to install the view as an app."""
+    return Response(pages.manifest(), media_type="application/manifest+json", headers=ICON_HEADERS)
+
+
+async def app_icon_192(request: Request) -> Response:
+    """``/icon-192.png``: the installed app's small icon."""
+    return Response(app_icon(192), media_type="image/png", headers=ICON_HEADERS)
+
+
+async def app_icon_512(request: Request) -> Response:
+    """``/icon-512.png``: the installed app's large icon."""
+    return Response(app_icon(512), media_type="image/png", headers=ICON_HEADERS)
+
+
+async def icon(request: Request) -> Response:
+    """``/favicon.ico``: the browser tab's icon."""
+    return Response(favicon(), media_type="image/x-icon", headers=ICON_HEADERS)
+
+
+async def offline(request: Request) -> Response:
+    """``/offline``: the page the service worker shows when the server cannot be reached."""
+    return TEMPLATES.TemplateResponse(request, "offline.html")
+
+
+class WebView:
+    """The routes that read the ledger ``follower`` follows, and what they share.
+
+    ``site`` gathers what the pages show and ``feed`` sends the live board to every
+    ``/events`` client; ``phones`` relays a paired phone's requests to the board
+    listening on ``board_socket``. ``links`` holds the QR code's maker for each port
+    the view is reached on (the one of ``listen`` made at once). The board's page
+    is read at most once a turn of the event loop (``turn``) and composed with its
+    QR code once per change of either (``composed``).
+    """
+
+    def __init__(self, follower: LedgerFollower, layout: Layout | None = None,
+                 listen: tuple[str, int] | None = None, board_socket: Path | None = None):
+        self.follower = follower
+        self.site = Site(follower, layout)
+        self.feed = LiveFeed(self.site)
+        self.links: dict[int, PhoneLink] = {}
+        if listen is not None:
+            self.links[listen[1]] = PhoneLink(*listen)
+        self.turn: bytes | None = None  # the board's page read this turn of the event loop
+        self.composed: Composed | None = None  # the board's page as last sent
+        self.phones = PhoneRoutes(board_socket, TEMPLATES)
+
+    # ---- the live board ----------------------------------------------------------
+
+    async def board(self, scope: Scope, receive: Receive, send: Send) -> None:
         """``/`` as a plain ASGI app (no Request or Response object made per request): the board's
         page, with its QR code, composed once per change of either, its headers with it."""
+        code = self._link(scope).html(scope["scheme"], _authority(scope))
+        page = self._board_this_turn()
+        composed = self.composed
+        if composed is None or composed.board is not page or composed.code is not code:
+            whole = page.replace(QR_MARK, code.encode(), 1)  # composed once a change, not once a request
+            composed = self.composed = Composed(page, code, whole,
+                                                [*PAGE_HEADERS, (b"content-length", str(len(whole)).encode())])
+        await send({"type": "http.response.start", "status": 200, "headers": composed.headers})
+        await send({"type": "http.response.body", "body": composed.body})  # uvicorn leaves it out for HEAD
+
+    def _link(self, scope: Scope) -> PhoneLink:
+        """The QR code's maker for the port the request came in on (every address of it, if new)."""
         port = scope["server"][1] if scope.get("server") else 0
-        link = links.get(port) or links.setdefault(port, PhoneLink("0.0.0.0", port))
-        authority = next((value.decode("latin-1") for key, value in scope["headers"] if key == b"host"), "")
-        code = link.html(scope["scheme"], authority)
-        page = turn[0]
+        return self.links.get(port) or self.links.setdefault(port, PhoneLink("0.0.0.0", port))
+
+    def _board_this_turn(self) -> bytes:
+        """The board's page, read from the site once a turn of the event loop and forgotten the next:
+        requests that arrived together (read from their sockets before any of them ran) share one
+        look at the ledger, which is as fresh for each of them."""
+        page = self.turn
         if page is None:
-            page = turn[0] = site.board_page()
-            asyncio.get_running_loop().call_soon(turn.__setitem__, 0, None)  # forgotten next turn
-        if composed[0] is not page or composed[1] is not code:  # rendered once a change, not once a request
-            whole = page.replace(QR_MARK, code.encode(), 1)
-            composed[:] = page, code, whole, [*PAGE_HEADERS, (b"content-length", str(len(whole)).encode())]
-        await send({"type": "http.response.start", "status": 200, "headers": composed[3]})
-        await send({"type": "http.response.body", "body": composed[2]})  # uvicorn leaves it out for HEAD
+            page = self.turn = self.site.board_page()
+            asyncio.get_running_loop().call_soon(self._next_turn)
+        return page
 
-    async def script(request: Request):
-        return Response(pages.SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
+    def _next_turn(self) -> None:
+        """Forget the page read this turn: the next request reads the ledger again."""
+        self.turn = None
 
-    async def phone_script(request: Request):
-        return Response(pages.PHONE_SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
-
-    async def palette_script(request: Request):
-        return Response(pages.PALETTE_SCRIPT, media_type="text/javascript; charset=utf-8", headers=SCRIPT_HEADERS)
-
-    async def service_worker(request: Request):
-        return Response(pages.SERVICE_WORKER, media_type="text/javascript; charset=utf-8",
-                        headers={"Cache-Control": "no-cache"})
-
-    async def manifest(request: Request):
-        return Response(pages.manifest(), media_type="application/manifest+json", headers=ICON_HEADERS)
-
-    async def app_icon_192(request: Request):
-        return Response(app_icon(192), media_type="image/png", headers=ICON_HEADERS)
-
-    async def app_icon_512(request: Request):
-        return Response(app_icon(512), media_type="image/png", headers=ICON_HEADERS)
-
-    async def offline(request: Request):
-        return TEMPLATES.TemplateResponse(request, "offline.html")
-
-    async def phone_page(request: Request):
-        return await phones.phone_page(request, site.live())
-
-    async def icon(request: Request):
-        return Response(favicon(), media_type="image/x-icon", headers=ICON_HEADERS)
-
-    async def api_state(request: Request):
-        snap = follower.snapshot()
+    async def api_state(self, request: Request) -> Response:
+        """``/api/state``: the current game as ``replay --json`` gives it; 503 while the ledger is away."""
+        snap = self.follower.snapshot()
         if snap.state is None:
             return JSONResponse({"error": snap.problem}, status_code=503)
         return JSONResponse(snap.state)
 
-    async def events(request: Request):
-        if request.method == "HEAD":  # the headers alone: a stream never ends
+    async def events(self, request: Request) -> Response:
+        """``/events``: the live board as server-sent events (for HEAD, the headers alone: a stream
+        never ends)."""
+        if request.method == "HEAD":
             return Response(media_type="text/event-stream", headers=EVENT_HEADERS)
-        return StreamingResponse(feed.stream(), media_type="text/event-stream", headers=EVENT_HEADERS)
+        return StreamingResponse(self.feed.stream(), media_type="text/event-stream", headers=EVENT_HEADERS)
 
-    async def games(request: Request):
+    async def phone_page(self, request: Request) -> Response:
+        """``/phone``: the paired seat's page over the live board (:meth:`.phones.PhoneRoutes.phone_page`)."""
+        return await self.phones.phone_page(request, self.site.live())
+
+    # ---- the games ---------------------------------------------------------------
+
+    async def games(self, request: Request) -> Response:
+        """``/games``: every finished or abandoned game; 503 with the reason while the ledger is away."""
         try:
-            return TEMPLATES.TemplateResponse(request, "games.html", pages.games_context(site.games(), None))
+            return TEMPLATES.TemplateResponse(request, "games.html", pages.games_context(self.site.games(), None))
         except LedgerUnavailable as error:
             return TEMPLATES.TemplateResponse(request, "games.html", pages.games_context([], str(error)), status_code=503)
 
-    async def games_csv(request: Request):
+    async def games_csv(self, request: Request) -> Response:
+        """``/games.csv``: the games as a spreadsheet's download."""
         try:
-            text = site.games_csv()
+            text = self.site.games_csv()
         except LedgerUnavailable as error:
             return PlainTextResponse(str(error) + "\n", status_code=503)
         return Response(text, media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="cribbage-games.csv"'})
 
-    def _one(request: Request):
-        game_id = request.path_params["game_id"]
+    def _one(self, request: Request) -> tuple[GameRow, Played, GameTimes] | None:
+        """The game the path names, with its replay and times; None if the ledger has no such game."""
         try:
-            return site.game(game_id)
+            return self.site.game(request.path_params["game_id"])
         except KeyError:
             return None
 
-    async def game_page(request: Request):
+    async def game_page(self, request: Request) -> Response:
+        """``/games/ID``: one game's ledger and pegging race; 404 for no such game."""
         try:
-            found = _one(request)
+            found = self._one(request)
         except LedgerUnavailable as error:
             return TEMPLATES.TemplateResponse(request, "problem.html", {
                 "title": "Game", "here": "/games", "message": str(error)}, status_code=503)
@@ -226,26 +293,29 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         game, played, times = found
         return TEMPLATES.TemplateResponse(request, "game.html", pages.game_context(game, played, times))
 
-    async def game_txt(request: Request):
+    async def game_txt(self, request: Request) -> Response:
+        """``/games/ID.txt``: one game's record, which replays to the same state."""
         game_id = request.path_params["game_id"]
         try:
-            lines = follower.export(game_id)
+            lines = self.follower.export(game_id)
         except LedgerUnavailable as error:
             return PlainTextResponse(str(error) + "\n", status_code=503)
         except KeyError:
             return PlainTextResponse(f"no game {game_id} in the ledger\n", status_code=404)
-        text = "\n".join([f"# game {game_id} from {follower.path}"] + lines) + "\n"
+        text = "\n".join([f"# game {game_id} from {self.follower.path}"] + lines) + "\n"
         return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="game-{game_id}.txt"'})
 
-    async def api_games(request: Request):
+    async def api_games(self, request: Request) -> Response:
+        """``/api/games``: every finished or abandoned game as JSON."""
         try:
-            return JSONResponse([game.to_dict() for game in site.games()])
+            return JSONResponse([game.to_dict() for game in self.site.games()])
         except LedgerUnavailable as error:
             return JSONResponse({"error": str(error)}, status_code=503)
 
-    async def api_game(request: Request):
+    async def api_game(self, request: Request) -> Response:
+        """``/api/games/ID``: one game as JSON, with its entries and their times."""
         try:
-            found = _one(request)
+            found = self._one(request)
         except LedgerUnavailable as error:
             return JSONResponse({"error": str(error)}, status_code=503)
         if found is None:
@@ -259,26 +329,41 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
                              "race": played.race, "entries": entries,
                              "problems": played.problems})
 
-    async def stats(request: Request):
+    # ---- the statistics ----------------------------------------------------------
+
+    async def stats(self, request: Request) -> Response:
+        """``/stats``: each player and partnership, their hands against the distribution of all hands."""
         try:
-            players = site.stats()
+            players = self.site.stats()
         except LedgerUnavailable as error:
             return TEMPLATES.TemplateResponse(request, "stats.html", pages.stats_context([], {}, str(error)),
                                               status_code=503)
         sizes = {int(size) for p in players for size in p["hands_by_size"]}
         tables = {size: distribution(size, False) for size in sizes}
         return TEMPLATES.TemplateResponse(request, "stats.html", pages.stats_context(players, tables, None,
-                                                                                    site.colours()))
+                                                                                    self.site.colours()))
 
-    async def api_stats(request: Request):
+    async def api_stats(self, request: Request) -> Response:
+        """``/api/stats``: the statistics as JSON."""
         try:
-            return JSONResponse(site.stats())
+            return JSONResponse(self.site.stats())
         except LedgerUnavailable as error:
             return JSONResponse({"error": str(error)}, status_code=503)
 
-    phones = PhoneRoutes(board_socket, TEMPLATES)
+
+def create_app(follower: LedgerFollower, layout: Layout | None = None, host_names=(),
+               listen: tuple[str, int] | None = None, board_socket: Path | None = None,
+               palette: str = "standard") -> Starlette:
+    """The web view of the ledger ``follower`` reads: pages, JSON and events; it writes nothing itself,
+    and relays a paired phone's entries to the board listening on ``board_socket`` (:mod:`.phones`).
+    It answers requests for localhost, IP literals, ``*.local``, this machine's hostname and
+    ``host_names``. ``listen``: the host and port the server listens on, which the board page's
+    QR code offers (:class:`.qr.PhoneLink`); every address of the port it is reached on if None.
+    ``palette``: the LEDs' palette (config ``leds.palette``), the one the pages open in."""
+    view = WebView(follower, layout, listen, board_socket)
+    phones = view.phones
     routes = [
-        Route("/", ASGIEndpoint(board), methods=READ_METHODS),
+        Route("/", ASGIEndpoint(view.board), methods=READ_METHODS),
         Route("/phone.js", phone_script, methods=READ_METHODS),
         Route("/sw.js", service_worker, methods=READ_METHODS),
         Route("/manifest.webmanifest", manifest, methods=READ_METHODS),
@@ -288,17 +373,17 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         Route("/live.js", script, methods=READ_METHODS),
         Route("/palette.js", palette_script, methods=READ_METHODS),
         Route("/favicon.ico", icon, methods=READ_METHODS),
-        Route("/api/state", api_state, methods=READ_METHODS),
-        Route("/events", events, methods=READ_METHODS),
-        Route("/games", games, methods=READ_METHODS),
-        Route("/games.csv", games_csv, methods=READ_METHODS),
-        Route("/games/{game_id:game_id}.txt", game_txt, methods=READ_METHODS),
-        Route("/games/{game_id:game_id}", game_page, methods=READ_METHODS),
-        Route("/stats", stats, methods=READ_METHODS),
-        Route("/api/games", api_games, methods=READ_METHODS),
-        Route("/api/games/{game_id:game_id}", api_game, methods=READ_METHODS),
-        Route("/api/stats", api_stats, methods=READ_METHODS),
-        Route("/phone", phone_page, methods=READ_METHODS),
+        Route("/api/state", view.api_state, methods=READ_METHODS),
+        Route("/events", view.events, methods=READ_METHODS),
+        Route("/games", view.games, methods=READ_METHODS),
+        Route("/games.csv", view.games_csv, methods=READ_METHODS),
+        Route("/games/{game_id:game_id}.txt", view.game_txt, methods=READ_METHODS),
+        Route("/games/{game_id:game_id}", view.game_page, methods=READ_METHODS),
+        Route("/stats", view.stats, methods=READ_METHODS),
+        Route("/api/games", view.api_games, methods=READ_METHODS),
+        Route("/api/games/{game_id:game_id}", view.api_game, methods=READ_METHODS),
+        Route("/api/stats", view.api_stats, methods=READ_METHODS),
+        Route("/phone", view.phone_page, methods=READ_METHODS),
         Route("/P/{code}", phones.pair_page, methods=READ_METHODS),
         Route("/pair/{code}", phones.pair_page, methods=READ_METHODS),
         Route("/pair", phones.pair, methods=["POST"]),
@@ -311,6 +396,6 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
     app.add_middleware(InPalette, palette=palette)
     app.add_middleware(Guard, names=served_names(host_names), headers=SECURITY_HEADERS, who="this board",
                        writes=PHONE_WRITES)
-    app.state.site = site
-    app.state.feed = feed
+    app.state.site = view.site
+    app.state.feed = view.feed
     return app
