@@ -3,13 +3,16 @@ each attack is refused in words, and a paired phone's next tap is entered."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import threading
 import time
+import urllib.parse
 
 import pytest
 
+from firmware.web.feed import STREAMS_PER_CLIENT
 from firmware.wire.relay import HEADER, ask, header_token, socket_path, unix_address
 
 from test_phones import Table, request
@@ -146,3 +149,60 @@ def test_a_huge_or_broken_cookie_is_a_400_without_a_traceback(logged):
     assert status == 200
     _still_scores(logged, blue, 2)
     assert "Traceback" not in logged.web_log.read_text()
+
+
+def _events(base: str):
+    """One /events request on a connection of its own: (status, the connection, its response)."""
+    host = urllib.parse.urlsplit(base).netloc
+    conn = http.client.HTTPConnection(host, timeout=CEILING_S)
+    conn.request("GET", "/events")
+    response = conn.getresponse()
+    return response.status, conn, response
+
+
+@pytest.mark.slow
+def test_one_client_holds_a_few_live_streams_and_the_table_goes_on(table):
+    """Streams of /events from one client past its share are refused at once (429); the pages, the
+    state and a paired phone's tap are answered meanwhile, and each stream given is live."""
+    blue = table.pair(1)
+    opened = [_events(table.base) for _ in range(40)]
+    try:
+        statuses = [status for status, _, _ in opened]
+        assert statuses.count(200) == STREAMS_PER_CLIENT and statuses.count(429) == 40 - STREAMS_PER_CLIENT
+        first = next(response for status, _, response in opened if status == 200)
+        assert first.readline().startswith(b"event: message")
+        for path in ("/", "/api/state", "/phone"):
+            assert request(table.base, "GET", path)[0] == 200, path
+        _still_scores(table, blue, 2)
+    finally:
+        for _, conn, _ in opened:
+            conn.close()
+    status, conn, _ = _events(table.base)  # closed streams give their places back
+    conn.close()
+    assert status == 200
+
+
+@pytest.mark.slow
+def test_the_live_header_says_when_the_board_itself_stops(table):
+    """The live events say the board runs; stopped, the next event says it is not running, though
+    the web view answers on."""
+    status, conn, response = _events(table.base)
+    try:
+        assert status == 200
+        assert _next_event(response)["board"] is True
+        table.board.stop()
+        deadline = time.monotonic() + CEILING_S
+        while _next_event(response)["board"] is not False:
+            assert time.monotonic() < deadline
+    finally:
+        conn.close()
+
+
+def _next_event(response) -> dict:
+    """The data of the next message event of a stream (keep-alive comments skipped), within CEILING_S."""
+    deadline = time.monotonic() + CEILING_S
+    while True:
+        assert time.monotonic() < deadline, "no event came"
+        line = response.readline()
+        if line.startswith(b"data: "):
+            return json.loads(line[6:])

@@ -266,7 +266,7 @@ def test_a_repeated_request_id_pegs_once(table):
     blue = table.pair(1)
     first = blue.enter("peg", 2, request_id="tap-1")
     again = blue.enter("peg", 2, request_id="tap-1")
-    assert first == (200, {"ok": True, "text": "Blue peg 2"})
+    assert first == (200, {"ok": True, "text": "Blue peg 2", "n": 0})
     assert again[1]["text"] == "Blue peg 2" and again[1]["again"] is True
     assert table.ledger_lines()[1:] == ["peg Blue 2  # via phone Blue"]
 

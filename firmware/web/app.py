@@ -194,7 +194,7 @@ class WebView:
                  listen: tuple[str, int] | None = None, board_socket: Path | None = None):
         self.follower = follower
         self.site = Site(follower, layout)
-        self.feed = LiveFeed(self.site)
+        self.feed = LiveFeed(self.site, board_socket)
         self.links: dict[int, PhoneLink] = {}
         if listen is not None:
             self.links[listen[1]] = PhoneLink(*listen)
@@ -245,10 +245,13 @@ class WebView:
 
     async def events(self, request: Request) -> Response:
         """``/events``: the live board as server-sent events (for HEAD, the headers alone: a stream
-        never ends)."""
+        never ends); 429 for a client that holds STREAMS_PER_CLIENT streams already."""
         if request.method == "HEAD":
             return Response(media_type="text/event-stream", headers=EVENT_HEADERS)
-        return StreamingResponse(self.feed.stream(), media_type="text/event-stream", headers=EVENT_HEADERS)
+        client = request.client.host if request.client is not None else ""
+        if not self.feed.admits(client):
+            return PlainTextResponse("too many live views from this device: close one", status_code=429)
+        return StreamingResponse(self.feed.stream(client), media_type="text/event-stream", headers=EVENT_HEADERS)
 
     async def phone_page(self, request: Request) -> Response:
         """``/phone``: the paired seat's page over the live board (:meth:`.phones.PhoneRoutes.phone_page`)."""

@@ -18,8 +18,11 @@
   source.onerror = function () {  // the browser tries again unless the answer was no stream at all
     shown(false, source.readyState === EventSource.CLOSED ? "not live: reload the page" : "reconnecting\u2026");
   };
+  source.addEventListener("busy", function () { source.close(); shown(false, "not live: too many pages open"); });
   source.onmessage = function (event) {
     var data = JSON.parse(event.data);
+    // live: the page hears the web view; the board itself may still be stopped, and then nothing is entered
+    shown(data.board !== false, data.board === false ? "board not running" : "live");
     if (data.html !== live.innerHTML) live.innerHTML = data.html;
     document.title = data.title;
     if (said && data.said && data.said.key !== heard) {  // a new entry (or one taken back): say it once

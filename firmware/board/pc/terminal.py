@@ -576,6 +576,8 @@ def score_line(view: GameView, width: int | None = None) -> str:
         line = " · ".join(parts) + f" │ {middle}" + (f" │ {tail}" if tail else "")
         if width is None or len(line) <= width:
             return line
+    if width is None:
+        return line
     named = {*view.names, *(seat for seat, _ in view.show), *(part for name in view.names for part in name.split("+"))}
     for letters in SHORT_NAMES:
         shortened = line
