@@ -27,6 +27,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
 from uvicorn.server import ServerState
 
 from firmware.server.connections import GuardedH11, Server, limits_for
+from firmware.web.feed import STREAMS_PER_CLIENT
 from ledger.writer import LedgerWriter
 
 from waits import CEILING_S
@@ -200,14 +201,15 @@ def received(sock: socket.socket, until: bytes) -> bytes:
 @needs_prlimit
 @pytest.mark.slow
 def test_when_every_connection_is_busy_a_new_one_is_refused_at_once(ledger, tmp_path):
-    """With as many live streams open as the cap allows (128 descriptors here), another connection
-    gets 503 and one line at once, and the streams go on: an entry reaches every one of them."""
+    """With as many live streams open as the cap allows (128 descriptors here, the streams from many
+    devices: one device may hold only STREAMS_PER_CLIENT), another connection gets 503 and one line at once, and the streams go on: an entry reaches every one of them."""
     log = tmp_path / "web.log"
     streams = []
     try:
         with web_server(ledger, wrap=("prlimit", "--nofile=128:128"), log=log) as base:
             while True:
-                sock = socket.create_connection(address(base), timeout=CEILING_S)
+                device = ("127.0.1.%d" % (1 + len(streams) // STREAMS_PER_CLIENT), 0)  # a few streams a device
+                sock = socket.create_connection(address(base), timeout=CEILING_S, source_address=device)
                 sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 answer = received(sock, b"\n\n")  # the headers and the board's first event, or a refusal
                 if not answer.startswith(b"HTTP/1.1 200"):

@@ -34,7 +34,7 @@ def test_one_watcher_looks_at_the_ledger_for_every_events_client(tmp_path):
 
         follower.token = looked
         feed = LiveFeed(Site(follower))
-        streams = [feed.stream() for _ in range(10)]
+        streams = [feed.stream(f"192.0.2.{n}") for n in range(10)]  # ten devices
         try:
             firsts = [await anext(stream) for stream in streams]
             lookers.clear()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import socket
 import time
 from pathlib import Path
@@ -82,13 +83,17 @@ class LiveFeed:
 
     def board_running(self) -> bool | None:
         """Whether the board listens on its socket (looked at most every BOARD_SECONDS: a connect
-        that sends nothing); None where there is no board to look for."""
+        that sends nothing); None where there is no board to look for: no socket given, or none
+        made yet (a web view over a copied ledger). Once a board has made its socket, a board
+        gone (its socket closed or removed) is False."""
         if self.board_socket is None:
             return None
         now = time.monotonic()
         if now - self._board_at >= BOARD_SECONDS:
             self._board_at = now
-            self._board_seen = _listens(self.board_socket)
+            listens = _listens(self.board_socket)
+            if listens or self._board_seen is not None or os.path.lexists(self.board_socket):
+                self._board_seen = listens
         return self._board_seen
 
     def admits(self, client: str) -> bool:
