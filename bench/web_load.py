@@ -85,8 +85,8 @@ SSE_CLIENTS = r'''
 import selectors, socket, sys
 host, port, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 selector = selectors.DefaultSelector()
-for _ in range(count):
-    sock = socket.create_connection((host, port))
+for n in range(count):  # from many devices: the web view lets one device hold only a few streams
+    sock = socket.create_connection((host, port), source_address=(f"127.0.2.{1 + n // 4}", 0))
     sock.sendall(f"GET /events HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
     sock.setblocking(False)
     selector.register(sock, selectors.EVENT_READ, [b""])
@@ -96,6 +96,8 @@ while True:
         n = key.fileobj.recv_into(buffer)
         if not n:
             selector.unregister(key.fileobj)
+            if waiting and key.data[0] is not None:
+                sys.exit("a /events client was closed before its first event")
             continue
         if waiting and key.data[0] is not None:
             key.data[0] += bytes(buffer[:n])
