@@ -185,6 +185,49 @@ def test_every_score_and_the_boards_answer_stay_in_view_at_390x844(table, browse
     shoot(browser, "phone-glance")
 
 
+def test_on_plain_http_a_silent_video_keeps_the_screen_on(table):
+    """At the board's address under a name that is not localhost (an insecure context: no Wake Lock
+    API, no service worker), the first tap starts a silent video that keeps playing, and the page
+    says the screen stays on; a buzz is asked for each entry the board takes."""
+    import shutil
+    import tempfile
+
+    from helpers import CHROMEDRIVER, CHROMIUM
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    name = "cribbage-table.local"  # a name the web view answers, as a phone reaches it by mDNS
+    profile = tempfile.mkdtemp(prefix="cribbage-insecure-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", f"--user-data-dir={profile}",
+                 f"--host-resolver-rules=MAP {name} 127.0.0.1", "--autoplay-policy=user-gesture-required"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    try:
+        driver.set_window_size(*PHONE)
+        code = table.show_pairing(1).rsplit("/", 1)[1]
+        driver.get(f"http://{name}:{table.port}/P/{code}")
+        driver.find_element("css selector", ".pair button").click()
+        wait_for(driver, lambda d: "live-dot on" in d.page_source)
+        assert driver.execute_script("return [window.isSecureContext, 'wakeLock' in navigator, "
+                                     "'serviceWorker' in navigator]") == [False, False, False]
+        driver.execute_script("window.buzzes = []; navigator.vibrate = function (ms) { window.buzzes.push(ms); return true; };")
+        driver.find_element("css selector", 'button[data-act="peg"][data-points="2"]').click()  # the first tap
+        answer(driver, "Blue peg 2")
+        playing = "var v = document.querySelector('video.awake-video'); return !!v && !v.paused && v.currentTime > 0"
+        wait_for(driver, lambda d: d.execute_script(playing))
+        time.sleep(1.5)
+        assert driver.execute_script(playing + " && !v.ended")
+        assert driver.execute_script("return window.buzzes") == [40]
+        assert driver.find_element("id", "awake-note").get_attribute("textContent") == \
+            "The screen stays on while this page is open."
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 def asked(driver, selector: str, yes: bool) -> None:
     """Click ``selector`` as a finger does and answer the question the page asks: Yes, or No."""
     from selenium.webdriver.support import expected_conditions

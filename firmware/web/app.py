@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
@@ -172,6 +172,13 @@ async def app_icon_512(request: Request) -> Response:
 async def icon(request: Request) -> Response:
     """``/favicon.ico``: the browser tab's icon."""
     return Response(favicon(), media_type="image/x-icon", headers=ICON_HEADERS)
+
+
+async def awake_video(request: Request) -> Response:
+    """``/awake.webm``, ``/awake.mp4``: a silent video a phone keeps playing to keep its screen on where
+    the page has no Wake Lock (plain http); served in byte ranges, as phones ask for video."""
+    name = request.url.path.lstrip("/")
+    return FileResponse(pages.HERE / name, media_type=f"video/{name.rsplit('.', 1)[1]}", headers=ICON_HEADERS)
 
 
 async def offline(request: Request) -> Response:
@@ -373,6 +380,8 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
         Route("/icon-192.png", app_icon_192, methods=READ_METHODS),
         Route("/icon-512.png", app_icon_512, methods=READ_METHODS),
         Route("/offline", offline, methods=READ_METHODS),
+        Route("/awake.webm", awake_video, methods=READ_METHODS),
+        Route("/awake.mp4", awake_video, methods=READ_METHODS),
         Route("/live.js", script, methods=READ_METHODS),
         Route("/palette.js", palette_script, methods=READ_METHODS),
         Route("/favicon.ico", icon, methods=READ_METHODS),

@@ -60,7 +60,8 @@ HTML_OPEN = "<!doctype html><html lang=en>"  # how base.html begins
 STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
 CONTENT_SECURITY_POLICY = (
     f"default-src 'none'; script-src 'self'; style-src 'sha256-{STYLE_HASH}'; img-src 'self'; "
-    "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'self'; "
+    "connect-src 'self'; manifest-src 'self'; worker-src 'self'; media-src 'self'; base-uri 'none'; "
+    "form-action 'self'; "
     "frame-ancestors 'none'"
 )
 NAV = (("/", "Board"), ("/phone", "My seat"), ("/games", "Games"), ("/stats", "Stats"))

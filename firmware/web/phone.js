@@ -271,12 +271,35 @@
   var speak = document.getElementById("speak");
   awake.checked = localStorage.getItem("cribbage-awake") !== "off";
   speak.checked = localStorage.getItem("cribbage-speak") === "on";
-  function keepAwake() {
-    if (!("wakeLock" in navigator)) {
-      awakeNote.textContent = "This browser keeps the screen on only for a page over https or on localhost: " +
-        "set the phone's screen timeout longer instead.";
-      return;
+  // Where the page has no Wake Lock API (plain http, as at the table), a silent video kept playing keeps
+  // the screen on; browsers let it play once the player has tapped the page, so each tap tries again.
+  var video = null;
+  function keepAwakeByVideo() {
+    if (!awake.checked) { if (video) video.pause(); awakeNote.textContent = ""; return; }
+    if (!video) {
+      video = document.createElement("video");
+      video.muted = true; video.loop = true; video.playsInline = true;
+      video.setAttribute("muted", ""); video.setAttribute("playsinline", ""); video.setAttribute("aria-hidden", "true");
+      video.className = "awake-video";
+      ["webm", "mp4"].forEach(function (kind) {
+        var source = document.createElement("source");
+        source.src = "/awake." + kind; source.type = "video/" + kind;
+        video.appendChild(source);
+      });
+      document.body.appendChild(video);
     }
+    if (document.visibilityState !== "visible" || !video.paused) return;
+    var playing = video.play();
+    if (!playing || !playing.then) return;
+    playing.then(function () {
+      awakeNote.textContent = "The screen stays on while this page is open.";
+    }).catch(function () {
+      awakeNote.textContent = "Tap the page once to keep the screen on. If it still locks, set the phone's screen timeout longer.";
+    });
+  }
+  document.addEventListener("click", function () { if (!("wakeLock" in navigator)) keepAwakeByVideo(); });
+  function keepAwake() {
+    if (!("wakeLock" in navigator)) { keepAwakeByVideo(); return; }
     if (awake.checked && document.visibilityState === "visible" && lock === null) {
       navigator.wakeLock.request("screen").then(function (got) {
         lock = got; lock.addEventListener("release", function () { lock = null; });
