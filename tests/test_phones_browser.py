@@ -3,6 +3,9 @@ QR code, play chips, the keypad, heels, check my count on the card grid, all ans
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import tempfile
 import time
 
 from helpers import BROWSER_MARKS
@@ -185,32 +188,45 @@ def test_every_score_and_the_boards_answer_stay_in_view_at_390x844(table, browse
     shoot(browser, "phone-glance")
 
 
-def test_on_plain_http_a_silent_video_keeps_the_screen_on(table):
-    """At the board's address under a name that is not localhost (an insecure context: no Wake Lock
-    API, no service worker), the first tap starts a silent video that keeps playing, and the page
-    says the screen stays on; a buzz is asked for each entry the board takes."""
-    import shutil
-    import tempfile
-
+@contextlib.contextmanager
+def table_chromium(*names: str):
+    """A Chromium of its own that reaches the board's web view under ``names`` (``*.local``, as phones
+    reach a Pi by mDNS): each name an insecure origin with cookies of its own, as each phone at a table."""
     from helpers import CHROMEDRIVER, CHROMIUM
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    name = "cribbage-table.local"  # a name the web view answers, as a phone reaches it by mDNS
     profile = tempfile.mkdtemp(prefix="cribbage-insecure-")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
+    rules = ", ".join(f"MAP {name} 127.0.0.1" for name in names)
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", f"--user-data-dir={profile}",
-                 f"--host-resolver-rules=MAP {name} 127.0.0.1", "--autoplay-policy=user-gesture-required"):
+                 f"--host-resolver-rules={rules}", "--autoplay-policy=user-gesture-required"):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     try:
         driver.set_window_size(*PHONE)
-        code = table.show_pairing(1).rsplit("/", 1)[1]
-        driver.get(f"http://{name}:{table.port}/P/{code}")
-        driver.find_element("css selector", ".pair button").click()
-        wait_for(driver, lambda d: "live-dot on" in d.page_source)
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def pair_at(driver, table, seat: int, name: str) -> None:
+    """The seat's pairing code (Menu > Phones on the board) opened at ``name``, and its one button tapped."""
+    code = table.show_pairing(seat).rsplit("/", 1)[1]
+    driver.get(f"http://{name}:{table.port}/P/{code}")
+    driver.find_element("css selector", ".pair button").click()
+    wait_for(driver, lambda d: "live-dot on" in d.page_source)
+
+
+def test_on_plain_http_a_silent_video_keeps_the_screen_on(table):
+    """At the board's address under a name that is not localhost (an insecure context: no Wake Lock
+    API, no service worker), the first tap starts a silent video that keeps playing, and the page
+    says the screen stays on; a buzz is asked for each entry the board takes."""
+    with table_chromium("cribbage-table.local") as driver:
+        pair_at(driver, table, 1, "cribbage-table.local")
         assert driver.execute_script("return [window.isSecureContext, 'wakeLock' in navigator, "
                                      "'serviceWorker' in navigator]") == [False, False, False]
         driver.execute_script("window.buzzes = []; navigator.vibrate = function (ms) { window.buzzes.push(ms); return true; };")
@@ -223,9 +239,67 @@ def test_on_plain_http_a_silent_video_keeps_the_screen_on(table):
         assert driver.execute_script("return window.buzzes") == [40]
         assert driver.find_element("id", "awake-note").get_attribute("textContent") == \
             "The screen stays on while this page is open."
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
+
+
+WHOLE_GAME_SEED = 5  # a game of seven deals, as the figures of issue 54 were taken over
+MOST_TAPS = 83
+
+
+def test_a_whole_game_is_scored_from_two_phones_in_at_most_83_taps(table):
+    """Red's and Blue's phones, each at its own name (two insecure origins, two sessions), enter every
+    entry of a game played by the rules, each from the seat that makes it (his heels and the crib from
+    the dealer's), by the page's keys alone: each taken at once, never refused; the board ends the game
+    with the scores the rules give, in no more taps than the page promises and at most 83."""
+    from played_deals import knob_actions, phone_taps, played_deals
+
+    from firmware.web.pages import PLAY_CHIPS
+    from scorer.game import EntryKind, Game
+    from scorer.variants import find_variant
+
+    entries = [entry for deal in played_deals(1, seed=WHOLE_GAME_SEED) for entry in deal.entries]
+    rules = Game(find_variant("six-card"), ["Red", "Blue"], "Red")  # the board's first game: Red deals
+    names = {"Red": "red-phone.local", "Blue": "blue-phone.local"}
+    taps = 0
+    with table_chromium(*names.values()) as driver:
+        tabs = {}
+        for seat, name in names.items():
+            if tabs:
+                driver.switch_to.new_window("tab")
+            pair_at(driver, table, ["Red", "Blue"].index(seat), name)
+            tabs[seat] = driver.current_window_handle
+
+        def press(selector: str) -> None:
+            nonlocal taps
+            wait_for(driver, lambda d: d.find_element("css selector", selector).is_enabled())
+            tap(driver, selector)
+            taps += 1
+
+        for made, entry in enumerate(entries, start=1):
+            seat = entry.seat if entry.kind in (EntryKind.PEG, EntryKind.HAND) else rules.dealer
+            driver.switch_to.window(tabs[seat])
+            if entry.kind is EntryKind.HEELS:
+                press('button[data-act="heels"]')
+            elif entry.kind is EntryKind.PEG and entry.points in PLAY_CHIPS:
+                press(f'button[data-act="peg"][data-points="{entry.points}"]')
+            else:
+                for digit in (["19"] if entry.points == 0 else list(str(entry.points))):
+                    press(f'button[data-digit="{digit}"]')
+                press({EntryKind.PEG: 'button[data-act="peg"]:not([data-points])', EntryKind.HAND: 'button[data-act="hand"]',
+                       EntryKind.CRIB: 'button[data-act="crib"]'}[entry.kind])
+            rules.push(entry)
+            wait_for(driver, lambda d: len(table.ledger_lines()) == made + 1)
+            assert "refused" not in driver.find_element("id", "answer").get_attribute("class"), \
+                driver.find_element("id", "answer").text
+        game = table.board.board.controller.game
+        assert game.is_over and game.state.scores == rules.state.scores
+        wait_for(driver, lambda d: d.find_element("id", "status").text == "Red won. Next: New game, under More")
+        wait_for(driver, lambda d: not d.find_element("css selector", 'button[data-act="peg"]').is_enabled())
+        usable = driver.execute_script("return Array.from(document.querySelectorAll('button[data-act]'))"
+                                       ".filter(b => !b.disabled).map(b => b.dataset.act)")
+        assert usable == ["undo", "redo", "new-game", "new-match"], usable
+        shoot(driver, "phone-game-over")
+    assert taps == sum(map(phone_taps, entries)) <= MOST_TAPS, taps
+    assert taps * 3 <= sum(map(knob_actions, entries))  # a third of the board's presses and detents, or fewer
 
 
 def asked(driver, selector: str, yes: bool) -> None:

@@ -33,13 +33,14 @@
       item.querySelector(".pts").textContent = sides[i].score;
     }
   }
+  var AFTER_THE_GAME = "Next: New game, under More";  // what the page's keys still do once a game is won
   function showState() {
     var name = me(), keys = root.querySelectorAll("button[data-act]");
     for (var i = 0; i < keys.length; i++) keys[i].disabled = acts.indexOf(keys[i].getAttribute("data-act")) < 0;
     showSides(name);
     if (!state || !state.variant) { status.textContent = "No game on the board yet."; return; }
     if (name === null || name === undefined) { status.textContent = "This game has no player on your seat."; return; }
-    if (state.winner) status.textContent = state.winner + " won";
+    if (state.winner) status.textContent = state.winner + " won. " + AFTER_THE_GAME;
     else if (state.next) status.textContent = "Next count: " + state.next.seat + " " + state.next.count +
       (state.phase === "heels" || state.phase === "play" ? " (after the play)" : "");
     else status.textContent = "";

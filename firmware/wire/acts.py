@@ -30,19 +30,25 @@ class Act(Enum):
 PHONE_ACTS = (Act.PEG, Act.HAND, Act.CRIB, Act.HEELS, Act.CLAIM, Act.UNDO, Act.GO, Act.REDO, Act.NEW_GAME,
               Act.NEW_MATCH)
 PHONE_ACT_NAMES = tuple(act.value for act in PHONE_ACTS)  # as a phone's request and a script's enter line name them
+AFTER_THE_GAME = (Act.UNDO, Act.REDO, Act.NEW_GAME, Act.NEW_MATCH)  # what a phone may still do once a game is won
 
 
 def usable_acts(phase: str, dealer: bool, muggins: bool) -> tuple[str, ...]:
     """The acts a seat's phone may use now: ``phase`` is the deal's ("heels", "play", "show",
     "over"), ``dealer`` whether the seat deals, ``muggins`` whether the option is on. His heels
     are the dealer's at the start of a deal, the crib the dealer's, the go the play's, muggins
-    only when it is on; the rest any seat may send at any time (the board says why it refuses).
+    only when it is on; once the game is over, only undo, redo and a new game or match; the rest
+    any seat may send at any time (the board says why it refuses).
 
         >>> usable_acts("heels", dealer=True, muggins=False)
         ('peg', 'hand', 'crib', 'heels', 'undo', 'go', 'redo', 'new-game', 'new-match')
         >>> usable_acts("show", dealer=False, muggins=True)
         ('peg', 'hand', 'claim', 'undo', 'redo', 'new-game', 'new-match')
+        >>> usable_acts("over", dealer=True, muggins=True)
+        ('undo', 'redo', 'new-game', 'new-match')
     """
+    if phase == "over":
+        return tuple(act.value for act in PHONE_ACTS if act in AFTER_THE_GAME)
     barred = set()
     if not (dealer and phase == "heels"):
         barred.add(Act.HEELS)
