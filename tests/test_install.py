@@ -18,7 +18,8 @@ DEBIAN_ROOT = ROOT / "tests" / "system" / "debian-root.sh"
 KMOD_BUILD = ROOT / "tests" / "system" / "vm" / "kmod" / "build.sh"
 CLUB_BROKER = ROOT / "systemd" / "club-broker.sh"
 HOME_ASSISTANT = ROOT / "tests" / "system" / "test-home-assistant.sh"
-SCRIPTS = (INSTALL, ARM64, BOOT_VM, VM_AGENT, KMOD_BUILD, DEBIAN_ROOT, CLUB_BROKER, HOME_ASSISTANT)
+PHONE_AUDIT = ROOT / "tests" / "system" / "test-phone-audit.sh"
+SCRIPTS = (INSTALL, ARM64, BOOT_VM, VM_AGENT, KMOD_BUILD, DEBIAN_ROOT, CLUB_BROKER, HOME_ASSISTANT, PHONE_AUDIT)
 RULE = ROOT / "systemd" / "50-cribbage-board.rules"
 UNIT = ROOT / "systemd" / "cribbage-board.service"
 WEB_UNIT = ROOT / "systemd" / "cribbage-board-web.service"
@@ -49,7 +50,8 @@ def shell(function: str, *args: str, env: dict | None = None) -> subprocess.Comp
 
 
 def test_install_scripts_parse():
-    """install.sh, club-broker.sh, the arm64, VM and Home Assistant checks (and the VM's guest side) pass bash -n."""
+    """install.sh, club-broker.sh, the arm64, VM, Home Assistant and phone audit checks (and the VM's guest side)
+    pass bash -n."""
     for script in SCRIPTS:
         result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
@@ -58,8 +60,8 @@ def test_install_scripts_parse():
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed (apt-get install shellcheck)")
 def test_install_scripts_pass_shellcheck():
-    """install.sh, club-broker.sh, the arm64, VM and Home Assistant checks (and the VM's guest side) have no
-    shellcheck findings."""
+    """install.sh, club-broker.sh, the arm64, VM, Home Assistant and phone audit checks (and the VM's guest side)
+    have no shellcheck findings."""
     # One shellcheck a script, all at once (one process for all took 4.2 s of CPU, one script after another):
     # each given the files its "# shellcheck source=" lines name, to follow them (and so check them too).
     followed = {path for script in SCRIPTS for path in sourced(script)}
