@@ -175,13 +175,17 @@ status=0
 # A worker a core (pyproject's -n 4 is for a machine that mostly waits): under qemu the tests are
 # CPU-bound, and more workers would only stretch each test's waits towards their ceilings. The waits'
 # ceiling is 120 s, not 30 (tests/waits.py): under qemu-user a board takes 30 s and more to play a game.
-in_root bash -c "cd $tree && CRIBBAGE_TEST_CEILING_S=120 .venv/bin/python -m pytest -q -p no:cacheprovider -n $(nproc)" >>"$tests_log" 2>&1 || status=$?
+# The suite's fast lane (-m "not slow": every test but those marked slow, the boards and servers started as
+# processes and the exhaustive counts) is what proves the install: the whole suite reached 5% in 16 minutes
+# under qemu-user. CRIBBAGE_ARM64_TESTS="" runs it all.
+lane=${CRIBBAGE_ARM64_TESTS-not slow}
+in_root bash -c "cd $tree && CRIBBAGE_TEST_CEILING_S=120 .venv/bin/python -m pytest -q -p no:cacheprovider -n $(nproc) ${lane:+-m \"$lane\"}" >>"$tests_log" 2>&1 || status=$?
 tail -n 15 "$tests_log"
 summary=$(grep -E '^=*.*[0-9]+ (passed|failed|error)' "$tests_log" | tail -n 1 | sed -E 's/^=+ //; s/ in [0-9.]+s.*$//; s/ =+$//')
 [ -n "$summary" ] || fail "no pytest summary line (exit $status), see $tests_log"
 say "done in $(($(date +%s) - started)) s"
 if [ "$status" -ne 0 ]; then
-    echo "arm64 $release: install ok, $summary"
+    echo "arm64 $release: install ok, ${lane:-all tests}: $summary"
     exit 1
 fi
-echo "arm64 $release: install ok, $summary"
+echo "arm64 $release: install ok, ${lane:-all tests}: $summary"
