@@ -215,6 +215,9 @@ SHORT_RUNS = {
                              r"^starlette: GET /games/1 +first \d+ ms"]),
     "pages.py": (["--short"], [r"^web view: /games/1 +[\d.]+ ms$",
                                r"^hub: /club \(100 tables, 200 players\), a snapshot's first +[\d.]+ ms$"]),
+    "wire_bytes.py": (["--entries", "4"], [
+        r"^bytes on the wire, gzip : as written, /phone and what it loads \(4 files\) +0\.\d\dx \([\d,]+ against "
+        r"[\d,]+ bytes; gzip\)$"]),
     "web_load.py": (["--rows", "burst", "--rounds", "1"], [
         r"^1005 console entries, 100 /events clients : none .* every line kept, \d+ entries and \d+ games"]),
 }

@@ -20,6 +20,7 @@ from scorer.errors import CribbageBoardError
 
 from .. import HUB_PORT
 from ..server import connections, listen
+from ..server.compression import Compressed
 from ..server.guard import READ_METHODS, Guard, security_headers, served_names
 from . import pages
 
@@ -104,7 +105,7 @@ class Changes:
             old.set()
 
 
-def create_app(hub, host_names=()) -> Guard:
+def create_app(hub, host_names=()) -> Compressed:
     """The hub's web app over ``hub`` (anything with a ``snapshot`` and ``listen``); it answers to
     localhost, IP literals, this machine's hostname, ``*.local`` and ``host_names`` (--host).
 
@@ -164,7 +165,7 @@ def create_app(hub, host_names=()) -> Guard:
         Route("/api/club/standings", api_standings, methods=READ_METHODS),
         Route("/api/club/rounds", api_rounds, methods=READ_METHODS),
     ]
-    return Guard(Starlette(routes=routes), served_names(host_names), SECURITY_HEADERS, "this hub")
+    return Compressed(Guard(Starlette(routes=routes), served_names(host_names), SECURITY_HEADERS, "this hub"))
 
 
 ASSETS = {name: (HERE / name).read_bytes() for name in ("club.css", "club.js")}

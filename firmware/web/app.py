@@ -23,6 +23,7 @@ from starlette.types import Receive, Scope, Send
 
 from scorer.distribution import distribution
 
+from ..server.compression import Compressed
 from ..server.guard import READ_METHODS, Guard, security_headers, served_names
 from . import pages
 from .board import PALETTES
@@ -408,6 +409,7 @@ def create_app(follower: LedgerFollower, layout: Layout | None = None, host_name
     app.add_middleware(InPalette, palette=palette)
     app.add_middleware(Guard, names=served_names(host_names), headers=SECURITY_HEADERS, who="this board",
                        writes=PHONE_WRITES)
+    app.add_middleware(Compressed)  # outermost: what the palette and the guard made, compressed
     app.state.site = view.site
     app.state.feed = view.feed
     return app

@@ -112,6 +112,13 @@ def main(modules: Path) -> int:
                           + (f" (not passed: {', '.join(missed)})" if missed else "")
                           + (" (plain HTTP: is-on-https, redirects-http)" if insecure and category == "best-practices"
                              else ""))
+                text = report["audits"]["uses-text-compression"]
+                failures += text["score"] != 1
+                print(f"{'ok' if text['score'] == 1 else 'FAIL'}: lighthouse {origin}/phone uses-text-compression"
+                      + "".join(f"; {audit} " + " ".join(str(part) for part in (report["audits"][audit]["score"],
+                                                                                report["audits"][audit].get("displayValue"))
+                                                         if part not in (None, ""))
+                                for audit in ("unminified-javascript", "unminified-css")))
                 figures.append(f"{'insecure' if insecure else 'secure'} " + " ".join(
                     f"{key} {scores[key]}" for key in ("performance", "accessibility", "best-practices", "seo")))
             found = axe_violations(modules, f"http://{NAME}:{table.port}", blue.cookie)
