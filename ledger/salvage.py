@@ -20,13 +20,14 @@ from .causes import os_cause
 from .errors import LedgerError
 from .files import sync_folder
 from .paths import WAL_HEADER, WAL_MAGIC
-from .schema import APPLICATION_ID, COLUMNS_SINCE_2, NEW, SCHEMA_VERSION, STATUS_OF_SCHEMA_1, prepare, quick_check
+from .schema import APPLICATION_ID, COLUMNS_SINCE_2, NEW, SCHEMA_VERSION, STATUS_OF_SCHEMA_1, prepare, quick_check, uri
 from .scratch import Scratch
-from .untrusted import PROGRESS_STEPS, Deadline, open_untrusted, quote, table_problem
+from .untrusted import Deadline, attach_untrusted, open_untrusted, quote, table_problem
 
 SALVAGED = ".salvaged"  # the output's name: the -wal's, without -wal, and this
 LIMIT = 10.0  # seconds the whole read of a -wal and its base may take
 META = "meta"  # every ledger's key/value table; its "schema" row is the ledger's own, never copied
+FILE = "file"  # the name the file read is attached by, to the new ledger's connection, to copy its rows
 
 
 class Kind(NamedTuple):
@@ -179,7 +180,7 @@ def _salvage(read: Path, made: Path, wal: Path, base: Path | None, kinds: Sequen
                 shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
                 raise LedgerError(f"salvage: {wal} holds no ledger of cribbage-board's "
                                   f"(application_id {marker:#x}, tables: {shown}): nothing was written")
-            return _copy(source, made, kind, wal, missing, deadline)
+            return _copy(source, read, made, kind, wal, missing, deadline)
         finally:
             source.close()
     except sqlite3.Error as error:
@@ -199,43 +200,32 @@ def _kind(kinds: Sequence[Kind], marker: int, tables: set[str]) -> Kind | None:
     return None
 
 
-def _copy(source: sqlite3.Connection, path: Path, kind: Kind, wal: Path, missing: str, deadline: Deadline) -> str:
-    """A new ledger of ``kind`` at ``path`` with the rows of ``source``'s tables; what it holds."""
-    made = sqlite3.connect(path, isolation_level=None)
+def _copy(source: sqlite3.Connection, read: Path, path: Path, kind: Kind, wal: Path, missing: str,
+          deadline: Deadline) -> str:
+    """A new ledger of ``kind`` at ``path``, made from its schema, with the rows of the tables of
+    ``source`` (the file at ``read``) that are as the schema has them; what it holds."""
+    made = sqlite3.connect(uri(path, "rwc"), uri=True, isolation_level=None)
     try:
-        made.set_progress_handler(deadline.passed, PROGRESS_STEPS)
         made.execute("PRAGMA synchronous=FULL")
         made.execute("BEGIN IMMEDIATE")
         kind.build(made)
-        version: int | None = None
-        left_out = []
-        for table in (META, *(table for table in kind.tables if table != META)):
-            columns = [row[1] for row in made.execute(f"PRAGMA table_xinfo({quote(table)})")]
-            if version is not None:  # the columns of the file's version
-                columns = [name for name in columns if name not in _newer(kind, version).get(table, ())]
-            problem = table_problem(source, table, columns)
-            if problem == "missing" and table not in kind.optional:
-                raise LedgerError(f"salvage: {wal}: {missing} (no table {table})")
-            if problem == "missing":
-                continue
-            if problem is not None and table in kind.optional:
-                left_out.append(f"{table}: {problem}")
-                continue
-            if problem is not None:
-                raise LedgerError(f"salvage: {wal}: its {table} is {problem}, not the table {kind.name} has: "
-                                  "nothing was written")
-            names = ", ".join(quote(name) for name in columns)
-            rows = source.execute(f"SELECT {names} FROM main.{quote(table)}")
-            if table == META:
-                made.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                                 (row for row in rows if row[0] != "schema"))
-                version = _version(source, kind, wal)
-            else:
-                made.executemany(f"INSERT INTO {quote(table)} ({names}) VALUES ({', '.join('?' * len(columns))})",
-                                 rows)
-        if kind.upgrade is not None and version is not None:
-            kind.upgrade(made, version)
         made.execute("COMMIT")
+        copied, left_out, version = _tables(source, made, kind, wal, missing)
+        attach_untrusted(made, read, FILE, deadline)
+        made.execute("BEGIN IMMEDIATE")
+        for table, columns in copied:
+            names = ", ".join(quote(name) for name in columns)
+            if table == META:  # the ledger's own schema row stays
+                made.execute(f"INSERT OR REPLACE INTO main.meta ({names}) SELECT {names} FROM {FILE}.meta "
+                             "WHERE key IS NOT 'schema'")
+            else:
+                made.execute(f"INSERT INTO main.{quote(table)} ({names}) SELECT {names} FROM {FILE}.{quote(table)}")
+        made.execute("COMMIT")
+        made.execute(f"DETACH DATABASE {FILE}")
+        if kind.upgrade is not None:
+            made.execute("BEGIN IMMEDIATE")
+            kind.upgrade(made, version)
+            made.execute("COMMIT")
         counts = [(made.execute(f"SELECT count(*) FROM {quote(table)}").fetchone()[0], one, many)
                   for table, one, many in kind.counted]
     except sqlite3.IntegrityError as error:
@@ -245,6 +235,32 @@ def _copy(source: sqlite3.Connection, path: Path, kind: Kind, wal: Path, missing
         made.close()
     said = ", ".join(f"{count} {one if count == 1 else many}" for count, one, many in counts)
     return f"{kind.name}: {said}" + (f" (left out: {'; '.join(left_out)})" if left_out else "")
+
+
+def _tables(source: sqlite3.Connection, made: sqlite3.Connection, kind: Kind, wal: Path,
+            missing: str) -> tuple[list[tuple[str, list[str]]], list[str], int]:
+    """Which tables of ``source`` are copied, with which columns (those of ``made``'s schema the file's
+    version has), the optional ones left out and why, and the file's schema version. LedgerError when
+    a table the kind cannot lack is missing or not as its schema has it."""
+    copied: list[tuple[str, list[str]]] = []
+    left_out = []
+    version = kind.version
+    for table in (META, *(table for table in kind.tables if table != META)):  # meta first: the version
+        columns = [row[1] for row in made.execute(f"PRAGMA main.table_xinfo({quote(table)})")]
+        columns = [name for name in columns if name not in _newer(kind, version).get(table, ())]
+        problem = table_problem(source, table, columns)
+        if problem == "missing" and table not in kind.optional:
+            raise LedgerError(f"salvage: {wal}: {missing} (no table {table})")
+        if problem is not None and problem != "missing" and table not in kind.optional:
+            raise LedgerError(f"salvage: {wal}: its {table} is {problem}, not the table {kind.name} has: "
+                              "nothing was written")
+        if problem is not None and problem != "missing":
+            left_out.append(f"{table}: {problem}")
+        if problem is None:
+            copied.append((table, columns))
+        if table == META:
+            version = _version(source, kind, wal)
+    return copied, left_out, version
 
 
 def _version(source: sqlite3.Connection, kind: Kind, wal: Path) -> int:

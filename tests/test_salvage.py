@@ -19,7 +19,7 @@ from ledger.errors import LedgerError
 from ledger.reader import LedgerReader
 from ledger.salvage import BOARD, salvage_wal
 from ledger.scratch import PREFIX, Scratch, remove_stale
-from ledger.untrusted import Deadline, open_untrusted
+from ledger.untrusted import Deadline, attach_untrusted, open_untrusted
 from ledger.writer import LedgerWriter
 from scorer.record import parse_line
 
@@ -209,10 +209,31 @@ def test_the_untrusted_connection_reads_tables_only(tmp_path):
         assert conn.execute("SELECT line FROM actions ORDER BY id").fetchall() == [(line,) for line in GAME[1:]]
         for refused in ("SELECT * FROM v", "DELETE FROM actions", "SELECT length('x')",
                         f"ATTACH '{tmp_path / 'other.sqlite3'}' AS other", "PRAGMA writable_schema=ON"):
-            with pytest.raises(sqlite3.DatabaseError):
+            with pytest.raises(sqlite3.DatabaseError, match="not authorized|prohibited"):
                 conn.execute(refused).fetchall()
     finally:
         conn.close()
+
+
+def test_a_file_attached_untrusted_gives_its_tables_rows_only(tmp_path):
+    """Attached through attach_untrusted: its table's rows copy into the connection's own; its view, a write
+    to it, or another attach is refused, while the connection's own tables take writes."""
+    path = ledger(tmp_path / "board.sqlite3")
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE VIEW v AS SELECT line FROM actions")
+    own = sqlite3.connect(f"{(tmp_path / 'own.sqlite3').as_uri()}?mode=rwc", uri=True, isolation_level=None)
+    try:
+        own.execute("CREATE TABLE copied (line TEXT)")
+        attach_untrusted(own, path, "file", Deadline(10))
+        own.execute("INSERT INTO main.copied SELECT line FROM file.actions ORDER BY id")
+        assert own.execute("SELECT line FROM copied").fetchall() == [(line,) for line in GAME[1:]]
+        for refused in ("INSERT INTO main.copied SELECT line FROM file.v", "DELETE FROM file.actions",
+                        f"ATTACH '{tmp_path / 'other.sqlite3'}' AS other"):
+            with pytest.raises(sqlite3.DatabaseError, match="not authorized|prohibited"):
+                own.execute(refused)
+    finally:
+        own.close()
+    assert exported(path) == GAME[1:]
 
 
 def test_a_passed_deadline_interrupts_a_query(tmp_path):
