@@ -96,20 +96,23 @@ _COLUMNS = {
     "games": {"id", "match_id", "header", "outcome"},
     "actions": {"id", "game_id", "line"},
 }
-_COLUMNS_V2 = {"games": {"started", "finished", "status"}, "actions": {"at"}}
+COLUMNS_SINCE_2 = {"games": {"started", "finished", "status"}, "actions": {"at"}}
 # Schema 1 -> 2, in the writer's opening transaction: new columns are NULL in the
 # old rows (no time is invented); a game's status is what schema 1 already meant:
 # finished with an outcome; without one when a later game exists, abandoned if
 # anything was entered in it, else empty; NULL (live) for the last game while it
 # has no outcome.
+STATUS_OF_SCHEMA_1 = (
+    "UPDATE games SET status = CASE WHEN outcome IS NOT NULL THEN 'finished' "
+    "WHEN EXISTS (SELECT 1 FROM actions WHERE game_id = games.id) THEN 'abandoned' ELSE 'empty' END "
+    "WHERE outcome IS NOT NULL OR id < (SELECT max(id) FROM games)"
+)
 MIGRATE_1_TO_2 = (
     "ALTER TABLE actions ADD COLUMN at TEXT",
     "ALTER TABLE games ADD COLUMN started TEXT",
     "ALTER TABLE games ADD COLUMN finished TEXT",
     "ALTER TABLE games ADD COLUMN status TEXT",
-    "UPDATE games SET status = CASE WHEN outcome IS NOT NULL THEN 'finished' "
-    "WHEN EXISTS (SELECT 1 FROM actions WHERE game_id = games.id) THEN 'abandoned' ELSE 'empty' END "
-    "WHERE outcome IS NOT NULL OR id < (SELECT max(id) FROM games)",
+    STATUS_OF_SCHEMA_1,
     "UPDATE meta SET value = '2' WHERE key = 'schema'",
 )
 # games.status: NULL while the game is live; "empty": replaced before anything was entered
@@ -159,7 +162,7 @@ def inspect(conn: sqlite3.Connection, path: Path) -> tuple[str, int]:
         )
     for table, columns in _COLUMNS.items():
         if int(version) >= 2:
-            columns = columns | _COLUMNS_V2.get(table, set())
+            columns = columns | COLUMNS_SINCE_2.get(table, set())
         have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
         if not columns <= have:
             raise Damaged(f"its table {table} is missing or lacks columns")

@@ -17,7 +17,8 @@ SHORTEST = {
     "console": (["console"], {}),
     "simulate": (["simulate", "x.txt"], {"script": "x.txt", "json": False, "snapshots": None}),
     "replay": (["replay", "x.txt"], {"file": "x.txt", "json": False, "export": False}),
-    "salvage": (["salvage", "x.txt"], {"wal": "x.txt", "base": None, "output": None}),
+    "salvage": (["salvage", "x.txt"], {"wal": "x.txt", "base": None, "output": None,
+                                           "time_limit": 10.0}),
     "count": (["count", "5H"], {"cards": ["5H"], "starter": None, "crib": False, "distribution": False,
                                  "hand_size": 4, "json": False}),
     "coach": (["coach", "5H"], {"cards": ["5H"], "dealer": False, "pone": False, "json": False}),
@@ -37,7 +38,7 @@ SHORTEST = {
 OPTIONS = {
     "simulate": [(["--json"], [], True), (["--snapshots"], ["d"], "d")],
     "replay": [(["--json"], [], True), (["--export"], [], True)],
-    "salvage": [(["--base"], ["b"], "b"), (["-o", "--output"], ["o"], "o")],
+    "salvage": [(["--base"], ["b"], "b"), (["-o", "--output"], ["o"], "o"), (["--time-limit"], ["2.5"], 2.5)],
     "count": [(["--starter"], ["5C"], "5C"), (["--crib"], [], True), (["--distribution"], [], True),
               (["--hand-size"], ["5"], 5), (["--json"], [], True)],
     "coach": [(["--dealer"], [], True), (["--pone"], [], True), (["--json"], [], True)],

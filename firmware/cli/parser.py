@@ -145,12 +145,31 @@ def _salvage(parser: argparse.ArgumentParser) -> None:
         "A -wal the board or the hub set aside (LEDGER.corrupt-TIME-wal: it had no database beside it, or not its "
         "own) holds entries that were acknowledged. salvage folds it into a copy of the ledger it belongs to "
         "(--base; by default the file set aside with it, or none when the -wal holds every page), checks the "
-        "result, and writes it whole to a new file (default: the -wal's name without -wal, plus .salvaged). The "
-        "-wal and the base are only read. Read the result with: console --state FILE, or web --state FILE.")
+        "result, and copies its rows into a new ledger made from cribbage-board's own schema (no trigger, view or "
+        "index of the file comes along), written to a new file (default: the -wal's name without -wal, plus "
+        ".salvaged). The -wal and the base are only read, as untrusted files, within --time-limit. Read the result "
+        "with: console --state FILE, or web --state FILE.")
     parser.add_argument("wal", help="the -wal set aside, e.g. ledger.sqlite3.corrupt-20261202T190001-wal")
     parser.add_argument("--base", metavar="FILE", help="the ledger the -wal was written for (e.g. the file it was "
                                                         "moved to)")
     parser.add_argument("-o", "--output", metavar="FILE", help="the ledger file to write (never over an existing one)")
+    parser.add_argument("--time-limit", type=_seconds, default=10.0, metavar="SECONDS",
+                        help="how long reading the -wal and its base may take in all (default 10)")
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds above 0, for argparse.
+
+    >>> _seconds("2.5")
+    2.5
+    """
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
+    return seconds
 
 
 def _count(parser: argparse.ArgumentParser) -> None:

@@ -42,13 +42,21 @@ def replay(args) -> int:
 
 
 def salvage(args) -> int:
-    """``salvage FILE-wal [--base FILE] [-o FILE]``: a set-aside -wal's entries in a ledger file of their own."""
+    """``salvage FILE-wal [--base FILE] [-o FILE] [--time-limit SECONDS]``: a set-aside -wal's entries in a
+    ledger file of their own (a board's or a hub's); SIGTERM or SIGINT stops it with one line."""
     from pathlib import Path
 
-    from ledger.salvage import salvage_wal
+    from ledger.salvage import BOARD, salvage_wal
+    from ledger.scratch import Stopped
 
-    output, what = salvage_wal(Path(args.wal), Path(args.base) if args.base else None,
-                               Path(args.output) if args.output else None)
+    from ..hub.ledger import SALVAGE_KIND as HUB
+
+    try:
+        output, what = salvage_wal(Path(args.wal), Path(args.base) if args.base else None,
+                                   Path(args.output) if args.output else None, (BOARD, HUB), args.time_limit)
+    except Stopped as stop:
+        fail(f"{PROG}: {stop}")
+        return 128 + stop.signum
     print(f"salvaged {what} into {output}: read it with {PROG} console --state {output} (or web --state)")
     return 0
 

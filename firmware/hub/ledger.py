@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from ledger.causes import sqlite_cause
 from ledger.errors import Damaged, LedgerError
+from ledger.salvage import Kind
 from ledger.schema import APPLICATION_ID as BOARD_APPLICATION_ID
 from ledger.schema import BUSY_TIMEOUT_MS, HUB_APPLICATION_ID, close_connection, uri
 from ledger.single_writer import Clock, SingleWriter
@@ -315,9 +316,7 @@ class HubLedger(SingleWriter):
 
     def _prepare(self, conn: sqlite3.Connection, new: bool, version: int) -> None:
         if new:
-            _run(conn, [*_SCHEMA.split(";"), *_CONFLICTS.split(";"), *_append_only(TABLES)])
-            conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            conn.execute(f"PRAGMA application_id={HUB_APPLICATION_ID}")
+            build_schema(conn)
         elif version < 2:  # schema 1: it gains the conflicts table
             _run(conn, [*_CONFLICTS.split(";"), *_append_only(["conflicts"])])
             conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
@@ -416,6 +415,21 @@ class HubLedger(SingleWriter):
 
     def reader(self) -> "HubRows":
         return HubRows(self._require())
+
+
+def build_schema(conn: sqlite3.Connection) -> None:
+    """A new hub ledger's tables, append-only triggers, schema row and marker, on the open transaction."""
+    _run(conn, [*_SCHEMA.split(";"), *_CONFLICTS.split(";"), *_append_only(TABLES)])
+    conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+    conn.execute(f"PRAGMA application_id={HUB_APPLICATION_ID}")
+
+
+# What ``cribbage-board salvage`` makes of a hub's -wal: a new hub ledger with the rows of its tables.
+SALVAGE_KIND = Kind(
+    name="a club hub's ledger", markers=(HUB_APPLICATION_ID,), version=int(SCHEMA_VERSION), build=build_schema,
+    tables=("meta", *TABLES), optional=frozenset({"conflicts"}),
+    counted=(("entries", "entry", "entries"), ("results", "result", "results")), since={},
+)
 
 
 def _run(conn: sqlite3.Connection, statements: Iterable[str]) -> None:
