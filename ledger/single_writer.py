@@ -136,6 +136,11 @@ class SingleWriter:
     the moved file through its open descriptor), and says where the file is now; a deleted file (or one it
     cannot find) is copied whole through that connection (SQLite's backup) to ``PATH.kept-<UTC moment>``
     beside the old path. Either way it happens at the first refused write, or at close.
+
+    A -wal changed while open (:meth:`~SingleWriter._require_wal`, before and after each COMMIT and at close):
+    truncated, written over, replaced or removed (:class:`~ledger.wal_guard.WalGuard`). The writer writes the
+    ledger whole from the file and its copy of the frames it wrote, sets the untrusted files aside, puts the
+    whole file at the path, says so in one line and refuses every later write.
     """
 
     KIND = "ledger"  # what a new file is called in the message that a damaged one was set aside
