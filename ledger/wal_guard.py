@@ -1,14 +1,6 @@
 """The writer's watch on its -wal: whether the -wal beside the ledger is still the file SQLite writes,
-whole, and a copy of what it holds, to keep the ledger whole when it is not.
-
-SQLite trusts the -wal it holds open: truncated, or another file's bytes copied over it, it goes on
-writing frames after the ones it thinks are there, and at the next start (or at its own close, when
-it folds the -wal into the file) the entries it acknowledged are gone or read as another ledger's.
-:class:`WalGuard` holds the same open file (found in ``/proc/self/fd``), and knows of it what the
-writer last saw: its size, its header (magic, checkpoint sequence and salts, which change only when
-SQLite starts the -wal again) and a copy of its committed frames. :meth:`WalGuard.changed` says what
-changed under the writer; :meth:`WalGuard.write_whole` writes the ledger whole from the file and
-that copy. The frames SQLite itself wrote are read back after each commit (a few pages).
+whole (:meth:`WalGuard.changed`), and a copy of the committed frames SQLite wrote, read back after each
+commit, to write the ledger whole when it is not (:meth:`WalGuard.write_whole`).
 """
 
 from __future__ import annotations
@@ -24,7 +16,9 @@ CHUNK_FRAMES = 16  # frames read back at once after a commit
 
 
 class WalGuard:
-    """The -wal of the ledger at ``path``, as SQLite holds it open (``/proc/self/fd``; else opened
+    """SQLite trusts the -wal it holds open: truncated, or another file copied over it, it writes on and
+    later folds zeros or another ledger's pages into the file. So this holds the -wal of the ledger at
+    ``path`` as SQLite holds it open (``/proc/self/fd``; else opened
     by its name), and what this writer knows of it. Call :meth:`changed` before and after each
     commit (``committed=True`` after), :meth:`reread` after a checkpoint of the writer's own,
     :meth:`close` at the end."""

@@ -154,6 +154,7 @@ def _other_night(hub: HubLedger) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.broker
 @pytest.mark.parametrize("how", ["truncated", "copied"])
 @pytest.mark.parametrize("stop", ["term", "kill"])
 def test_a_changed_wal_under_the_hub_loses_no_acknowledged_entry(tmp_path, broker, how, stop):
