@@ -254,12 +254,29 @@ def _peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def durable_row(presses: int) -> tuple[str, str]:
+    """Press to durable entry over a bare WAL FULL transaction, side by side, ledger on disk."""
+    with tempfile.TemporaryDirectory(dir=ROOT) as scratch:
+        bare = BareTransaction(Path(scratch))
+        timed = latency(Path(scratch), presses=presses, between=bare)
+        bare.close()
+    durable, floor = statistics.median(timed.durable), statistics.median(bare.times)
+    return (f"press to durable entry / bare WAL FULL transaction, disk ({presses} presses)",
+            f"{durable / floor:.2f}x: {durable * 1e3:.3f} ms vs {floor * 1e3:.3f} ms")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--short", action="store_true",
                         help="a quick check: 20 presses, 20 games, one start each, idle 1 s (no figures to report)")
-    short = parser.parse_args(argv).short
+    parser.add_argument("--durable", action="store_true",
+                        help="only press to durable entry, ledger on disk, against a bare WAL FULL transaction")
+    args = parser.parse_args(argv)
+    short = args.short
     presses, games, starts, idle_s = (20, 20, 1, 1.0) if short else (400, 1000, 5, 10.0)
+    if args.durable:
+        print_table([durable_row(presses)])
+        return 0
     rows = []
     layout = load_layout("classic-121")
     wire_ms = (layout.strip_leds * US_PER_LED + RESET_US) / 1000

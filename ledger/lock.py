@@ -127,6 +127,11 @@ class WriterLock:
         stat = os.fstat(fd)
         self._ledger_fd, self._ledger_id = fd, (stat.st_dev, stat.st_ino)
 
+    @property
+    def ledger_fd(self) -> int | None:
+        """The descriptor of the ledger file held (see hold), None before it is held."""
+        return self._ledger_fd
+
     def holds_ledger(self) -> bool:
         """Whether the file at the ledger's path is still the one held (not moved, deleted or replaced)."""
         try:

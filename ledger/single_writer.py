@@ -24,6 +24,7 @@ from .lock import WriterLock, default_holder
 from .memory import memory_warning
 from .paths import foreign_wal, free_name, set_aside, writable_file
 from .schema import BUSY_TIMEOUT_MS, close_connection, roll_back, uri
+from .wal_guard import WalGuard
 
 Clock = Callable[[], float | str | datetime]  # what a ledger takes the time from
 
@@ -135,6 +136,11 @@ class SingleWriter:
     the moved file through its open descriptor), and says where the file is now; a deleted file (or one it
     cannot find) is copied whole through that connection (SQLite's backup) to ``PATH.kept-<UTC moment>``
     beside the old path. Either way it happens at the first refused write, or at close.
+
+    A -wal changed while open (:meth:`~SingleWriter._require_wal`, before and after each COMMIT and at close):
+    truncated, written over, replaced or removed (:class:`~ledger.wal_guard.WalGuard`). The writer writes the
+    ledger whole from the file and its copy of the frames it wrote, sets the untrusted files aside, puts the
+    whole file at the path, says so in one line and refuses every later write.
     """
 
     KIND = "ledger"  # what a new file is called in the message that a damaged one was set aside
@@ -152,6 +158,9 @@ class SingleWriter:
         self._kept: str | None = None  # where the file moved, deleted or replaced while open was kept, said
         self._old_wal_empty = False  # the -wal at the old path holds nothing more (all of it is in the kept file)
         self._wal_said: str | None = None  # a -wal set aside before opening, said
+        self._guard: WalGuard | None = None  # the watch on the -wal SQLite writes (see _require_wal)
+        self.wal_kept: Path | None = None  # where the ledger was written whole after its -wal changed
+        self.wal_changed: str | None = None  # that, said in one line
         self._check_at_open = check_at_open
         exists = writable_file(self.path)
         try:
@@ -167,6 +176,7 @@ class SingleWriter:
             if isinstance(error, LedgerError) and self._wal_said:  # a refusal says what was set aside before it
                 error.args = (f"{error}; {self._wal_said}",)
             raise
+        self._watch_wal()
         if self._wal_said:
             self.messages.insert(0, self._wal_said)
         self.in_memory = memory_warning(self.path)  # a folder in RAM: said, and the game goes on
@@ -276,6 +286,8 @@ class SingleWriter:
         self._hold()  # the new file is the ledger now
         kept = self._carry_over(salvage)
         self._opened()
+        if self._guard is not None:  # a check found the damage: the new file's -wal is the one to watch
+            self._watch_wal()
         reason = " ".join(str(error).split())  # one line, whatever SQLite said
         self.messages.insert(0, f"ledger {self.path} could not be read ({reason}); it was kept as {moved} "
                                 f"and a new {self.KIND} started" + (f": {kept}" if kept else ""))
@@ -307,7 +319,9 @@ class SingleWriter:
         try:
             yield conn
             self._require_in_place()  # the last look before it is durable
+            self._require_wal()
             conn.execute("COMMIT")
+            self._require_wal(committed=True)  # what changed while it was written: not acknowledged
         except sqlite3.Error as error:
             roll_back(conn)
             raise self._write_failure(error) from error
@@ -336,6 +350,67 @@ class SingleWriter:
                 roll_back(self._conn)  # nothing of the refused write reaches the file kept
             self._broken = f"ledger {self.path} {self._keep_held()}; {self.UNSAVED}; {self.AGAIN}"
             raise LedgerError(self._broken)
+
+    def _watch_wal(self) -> None:
+        """Watch the -wal SQLite holds open from now on (:class:`~ledger.wal_guard.WalGuard`)."""
+        if self._guard is not None:
+            self._guard.close()
+            self._guard = None
+        try:
+            self._guard = WalGuard(self.path)
+        except OSError as error:
+            raise LedgerError(f"ledger {self.path}: its -wal cannot be watched: {os_cause(error)}") from error
+
+    def _require_wal(self, committed: bool = False) -> None:
+        """LedgerError, and every later write refused, once the -wal beside the ledger is not the one
+        SQLite writes, or it shrank or was written over (:meth:`WalGuard.changed`): what was acknowledged
+        is written whole at the ledger's path again (:meth:`_keep_whole`), and said. ``committed``:
+        the look after a commit, whose entry is then not acknowledged."""
+        if self._guard is None:
+            return
+        changed = self._guard.changed(committed)
+        if changed is None:
+            return
+        if self._conn is not None and self._conn.in_transaction:
+            roll_back(self._conn)
+        self.wal_changed = f"ledger {self.path}: its -wal {changed} while it was open: {self._keep_whole()}"
+        self._broken = f"{self.wal_changed}; {self.UNSAVED}; {self.AGAIN}"
+        raise LedgerError(self._broken)
+
+    def _keep_whole(self) -> str:
+        """The ledger as this writer acknowledged it (the file with the frames it wrote, which the guard
+        copied as SQLite wrote them), written whole to ``PATH.kept-<moment>``, then put at the ledger's
+        path in place of the files it can no longer trust (set aside as ``PATH.corrupt-<moment>``, with
+        their -wal and -shm): where it is, said. SQLite may still fold the changed -wal into the file set
+        aside when it closes; the ledger's path is not that file any more."""
+        guard, held = self._guard, self._lock.ledger_fd
+        assert guard is not None and held is not None, "a watched -wal is a held ledger's"
+        self._guard = None
+        moment = epoch(self._clock())
+        kept = free_name(self.path, "kept", moment)
+        try:
+            guard.write_whole(held, kept)
+        except (sqlite3.Error, OSError) as error:
+            cause = sqlite_cause(error, self.path.parent) if isinstance(error, sqlite3.Error) else os_cause(error)
+            self._kept = f"what it saved could not be kept ({cause})"
+            return self._kept
+        finally:
+            guard.close()
+        try:
+            aside = set_aside(self.path, moment, LedgerError("its -wal changed"))
+            os.replace(kept, self.path)
+            sync_folder(self.path.parent)
+        except (LedgerError, OSError) as error:
+            self.wal_kept = kept
+            self._kept = f"what it saved is whole at {kept} ({error})"
+            return self._kept
+        self.wal_kept = self.path
+        try:
+            self._hold()
+        except LedgerError:
+            pass  # the lock file still keeps other writers out
+        self._kept = f"what it saved is whole there again (what it could not trust was kept as {aside})"
+        return self._kept
 
     def _keep_held(self) -> str:
         """The file this writer holds, no longer at its path, made whole where it is now (its -wal, at
@@ -395,8 +470,16 @@ class SingleWriter:
         removes it), then let the writer's lock go. A file moved, deleted or replaced while open is
         made whole first (:meth:`_keep_held`, said in ``messages``), and the emptied -wal and the
         -shm it leaves at the old path are removed when no file is there."""
+        if self._conn is not None and self._kept is None and self._guard is not None and not self._broken:
+            try:
+                self._require_wal()
+            except LedgerError:
+                self.messages.append(self.wal_changed or "")
         if self._conn is not None and self._kept is None and not self._lock.holds_ledger():
             self.messages.append(f"ledger {self.path} {self._keep_held()}")
+        if self._guard is not None:
+            self._guard.close()
+            self._guard = None
         self._close_quietly()
         if self._old_wal_empty:
             self._tidy_old_path()

@@ -259,12 +259,25 @@ class LedgerWriter(SingleWriter):
             failure = error if isinstance(error, LedgerError) else self._write_failure(error)
             cause = error.__cause__ if failure is error else error  # what SQLite said, if it did
             try:
-                self._resume(read_current_match(self._connection(), self.path, []))
+                self._resume(self._read_back())
             except sqlite3.Error as reread:
                 self._broken = f"ledger {self.path} cannot be read back ({reread}): restart the board"
                 raise LedgerError(f"{failure}; {self._broken}") from cause
             raise failure from cause
         return result
+
+    def _read_back(self) -> CurrentMatch:
+        """The current match as the ledger holds it after a refused write: from the writer's own
+        connection, or from the file written whole once its -wal could not be trusted."""
+        if self.wal_kept is None:
+            return read_current_match(self._connection(), self.path, [])
+        conn = sqlite3.connect(uri(self.wal_kept, "ro"), uri=True, isolation_level=None)
+        try:
+            current = read_current_match(conn, self.path, [])
+        finally:
+            conn.close()
+        current.counted = False  # nothing more is written into the file it cannot trust
+        return current
 
     def entry_of_request(self, seat: str, request: str) -> str | None:
         """The record line of the entry a seat's phone made with the id ``request``, None if none did."""
