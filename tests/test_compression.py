@@ -78,6 +78,7 @@ def test_the_web_views_pages_scripts_and_json_are_gzipped_and_its_events_never(t
         assert b"event: message" in first or headers.get("transfer-encoding") == "chunked"
 
 
+@pytest.mark.broker
 def test_the_hubs_page_and_json_are_gzipped_and_its_events_never(tmp_path, broker):
     """The hub's /club, its script and /api/club/standings: gzip when asked; /club/events as it is."""
     hub = HubProcess(tmp_path / "hub", broker.url, "--players", "Ann,Bob,Cy,Di", "--tables", "1,2").start()

@@ -7,7 +7,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp
 
 SMALLEST = 1024  # bytes: below this gzip's header and a round of deflate gain next to nothing
-LEVEL = 6  # zlib's default: a 75 KB script in about a millisecond here, a few on a Pi Zero 2 W
+LEVEL = 6  # zlib's default: most of the gain of level 9 for a fraction of its time
 UNCHANGED = ("text/event-stream", "image/png", "image/x-icon", "video/webm", "video/mp4", "application/zip")
 
 
