@@ -5,6 +5,7 @@ new row with its reason, never an edit; each is in the ledger before the command
 from __future__ import annotations
 
 from scorer.errors import CribbageBoardError
+from scorer.limits import NAME_MOST
 from scorer.names import name_problem, normal
 from scorer.standings import GameResult, ResultError, name_key
 
@@ -16,12 +17,13 @@ class DirectorError(CribbageBoardError, ValueError):
     """A director's command that cannot be done; the message says why and what to do."""
 
 
-def player_name(name: str) -> str:
-    """A player's name by the rule for names (scorer.names); DirectorError if it breaks it."""
+def player_name(name: str, most: int = NAME_MOST) -> str:
+    """A player's name by the rule for names (scorer.names), at most ``most`` characters (a name given
+    now; a game's seat, as a board of any version sent it: PLAYER_NAME_MOST); DirectorError if it breaks it."""
     name = normal(name.strip())
-    problem = name_problem(name)
-    if problem or len(name) > PLAYER_NAME_MOST:
-        raise DirectorError(f"player {name!r}: {problem or f'at most {PLAYER_NAME_MOST} characters'}")
+    problem = name_problem(name, most)
+    if problem:
+        raise DirectorError(f"player {name!r}: {problem}")
     return name
 
 
@@ -93,7 +95,7 @@ class Commands:
         for side, _ in scores:
             seats += [seat for seat in side.split("+")] if "+" in side else [side]
         try:
-            result = GameResult.of([player_name(seat) for seat in seats], scores, winner, lowball)
+            result = GameResult.of([player_name(seat, PLAYER_NAME_MOST) for seat in seats], scores, winner, lowball)
         except ResultError as error:
             raise DirectorError(str(error)) from None
         with self.hub.ledger.write() as w:

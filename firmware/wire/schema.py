@@ -10,7 +10,8 @@ import json
 import re
 
 from scorer.errors import CribbageBoardError
-from scorer.variants import SkunkLines
+from scorer.limits import MAX_LINE
+from scorer.variants import GAME_POINTS_MOST, SkunkLines
 
 from ..club_settings import club_name_problem, shown
 
@@ -25,8 +26,8 @@ LARGEST = max(MAX_BYTES.values())  # the broker's message_size_limit (systemd/mo
 KEPT_GAMES = 64  # games a "kept" lists at most, from the board's floor on
 RESULT_STATUSES = ("finished", "abandoned", "open")  # open: the game's end was undone
 MAX_SEQ = 10**9  # entries of one game, revisions of one result: far more than any game has
-MAX_LINE = 200  # characters of an entry's record line
-PLAYER_NAME_MOST = 40  # characters in a player's name on the wire, and as the hub's director adds one
+# An entry's line has at most scorer.limits.MAX_LINE characters, the record's own limit.
+PLAYER_NAME_MOST = 40  # characters in a player's name a hub takes from a board of any version (NAME_MOST: given now)
 SIDE_NAME_MOST = 90  # characters in a side's name (partners: two players' names and a +)
 SKUNK_LINES = tuple(lines.value for lines in SkunkLines)
 LEDGER_ID = re.compile(r"[0-9a-f]{16}")
@@ -292,7 +293,7 @@ def _player(value) -> str | None:
 
     if not isinstance(value, str) or len(value) > PLAYER_NAME_MOST:
         return f"{shown(value)} is not a player's name"
-    problem = problem_of(normal(value))
+    problem = problem_of(normal(value), PLAYER_NAME_MOST)
     return f"{shown(value)}: {problem}" if problem else None
 
 
@@ -426,7 +427,7 @@ _FIELDS: dict[str, dict] = {
         f"is {shown(v)}: use one of {', '.join(RESULT_STATUSES)}",
         "variant": _text(30), "seats": _players(2, 4), "scores": _scores,
         "winner": _text(SIDE_NAME_MOST, optional=True), "losers": _losers, "margin": _count(-1000, 1000, optional=True),
-        "result": _text(20, optional=True), "game_points": _count(0, 100, optional=True),
+        "result": _text(20, optional=True), "game_points": _count(0, 3 * GAME_POINTS_MOST, optional=True),
         "skunk": _is((bool,), optional=True), "at": _text(30, STAMP, optional=True),
         "target": _count(31, 1000, optional=True), "skunk_lines": _one_of(SKUNK_LINES),
         "points": _text(40, optional=True),

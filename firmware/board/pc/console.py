@@ -14,7 +14,8 @@ from typing import TextIO
 from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
-from scorer.record import MAX_LINE, parse_line
+from scorer.limits import MAX_LINE
+from scorer.record import parse_line
 from scorer.report import summary
 
 from ...config import ClubConfig
