@@ -94,6 +94,7 @@ def test_the_longest_game_line_with_the_longest_names_is_one_record_line():
     assert len(game.header()) <= MAX_LINE and parse_line(game.header()).seats == tuple(names)
 
 
+@pytest.mark.slow
 def test_a_name_longer_than_the_limit_is_refused_where_it_is_given(tmp_path):
     """17 characters: refused by the rule for names (the writer's), the hub's director and its
     --players; the board's config and picker hold fewer (its OLED's), never more."""

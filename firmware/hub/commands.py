@@ -10,7 +10,8 @@ from scorer.names import name_problem, normal
 from scorer.standings import GameResult, ResultError, name_key
 
 from ..wire.schema import PLAYER_NAME_MOST
-from .night import HELD, is_lowball
+from .ledger import refused_kind
+from .night import HELD, is_lowball, table_order
 
 
 class DirectorError(CribbageBoardError, ValueError):
@@ -65,6 +66,21 @@ class Commands:
     def conflicts(self) -> list:
         """What tables sent tonight that was not kept (firmware.hub.ledger.ConflictRow), in the order noted."""
         return self.hub.ledger.reader().conflicts(self._night_id)
+
+    def unheard(self) -> list[tuple[str, str, int, str]]:
+        """Tonight's games whose game line never came, each (table, ledger, game, why): entries kept without
+        it, or the line refused; those with a result are among the held games too (waiting)."""
+        rows = self.hub.ledger.reader()
+        refused = {(row.table, row.ledger, row.game): row.reason for row in rows.conflicts(self._night_id)
+                   if row.kind == "refused" and row.number == 0 and refused_kind(row.reason) == "entry"}
+        out = []
+        for table, ledger, game, count in rows.lineless(self._night_id):
+            why = refused.pop((table, ledger, game), None)
+            out.append((table, ledger, game, f"{count} entries kept, " + (
+                f"its game line refused ({why})" if why else "its game line not yet come (the board sends it again)")))
+        out += [(table, ledger, game, f"no entries kept, its game line refused ({why})")
+                for (table, ledger, game), why in refused.items()]
+        return sorted(out, key=lambda item: (table_order(item[0]), item[2]))
 
     def find_game(self, table: str, ref: str):
         """The game ``ref`` (its number, or NUMBER@LEDGER for one of several) at ``table`` tonight."""
