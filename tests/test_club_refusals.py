@@ -121,6 +121,7 @@ def test_a_game_line_the_hub_refuses_is_told_to_the_table_and_listed_for_the_dir
         assert "not a valid value" in reasons[(1, "entry")] and "is not a player's name" in reasons[(1, "result")]
         log = hub.log()
         assert "refused: table 1 game 1 entry 0: entry: line" in log and "refused: table 1 game 1 result" in log
+        assert "waiting: table 1 game 2 result" in log and "its entries 0 were refused and never come" in log
 
         hub.say("conflicts")
         hub.say("held")

@@ -459,7 +459,15 @@ class Hub:
                 continue
             self._held_said[key] = said
             if said is not None:
-                self.journal.say(held_line(game))
+                self.journal.say(held_line(game, self._refused_entries(game) if game.status == "waiting" else []))
+
+    def _refused_entries(self, game) -> list[int]:
+        """The entries of ``game`` the hub refused (its waiting never ends for those), as the board's word has them."""
+        board = self._boards.get((game.table, game.ledger))
+        if board is None:  # read whole, as its word will be
+            board = self._boards[(game.table, game.ledger)] = self.ledger.reader().kept_board(
+                self.settings.club, game.table, game.ledger)
+        return [number for number_game, kind, number, _ in board.refusals if number_game == game.game and kind == "entry"]
 
     def _acknowledge(self, batch: list[Received]) -> None:
         """Acknowledge what is now durable, on the connection it came on (a message from an
@@ -543,8 +551,9 @@ class Hub:
         self.link.stop()
 
 
-def held_line(game) -> str:
-    """A game held for the director, in one line: what, why, and how the director counts it."""
+def held_line(game, refused: list[int] | None = None) -> str:
+    """A game held for the director, in one line: what, why, and how the director counts it (``refused``: the
+    entries of a game waiting that the hub refused, which never come)."""
     where = f"table {game.table} game {game.game}"
     accept = f"accept {game.table} {game.game}"
     if game.status == "unpaired":
@@ -552,6 +561,10 @@ def held_line(game) -> str:
     if game.status == "conflict":
         return (f"conflict with its entries: {where} result {game.latest.rev}: {game.reason}; counted for nobody "
                 f"until its entries agree or the director says {accept}")
+    if refused:
+        return (f"waiting: {where} result {game.latest.rev} {game.reason}; its entries "
+                f"{', '.join(map(str, refused))} were refused and never come: counted for nobody until the "
+                f"director says {accept}")
     return f"waiting: {where} result {game.latest.rev} {game.reason}; counted once they are here"
 
 
