@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 SYSTEM_CONFIG = Path("/etc/cribbage-board/config.toml")
 MAX_CONFIG_BYTES = MAX_BYTES
 MAX_OVERRIDE = 1000  # characters of one --set
-MAX_NAME = 12  # characters of a player's name: what the OLED and the board's name picker hold
+MAX_NAME = 12  # characters of a player's name: what the OLED and the board's name picker hold (<= NAME_MOST)
 RGB = tuple[int, int, int]
 
 _shown = reprlib.Repr()  # values in messages: short, however long or deep
@@ -127,7 +127,7 @@ def _names(value):
         raise ValueError(f"must be 2 to 4 names in quotes, one word each, up to {MAX_NAME} characters")
     names = tuple(normal(v) for v in value)
     for name in names:
-        problem = name_problem(name) or (f"at most {MAX_NAME} characters" if len(name) > MAX_NAME else None)
+        problem = name_problem(name, MAX_NAME)
         if problem:
             raise ValueError(f"{_shown.repr(name)}: {problem}")
     if len({v.lower() for v in names}) != len(names):

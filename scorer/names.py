@@ -5,6 +5,7 @@ console or sent by the board, the board's name picker): :func:`name_problem` say
 from __future__ import annotations
 
 from .errors import SetupError
+from .limits import NAME_MOST
 
 SEPARATORS = ",=#+"  # the game record's own: seats=A,B  points=...  # comment  A+B partners
 HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn"}  # control, format, surrogate, private use, unassigned
@@ -23,10 +24,12 @@ def normal(name: str) -> str:
     return unicodedata.normalize("NFC", name)
 
 
-def name_problem(name: str) -> str | None:
+def name_problem(name: str, most: int = NAME_MOST) -> str | None:
     """Why ``name`` (already normal) cannot be a player's name, or None if it can.
 
-    A name is NFC-normalised, non-empty, one word (no white space), without the record's
+    A name is NFC-normalised, non-empty, at most ``most`` characters (``NAME_MOST`` by default:
+    the longest game line with names that long stays a record line, :mod:`scorer.limits`),
+    one word (no white space), without the record's
     separators (``,`` ``=`` ``#`` ``+``), and without characters that can hide or reorder
     what is shown: control and format characters (bidirectional overrides such as U+202E,
     zero-width spaces and joiners, U+2060, U+FEFF), surrogates, private-use and unassigned
@@ -43,6 +46,8 @@ def name_problem(name: str) -> str | None:
     """
     if not name:
         return "a name cannot be empty"
+    if len(name) > most:
+        return f"a name has at most {most} characters, not {len(name)}"
     for char in name:
         if char.isspace():
             return "a name is one word: no spaces"

@@ -2,7 +2,7 @@
 
 One action a line, ``#`` starts a comment; :func:`parse_line` reads one and
 gives its grammar. A line is plain text (no control characters) of at most
-1,000 characters; points and targets have at most 4 digits.
+``MAX_LINE`` characters (:mod:`scorer.limits`); points and targets have at most 4 digits.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from .errors import CribbageError, RecordSyntaxError, RuleError, SetupError
 from .game import MID_GAME_OPTIONS, Entry, EntryKind, Game, OptionChange, PeggedEntry
+from .limits import MAX_LINE
 from .match import Match
 from .names import checked_name, normal
 from .variants import Options, SkunkLines, Variant, find_variant, parse_game_points
@@ -73,7 +74,6 @@ _HEADER_HELP = (
 )
 _SEAT_AND_POINTS = {"peg": EntryKind.PEG, "hand": EntryKind.HAND, "muggins": EntryKind.MUGGINS}
 _SEAT_ONLY = {"go": EntryKind.GO, "31": EntryKind.THIRTY_ONE}
-MAX_LINE = 1000  # characters of one record line, comment included
 MAX_DIGITS = 4  # points and targets: no rule needs more
 MAX_REJECTED = 1000  # refused entries before replay gives up on a record
 ABANDONED = "# abandoned: a new game began before this one ended"  # marks such a game in an export

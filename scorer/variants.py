@@ -62,6 +62,10 @@ VARIANTS: dict[str, Variant] = {
 }
 
 
+TARGET_LEAST, TARGET_MOST = 31, 1000  # a game's target, as target= gives it
+GAME_POINTS_MOST = 99  # game points for one kind of result, as points= gives them
+
+
 def find_variant(name: str, target: int | None = None) -> Variant:
     """The variant called ``name`` (case-insensitive), optionally with another target.
 
@@ -80,8 +84,8 @@ def find_variant(name: str, target: int | None = None) -> Variant:
             f"unknown variant {name!r}: choose one of {', '.join(VARIANTS)}"
         )
     if target is not None:
-        if not 31 <= target <= 1000:
-            raise UnknownVariantError(f"target {target} is out of range: use 31 to 1000")
+        if not TARGET_LEAST <= target <= TARGET_MOST:
+            raise UnknownVariantError(f"target {target} is out of range: use {TARGET_LEAST} to {TARGET_MOST}")
         variant = variant._replace(target=target)
     return variant
 
@@ -167,9 +171,9 @@ def parse_game_points(text: str) -> GamePoints:
         numbers = [int(part) for part in text.split("/")]
     except ValueError:
         numbers = []
-    if not 1 <= len(numbers) <= 5 or any(n < 0 for n in numbers):
+    if not 1 <= len(numbers) <= 5 or any(not 0 <= n <= GAME_POINTS_MOST for n in numbers):
         raise UnknownVariantError(
-            f"points={text!r}: use acc, casual or win/skunk/double/triple/lurch, e.g. 1/2/3"
+            f"points={text!r}: use acc, casual or win/skunk/double/triple/lurch (0 to {GAME_POINTS_MOST} each), e.g. 1/2/3"
         )
     fields = ["win", "skunk", "double_skunk", "triple_skunk", "lurch"]
     values = dict(zip(fields, numbers))

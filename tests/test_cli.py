@@ -12,7 +12,7 @@ from helpers import LAYOUT_CASES, layout_path
 
 from firmware.board.pc.console import run_console
 from firmware.cli import main
-from scorer.record import MAX_LINE
+from scorer.limits import MAX_LINE
 
 from waits import no_hang
 

@@ -105,10 +105,11 @@ class Table:
         for _, _, _, mid in self.wire.sent:
             self.outbox.acknowledged(mid)
 
-    def word(self, games: list[list], first: int = 1) -> None:
+    def word(self, games: list[list], first: int = 1, refused: list[list] | None = None) -> None:
         """The hub's word on this ledger, as its retained ``kept`` says it."""
         ledger = self.outbox.watermark.key["ledger"]
-        payload = schema.decode("kept", TABLE, schema.encode(schema.kept_payload(TABLE, ledger, first, games)))
+        payload = schema.decode("kept", TABLE, schema.encode(schema.kept_payload(TABLE, ledger, first, games,
+                                                                                 refused)))
         self.outbox.hub_kept(self.look(), payload)
 
     def close(self) -> None:
@@ -349,3 +350,24 @@ def test_the_resend_policy_doubles_up_to_its_ceiling():
 def test_the_examples_in_its_docstrings_hold():
     """The module's doctests run."""
     assert doctest.testmod(outbox_module).failed == 0
+
+
+def test_a_refusal_in_the_hubs_word_is_said_once_and_nothing_is_sent_again(table):
+    """The hub's word counts a refused entry as kept and names it: one journal line and one notice for
+    the OLED, however often the word comes; the watermark passes it, and no resend follows."""
+    kept = table.play(EXAMPLE[:6])
+    table.connect(hub_online=True)
+    table.send(hub_online=True)
+    table.acknowledge_all()
+    table.said.clear()
+    refusal = [1, "entry", 0, "entry: line 'game ...' is not a valid value"]
+    for _ in range(3):
+        table.word([[1, kept - 1, None, None]], refused=[refusal])
+    assert table.said == ["club: the hub refused game 1's game line (table 3): entry: line 'game ...' is not a valid "
+                          "value; it is not sent again, and the game counts only by the club director's word: "
+                          "tell the director"]
+    assert list(table.outbox.refusals) == ["The hub refused game 1: it counts only if the director says so"]
+    assert not table.outbox.lagging()
+    table.wire.clear()
+    table.clock.now += RESEND_MAX_S * 2
+    assert table.send(hub_online=True) and table.wire.of("entry") == []

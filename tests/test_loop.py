@@ -129,3 +129,37 @@ def test_the_loop_wakes_on_its_own_event_never_a_fake_input(tmp_path):
             assert not board.wake.is_set()
     finally:
         sim.close()
+
+
+class _RefusedLink:
+    """A club link whose hub refused one of the table's games (the link's own part: test_club_refusals)."""
+
+    def __init__(self):
+        self.waiting = ["The hub refused game 1: it counts only if the director says so"]
+
+    def connection(self) -> str:
+        return "club ok"
+
+    def next_game(self) -> str:
+        return ""
+
+    def refusals(self) -> list[str]:
+        taken, self.waiting = self.waiting, []
+        return taken
+
+
+@pytest.mark.slow
+def test_a_refusal_the_hub_told_is_a_notice_on_the_oled(tmp_path):
+    """What the hub refused is shown in full as the club's notice until the next input, and said once."""
+    sim = Simulator(load_config(), tmp_path / "ledger.sqlite3")
+    board = sim.board
+    try:
+        board.club = _RefusedLink()
+        assert board._club_status()
+        screen = board.controller.notices.screen()
+        assert screen.title == "club problem" and " ".join(screen.lines).startswith("The hub refused game 1")
+        board._club_status()
+        assert not board._club_status()  # said once
+    finally:
+        board.club = None
+        sim.close()

@@ -74,3 +74,87 @@ def test_games_kept_with_such_a_name_still_replay(tmp_path):
         store._write_header(store.book.game)
     with LedgerReader(path) as reader:
         assert reader.book.game.seats == ("Al\u202eice", "Bob")
+
+
+def test_the_longest_game_line_with_the_longest_names_is_one_record_line():
+    """NAME_MOST is the longest a name can be for the longest game line (every seat and the dealer that
+    long, every option the record has, each at its longest) to fit MAX_LINE; one character more does not."""
+    from scorer.game import Game
+    from scorer.limits import MAX_LINE, NAME_MOST, game_line
+    from scorer.variants import GAME_POINTS_MOST, TARGET_MOST, Options, SkunkLines, find_variant, parse_game_points
+
+    longest = game_line("x" * NAME_MOST)
+    assert len(longest) <= MAX_LINE < len(game_line("x" * (NAME_MOST + 1)))
+    names = [f"{seat}" * NAME_MOST for seat in "ABCD"]
+    header = parse_line(longest.replace("x" * NAME_MOST, names[0]).replace(
+        f"seats={','.join([names[0]] * 4)}", f"seats={','.join(names)}")).with_names_checked()
+    assert header.seats == tuple(names) and header.new_match
+    options = Options(True, True, SkunkLines.TRIPLE, parse_game_points("/".join([str(GAME_POINTS_MOST)] * 5)))
+    game = Game(find_variant("four-hand-individual", TARGET_MOST), names, names[3], options)
+    assert len(game.header()) <= MAX_LINE and parse_line(game.header()).seats == tuple(names)
+
+
+@pytest.mark.slow
+def test_a_name_longer_than_the_limit_is_refused_where_it_is_given(tmp_path):
+    """17 characters: refused by the rule for names (the writer's), the hub's director and its
+    --players; the board's config and picker hold fewer (its OLED's), never more."""
+    from firmware.config import MAX_NAME
+    from firmware.hub.commands import DirectorError, player_name
+    from scorer.limits import NAME_MOST
+
+    assert MAX_NAME <= NAME_MOST == 16
+    assert checked_name("P" * NAME_MOST) == "P" * NAME_MOST
+    with pytest.raises(SetupError, match="a name has at most 16 characters, not 17"):
+        checked_name("P" * 17)
+    with pytest.raises(DirectorError, match="at most 16 characters"):
+        player_name("P" * 17)
+    done = subprocess.run([sys.executable, "-m", "firmware.cli", "hub", "--broker", "mqtt://127.0.0.1:1",
+                           "--club", "c", "--state", str(tmp_path / "h.sqlite3"), "--players", f"Ann,{'P' * 17}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "at most 16 characters" in done.stderr and not (tmp_path / "h.sqlite3").exists()
+
+
+@pytest.mark.slow
+def test_the_console_refuses_a_game_line_of_long_names_before_anything_is_kept(tmp_path):
+    """Four 41-character names (typed with dealer=, a 237-character line; without, a 199-character
+    one) and four of 17: one line each, nothing kept; four of 16 make the game."""
+    path = tmp_path / "l.sqlite3"
+    long41 = ",".join(c * 41 for c in "ABCD")
+    long17 = ",".join(c * 17 for c in "ABCD")
+    most = ",".join(c * 16 for c in "ABCD")
+    done = subprocess.run([sys.executable, "-m", "firmware.cli", "console", "--state", str(path)], cwd=ROOT,
+                          input=f"game four-hand seats={long41} dealer={'A' * 41}\n"
+                                f"game four-hand-individual seats={long41}\ngame four-hand-individual seats={long17}\n"
+                                f"game four-hand-individual seats={most}\n",
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "the line is 237 characters long: a record line has at most 200" in done.stdout
+    assert "a name has at most 16 characters, not 41" in done.stdout
+    assert "a name has at most 16 characters, not 41" in done.stdout
+    assert "a name has at most 16 characters, not 17" in done.stdout
+    with LedgerReader(path) as reader:
+        assert [reader.export(i)[0] for i in reader.game_ids()] == [
+            f"game four-hand-individual seats={most} dealer={'A' * 16}"]
+
+
+def test_the_wire_takes_the_longest_line_and_names_in_its_byte_caps():
+    """An entry of MAX_LINE characters, and a result and a pairing of four NAME_MOST names, each
+    character four bytes of UTF-8: within what the schema takes of each."""
+    from firmware.wire import schema
+    from scorer.limits import MAX_LINE, NAME_MOST
+
+    names = [chr(0x1F600 + i) * NAME_MOST for i in range(4)]
+    line = "peg " + names[0] + " 2  # " + "\U0001F600" * (MAX_LINE - len(names[0]) - 10)
+    assert len(line) == MAX_LINE
+    entry = schema.encode(schema.entry_payload("1", "0123456789abcdef", 1, 5, line, None))
+    assert schema.decode("entry", "1", entry)["line"] == line
+    scores = dict(zip(names, (121, 100, 90, 80)))
+    outcome = {"winner": names[0], "margin": 21, "result": "win", "game_points": 6, "losers": [
+        {"side": name, "score": score, "result": "win", "margin": 121 - score, "game_points": 2}
+        for name, score in list(scores.items())[1:]]}
+    result = schema.encode(schema.result_payload("1", "0123456789abcdef", 1, 40, "finished", "four-hand-individual",
+                                                 names, scores, outcome, None))
+    pairing = schema.encode(schema.pairing_payload("1", "n" * 40, 1, names))
+    assert len(result) <= schema.MAX_BYTES["result"] and len(pairing) <= schema.MAX_BYTES["pairing"]
+    assert schema.decode("pairing", "1", pairing)["players"] == names

@@ -203,7 +203,8 @@ def write_long_names(state: Path) -> None:
     with LedgerWriter(state) as store:
         write_games(store, match_records(2) + finished
                     + [game_record("game five-card seats=Cat,Dan dealer=Cat", seed=3, entries=6),
-                       game_record(f"game four-hand seats={LONG_SEATS} dealer=Dé", seed=4, entries=25)])
+                       game_record(f"game four-hand seats={LONG_SEATS} dealer=Dé", seed=4, entries=25)],
+                    kept_before=True)
 
 
 def sideways(driver) -> dict:
@@ -251,7 +252,7 @@ def test_long_names_are_cut_with_an_ellipsis_and_clear_of_the_deals_badge(tmp_pa
                          ("alone", f"game four-hand-individual seats={alone} dealer=Bartholomew_Fitzwilliam")):
         state = tmp_path / f"{name}.sqlite3"
         with LedgerWriter(state) as store:
-            write_games(store, [game_record(header, seed=4, entries=25)])
+            write_games(store, [game_record(header, seed=4, entries=25)], kept_before=True)
             sides = [side.name for side in store.game.sides]
         with page_server(browser, state) as base:
             for size, where in ((PHONE, "phone"), (TV, "tv")):

@@ -61,7 +61,8 @@ def test_a_side_card_gives_the_whole_name_in_its_title_beside_the_deals_badge(tm
     state = tmp_path / "ledger.sqlite3"
     seats = "Maximilianus_Augustinus,Bartholomew_Fitzwilliam,Dé,Cat"
     with LedgerWriter(state) as store:
-        write_games(store, [game_record(f"game four-hand seats={seats} dealer=Dé", seed=4, entries=5)])
+        write_games(store, [game_record(f"game four-hand seats={seats} dealer=Dé", seed=4, entries=5)],
+                    kept_before=True)
     follower = LedgerFollower(state)
     try:
         snap = follower.snapshot()

@@ -398,9 +398,12 @@ class Board:
         """Tell the controller the club link's connection and next game when they changed; True if they did."""
         if self.club is None:
             return False
+        refused = self.club.refusals()
+        for notice in refused:
+            self.feed(DeviceProblem("club", notice, True))
         shown = ClubStatus(self.club.connection(), self.club.next_game())
         if shown == self._club_shown:
-            return False
+            return bool(refused)
         self._club_shown = shown
         self.feed(shown)
         return True

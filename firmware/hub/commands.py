@@ -5,23 +5,26 @@ new row with its reason, never an edit; each is in the ledger before the command
 from __future__ import annotations
 
 from scorer.errors import CribbageBoardError
+from scorer.limits import NAME_MOST
 from scorer.names import name_problem, normal
 from scorer.standings import GameResult, ResultError, name_key
 
 from ..wire.schema import PLAYER_NAME_MOST
-from .night import HELD, is_lowball
+from .ledger import refused_kind
+from .night import HELD, is_lowball, table_order
 
 
 class DirectorError(CribbageBoardError, ValueError):
     """A director's command that cannot be done; the message says why and what to do."""
 
 
-def player_name(name: str) -> str:
-    """A player's name by the rule for names (scorer.names); DirectorError if it breaks it."""
+def player_name(name: str, most: int = NAME_MOST) -> str:
+    """A player's name by the rule for names (scorer.names), at most ``most`` characters (a name given
+    now; a game's seat, as a board of any version sent it: PLAYER_NAME_MOST); DirectorError if it breaks it."""
     name = normal(name.strip())
-    problem = name_problem(name)
-    if problem or len(name) > PLAYER_NAME_MOST:
-        raise DirectorError(f"player {name!r}: {problem or f'at most {PLAYER_NAME_MOST} characters'}")
+    problem = name_problem(name, most)
+    if problem:
+        raise DirectorError(f"player {name!r}: {problem}")
     return name
 
 
@@ -64,6 +67,21 @@ class Commands:
         """What tables sent tonight that was not kept (firmware.hub.ledger.ConflictRow), in the order noted."""
         return self.hub.ledger.reader().conflicts(self._night_id)
 
+    def unheard(self) -> list[tuple[str, str, int, str]]:
+        """Tonight's games whose game line never came, each (table, ledger, game, why): entries kept without
+        it, or the line refused; those with a result are among the held games too (waiting)."""
+        rows = self.hub.ledger.reader()
+        refused = {(row.table, row.ledger, row.game): row.reason for row in rows.conflicts(self._night_id)
+                   if row.kind == "refused" and row.number == 0 and refused_kind(row.reason) == "entry"}
+        out = []
+        for table, ledger, game, count in rows.lineless(self._night_id):
+            why = refused.pop((table, ledger, game), None)
+            out.append((table, ledger, game, f"{count} entries kept, " + (
+                f"its game line refused ({why})" if why else "its game line not yet come (the board sends it again)")))
+        out += [(table, ledger, game, f"no entries kept, its game line refused ({why})")
+                for (table, ledger, game), why in refused.items()]
+        return sorted(out, key=lambda item: (table_order(item[0]), item[2]))
+
     def find_game(self, table: str, ref: str):
         """The game ``ref`` (its number, or NUMBER@LEDGER for one of several) at ``table`` tonight."""
         number, _, ledger = ref.partition("@")
@@ -93,7 +111,7 @@ class Commands:
         for side, _ in scores:
             seats += [seat for seat in side.split("+")] if "+" in side else [side]
         try:
-            result = GameResult.of([player_name(seat) for seat in seats], scores, winner, lowball)
+            result = GameResult.of([player_name(seat, PLAYER_NAME_MOST) for seat in seats], scores, winner, lowball)
         except ResultError as error:
             raise DirectorError(str(error)) from None
         with self.hub.ledger.write() as w:

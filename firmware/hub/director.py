@@ -17,7 +17,8 @@ from typing import Callable, TextIO
 from ledger.errors import LedgerError
 
 from .commands import DirectorError
-from .hub import Hub
+from .hub import Hub, what_counts
+from .ledger import refused_kind
 from .night import HELD
 from .pages import places
 
@@ -34,13 +35,15 @@ HELP = """\
                           higher score; partners as A+C:121)
   held                    the games kept but counted for nobody: unpaired (not the
                           night's pairing at their table), in conflict with their
-                          table's entries, or waiting for their entries
+                          table's entries, or waiting for their entries; and the
+                          games whose game line never came (or was refused)
   accept TABLE GAME [reason="..."]  count a held game as its table sent it
   void TABLE GAME reason="..."      the game counts for nobody
   restore TABLE GAME reason="..."   drop the correction: the table's result counts
   conflicts               what a table sent that was not kept: an entry or result sent
-                          again with other content (the first copy stands), or a
-                          result refused as impossible
+                          again with other content (the first copy stands), or an
+                          entry or result refused (told to its table), with what
+                          would make its game count
   help  quit"""
 
 
@@ -143,7 +146,7 @@ def command(hub: Hub, line: str):
     if verb == "rounds":
         return rounds_text(hub.snapshot.view)
     if verb == "held":
-        return held_text(hub.snapshot.view)
+        return held_text(hub.snapshot.view, hub.run(hub.commands.unheard))
     if verb == "conflicts":
         return conflicts_text(hub.run(hub.commands.conflicts))
     if verb == "players":
@@ -204,15 +207,27 @@ def _scores(items: list[str]) -> list[tuple[str, int]]:
     return out
 
 
-def held_text(view) -> str:
-    """The games held for the director, one line each, with the command that counts each."""
+def held_text(view, unheard=()) -> str:
+    """The games held for the director, one line each, with the command that counts each; then the games
+    whose game line never came (``unheard``: (table, ledger, game, why)) and no result either."""
     held = view.held
-    if not held:
-        return "no games held: every game tonight counts, or counts for nobody by its own result"
-    rows = [f"{len(held)} game{'s' if len(held) > 1 else ''} held (counted for nobody until accepted):"]
+    lineless = {(table, ledger, game): why for table, ledger, game, why in unheard}
+    rows = []
+    if held:
+        rows.append(f"{len(held)} game{'s' if len(held) > 1 else ''} held (counted for nobody until accepted):")
     for game in held:
-        rows.append(f"  {game.status}: table {game.table} game {game.game}: {game.reason} "
-                    f"[accept {game.table} {game.game}]")
+        why = lineless.pop((game.table, game.ledger, game.game), None)
+        rows.append(f"  {game.status}: table {game.table} game {game.game}: {game.reason}"
+                    + (f"; {why}" if why else "") + f" [accept {game.table} {game.game}]")
+    if lineless:
+        rows.append(f"{len(lineless)} game{'s' if len(lineless) > 1 else ''} without a game line or a result "
+                    "(counted for nobody):")
+    for (table, _ledger, game), why in lineless.items():
+        then = (f"once its result is here, accept {table} {game} counts it" if "refused" in why
+                else "it counts once its line and result are here")
+        rows.append(f"  no game line: table {table} game {game}: {why}; {then}")
+    if not rows:
+        return "no games held: every game tonight counts, or counts for nobody by its own result"
     return "\n".join(rows)
 
 
@@ -239,7 +254,8 @@ def conflicts_text(rows) -> str:
         elif row.kind == "result":
             what = f"result {row.number} sent again otherwise: {_result_text(row.sent)}; {_result_text(row.kept)} stands"
         else:
-            what = f"result {row.number} refused: {row.reason}"
+            kind = refused_kind(row.reason)
+            what = f"{kind} {row.number} refused: {row.reason}; {what_counts(row.table, row.game, kind)}"
         lines.append(f"  {where} (ledger {row.ledger[:6]}, {row.received}): {what}")
     return "\n".join(lines)
 

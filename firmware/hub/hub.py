@@ -396,13 +396,14 @@ class Hub:
 
     def _store(self, batch: list[Received]) -> tuple[bool, bool]:
         """One transaction for the batch; whether a result was new, and whether an entry was (the
-        standings may change). A key already kept with other content, and a result refused, are noted
-        (conflicts), each once."""
+        standings may change). A key already kept with other content, and an entry or result refused,
+        are noted (conflicts), each once; a refusal is told to its table in the hub's word."""
         changed = False
         current = self.view.round
         kept: list[str] = []
         noted: list[str] = []
-        stored: list[tuple] = []  # what the boards' words now say: (table, ledger, game, seq) or a result's
+        refused: list[tuple[str, str]] = []  # (table, line) for the journal, within the table's budget
+        stored: list[tuple] = []  # what the boards' words now say: ("entry", table, ledger, game, seq), ...
         club, night = self.settings.club, self.night.id
         with self.ledger.write() as w:
             for item in batch:
@@ -411,7 +412,7 @@ class Hub:
                 if item.kind == "entry":
                     if w.add_entry(night, *key, payload["seq"], payload["line"], payload.get("at")):
                         kept.append(item.table)
-                        stored.append((item.table, payload["ledger"], payload["game"], payload["seq"]))
+                        stored.append(("entry", item.table, payload["ledger"], payload["game"], payload["seq"]))
                     elif (first := w.entry_line(*key, payload["seq"])) != payload["line"] and w.add_conflict(
                             night, *key, "entry", payload["seq"], first, payload["line"], "sent again otherwise"):
                         noted.append(f"table {item.table} game {payload['game']} entry {payload['seq']}: sent again "
@@ -419,7 +420,7 @@ class Hub:
                 elif item.kind == "result":
                     if w.add_result(night, current, club, payload):
                         changed = True
-                        stored.append((item.table, payload["ledger"], payload["game"], payload["rev"],
+                        stored.append(("result", item.table, payload["ledger"], payload["game"], payload["rev"],
                                        payload["status"], True))
                     elif _differs(kept_first := w.result_payload(*key, payload["rev"]), payload) and w.add_conflict(
                             night, *key, "result", payload["rev"], _json(kept_first), _json(payload),
@@ -427,24 +428,26 @@ class Hub:
                         noted.append(f"table {item.table} game {payload['game']} result {payload['rev']}: sent again "
                                      f"as {_scores(payload)}; kept as {_scores(kept_first)}, the first copy")
                 elif item.kind == "refused":
-                    reason, sent = payload["reason"], {k: v for k, v in payload.items() if k != "reason"}
-                    if w.add_conflict(night, *key, "refused", payload["rev"], None, _json(sent), reason):
-                        if isinstance(sent.get("status"), str):
-                            stored.append((item.table, payload["ledger"], payload["game"], payload["rev"],
-                                           sent["status"], False))
-                        noted.append(f"table {item.table} game {payload['game']} result {payload['rev']} "
-                                     f"refused: {reason}")
+                    kind, number, reason = payload["kind"], payload["number"], payload["reason"]
+                    if w.add_conflict(night, *key, "refused", number, None, _json(payload["sent"]), reason):
+                        stored.append(("refused", item.table, payload["ledger"], payload["game"], kind, number,
+                                       reason, payload["sent"].get("status")))
+                        refused.append((item.table, refused_line(item.table, payload["game"], kind, number, reason)))
         self.state.kept(kept)  # counted once durable
-        for table, ledger, game, *rest in stored:
+        for what, table, ledger, game, *rest in stored:
             board = self._boards.get((table, ledger))
             if board is None:  # read whole when its word is first said, with this commit in it
                 continue
-            if len(rest) == 1:
+            if what == "entry":
                 board.entry(game, rest[0])
-            else:
+            elif what == "result":
                 board.result(game, *rest)
+            else:
+                board.refused(game, *rest)
         for line in noted:
             self.journal.say(f"conflict: {line} (the console's conflicts lists it)")
+        for table, line in refused:
+            self.journal.refused(line, table)
         return changed, bool(kept)
 
     def _say_held(self, keys) -> None:
@@ -456,7 +459,15 @@ class Hub:
                 continue
             self._held_said[key] = said
             if said is not None:
-                self.journal.say(held_line(game))
+                self.journal.say(held_line(game, self._refused_entries(game) if game.status == "waiting" else []))
+
+    def _refused_entries(self, game) -> list[int]:
+        """The entries of ``game`` the hub refused (its waiting never ends for those), as the board's word has them."""
+        board = self._boards.get((game.table, game.ledger))
+        if board is None:  # read whole, as its word will be
+            board = self._boards[(game.table, game.ledger)] = self.ledger.reader().kept_board(
+                self.settings.club, game.table, game.ledger)
+        return [number for number_game, kind, number, _ in board.refusals if number_game == game.game and kind == "entry"]
 
     def _acknowledge(self, batch: list[Received]) -> None:
         """Acknowledge what is now durable, on the connection it came on (a message from an
@@ -506,12 +517,15 @@ class Hub:
         board = self._boards.get((table, ledger))
         if board is None:
             board = self._boards[(table, ledger)] = self.ledger.reader().kept_board(self.settings.club, table, ledger)
-        first, games = board.word(self.link.floors.get((table, ledger)), schema.KEPT_GAMES)
+        floor = self.link.floors.get((table, ledger))
+        first, games = board.word(floor, schema.KEPT_GAMES)
+        listed = {game for game, *_ in games}
+        refused = [item for item in board.refused_from(floor) if item[0] in listed]
         # QoS 0: one after every commit of the table's (a table's every entry, at a regional event 400 a
         # second); a word lost with a connection is said again at the next commit, at every reconnection
         # (QoS 1 then: HubLink.announce), and a board whose word lags sends again, which makes one.
-        self.link.publish(self.topics.of_table("kept", table), schema.kept_payload(table, ledger, first, games),
-                          force=True, qos=0)
+        self.link.publish(self.topics.of_table("kept", table),
+                          schema.kept_payload(table, ledger, first, games, refused), force=True, qos=0)
 
     def _publish_all(self) -> None:
         """Everything retained again (a new connection: the broker may have lost it)."""
@@ -537,8 +551,9 @@ class Hub:
         self.link.stop()
 
 
-def held_line(game) -> str:
-    """A game held for the director, in one line: what, why, and how the director counts it."""
+def held_line(game, refused: list[int] | None = None) -> str:
+    """A game held for the director, in one line: what, why, and how the director counts it (``refused``: the
+    entries of a game waiting that the hub refused, which never come)."""
     where = f"table {game.table} game {game.game}"
     accept = f"accept {game.table} {game.game}"
     if game.status == "unpaired":
@@ -546,7 +561,26 @@ def held_line(game) -> str:
     if game.status == "conflict":
         return (f"conflict with its entries: {where} result {game.latest.rev}: {game.reason}; counted for nobody "
                 f"until its entries agree or the director says {accept}")
+    if refused:
+        return (f"waiting: {where} result {game.latest.rev} {game.reason}; its entries "
+                f"{', '.join(map(str, refused))} were refused and never come: counted for nobody until the "
+                f"director says {accept}")
     return f"waiting: {where} result {game.latest.rev} {game.reason}; counted once they are here"
+
+
+def refused_line(table: str, game: int, kind: str, number: int, reason: str) -> str:
+    """An entry or result the hub will not keep, in one line: where, why, and what would make its game count."""
+    what = f"{'entry' if kind == 'entry' else 'result'} {number}"
+    return f"table {table} game {game} {what}: {reason}; {what_counts(table, game, kind)}"
+
+
+def what_counts(table: str, game: int, kind: str) -> str:
+    """What would make a game count when the hub refused one of its entries or results."""
+    if kind == "entry":
+        return (f"told to the table, never kept; its game waits for that entry: once its result is here, "
+                f"accept {table} {game} counts it as the table sent it")
+    return (f"told to the table, never counted; a later result of the game that the hub keeps counts, "
+            f"or the director's correct {table} {game} once one is kept")
 
 
 def _json(payload: dict | None) -> str:

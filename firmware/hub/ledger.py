@@ -165,10 +165,16 @@ class ResultRow(NamedTuple):
         return (self.club, self.table, self.ledger, self.game)
 
 
+def refused_kind(reason: str) -> str:
+    """Whether a "refused" conflict is of an entry or a result: its reason says ("entry: ..."; a result's
+    otherwise, as every refusal was before entries were noted)."""
+    return "entry" if reason.startswith("entry:") else "result"
+
+
 class ConflictRow(NamedTuple):
     """What a table sent that was not kept: ``kind`` "entry" or "result" (sent again as ``sent`` under
-    a key already ``kept`` otherwise; ``number`` its seq or rev) or "refused" (an impossible result,
-    ``reason`` why). Immutable."""
+    a key already ``kept`` otherwise; ``number`` its seq or rev) or "refused" (an entry or result the
+    hub will not keep, ``reason`` why, beginning "entry:" for an entry: :func:`refused_kind`). Immutable."""
 
     id: int
     night_id: int
@@ -493,6 +499,7 @@ class KeptBoard:
         self.through: dict[int, int] = {}  # game -> the last seq kept without a gap (-1: not its line)
         self.beyond: dict[int, set[int]] = {}  # game -> seqs kept past a gap
         self.results: dict[int, tuple[int, bool, str]] = {}  # game -> (rev, stored, status)
+        self.refusals: list[list[Any]] = []  # [game, kind, number, reason], in the order noted
 
     def entry(self, game: int, seq: int) -> None:
         """Entry ``seq`` of ``game`` kept (once: the ledger's UNIQUE key)."""
@@ -514,6 +521,19 @@ class KeptBoard:
         """Revision ``rev`` of ``game``'s result kept (``stored``), or refused and noted (not stored)."""
         if game not in self.results or (rev, stored) > self.results[game][:2]:
             self.results[game] = (rev, stored, status)
+
+    def refused(self, game: int, kind: str, number: int, reason: str, status: object = None) -> None:
+        """Entry or result ``number`` of ``game`` refused and noted: counted as kept (sending it again changes
+        nothing), and listed in the word's refusals."""
+        if kind == "entry":
+            self.entry(game, number)
+        elif isinstance(status, str):
+            self.result(game, number, status, stored=False)
+        self.refusals.append([game, kind, number, reason])
+
+    def refused_from(self, first: int | None) -> list[list[Any]]:
+        """The refusals of games from ``first`` on (all when it is not known), in the order noted."""
+        return [list(item) for item in self.refusals if item[0] >= (first or 0)]
 
     def word(self, first: int | None, most: int) -> tuple[int, list[list[Any]]]:
         """(from, [[game, seq, rev, status], ...]) for at most ``most`` games from ``first``, the board's
@@ -609,18 +629,24 @@ class HubRows:
         for game, rev, status in self._conn.execute(
                 "SELECT game, rev, status FROM results WHERE club=? AND tbl=? AND ledger=? ORDER BY game, rev", key):
             board.result(game, rev, status)
-        # A result refused is kept too, as a conflict with what was sent: the board may forget it (the
-        # director sees it and can correct the game); else it would send it again for ever.
-        for game, rev, sent in self._conn.execute(
-                "SELECT game, number, sent FROM conflicts WHERE club=? AND tbl=? AND ledger=? AND kind='refused' "
-                "ORDER BY game, number", key):
+        # An entry or result refused is kept too, as a conflict with what was sent: the board may forget it
+        # (the director sees it, and the board is told); else it would send it again for ever.
+        for game, number, sent, reason in self._conn.execute(
+                "SELECT game, number, sent, reason FROM conflicts WHERE club=? AND tbl=? AND ledger=? "
+                "AND kind='refused' ORDER BY id", key):
             try:
                 status = json.loads(sent).get("status")
             except (ValueError, AttributeError):
-                continue
-            if isinstance(status, str):
-                board.result(game, rev, status, stored=False)
+                status = None
+            board.refused(game, refused_kind(reason), number, reason, status)
         return board
+
+    def lineless(self, night_id: int) -> list[tuple[str, str, int, int]]:
+        """The night's games the hub holds entries of but not their game line (entry 0), as
+        (table, ledger, game, entries kept), in table and game order."""
+        return [(row[0], row[1], row[2], row[3]) for row in self._conn.execute(
+            "SELECT tbl, ledger, game, count(*) FROM entries WHERE night_id=? GROUP BY club, tbl, ledger, game "
+            "HAVING min(seq) > 0 ORDER BY tbl, game", (night_id,))]
 
     def entry_counts(self, night_id: int) -> dict[str, int]:
         """Entries kept for each table this night."""

@@ -389,27 +389,28 @@ class HubLink:
                 return
             if kind in ("entry", "result") and message.retain:
                 self.journal.ignored(f"table {table}: a retained {kind}: boards never send one retained, so it "
-                                     f"was planted (clear it: mosquitto_pub -r -n -t {message.topic})")
+                                     f"was planted (clear it: mosquitto_pub -r -n -t {message.topic})", table)
                 ack()
                 return
             if kind in ("status", "state") and not message.payload:  # a retained message cleared
                 self.on_table(table, kind, None)
                 ack()
                 return
-            payload = None
             try:
                 payload = schema.decode(kind, table, message.payload)
                 if kind == "result":
                     result_of(payload)
-            except (schema.ImpossibleResult, ResultError) as error:  # dropped, and noted for the director
-                refused = error.payload if isinstance(error, schema.ImpossibleResult) else payload or {}
-                self.journal.ignored(f"table {table}: dropped: {error}")
-                self.inbox.put(Received("refused", table, {**refused, "reason": str(error)}, message.mid,
-                                        message.qos, generation))
-                return
-            except schema.PayloadError as error:
-                self.journal.ignored(f"table {table}: {error}")
-                ack()
+            except (schema.PayloadError, ResultError) as error:
+                # An entry or result naming one of the table's games is noted for the director and told to
+                # the table by the writer (kept, so sending it again changes nothing); anything else is dropped.
+                refusal = schema.refusal_key(kind, table, message.payload)
+                if refusal is None:
+                    self.journal.ignored(f"table {table}: {error}", table)
+                    ack()
+                    return
+                reason = str(error) if str(error).startswith(f"{kind}:") else f"{kind}: {error}"
+                self.inbox.put(Received("refused", table, {**refusal, "reason": reason}, message.mid, message.qos,
+                                        generation))
                 return
             if kind in ("status", "state"):
                 self.on_table(table, kind, payload)

@@ -10,7 +10,8 @@ import json
 import re
 
 from scorer.errors import CribbageBoardError
-from scorer.variants import SkunkLines
+from scorer.limits import MAX_LINE
+from scorer.variants import GAME_POINTS_MOST, SkunkLines
 
 from ..club_settings import club_name_problem, shown
 
@@ -23,10 +24,13 @@ MAX_BYTES = {"status": 1024, "entry": 2048, "result": 8192, "state": 32768, "pai
              "kept": 4096, "standings": 262144, "hub": 1024}
 LARGEST = max(MAX_BYTES.values())  # the broker's message_size_limit (systemd/mosquitto-cribbage.conf)
 KEPT_GAMES = 64  # games a "kept" lists at most, from the board's floor on
+KEPT_REFUSED = 8  # refusals a "kept" lists at most (its newest), as many as fit its size
+REFUSED_KINDS = ("entry", "result")
+REASON_MOST = 300  # characters of a refusal's reason in a "kept"
 RESULT_STATUSES = ("finished", "abandoned", "open")  # open: the game's end was undone
 MAX_SEQ = 10**9  # entries of one game, revisions of one result: far more than any game has
-MAX_LINE = 200  # characters of an entry's record line
-PLAYER_NAME_MOST = 40  # characters in a player's name on the wire, and as the hub's director adds one
+# An entry's line has at most scorer.limits.MAX_LINE characters, the record's own limit.
+PLAYER_NAME_MOST = 40  # characters in a player's name a hub takes from a board of any version (NAME_MOST: given now)
 SIDE_NAME_MOST = 90  # characters in a side's name (partners: two players' names and a +)
 SKUNK_LINES = tuple(lines.value for lines in SkunkLines)
 LEDGER_ID = re.compile(r"[0-9a-f]{16}")
@@ -148,12 +152,22 @@ def pairing_payload(table: str, night: str, round_number: int, players: list[str
     return {"v": VERSION, "table": table, "night": night, "round": round_number, "players": list(players)}
 
 
-def kept_payload(table: str, ledger: str, first: int, games: list[list]) -> dict:
+def kept_payload(table: str, ledger: str, first: int, games: list[list], refused: list[list] | None = None) -> dict:
     """The hub's word to a table, retained, after each commit: what it has durably kept of
     ``ledger``'s games from ``first`` on, each ``[game, seq, rev, status]``: its line and entries
     0 to ``seq`` (-1: not even its line), and the highest ``rev`` of its result with that
-    revision's ``status`` (both None: no result)."""
-    return {"v": VERSION, "table": table, "ledger": ledger, "from": first, "games": [list(g) for g in games]}
+    revision's ``status`` (both None: no result). ``refused`` (optional, a field boards of the first
+    release ignore): what of those games the hub will not keep, each ``[game, "entry" or "result",
+    seq or rev, reason]``, newest last, at most KEPT_REFUSED and as many as fit the payload's size;
+    each is counted in ``games`` as kept, since sending it again would change nothing."""
+    payload = {"v": VERSION, "table": table, "ledger": ledger, "from": first, "games": [list(g) for g in games]}
+    if refused:
+        shown = [[game, kind, number, reason[:REASON_MOST]] for game, kind, number, reason in refused][-KEPT_REFUSED:]
+        while shown and len(encode({**payload, "refused": shown})) > MAX_BYTES["kept"]:
+            shown.pop(0)
+        if shown:
+            payload["refused"] = shown
+    return payload
 
 
 def hub_payload(online: bool, version: str, instance: str, since: str, said: int = 0) -> dict:
@@ -162,6 +176,26 @@ def hub_payload(online: bool, version: str, instance: str, since: str, said: int
     counts this run's presences, so a hub that is alive is told from one that only left its word."""
     return {"v": VERSION, "online": online, "version": version, "instance": instance, "since": since,
             "said": said}
+
+
+def refusal_key(kind: str, table: str, data: bytes) -> dict | None:
+    """Of an ``entry`` or ``result`` that :func:`decode` refused, what names it for good, when it can
+    be read (JSON of this version, for ``table``, with a ledger, game and seq or rev of the right
+    form): {"ledger", "game", "kind", "number", "sent"}; None when it names no game of ``table``."""
+    if kind not in REFUSED_KINDS or len(data) > MAX_BYTES[kind]:
+        return None
+    try:
+        sent = json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except (ValueError, RecursionError):  # _DuplicateKey among them: a payload that names a key twice
+        return None
+    if not isinstance(sent, dict) or type(sent.get("v")) is not int or sent["v"] != VERSION or \
+            sent.get("table") != table:
+        return None
+    number = sent.get("seq" if kind == "entry" else "rev", _MISSING)
+    if _LEDGER["ledger"](sent.get("ledger", _MISSING)) or _LEDGER["game"](sent.get("game", _MISSING)) or \
+            _count(0)(number):
+        return None
+    return {"ledger": sent["ledger"], "game": sent["game"], "kind": kind, "number": number, "sent": sent}
 
 
 def encode(payload: dict) -> bytes:
@@ -292,7 +326,7 @@ def _player(value) -> str | None:
 
     if not isinstance(value, str) or len(value) > PLAYER_NAME_MOST:
         return f"{shown(value)} is not a player's name"
-    problem = problem_of(normal(value))
+    problem = problem_of(normal(value), PLAYER_NAME_MOST)
     return f"{shown(value)}: {problem}" if problem else None
 
 
@@ -409,6 +443,22 @@ def _kept_games(value) -> str | None:
     return None
 
 
+def _refused(value) -> str | None:
+    if value is _MISSING or value is None:
+        return None
+    if not isinstance(value, list) or len(value) > KEPT_REFUSED:
+        return f"must be a list of at most {KEPT_REFUSED} refusals"
+    for item in value:
+        if not isinstance(item, list) or len(item) != 4:
+            return "each refusal is [game, kind, number, reason]"
+        game, kind, number, reason = item
+        problem = (_count(1)(game) or _count(0)(number) or _text(REASON_MOST)(reason)
+                   or (None if kind in REFUSED_KINDS else f"kind {shown(kind)} is not one"))
+        if problem:
+            return f"{shown(item)}: {problem}"
+    return None
+
+
 def _one_of(choices: tuple[str, ...]):
     def check(value):
         return None if value is None or value is _MISSING or value in choices else \
@@ -426,12 +476,12 @@ _FIELDS: dict[str, dict] = {
         f"is {shown(v)}: use one of {', '.join(RESULT_STATUSES)}",
         "variant": _text(30), "seats": _players(2, 4), "scores": _scores,
         "winner": _text(SIDE_NAME_MOST, optional=True), "losers": _losers, "margin": _count(-1000, 1000, optional=True),
-        "result": _text(20, optional=True), "game_points": _count(0, 100, optional=True),
+        "result": _text(20, optional=True), "game_points": _count(0, 3 * GAME_POINTS_MOST, optional=True),
         "skunk": _is((bool,), optional=True), "at": _text(30, STAMP, optional=True),
         "target": _count(31, 1000, optional=True), "skunk_lines": _one_of(SKUNK_LINES),
         "points": _text(40, optional=True),
     },
-    "kept": {"ledger": _text(16, LEDGER_ID), "from": _count(1), "games": _kept_games},
+    "kept": {"ledger": _text(16, LEDGER_ID), "from": _count(1), "games": _kept_games, "refused": _refused},
     "state": {"ledger": _text(16, LEDGER_ID), "game": _count(1, optional=True), "seq": _count(0),
               "state": _is((dict,), optional=True)},
     "pairing": {"night": _text(40), "round": _count(1, 1000), "players": _players(0, 4)},

@@ -219,6 +219,13 @@ class ClubLink:
         players = pairing["players"]
         return f"R{pairing['round']}: " + (" v ".join(players) if players else "table free")
 
+    def refusals(self) -> list[str]:
+        """What the hub refused since last asked, each a notice for the OLED (the journal has said it)."""
+        taken = []
+        while self.outbox.refusals:
+            taken.append(self.outbox.refusals.popleft())
+        return taken
+
     @property
     def watermark(self) -> Watermark | None:
         """The hub's word as the board keeps it (None before the ledger is read)."""
@@ -334,6 +341,8 @@ class ClubLink:
             outbox.status_due = True
         while self._kept:
             outbox.hub_kept(reader, self._kept.popleft())
+        if outbox.refusals:
+            self.changed()
         if self._waiting(session):
             return
         if outbox.send(reader, bool(session.hub_online)):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -222,6 +223,8 @@ class Outbox:
         self._discovered: tuple[str, ...] | None = None  # the sides' names of Home Assistant's entities published
         self._saved_at = float("-inf")
         self._dirty = False
+        self.refusals: deque[str] = deque()  # what the hub refused, for the OLED: taken by the board's loop
+        self._told: set[tuple[int, str, int]] = set()  # (game, kind, number) refusals said since the start
 
     @property
     def watermark(self) -> Watermark | None:
@@ -283,6 +286,7 @@ class Outbox:
         if kept["ledger"] != mark.key["ledger"]:
             return  # another board's at this table
         games = {game: (seq, rev, status) for game, seq, rev, status in kept["games"]}
+        self._refused(kept.get("refused") or [])
         moved = False
         if self._asking:  # games before its "from" were settled by this board before it lost its watermark
             self._asking = False
@@ -321,6 +325,18 @@ class Outbox:
             self._dirty = True
             self.resends.progress()
             self._settle(reader)
+
+    def _refused(self, refusals: list[list[Any]]) -> None:
+        """What the hub says it will not keep (its word counts each as kept, so it is not sent again): one
+        line in the journal for each, said once, and a notice for the OLED."""
+        for game, kind, number, reason in refusals:
+            if (game, kind, number) in self._told:
+                continue
+            self._told.add((game, kind, number))
+            what = "game line" if kind == "entry" and number == 0 else f"{kind} {number}"
+            self.log(f"club: the hub refused game {game}'s {what} (table {self.club.table}): {reason}; it is not "
+                     "sent again, and the game counts only by the club director's word: tell the director")
+            self.refusals.append(f"The hub refused game {game}: it counts only if the director says so")
 
     def _settle(self, reader: LedgerReader) -> None:
         """Move the first open game past games the hub has whole, whose result it has as it stands, and

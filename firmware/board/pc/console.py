@@ -14,7 +14,8 @@ from typing import TextIO
 from ledger.errors import LedgerError
 from ledger.writer import LedgerWriter
 from scorer.errors import CribbageError
-from scorer.record import MAX_LINE, parse_line
+from scorer.limits import MAX_LINE
+from scorer.record import parse_line
 from scorer.report import summary
 
 from ...config import ClubConfig
@@ -75,12 +76,16 @@ def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO |
     shown = [""]
 
     def pairing_changed() -> None:
-        """The hub's pairing for this table, as the board's OLED shows it: one line when it changes."""
+        """The hub's pairing for this table, as the board's OLED shows it: one line when it changes; and
+        what the hub refused, as the board's OLED says it."""
         now = link.next_game() if link is not None else ""
         if now and now != shown[0]:
             shown[0] = now
             out(f"club: {now}\n")
-            stdout.flush()
+        refused: list[str] = link.refusals() if link is not None else []
+        for notice in refused:
+            out(f"! club: {notice}\n")
+        stdout.flush()
 
     try:
         if club is not None and club.enabled:
