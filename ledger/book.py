@@ -16,6 +16,7 @@ from pathlib import Path
 
 from scorer.errors import CribbageError
 from scorer.game import Outcome
+from scorer.limits import STORED_LINE_MOST
 from scorer.match import Match, Standing
 from scorer.record import SOURCE_MARK, Action, GameHeader, Scorebook, parse_line
 
@@ -29,10 +30,11 @@ UNREADABLE = (ValueError, KeyError, TypeError, AttributeError, RecursionError)
 
 
 def parse_stored(line: object) -> Action:
-    """A stored record line as an action; ValueError (a CribbageError among them) if it does not read."""
+    """A stored record line as an action; ValueError (a CribbageError among them) if it does not read.
+    A line an earlier version acknowledged, under its longer limit, still reads."""
     if not isinstance(line, str):
         raise ValueError(f"not text: {line!r}")
-    action = parse_line(line)
+    action = parse_line(line, most=STORED_LINE_MOST)
     if action is None:
         raise ValueError("an empty line")
     return action

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .variants import GAME_POINTS_MOST, TARGET_MOST, VARIANTS, SkunkLines
 
 MAX_LINE = 200  # characters of one record line, comment included
+STORED_LINE_MOST = 1000  # what a ledger of an earlier version may hold: read back whole, never taken anew
 SEATS_MOST = max(variant.players for variant in VARIANTS.values())
 
 

@@ -90,12 +90,12 @@ def shown(text: str, limit: int = 24) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def check_line(text: str) -> str:
-    """The line without its line ending; RecordSyntaxError if it is too long or
+def check_line(text: str, most: int = MAX_LINE) -> str:
+    """The line without its line ending; RecordSyntaxError if it is longer than ``most`` or
     holds a control character (a NUL, an escape, a byte that was not UTF-8)."""
     text = text.rstrip("\r\n")
-    if len(text) > MAX_LINE:
-        raise RecordSyntaxError(f"the line is {len(text)} characters long: a record line has at most {MAX_LINE}")
+    if len(text) > most:
+        raise RecordSyntaxError(f"the line is {len(text)} characters long: a record line has at most {most}")
     control = None if text.isprintable() else next((char for char in text if _control(char)), None)
     if control:
         raise RecordSyntaxError(
@@ -125,8 +125,8 @@ def source_of(text: str) -> dict[str, str] | None:
     return {"via": words[0]}
 
 
-def parse_line(text: str) -> Action | None:
-    """Parse one record line; None for a blank or comment line.
+def parse_line(text: str, most: int = MAX_LINE) -> Action | None:
+    """Parse one record line of at most ``most`` characters; None for a blank or comment line.
 
     One action a line, ``#`` starts a comment::
 
@@ -143,7 +143,7 @@ def parse_line(text: str) -> Action | None:
     >>> parse_line("# a comment") is None
     True
     """
-    words = check_line(text).split("#", 1)[0].split()
+    words = check_line(text, most).split("#", 1)[0].split()
     if not words:
         return None
     verb, args = words[0].lower(), words[1:]

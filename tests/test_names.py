@@ -158,3 +158,27 @@ def test_the_wire_takes_the_longest_line_and_names_in_its_byte_caps():
     pairing = schema.encode(schema.pairing_payload("1", "n" * 40, 1, names))
     assert len(result) <= schema.MAX_BYTES["result"] and len(pairing) <= schema.MAX_BYTES["pairing"]
     assert schema.decode("pairing", "1", pairing)["players"] == names
+
+
+def test_a_ledger_an_earlier_version_wrote_with_long_names_reads_whole_and_plays_on(tmp_path):
+    """A 237-character game line of four 41-character names, acknowledged by an earlier version: the
+    ledger reads it whole after the limit came down to 200, and the game goes on from the board."""
+    from ledger.reader import LedgerReader
+    from ledger.writer import LedgerWriter
+    from scorer.game import Entry
+    from scorer.limits import MAX_LINE
+
+    from web_games import write_games
+
+    names = [letter * 41 for letter in "ABCD"]
+    header = f"game four-hand seats={','.join(names)} dealer={names[0]}"
+    assert len(header) > MAX_LINE
+    ledger = tmp_path / "ledger.sqlite3"
+    with LedgerWriter(ledger) as store:
+        write_games(store, [[header, f"peg {names[1]} 2"]], kept_before=True)
+    with LedgerReader(ledger) as reader:
+        assert reader.export() == [header, f"peg {names[1]} 2"]
+    with LedgerWriter(ledger) as store:
+        assert store.game.state.scores[1] == 2
+        store.apply(Entry.peg(names[2], 3))
+        assert store.game.state.scores == (3, 2)  # A and C are partners, B and D

@@ -117,17 +117,18 @@ def up_to_a_crib(seed: int = 7) -> list[str]:
 
 def write_games(store, records: list[list[str]], kept_before: bool = False) -> None:
     """Apply each record's lines to a LedgerWriter (the writer); with ``kept_before``, game lines as an
-    earlier version kept them, before names had a length (scorer.limits.NAME_MOST): the web view still
-    shows such names."""
+    earlier version kept them, before names and lines had today's lengths (scorer.limits): the web view
+    still shows such names."""
     from unittest import mock
 
+    from scorer.limits import MAX_LINE, STORED_LINE_MOST
     from scorer.record import GameHeader
 
     with mock.patch.object(GameHeader, "with_names_checked", lambda header: header) if kept_before else \
             contextlib.nullcontext():
         for record in records:
             for line in record:
-                action = parse_line(line)
+                action = parse_line(line, most=STORED_LINE_MOST if kept_before else MAX_LINE)
                 if action is not None:
                     store.apply(action)
 
