@@ -147,6 +147,7 @@ def run_size(tables: int, args, label: str = "", root: Path = ROOT) -> dict:
                 if ready[1]:
                     raise SystemExit(f"bench/club.py: /club/events: {ready[1]}")
             try:
+                prologue(out, hub, baseline, publishers)
                 live(out, args, hub, baseline, publishers, pairings, interval, ours if watch else None)
                 if watch is not None:
                     ours.send(("stop",))
@@ -170,6 +171,20 @@ def run_size(tables: int, args, label: str = "", root: Path = ROOT) -> dict:
     out["load_after"] = load()
     out["rounds"] = round_time(len(players)) if args.round_timing else None
     return out
+
+
+def prologue(out: dict, hub: Hub, baseline: Baseline, publishers: Publishers) -> None:
+    """Each table's first game up to where its live phase starts, sent and kept by both before the clock
+    starts: the live phase's results then follow all their entries, and are counted."""
+    out["prologue_records"] = publishers.prologue()
+    count = len(out["prologue_records"])
+    wait_total(baseline.total, count, 120 + count / 100)
+    if "hub_failed" not in out:
+        deadline = time.monotonic() + 60
+        while not hub.state.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with HubReader(hub.state) as reader:
+            wait_total(lambda: hub_total(reader), count, 120 + count / 100, hub.alive)
 
 
 def live(out: dict, args, hub: Hub, baseline: Baseline, publishers: Publishers, pairings, interval: float,
@@ -226,7 +241,7 @@ def live(out: dict, args, hub: Hub, baseline: Baseline, publishers: Publishers, 
         out["hub_cpu_per_message"] = out["hub_cpu"] * wall / max(len(records), 1)
     # the baseline: everything committed (it may be far behind: a commit a message), then stopped, its session
     # kept for the drain
-    wait_total(baseline.total, len(records), max(ceiling, len(records) / 100))
+    wait_total(baseline.total, len(out["prologue_records"]) + len(records), max(ceiling, len(records) / 100))
     out["baseline_hwm"] = peak_mb(baseline.process.pid)
     committed = baseline.stop()
     lags = {"entry": [], "result": []}
@@ -247,7 +262,7 @@ def drain(out: dict, args, hub: Hub, baseline: Baseline, publishers: Publishers)
     """Both away, ``args.drain`` messages queued for them; each started alone and timed until it has all."""
     running = "hub_failed" not in out
     hub.stop()
-    before = out["sent"]
+    before = len(out["prologue_records"]) + out["sent"]
     out["drain_records"] = publishers.burst(args.drain) if args.drain else []
     expected = before + len(out["drain_records"])
     out["drained"] = len(out["drain_records"])
@@ -273,7 +288,7 @@ def drain(out: dict, args, hub: Hub, baseline: Baseline, publishers: Publishers)
 
 def accepted(out: dict, hub: Hub, baseline: Baseline, publishers: Publishers) -> None:
     """Every entry and result published is in each ledger once; else stop, saying so."""
-    records = out["live_records"] + out["drain_records"]
+    records = out["prologue_records"] + out["live_records"] + out["drain_records"]
     entries: dict[str, int] = {}
     results = set()
     for kind, table, _, _, key, _ in records:

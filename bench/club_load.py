@@ -51,12 +51,15 @@ def _split(total: int) -> list[int]:
 
 class Script:
     """One table's messages in order, as a board sends them: a game's line (seq 0) and its entries, then the
-    game's result (rev = its entries), then the next game. ``start`` puts the table in the middle of a game."""
+    game's result (rev = its entries), then the next game. ``start`` is how far into its first game the
+    table is when the live phase begins: the messages before it (:attr:`ahead`) are its prologue, sent
+    first, so every result the table sends follows all of its game's entries and can be counted."""
 
     def __init__(self, table: str, players: list[str], start: int):
         self.table, self.players = table, players
         self.ledger = os.urandom(8).hex()
-        self.game, self.seq = 1, start % (ENTRIES_A_GAME + 2)
+        self.game, self.seq = 1, 0
+        self.ahead = start % (ENTRIES_A_GAME + 1)  # the game line and entries before the live phase
         self.entries = self.results = 0
         self.topics = {kind: schema.Topics(CLUB).of_table(kind, table) for kind in ("entry", "result")}
 
@@ -159,7 +162,14 @@ def publisher(conn, port: int, specs: list[tuple[int, str, list[str]]]) -> None:
     while True:
         command = conn.recv()
         cpu = time.process_time()
-        if command[0] == "live":
+        if command[0] == "prologue":  # each table's first game up to where its live phase begins, untimed
+            records = []
+            for i, script in enumerate(scripts):
+                for _ in range(script.ahead):
+                    records.append((*send(i), None))
+                service(0)
+            settle(time.monotonic() + 300)
+        elif command[0] == "live":
             _, began, seconds, interval, total = command
             plan = sorted((began + spec[0] * interval / total + j * interval, i)
                           for i, spec in enumerate(specs)
@@ -228,6 +238,10 @@ class Publishers:
         if unacked:
             raise SystemExit(f"bench/club.py: the broker did not acknowledge {unacked} messages the tables sent")
         return records, unacked, cpu
+
+    def prologue(self) -> list:
+        """Each table's first game up to the point its live phase begins (:attr:`Script.ahead`)."""
+        return self._all([("prologue",)] * len(self.links), 600)[0]
 
     def live(self, began: float, seconds: float, interval: float, meanwhile) -> tuple[list, float]:
         """The live phase from ``began`` (``meanwhile()`` is called once the publishers have their plan)."""
