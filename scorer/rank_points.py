@@ -1,17 +1,10 @@
-"""The points of fifteens, pairs and runs of every multiset of five ranks, as the coach reads them.
+"""The points of fifteens, pairs and runs of every multiset of five ranks, in rows, as the coach reads them.
 
-The 6,175 multisets (at most four of a rank) are laid out in rows: one row for
-each multiset of three ranks (``TRIPLES``, 455 of them), holding the points of
-those three with each multiset of two ranks added (``PAIRS``, 91 a row). A
-crib's three known ranks (the two thrown and the starter's) pick its row, and
-the opponent's two cards, counted by rank pair, are weighed against it as a
-whole; a kept hand of four and the starter is read the same way. A row's
-entry for a multiset with a fifth card of one rank, which no hand holds, is 0.
-
-The rows ship as the module ``scorer.rank_rows`` (:func:`load`), written by
-``python -m scorer.rank_points`` from the itemised counter's own fifteens,
-pairs and runs (:func:`build`); ``tests/test_rank_points.py`` checks them
-against that count and against ``score_hand``.
+A row for each multiset of three ranks (``TRIPLES``, 455), an entry for each two ranks added (``PAIRS``,
+91 a row): a crib's thrown ranks and the starter's pick its row, and the opponent's rank pairs are
+weighed against it whole. Five of a rank, which no pack deals, is 0. The rows ship as the module
+``scorer.rank_rows`` (:func:`load`), written by ``python -m scorer.rank_points`` from the itemised
+counter's own fifteens, pairs and runs (:func:`build`).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ the hand's rank multiset in a table that :mod:`scorer.counting`'s own counter
 fills, one size at a time on first use; the flush and nobs, which need the
 suits, are checked inline. ``score_hand`` stays the itemised count (what
 "check my count" shows); this is for callers that count many hands and want
-only the figures, such as a discard coach.
+only the figures (the coach has its own table, :mod:`scorer.rank_points`).
 """
 
 from __future__ import annotations

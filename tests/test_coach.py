@@ -4,6 +4,7 @@ from its rank pairs and closed forms."""
 import random
 import subprocess
 import sys
+from collections import Counter
 from fractions import Fraction
 from itertools import combinations
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from scorer import coach as coach_module
-from scorer.cards import SUITS, deck, parse_cards
+from scorer.cards import deck, parse_cards
 from scorer.coach import CRIBS, STARTERS, coach
 from scorer.counting import score_hand
 from scorer.errors import CardError
@@ -92,7 +93,7 @@ def test_the_crib_flushes_and_nobs_in_closed_form_match_every_crib_counted(cards
             parts = hand_parts([*thrown, a, b], starter, crib=True)
             counted += parts.flush + parts.nobs
     seen = {(card.rank, card.suit) for card in six}
-    suited = {suit: 13 - sum(card.suit == suit for card in six) for suit in SUITS}
+    suited = Counter(card.suit for card in unseen)
     assert coach_module._crib_suits(thrown, seen, suited) == counted
 
 
