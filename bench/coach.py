@@ -53,7 +53,10 @@ def cpu(fn: Callable[[], object]) -> float:
 
 def extract(rev: str, into: Path) -> Path:
     """The tree of ``rev`` (git archive) in ``into``; its folder."""
-    done = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev], capture_output=True)
+    try:
+        done = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev], capture_output=True)
+    except OSError as error:
+        raise SystemExit(f"coach: git cannot be run to read {rev}: {error.strerror or error}") from None
     if done.returncode:
         raise SystemExit(f"coach: git cannot read {rev}: {done.stderr.decode(errors='replace').strip()}")
     with tarfile.open(fileobj=BytesIO(done.stdout)) as tar:
