@@ -1,6 +1,10 @@
 """The discard coach: which two of six cards to throw to the crib, ranked by the points they keep.
 
 Exact, not sampled; pegging is not counted; the six-card two-player game only (:func:`coach`).
+Fifteens, pairs and runs depend on the ranks alone: a hand's are read from the table of
+:mod:`scorer.rank_points`, and a crib's are summed over the opponent's two cards taken as counts
+of rank pairs, weighed against that table's rows. Flushes and nobs, which need the suits, are
+counted in closed form.
 """
 
 from __future__ import annotations
@@ -8,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations
+from operator import mul
 
-from .cards import JACK, Card, deck
+from . import rank_points
+from .cards import JACK, SUITS, Card
 from .counting import _as_cards
 from .errors import CardError
-from .totals import hand_total
 
 DEALT = 6
 STARTERS = 52 - DEALT  # the starters the player cannot rule out
@@ -20,14 +25,22 @@ CRIBS = (STARTERS - 1) * (STARTERS - 2) // 2  # the opponent's possible throws, 
 ASSUMES = ("the opponent's two cards are any two of the 45 left, each pair as likely; pegging is not counted; "
            "the six-card two-player game only")
 
-_Counts = tuple[tuple[tuple[int, bool, bool], int], ...]
-_Kinds = tuple[int, bool, _Counts]
-_Sorted = tuple[list[list[Card]], _Counts]
+_ROW = rank_points.ROW
+# Where each three ranks' row starts in the table (the ranks sorted); the table itself is loaded on the
+# first hand coached.
+_ROWS: dict[tuple[int, ...], int] = {triple: index * _ROW for index, triple in enumerate(rank_points.TRIPLES)}
+_TABLE: list[bytes] = []
 
 
-def _total(hand: tuple[Card, ...], starter: Card, crib: bool) -> int:
-    """The show total of ``hand`` with ``starter`` (a crib if ``crib``): the totals path's."""
-    return hand_total(hand, starter, crib)
+def _pair_places() -> list[list[int]]:
+    """The place in a row of each two ranks, either way round."""
+    places = [[0] * 14 for _ in range(14)]
+    for index, (low, high) in enumerate(rank_points.PAIRS):
+        places[low][high] = places[high][low] = index
+    return places
+
+
+_PAIR = _pair_places()
 
 
 @dataclass(frozen=True)
@@ -87,62 +100,94 @@ def coach(cards: Iterable[Card | str], dealer: bool) -> tuple[Discard, ...]:
     if len(six) != DEALT:
         raise CardError(f"the coach needs the 6 cards dealt, not {len(six)}")
     six.sort()
-    unseen = [card for card in deck() if card not in six]
-    sorted_out: dict[tuple[Card, bool], _Sorted] = {}
+    if not _TABLE:
+        _TABLE.append(rank_points.load())
+    table = _TABLE[0]
+    seen = {(card.rank, card.suit) for card in six}
+    left = [0] + [4 - sum(card.rank == rank for card in six) for rank in range(1, 14)]  # unseen, by rank
+    suited = {suit: 13 - sum(card.suit == suit for card in six) for suit in SUITS}  # unseen, by suit
+    weights = _pair_weights(left)
+    by_ranks: dict[tuple[int, int], int] = {}
     found = []
     for throw in combinations(six, 2):
-        keep = tuple(card for card in six if card not in throw)
-        hands = [_total(keep, starter, False) for starter in unseen]
-        by_kinds: dict[_Kinds, int] = {}
-        crib_sum = sum(_crib_sum(throw, starter, unseen, by_kinds, sorted_out) for starter in unseen)
-        found.append(Discard(keep, throw, dealer, sum(hands), min(hands), max(hands), crib_sum))
+        first, second = throw
+        keep = tuple([card for card in six if card is not first and card is not second])
+        ranks = (first.rank, second.rank)
+        crib_ranks = by_ranks.get(ranks)
+        if crib_ranks is None:
+            crib_ranks = by_ranks[ranks] = _crib_ranks(ranks, weights, table)
+        crib_sum = crib_ranks + _crib_suits(throw, seen, suited)
+        found.append(Discard(keep, throw, dealer, *_hand(keep, left, seen, suited, table), crib_sum))
     order = sorted(range(len(found)), key=lambda i: (-found[i].expected, -found[i].hand_sum, i))
     return tuple(found[i] for i in order)
 
 
-def _crib_sum(throw: tuple[Card, ...], starter: Card, unseen: list[Card], by_kinds: dict[_Kinds, int],
-              sorted_out: dict[tuple[Card, bool], _Sorted] | None = None) -> int:
-    """The crib's total summed over every pair the opponent may throw, with this ``starter``. Starters
-    that leave the same kinds in the same numbers give the same sum: ``by_kinds`` keeps it for them;
-    ``sorted_out`` keeps each starter's cards sorted into kinds for the other throws.
+def _pair_weights(left: list[int]) -> dict[int, list[int]]:
+    """For each starter rank, the number of ways (starter, opponent's pair) that give each pair of ranks
+    (``rank_points.PAIRS`` order): the starters of that rank times the pairs of the 45 cards left with it.
+    They depend on the six cards' ranks alone, so every throw of a hand shares them."""
+    weights = {}
+    for starter, starters in enumerate(left):
+        if starters:
+            rest = left.copy()
+            rest[starter] -= 1
+            weights[starter] = [starters * (rest[x] * rest[y] if x != y else rest[x] * (rest[x] - 1) // 2)
+                                for x, y in rank_points.PAIRS]
+    return weights
 
-    The crib is counted by groups: a crib's count depends on its cards' ranks, on
-    whether it is a five-card flush and on whether it holds the jack of the
-    starter's suit (nobs), so the opponent's cards are sorted into kinds (rank,
-    of the flush suit, the nobs jack) and each pair of kinds is counted once and
-    weighed by how many pairs of cards it stands for.
-    """
-    first, second = throw
-    flush = first.suit == second.suit == starter.suit
-    sorted_out = {} if sorted_out is None else sorted_out
-    found = sorted_out.get((starter, flush))
-    if found is None:
-        found = sorted_out[(starter, flush)] = _sort_out(starter, flush, unseen)
-    groups, counts = found
-    held_nobs = any(card.rank == JACK and card.suit == starter.suit for card in throw)
-    key: _Kinds = (starter.rank, held_nobs, counts)
-    known = by_kinds.get(key)
-    if known is not None:
-        return known
+
+def _crib_ranks(thrown: tuple[int, int], weights: dict[int, list[int]], table: bytes) -> int:
+    """The fifteens, pairs and runs of the crib summed over every starter and every pair the opponent may
+    throw: each starter rank's weights against the row of the two thrown ranks and the starter's."""
+    first, second = thrown
     total = 0
-    for i, one in enumerate(groups):
-        if len(one) > 1:
-            total += len(one) * (len(one) - 1) // 2 * _total((first, second, one[0], one[1]), starter, True)
-        for other in groups[i + 1:]:
-            total += len(one) * len(other) * _total((first, second, one[0], other[0]), starter, True)
-    by_kinds[key] = total
+    for starter, weight in weights.items():
+        at = _ROWS[tuple(sorted((first, second, starter)))]
+        total += sum(map(mul, weight, table[at:at + _ROW]))
     return total
 
 
-def _sort_out(starter: Card, flush: bool, unseen: list[Card]) -> _Sorted:
-    """The cards the opponent may throw with this ``starter``, by kind (rank; of the starter's suit, when
-    the crib can be a flush; the nobs jack), and how many of each kind: a crib's count is the same for
-    any two cards of the same kinds."""
-    cut = starter.suit
-    kinds: dict[tuple[int, bool, bool], list[Card]] = {}
-    for card in unseen:
-        if card != starter:
-            suited = card.suit == cut
-            kinds.setdefault((card.rank, flush and suited, suited and card.rank == JACK), []).append(card)
-    counts = tuple(sorted((kind, len(cards)) for kind, cards in kinds.items()))
-    return list(kinds.values()), counts
+def _crib_suits(throw: tuple[Card, ...], seen: set[tuple[int, str]], suited: dict[str, int]) -> int:
+    """The crib's flushes and nobs summed over every starter and every pair the opponent may throw.
+
+    A crib flush needs both thrown cards, the starter and the opponent's two of one
+    suit: the starters of that suit times the pairs of the rest of it, 5 points each.
+    Nobs is the jack of the starter's suit in the crib: for every starter of a suit
+    but that jack, all 990 pairs when it was thrown, the 44 pairs that hold it when
+    the opponent may have it, none when it is kept.
+    """
+    first, second = throw
+    total = 0
+    if first.suit == second.suit:
+        rest = suited[first.suit] - 1
+        total += 5 * (rest + 1) * (rest * (rest - 1) // 2)
+    for suit, starters in suited.items():
+        if (JACK, suit) in ((first.rank, first.suit), (second.rank, second.suit)):
+            total += starters * CRIBS
+        elif (JACK, suit) not in seen:
+            total += (starters - 1) * (STARTERS - 2)  # the pairs of the 45 left that hold the jack
+    return total
+
+
+def _hand(keep: tuple[Card, ...], left: list[int], seen: set[tuple[int, str]], suited: dict[str, int],
+          table: bytes) -> tuple[int, int, int]:
+    """The kept hand's total summed over the 46 starters, and its lowest and highest: the ranks' points by
+    the starter's rank, the flush and nobs by the starter's suit."""
+    a, b, c, d = keep
+    suit = a.suit
+    flush = b.suit == suit and c.suit == suit and d.suit == suit
+    held = {(card.rank, card.suit) for card in keep}
+    bonus = {}
+    for starter_suit in SUITS:
+        bonus[starter_suit] = ((5 if starter_suit == suit else 4) if flush else 0) + ((JACK, starter_suit) in held)
+    total = sum(suited[s] * bonus[s] for s in SUITS)
+    low, high = 99, -1
+    at = _PAIR[c.rank][d.rank]
+    for starter, starters in enumerate(left):
+        if starters:
+            ranks = table[_ROWS[tuple(sorted((a.rank, b.rank, starter)))] + at]
+            total += starters * ranks
+            extras = [bonus[s] for s in SUITS if (starter, s) not in seen]
+            low = min(low, ranks + min(extras))
+            high = max(high, ranks + max(extras))
+    return total, low, high

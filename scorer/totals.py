@@ -5,7 +5,7 @@ the hand's rank multiset in a table that :mod:`scorer.counting`'s own counter
 fills, one size at a time on first use; the flush and nobs, which need the
 suits, are checked inline. ``score_hand`` stays the itemised count (what
 "check my count" shows); this is for callers that count many hands and want
-only the figures, such as a discard coach.
+only the figures (the coach has its own table, :mod:`scorer.rank_points`).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ class Parts(NamedTuple):
 # A field of 2 or more (a rank held twice) has one of its upper two bits set.
 _WEIGHT = (0, *(1 << 3 * (rank - 1) for rank in range(1, 14)))
 _REPEATED = sum(0b110 << 3 * (rank - 1) for rank in range(1, 14))
+_JACKS = 0b111 << 3 * (JACK - 1)
 
 # Key -> points of fifteens, pairs and runs, and key -> (fifteens, pairs, runs), for
 # the sizes (hand and starter) filled so far: a key of another size is in neither.
@@ -87,8 +88,41 @@ def hand_total(cards: Sequence[Card | str], starter: Card | str, crib: bool = Fa
     29
     """
     try:
+        if len(cards) != 4:
+            return _other_total(cards, starter, crib)
+        a, b, c, d = cards
+        ra, rb, rc, rd, rs = a.rank, b.rank, c.rank, d.rank, starter.rank  # type: ignore[union-attr]
+        sa, sb, sc, sd, ss = a.suit, b.suit, c.suit, d.suit, starter.suit  # type: ignore[union-attr]
+        held = _WEIGHT[ra] + _WEIGHT[rb] + _WEIGHT[rc] + _WEIGHT[rd]
+    except (AttributeError, IndexError, TypeError, ValueError):  # text, not a sequence of four cards
+        return _other_total(cards, starter, crib)
+    key = held + _WEIGHT[rs]
+    # A card given twice shares its rank with another: only then are the cards compared, pair by pair.
+    if key & _REPEATED and (
+            (ra == rb and sa == sb) or (ra == rc and sa == sc) or (ra == rd and sa == sd) or (ra == rs and sa == ss)
+            or (rb == rc and sb == sc) or (rb == rd and sb == sd) or (rb == rs and sb == ss)
+            or (rc == rd and sc == sd) or (rc == rs and sc == ss) or (rd == rs and sd == ss)):
+        _checked(cards, starter)  # raises, naming the card
+    points = _POINTS.get(key)
+    if points is None:  # the table not filled yet
+        _fill(5)
+        points = _POINTS[key]
+    if held & _JACKS and ((ra == JACK and sa == ss) or (rb == JACK and sb == ss) or (rc == JACK and sc == ss)
+                          or (rd == JACK and sd == ss)):
+        points += 1
+    if sa == sb == sc == sd:
+        if sa == ss:
+            return points + 5
+        if not crib:
+            return points + 4
+    return points
+
+
+def _other_total(cards: Sequence[Card | str] | Iterable[Card | str], starter: Card | str, crib: bool) -> int:
+    """:func:`hand_total` of a hand of three or five cards, of text or of an iterable; refuses the rest."""
+    try:
         s_rank, s_suit = starter.rank, starter.suit  # type: ignore[union-attr]
-        suit = cards[0].suit  # type: ignore[union-attr]
+        suit = cards[0].suit  # type: ignore[index, union-attr]
         key = _WEIGHT[s_rank]
         flush = True
         nobs = 0
@@ -105,7 +139,7 @@ def hand_total(cards: Sequence[Card | str], starter: Card | str, crib: bool = Fa
         seen = {(s_rank, s_suit)}
         for card in cards:
             seen.add((card.rank, card.suit))  # type: ignore[union-attr]
-        if len(seen) != len(cards) + 1:
+        if len(seen) != len(cards) + 1:  # type: ignore[arg-type]
             _checked(cards, starter)  # raises, naming the card
     try:
         points = _POINTS[key] + nobs
@@ -116,8 +150,8 @@ def hand_total(cards: Sequence[Card | str], starter: Card | str, crib: bool = Fa
     if not flush:
         return points
     if suit == s_suit:
-        return points + len(cards) + 1
-    return points if crib else points + len(cards)
+        return points + len(cards) + 1  # type: ignore[arg-type]
+    return points if crib else points + len(cards)  # type: ignore[arg-type]
 
 
 def hand_parts(cards: Sequence[Card | str], starter: Card | str, crib: bool = False) -> Parts:

@@ -1,7 +1,13 @@
-"""The discard coach, checked against plain loops over score_hand written here, apart from its groups."""
+"""The discard coach, checked against plain loops over every starter and every crib written here, apart
+from its rank pairs and closed forms."""
 
+import random
+import subprocess
+import sys
+from collections import Counter
 from fractions import Fraction
 from itertools import combinations
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +16,9 @@ from scorer.cards import deck, parse_cards
 from scorer.coach import CRIBS, STARTERS, coach
 from scorer.counting import score_hand
 from scorer.errors import CardError
+from scorer.totals import hand_parts, hand_total
+
+ROOT = Path(__file__).resolve().parent.parent
 
 HANDS = [
     "5H 5D JC 6S 7S KD",  # the jack of clubs: nobs with a club starter
@@ -63,21 +72,72 @@ def test_each_discards_hand_figures_match_every_starter_counted(cards):
         assert (discard.hand_sum, discard.hand_min, discard.hand_max) == brute_hand(discard.keep, unseen)
 
 
-@pytest.mark.parametrize("cards, throw, starter", [
-    ("5H 5D JC 6S 7S KD", "JC KD", "5C"),  # the nobs jack thrown, a club starter
-    ("5H 5D JC 6S 7S KD", "6S 7S", "4C"),  # the club jack kept: no nobs in the crib
-    ("5H 5D JC 6S 7S KD", "6S 7S", "4H"),  # the jack of hearts may come from the opponent: nobs
-    ("5H 6H 7H 8H 9H JH", "5H 6H", "2H"),  # a five-card crib flush possible
-    ("5H 6H 7H 8H 9H JH", "5H 6H", "JS"),  # a jack starter: no nobs for anyone
-    ("JH JD 5S 5C 4H 6D", "5S 5C", "KS"),
+@pytest.mark.slow
+@pytest.mark.parametrize("cards, throw", [
+    ("5H 5D JC 6S 7S KD", "JC KD"),  # the nobs jack thrown
+    ("5H 5D JC 6S 7S KD", "6S 7S"),  # the club jack kept: no nobs for a club starter; a spade flush possible
+    ("5H 6H 7H 8H 9H JH", "5H 6H"),  # a five-card crib flush possible, the heart jack kept
+    ("5H 6H 7H 8H 9H JH", "9H JH"),  # a flush possible and the heart jack thrown
+    ("JH JD 5S 5C 4H 6D", "5S 5C"),  # two jacks kept; the others with the opponent
 ])
-def test_the_crib_sum_for_one_starter_matches_every_pair_counted(cards, throw, starter):
-    """The grouped crib sum equals score_hand over the 990 pairs the opponent may throw."""
+def test_the_crib_flushes_and_nobs_in_closed_form_match_every_crib_counted(cards, throw):
+    """The crib's flush and nobs points over every starter and every pair the opponent may throw (45,540
+    cribs) add up to the closed forms' sum."""
     six = parse_cards(cards.split())
     unseen = [card for card in deck() if card not in six]
     thrown = tuple(parse_cards(throw.split()))
-    (cut,) = parse_cards([starter])
-    assert coach_module._crib_sum(thrown, cut, unseen, {}) == brute_crib(thrown, cut, unseen)
+    counted = 0
+    for starter in unseen:
+        rest = [card for card in unseen if card != starter]
+        for a, b in combinations(rest, 2):
+            parts = hand_parts([*thrown, a, b], starter, crib=True)
+            counted += parts.flush + parts.nobs
+    seen = {(card.rank, card.suit) for card in six}
+    suited = Counter(card.suit for card in unseen)
+    assert coach_module._crib_suits(thrown, seen, suited) == counted
+
+
+def brute_totals(six):
+    """(hand sum, min, max, crib sum) of each throw by plain loops over every starter and crib, each
+    counted by hand_total (score_hand's total on every hand: tests/test_totals.py)."""
+    unseen = [card for card in deck() if card not in six]
+    found = {}
+    for throw in combinations(six, 2):
+        keep = [card for card in six if card not in throw]
+        hands = [hand_total(keep, starter) for starter in unseen]
+        crib = 0
+        for starter in unseen:
+            rest = [card for card in unseen if card != starter]
+            crib += sum([hand_total((*throw, a, b), starter, True) for a, b in combinations(rest, 2)])
+        found[throw] = (sum(hands), min(hands), max(hands), crib)
+    return found
+
+
+RANDOM_DEALS = [sorted(random.Random(seed).sample(deck(), 6)) for seed in range(20)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("six", [sorted(parse_cards(hand.split())) for hand in HANDS] + RANDOM_DEALS,
+                         ids=lambda six: "-".join(map(str, six)))
+def test_every_sum_matches_every_starter_and_crib_counted_on_24_deals(six):
+    """The four hands above and 20 random deals: each throw's hand sum, minimum, maximum and crib sum
+    equal plain loops over the 46 starters and the 45,540 cribs of each throw."""
+    reference = brute_totals(six)
+    ranked = coach(six, dealer=True)
+    assert {d.throw: (d.hand_sum, d.hand_min, d.hand_max, d.crib_sum) for d in ranked} == reference
+
+
+def test_the_first_hand_of_a_process_counts_no_hand_of_the_table():
+    """A new process's first hand reads the shipped table: the itemised counter's and the totals path's
+    tables stay empty (it does not count the 6,175 rank multisets)."""
+    code = ("from scorer import counting, totals; from scorer.coach import coach; "
+            "best = coach('5H 5D JC 6S 7S KD'.split(), dealer=True)[0]; "
+            "print(' '.join(map(str, best.throw)), len(counting.FIFTEENS), len(counting.PAIRS_AND_RUNS), "
+            "len(totals._POINTS))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["6S", "7S", "0", "0", "0"]
 
 
 @pytest.mark.slow
