@@ -190,7 +190,7 @@ def test_every_attack_leaves_the_shipped_board_scoring(shipped):
     red = shipped.pair("Red")
     assert red.enter("hand", 19)[1]["message"]  # no hand counts nineteen: a refusal in words
     _next_tap_is_entered(shipped, blue, 1)
-    assert "Blue 1" in shipped.terminal.screen()  # the terminal board's score line took the phone's entry
+    assert eventually(lambda: "Blue 1" in shipped.terminal.screen(), CEILING_S)  # the score line took the tap
 
     headers = {"Content-Type": "application/json", "Cookie": blue.cookie, HEADER: header_token(blue.session)}
     body = json.dumps({"id": "\ud800", "act": "peg", "points": 1}).encode()
