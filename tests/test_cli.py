@@ -61,7 +61,7 @@ def test_replay_missing_file_is_a_clear_error(tmp_path, capsys):
 def test_replay_summary_and_export(capsys):
     """Without --json a short summary; --export the ledger's record, which replays the same."""
     code, out, _ = run(capsys, "replay", str(EXAMPLE))
-    assert code == 0 and "Alice wins (skunk, by 48, 3 game points)" in out
+    assert code == 0 and "Alice wins by 48, a skunk (3 game points)" in out
     code, exported, _ = run(capsys, "replay", str(EXAMPLE), "--export")
     code, first, _ = run(capsys, "replay", str(EXAMPLE), "--json")
     sys.stdin = io.StringIO(exported)

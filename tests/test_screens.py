@@ -128,7 +128,7 @@ SCREENS = {
     "refused": Screen(title="Red* 14  Blue 10", lines=("deal 3, the show",), big="19",
                       big_caption="knob: Red hand > Red crib",
                       footer="Red counts next: Red hand > Red crib", alert=True),
-    "over": Screen(title="Red 121  Blue* 88", lines=("Red wins by 33, a skunk", "Red won 1 game (3", "match points)"),
+    "over": Screen(title="Red 121  Blue* 88", lines=("Red wins by 33, a skunk", "Red won 1 game (3", "game points)"),
                    footer="hold knob: new game"),
     "menu": Screen(title="Menu", lines=("New game", "Variant: six-card", "First dealer: Red", "Options"),
                    highlight=1),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from hardware.layout import lap_of
 from scorer.game import PHASE_WORDS, Game, Outcome, Phase
+from scorer.variants import result_words
 
 from .frames import BoardView
 
@@ -124,19 +125,13 @@ def next_text(view: GameView) -> str:
     return count_text(view.show[0]) if view.show else ""
 
 
-def result_text(view: GameView) -> str:
-    """How the game was won, in words: "win", "skunk", "double skunk", "lurch"."""
-    return view.outcome.kind.value.replace("-", " ") if view.outcome is not None else ""
-
-
 def won_text(view: GameView) -> str:
     """Who won and by how much, with the skunk (or lurch) if there was one: "Red wins by 12",
     "Red wins by 40, a skunk"; "" while the game is on."""
     outcome = view.outcome
     if outcome is None:
         return ""
-    result = result_text(view)
-    return f"{outcome.winner} wins by {outcome.margin}" + ("" if result == "win" else f", a {result}")
+    return result_words(outcome.winner, outcome.kind, outcome.margin, "wins")
 
 
 def plural(count: int, noun: str) -> str:
@@ -145,13 +140,13 @@ def plural(count: int, noun: str) -> str:
 
 
 def tally_text(view: GameView) -> str:
-    """The match so far, in words: "Red won 1 game (2 match points)" while one side has won,
-    else every side's match points: "Match points: Red 4, Blue 2"."""
+    """The match so far, in words: "Red won 1 game (2 game points)" while one side has won,
+    else every side's game points: "Game points: Red 4, Blue 2"."""
     winners = [(side, wins, points) for (side, points), wins in zip(view.tally, view.wins) if wins]
     if len(winners) == 1:
         side, wins, points = winners[0]
-        return f"{side} won {plural(wins, 'game')} ({plural(points, 'match point')})"
-    return "Match points: " + ", ".join(f"{side} {points}" for side, points in view.tally)
+        return f"{side} won {plural(wins, 'game')} ({plural(points, 'game point')})"
+    return "Game points: " + ", ".join(f"{side} {points}" for side, points in view.tally)
 
 
 def deal_text(view: GameView) -> str:

@@ -40,7 +40,8 @@
     showSides(name);
     if (!state || !state.variant) { status.textContent = "No game on the board yet."; return; }
     if (name === null || name === undefined) { status.textContent = "This game has no player on your seat."; return; }
-    if (state.winner) status.textContent = state.winner + " won. " + AFTER_THE_GAME;
+    if (state.winner) status.textContent = state.winner + " won" + (state.result && state.result !== "win" ?
+      ", a " + state.result.replace("-", " ") : "") + ". " + AFTER_THE_GAME;  // as ResultKind.words says it: "Red won, a skunk"
     else if (state.next) status.textContent = "Next count: " + state.next.seat + " " + state.next.count +
       (state.phase === "heels" || state.phase === "play" ? " (after the play)" : "");
     else status.textContent = "";
