@@ -84,9 +84,16 @@ def side_name(view: GameView, side: int, width: int | None = None) -> str:
     return name + dealer_mark(view, side)
 
 
-def scores_title(view: GameView) -> str:
-    """Every side's name and score on one line, the dealer marked: "Red* 14  Blue 10"."""
-    return "  ".join(f"{side_name(view, i, 6)} {score}" for i, score in enumerate(view.scores))
+def scores_title(view: GameView, letters: int = 6, gap: str = "  ") -> str:
+    """Every side's name (its first ``letters``) and score on one line, ``gap`` between sides, the dealer
+    marked: "Red* 14  Blue 10"."""
+    return gap.join(f"{side_name(view, i, letters)} {score}" for i, score in enumerate(view.scores))
+
+
+def scores_titles(view: GameView) -> tuple[str, ...]:
+    """:func:`scores_title` from the longest to the shortest: names of 6 letters, then of 3, then initials
+    ("R* 120 B 120 G 120 Y 120"), for a screen to take the first that fits."""
+    return (scores_title(view), scores_title(view, 6, " "), scores_title(view, 3, " "), scores_title(view, 1, " "))
 
 
 def lap_text(view: GameView, side: int) -> str:
@@ -149,6 +156,27 @@ def tally_text(view: GameView) -> str:
     return "Game points: " + ", ".join(f"{side} {points}" for side, points in view.tally)
 
 
+SHORT_PHASES = {Phase.HEELS: "cut", Phase.PLAY: "play", Phase.SHOW: "show", Phase.OVER: "over"}  # a phase in a word
+
+
 def deal_text(view: GameView) -> str:
     """Where the deal stands: "deal 3, the play"."""
     return f"deal {view.deal}, {PHASE_WORDS[view.phase]}"
+
+
+def status_texts(view: GameView, club: str = "", mark: str = "") -> tuple[str, ...]:
+    """The status line under the dial, from the longest to the shortest, for a screen to take the first
+    that fits: the ``club``'s connection and a ``mark`` ("RAM!") first, then the deal, where it stands and
+    the laps ("club ok | deal 12, the show, Red lap 2"); then the phase in a word ("deal 12, show, Red lap 2"),
+    and the laps as numbers ("deal 12, show, laps 2/2/1"); then without the laps (the LEDs show them); then tight ("club ok|RAM! d12 show")."""
+    spaced = (f"{club} | " if club else "") + (f"{mark} " if mark else "")
+    tight = (f"{club}|" if club else "") + (f"{mark} " if mark else "")
+    laps = view.laps
+    short_laps = "" if max(laps) < 2 else (f"lap {laps[0]}" if len(set(laps)) == 1 else
+                                           "laps " + "/".join(map(str, laps)))
+    phase = SHORT_PHASES[view.phase]
+    return (spaced + ", ".join(filter(None, (deal_text(view), laps_note(view)))),
+            spaced + ", ".join(filter(None, (f"deal {view.deal}", phase, laps_note(view)))),
+            spaced + ", ".join(filter(None, (f"deal {view.deal}", phase, short_laps))),
+            spaced + f"deal {view.deal}, {phase}",
+            tight + f"d{view.deal} {phase}")
