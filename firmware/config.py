@@ -276,7 +276,7 @@ class GameSettings:
         muggins=Key(False, _flag, "Muggins: an opponent may claim the points a count missed (docs/rules.md)."),
         skunk=Key("acc", _skunk, "The skunk lines: American (ACC), the British lurch, ACC with the house "
                                  "triple skunk, or none (docs/rules.md)."),
-        points=Key("acc", _points, "Match game points: the ACC's (win 2, skunk 3), casual, or your own "
+        points=Key("acc", _points, "Game points: the ACC's (win 2, skunk 3), casual, or your own "
                                    "for a win, skunk, double, triple and lurch."),
     )
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from .errors import CardError
 
 SUITS = "CDHS"
+SUIT_SIGNS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}  # each suit's sign, as cards are shown to people
 RANK_NAMES = {1: "A", 10: "10", 11: "J", 12: "Q", 13: "K"}
 _RANK_BY_TEXT = {"A": 1, "T": 10, "10": 10, "J": 11, "Q": 12, "K": 13}
 _RANK_BY_TEXT.update({str(n): n for n in range(2, 10)})
@@ -81,6 +82,11 @@ class Card:
 
     def __str__(self) -> str:
         return RANK_NAMES.get(self.rank, str(self.rank)) + self.suit
+
+    @property
+    def shown(self) -> str:
+        """The card as people read it, with its suit's sign: "10♦", "J♣"."""
+        return RANK_NAMES.get(self.rank, str(self.rank)) + SUIT_SIGNS[self.suit]
 
 
 def parse_card(text: str) -> Card:

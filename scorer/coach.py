@@ -9,7 +9,7 @@ counted in closed form.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from operator import mul
@@ -18,6 +18,7 @@ from . import rank_points
 from .cards import JACK, SUITS, Card
 from .counting import _as_cards
 from .errors import CardError
+from .figures import figure
 
 DEALT = 6
 STARTERS = 52 - DEALT  # the starters the player cannot rule out
@@ -66,8 +67,18 @@ class Discard:
 
     @property
     def expected(self) -> float:
-        """The hand's average plus the crib's (the dealer's crib) or minus it (the opponent's)."""
+        """The net: the hand's average plus the crib's (the dealer's crib) or minus it (the opponent's)."""
         return self.hand_average + (self.crib_average if self.dealer else -self.crib_average)
+
+    @property
+    def crib_net(self) -> float:
+        """The crib's average as it counts for the player: added for the dealer, taken off for the pone."""
+        return self.crib_average if self.dealer else -self.crib_average
+
+    def figures(self) -> str:
+        """The net with what makes it, each figure named: "11.0 net on average (hand 16.6, crib \u22125.6)"."""
+        return (f"{figure(self.expected, 1)} net on average (hand {figure(self.hand_average, 1)}, "
+                f"crib {figure(self.crib_net, 1, plus=True)})")
 
     def to_dict(self) -> dict[str, object]:
         return {"keep": [str(c) for c in self.keep], "throw": [str(c) for c in self.throw],
@@ -134,6 +145,35 @@ def _pair_weights(left: list[int]) -> dict[int, list[int]]:
             weights[starter] = [starters * (rest[x] * rest[y] if x != y else rest[x] * (rest[x] - 1) // 2)
                                 for x, y in rank_points.PAIRS]
     return weights
+
+
+def verdict(ranked: Sequence[Discard], card: Callable[[Card], str] = str) -> str:
+    """The coach's answer in one line: the best throw of ``ranked`` (:func:`coach`'s order), its net with
+    the hand's and the crib's averages, and how far ahead of the next throw it is (or, level with it, which
+    throw is as good); ``card`` writes a card
+    (``str``: "8C"; ``Card.shown``: "8♣"). Returns the line.
+
+    >>> verdict(coach(["5D", "5H", "5S", "JC", "8C", "8H"], dealer=False))
+    'Throw 8C 8H: 11.0 net on average (hand 16.6, crib \u22125.6), 3.5 better than the next'
+    """
+    best, runner = ranked[0], ranked[1]
+    lead = figure(best.expected - runner.expected, 1)
+    ahead = (f"as good as throwing {' '.join(card(c) for c in runner.throw)}" if lead == "0.0"
+             else f"{lead} better than the next")
+    return f"Throw {' '.join(card(c) for c in best.throw)}: {best.figures()}, {ahead}"
+
+
+def answer(ranked: Sequence[Discard], dealer: bool) -> dict[str, object]:
+    """The coach's answer as data (``cribbage-board coach --json``, a phone's ``/api/coach``): whose crib
+    (``dealer``), the ``starters`` and ``cribs_per_starter`` averaged over, what it ``assumes``, the
+    ``verdict`` in one line (cards with their suits' signs) and the ``discards`` of ``ranked``, best first.
+    Returns the dict.
+
+    >>> answer(coach(["5H", "5D", "JC", "6S", "7S", "KD"], dealer=True), True)["discards"][0]["throw"]
+    ['6S', '7S']
+    """
+    return {"dealer": dealer, "starters": STARTERS, "cribs_per_starter": CRIBS, "assumes": ASSUMES,
+            "verdict": verdict(ranked, lambda card: card.shown), "discards": [discard.to_dict() for discard in ranked]}
 
 
 def _crib_ranks(thrown: tuple[int, int], weights: dict[int, list[int]], table: bytes) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .record import Rejection, Scorebook
+from .variants import ResultKind, result_words
 
 
 def state_dict(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...] = (),
@@ -95,15 +96,12 @@ def summary(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...] =
     for side in data["sides"]:
         lines.append(f"  {side['name']:<{width}}  {side['score']:>3}  (back {side['back']})")
     if data["winner"]:
-        result = data["result"].replace("-", " ")
-        lines.append(
-            f"{data['winner']} wins ({result}, by {data['margin']}, "
-            f"{data['game_points']} game points)"
-        )
+        lines.append(f"{result_words(data['winner'], data['result'], data['margin'], 'wins')} "
+                     f"({_points(data['game_points'])})")
         if len(data["losers"]) > 1:  # each loser's own result
             lines.append("  " + "; ".join(
-                f"{loser['side']} {loser['result'].replace('-', ' ')} by {loser['margin']} "
-                f"({loser['game_points']})" for loser in data["losers"]))
+                f"{loser['side']} lost by {loser['margin']}{ResultKind(loser['result']).loser_words} "
+                f"({_points(loser['game_points'])})" for loser in data["losers"]))
     elif data["show_order"]:
         order = " > ".join(f"{s['seat']} {s['count']}" for s in data["show_order"])
         lines.append(f"show: {order}")
@@ -111,7 +109,7 @@ def summary(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...] =
         lines.append(data["note"])
     if data["match"]["games"]:
         tally = ", ".join(
-            f"{t['side']} {t['wins']} ({t['game_points']} pts)" for t in data["match"]["tally"]
+            f"{t['side']} won {t['wins']} ({_points(t['game_points'])})" for t in data["match"]["tally"]
         )
         games = data["match"]["games"]
         lines.append(f"match after {games} game{'s' if games != 1 else ''}: {tally}")
@@ -121,3 +119,8 @@ def summary(book: Scorebook, rejected: list[Rejection] | tuple[Rejection, ...] =
     for rejection in rejected:
         lines.append(f"line {rejection.line} refused: {rejection.entry}: {rejection.error}")
     return "\n".join(lines)
+
+
+def _points(points: int) -> str:
+    """"1 game point", "3 game points"."""
+    return f"{points} game point{'' if points == 1 else 's'}"

@@ -116,9 +116,34 @@ class ResultKind(Enum):
     TRIPLE_SKUNK = "triple-skunk"
     LURCH = "lurch"
 
+    @property
+    def words(self) -> str:
+        """The result as a player says it after the winner's name: "" for a plain win, else ", a skunk",
+        ", a double skunk", ", a lurch" ("Red won, a skunk")."""
+        return "" if self is ResultKind.WIN else ", a " + self.value.replace("-", " ")
+
+    @property
+    def loser_words(self) -> str:
+        """The result as a player says it after "Blue lost by 40": "" for a plain win, else ", skunked",
+        ", double skunked", ", lurched"."""
+        return "" if self is ResultKind.WIN else ", " + self.value.replace("-", " ") + "ed"
+
+
+def result_words(winner: str, kind: ResultKind | str, margin: int | None = None, verb: str = "won") -> str:
+    """A game's result as a player says it: the ``winner``, the ``verb`` ("won"; the board says "wins"),
+    by the ``margin`` when given, and how (``kind``, a ResultKind or its value). Returns the words.
+
+    >>> result_words("Red", "skunk"), result_words("Red", ResultKind.WIN, 12, "wins")
+    ('Red won, a skunk', 'Red wins by 12')
+    >>> result_words("Blue", "double-skunk", 70)
+    'Blue won by 70, a double skunk'
+    """
+    by = "" if margin is None else f" by {margin}"
+    return f"{winner} {verb}{by}{ResultKind(kind).words}"
+
 
 class GamePoints(NamedTuple):
-    """Match points a winner earns for each kind of result: ``win``, ``skunk``,
+    """Game points a winner earns for each kind of result: ``win``, ``skunk``,
     ``double_skunk``, ``triple_skunk`` and ``lurch`` (ints). Immutable.
 
     >>> parse_game_points("casual")

@@ -61,7 +61,7 @@ def test_replay_missing_file_is_a_clear_error(tmp_path, capsys):
 def test_replay_summary_and_export(capsys):
     """Without --json a short summary; --export the ledger's record, which replays the same."""
     code, out, _ = run(capsys, "replay", str(EXAMPLE))
-    assert code == 0 and "Alice wins (skunk, by 48, 3 game points)" in out
+    assert code == 0 and "Alice wins by 48, a skunk (3 game points)" in out
     code, exported, _ = run(capsys, "replay", str(EXAMPLE), "--export")
     code, first, _ = run(capsys, "replay", str(EXAMPLE), "--json")
     sys.stdin = io.StringIO(exported)
@@ -336,13 +336,17 @@ def test_readme_plays_without_the_test_extra_and_tests_with_it():
 
 
 def test_coach_ranks_the_fifteen_discards(capsys):
-    """coach --pone: a table of 15 throws, best first, and a line that says what it assumes."""
+    """coach --pone: the verdict in one line, a table of 15 throws, best first, every figure named and
+    every minus sign U+2212, and a line that says what net is and what it assumes."""
     code, out, err = run(capsys, "coach", "5H", "5D", "JC", "6S", "7S", "KD", "--pone")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].split() == ["throw", "keep", "expected", "hand", "min", "max", "-crib"]
-    assert lines[1].split() == ["JC", "KD", "5D", "5H", "6S", "7S", "8.22", "12.22", "8", "17", "4.00"]
-    assert len(lines) == 17 and "pegging is not counted" in lines[16] and "six-card two-player" in lines[16]
+    assert lines[0] == "Throw JC KD: 8.2 net on average (hand 12.2, crib \u22124.0), 1.2 better than the next"
+    assert lines[1].split() == ["throw", "keep", "net", "hand", "avg", "min", "max", "crib", "avg"]
+    assert lines[2].split() == ["JC", "KD", "5D", "5H", "6S", "7S", "8.22", "12.22", "8", "17", "\u22124.00"]
+    assert len(lines) == 18 and "pegging is not counted" in lines[17] and "six-card two-player" in lines[17]
+    assert lines[17].startswith("Net: the hand's average less the crib's (the opponent's).")
+    assert "-" not in "".join(lines[2:17]) and out.count("\u2212") >= 15
 
 
 def test_coach_json_adds_the_crib_for_the_dealer(capsys):
@@ -351,6 +355,7 @@ def test_coach_json_adds_the_crib_for_the_dealer(capsys):
     data = json.loads(out)
     assert data["dealer"] is True and (data["starters"], data["cribs_per_starter"]) == (46, 990)
     assert "uniform" not in data["assumes"] and "each pair as likely" in data["assumes"]
+    assert data["verdict"] == "Throw 6\u2660 7\u2660: 17.8 net on average (hand 12.4, crib +5.4), 1.6 better than the next"
     best = data["discards"][0]
     assert best["throw"] == ["6S", "7S"] and best["expected"] == pytest.approx(
         best["hand"]["average"] + best["crib"]["average"], abs=0.002)

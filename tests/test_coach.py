@@ -13,7 +13,7 @@ import pytest
 
 from scorer import coach as coach_module
 from scorer.cards import deck, parse_cards
-from scorer.coach import CRIBS, STARTERS, coach
+from scorer.coach import CRIBS, STARTERS, coach, verdict
 from scorer.counting import score_hand
 from scorer.errors import CardError
 from scorer.totals import hand_parts, hand_total
@@ -184,3 +184,24 @@ def test_the_coach_refuses_anything_but_six_different_cards(cards, message):
     with pytest.raises(CardError) as refused:
         coach(cards.split(), dealer=True)
     assert str(refused.value) == message
+
+
+def test_the_verdict_names_the_best_throw_each_figure_and_its_lead():
+    """The verdict: the best throw, its net with the hand's and the crib's averages named, its lead over the next."""
+    ranked = coach("5D 5H 5S JC 8C 8H".split(), dealer=False)
+    assert verdict(ranked) == "Throw 8C 8H: 11.0 net on average (hand 16.6, crib \u22125.6), 3.5 better than the next"
+    assert verdict(coach("5H 5D JC 6S 7S KD".split(), dealer=True), lambda card: card.shown) == (
+        "Throw 6\u2660 7\u2660: 17.8 net on average (hand 12.4, crib +5.4), 1.6 better than the next")
+
+
+def test_a_verdict_level_with_the_next_throw_names_it():
+    """Two throws worth the same (9C or 9D with the king, no flush or nobs between them): "as good as throwing"."""
+    ranked = coach("KH 2S 3H 4S 9C 9D".split(), dealer=False)
+    assert ranked[0].expected == ranked[1].expected
+    assert verdict(ranked) == "Throw 9C KH: 4.5 net on average (hand 8.1, crib \u22123.6), as good as throwing 9D KH"
+
+
+def test_a_net_below_zero_carries_the_minus_sign():
+    """A throw that keeps less than the crib gives away is shown with U+2212, never a hyphen-minus."""
+    worst = coach("5D 5H 5S JC 8C 8H".split(), dealer=False)[-1]
+    assert worst.figures() == "\u22122.8 net on average (hand 6.0, crib \u22128.8)"

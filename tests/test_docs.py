@@ -186,7 +186,7 @@ def test_every_option_is_documented():
 
 
 def test_game_points_table_matches_the_presets():
-    """The match points table gives each preset's values."""
+    """The game points table gives each preset's values."""
     doc = rules_text()
     for name, points in GAME_POINT_PRESETS.items():
         cells = table_row(doc, f"`points={name}`" + (" (the default)" if name == "acc" else ""))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from firmware.board.controls import controls_card, match_points_words, skunk_words
+from firmware.board.controls import controls_card, game_points_words, skunk_words
 from firmware.board.pc.simulator import run_script
 from firmware.board.pc.terminal import LEGEND, compose
 from firmware.config import load_config
@@ -27,25 +27,25 @@ def test_the_start_of_a_deal_says_the_cut_and_how_to_peg_his_heels(sim):
 
 
 def test_a_game_won_says_by_how_much_and_the_games_won(tmp_path):
-    """Game over: "Red wins by 53, a skunk" and "Red won 1 game (3 match points)", no "match: Red 3 Blue 0"."""
+    """Game over: "Red wins by 53, a skunk" and "Red won 1 game (3 game points)", no "match: Red 3 Blue 0"."""
     from helpers import script_to_win
 
     result = run_script(script_to_win(), load_config(), tmp_path / "ledger.sqlite3")
     lines = result["screen"]["lines"]
     assert lines[0] == "Red wins by 53, a skunk"
-    assert " ".join(lines[1:]) == "Red won 1 game (3 match points)"
+    assert " ".join(lines[1:]) == "Red won 1 game (3 game points)"
     assert not JARGON.search(" ".join(lines))
 
 
-def test_the_controls_card_says_the_skunk_lines_and_match_points_in_words():
-    """The card's options line names each line by the loser's score and each result's match points."""
+def test_the_controls_card_says_the_skunk_lines_and_game_points_in_words():
+    """The card's options line names each line by the loser's score and each result's game points."""
     card = controls_card(load_config())
-    assert card.options == "skunk under 91, double under 61; match points: win 2, skunk 3, double 3"
+    assert card.options == "skunk under 91, double under 61; game points: win 2, skunk 3, double 3"
     assert not JARGON.search(card.options)
     assert skunk_words(121, SkunkLines.LURCH) == "lurch under 61"
     assert skunk_words(61, SkunkLines.NONE) == "no skunks"
     casual = Options(skunk=SkunkLines.TRIPLE, points=GAME_POINT_PRESETS["casual"])
-    assert match_points_words(casual) == "match points: win 1, skunk 2, double 3, triple 4"
+    assert game_points_words(casual) == "game points: win 1, skunk 2, double 3, triple 4"
 
 
 def test_tones_without_a_buzzer_say_so(sim):
@@ -58,7 +58,7 @@ def test_tones_without_a_buzzer_say_so(sim):
 
 
 def test_the_live_web_board_speaks_as_the_board_does():
-    """The live board: "the cut" with his heels explained, "wins by", games won and match points."""
+    """The live board: "the cut" with his heels explained, "wins by", games won and game points."""
     from firmware.web.pages import live_html
     from scorer.record import replay
 
@@ -70,5 +70,5 @@ def test_the_live_web_board_speaks_as_the_board_does():
     done = state_dict(replay(first + second).book)
     html = live_html(done, None, [])
     assert f'{done["winner"]}</bdi> wins by {done["margin"]}' in html
-    assert "won 2 games (4 match points)" in html
+    assert "won 2 games (4 game points)" in html
     assert not JARGON.search(re.sub(r"<[^>]+>", " ", html))

@@ -99,7 +99,9 @@ def test_the_tally_counts_each_losers_game_points_over_a_match():
         {"side": "B", "wins": 1, "game_points": 3 + 2},
         {"side": "C", "wins": 0, "game_points": 0},
     ]
-    assert "A skunk by 51 (3); C win by 21 (2)" in summary(replay(first + second).book)
+    said = summary(replay(first + second).book)
+    assert "B wins by 51, a skunk (5 game points)\n  A lost by 51, skunked (3 game points); C lost by 21 (2 game points)" in said
+    assert "match after 2 games: A won 1 (5 game points), B won 1 (5 game points), C won 0 (0 game points)" in said
 
 
 def test_an_outcome_stored_before_losers_gets_them_from_its_scores():

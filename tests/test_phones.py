@@ -524,6 +524,7 @@ def test_the_coach_answers_a_paired_phone_with_the_discards_ranked(table):
     answer = json.loads(body)
     assert status == 200 and answer["ok"] and answer["dealer"] is False
     assert answer["discards"] == [d.to_dict() for d in coach("5H 5D JC 6S 7S KD".split(), dealer=False)]
+    assert answer["verdict"] == "Throw J\u2663 K\u2666: 8.2 net on average (hand 12.2, crib \u22124.0), 1.2 better than the next"
     assert "pegging is not counted" in answer["assumes"] and answer["cribs_per_starter"] == 990
     status, _, body = request(table.base, "GET", "/api/coach?cards=5H,5D,JC,6S,7S,KD&dealer=1", headers=phone)
     assert status == 200 and json.loads(body)["discards"][0]["throw"] == ["6S", "7S"]

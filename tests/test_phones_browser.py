@@ -4,6 +4,7 @@ QR code, play chips, the keypad, heels, check my count on the card grid, all ans
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 import tempfile
 import time
@@ -323,9 +324,10 @@ def ranking(driver) -> list[tuple[str, str]]:
 
 def test_which_two_to_throw_ranks_the_six_cards_picked(table, browser):
     """Red's phone (Red deals the first game): six cards on the coach's grid, the crib taken as Red's;
-    15 rows, the best first, as scorer.coach ranks them; Their crib asks again; then check my count of
-    four of the six says what keeping them was worth beside the best; screenshots at 390x844."""
-    from scorer.coach import coach
+    the verdict in one line at the top, then 15 rows, the best first, as scorer.coach ranks them, every
+    figure labelled and every minus sign U+2212; Their crib asks again; then check my count of four of
+    the six says what keeping them was worth beside the best; screenshots at 390x844."""
+    from scorer.coach import coach, verdict
 
     browser.set_window_size(*PHONE)
     browser.get(table.show_pairing(0))
@@ -341,20 +343,31 @@ def test_which_two_to_throw_ranks_the_six_cards_picked(table, browser):
     assert rows[0][0] == "best" and rows[0][1].split()[:3] == ["6\u2660", "7\u2660", "5\u2666"]
     assert f"{best.expected:.1f}" in rows[0][1] and "+" in rows[0][1]
     assert "pegging is not counted" in browser.find_element("id", "coach-note").text
+    said = browser.find_element("id", "coach-verdict")
+    assert said.text == "Throw 6\u2660 7\u2660: 17.8 net on average (hand 12.4, crib +5.4), 1.6 better than the next"
+    assert said.rect["y"] < browser.find_element("id", "coach-cards").rect["y"]  # the answer's top line, above the grid
+    heads = [th.text for th in browser.find_elements("css selector", "#coach-table th")]
+    assert heads == ["Throw", "Keep", "Net", "Hand avg", "Crib avg"]
     shoot(browser, "phone-coach")
     tap(browser, "#coach-pone")
     rows = wait_for(browser, lambda d: (found := ranking(d)) and found[0][1].startswith("J\u2663 K\u2666") and found)
-    assert "\u2212" in rows[0][1]
+    wait_for(browser, lambda d: d.find_element("id", "coach-verdict").text.startswith("Throw J\u2663 K\u2666"))
+    pone = coach("5H 5D JC 6S 7S KD".split(), dealer=False)
+    assert browser.find_element("id", "coach-verdict").text == verdict(pone, lambda card: card.shown)
+    shown = browser.find_element("css selector", '[data-shows="coach"]').text
+    assert "\u2212" in rows[0][1] and "\u22124.0" in shown and not re.search(r"-\d", shown)  # one minus sign
     tap(browser, 'button[data-view="count"]')
     for card in ("5H", "5D", "JC", "KD", "4C"):  # after the show: the hand kept, checked with its starter
         tap(browser, f'#cards button[data-card="{card}"]')
     said = wait_for(browser, lambda d: (text := d.find_element("id", "count-coach").text) and text)
-    assert said == ("Keeping 5\u2666 5\u2665 J\u2663 K\u2666 was worth 7.1 on average; "
-                    "keeping 5\u2666 5\u2665 6\u2660 7\u2660 was best at 8.2.")
+    assert said == ("Keeping 5\u2666 5\u2665 J\u2663 K\u2666: 7.1 net on average (hand 12.4, crib \u22125.4); "
+                    "keeping 5\u2666 5\u2665 6\u2660 7\u2660 was best at 8.2 net.")
     tap(browser, "#count-clear")
     for card in ("7S", "6S", "5D", "5H", "4C"):
         tap(browser, f'#cards button[data-card="{card}"]')
-    wait_for(browser, lambda d: "the best of the 15" in d.find_element("id", "count-coach").text)
+    said = wait_for(browser, lambda d: (text := d.find_element("id", "count-coach").text) and "best of" in text and text)
+    assert said == ("Keeping 5\u2666 5\u2665 6\u2660 7\u2660: 8.2 net on average (hand 12.2, crib \u22124.0), "
+                    "the best of the 15 throws.")
     shoot(browser, "phone-coach-after-the-show")
     refused = [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
     assert refused == []

@@ -13,10 +13,12 @@ from PIL import Image, ImageDraw
 from firmware.board import screens
 from firmware.board.pc.simulator import Simulator, run_script
 from firmware.board.screens import Screen, font, lap_note, oled_image, scores_screen
-from firmware.board.view import GameView
+from firmware.board.view import GameView, scores_titles, status_texts
 from firmware.config import load_config
 from hardware.layout import lap_of
+from scorer.game import Phase
 from scorer.record import replay
+from scorer.variants import VARIANTS
 
 from golden import assert_matches_golden
 
@@ -34,11 +36,11 @@ def test_laps_are_counted_from_one():
 
 @pytest.mark.slow
 def test_the_oled_says_lap_2_in_a_181_game(tmp_path):
-    """Seven-card past 120: the play screen's line says whose peg is on lap 2."""
+    """Seven-card past 120: the play screen's line says whose peg is on lap 2, whole."""
     result = run_script(script_to_win(target=140), load_config(overrides=SEVEN_CARD), tmp_path / "l.sqlite3")
     red, blue = (side["score"] for side in result["sides"])
     assert red > 120 >= blue
-    assert result["screen"]["lines"][0].endswith(", Red lap 2")
+    assert result["screen"]["lines"][0] == "deal 9, show, Red lap 2"  # "the show" in a word, for the room
 
 
 def test_large_scores_show_every_side_and_the_next_count():
@@ -128,7 +130,7 @@ SCREENS = {
     "refused": Screen(title="Red* 14  Blue 10", lines=("deal 3, the show",), big="19",
                       big_caption="knob: Red hand > Red crib",
                       footer="Red counts next: Red hand > Red crib", alert=True),
-    "over": Screen(title="Red 121  Blue* 88", lines=("Red wins by 33, a skunk", "Red won 1 game (3", "match points)"),
+    "over": Screen(title="Red 121  Blue* 88", lines=("Red wins by 33, a skunk", "Red won 1 game (3", "game points)"),
                    footer="hold knob: new game"),
     "menu": Screen(title="Menu", lines=("New game", "Variant: six-card", "First dealer: Red", "Options"),
                    highlight=1),
@@ -151,3 +153,65 @@ def test_the_new_messages_fit_the_oleds_two_footer_lines(message):
 
     draw = ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT)))
     assert " ".join(_wrap(draw, message, 10, WIDTH - 2, 2)) == message
+
+
+CLUB_STATES = ("", "club ok", "club off", "club...", "no club")  # firmware.board.club.link's connection words
+MARKS = (("", ""), ("", "RAM!"), ("no club", "RAM!"))  # none, the ledger in RAM, and the widest club words with it
+
+
+COLOURS = ("Red", "Blue", "Green", "Yellow")
+LONG_NAMES = ("Maximilianus", "Bartholomew", "Christabel", "Dorothea")
+
+
+def _view(variant, deal: int, phase, laps: tuple[int, ...], scores: tuple[int, ...] | None = None,
+          names: tuple[str, ...] = COLOURS) -> GameView:
+    """A view of ``variant`` at ``deal`` and ``phase``, its sides named from ``names`` (partners joined with
+    "+"), each side on its lap of ``laps`` (the first's repeated), on ``scores`` (one short of the target)."""
+    rules = VARIANTS[variant]
+    players = names[:rules.players]
+    sides = (f"{players[0]}+{players[2]}", f"{players[1]}+{players[3]}") if rules.partnership else players
+    count = len(sides)
+    laps = (laps * count)[:count]
+    return GameView(variant, rules.target, sides, scores or (rules.target - 1,) * count,
+                    (0,) * count, laps, 0, None, (), deal, phase, (), None)
+
+
+@pytest.mark.slow
+def test_the_status_line_is_shortened_on_purpose_never_cut():
+    """Every variant x phase x deal 1-99 x laps, plain, with "RAM!" and with a club's connection too (each
+    connection's words at deal 99): the status line under the dial is one of its own forms and fits the
+    OLED's 126 px in the 10 px font, so it is never cut with "~"."""
+    lines = set()
+    for variant in VARIANTS:
+        for phase in Phase:
+            for deal in range(1, 100):
+                for laps in ((1,), (2,), (3,), (1, 2, 3, 2)):
+                    view = _view(variant, deal, phase, laps, names=LONG_NAMES)
+                    for club, mark in MARKS:
+                        forms = status_texts(view, club, mark)
+                        if forms not in lines:  # the same words for another variant: measured once
+                            lines.add(forms)
+                            line = screens.game_status(view, club, mark)
+                            assert line in forms and screens.fits(line, 10, 126), line
+    for club in CLUB_STATES:  # each connection's words, beside "RAM!", in the widest deal
+        for phase in Phase:
+            view = _view("four-hand-individual", 99, phase, (1, 2, 3, 2), names=LONG_NAMES)
+            assert screens.fits(screens.game_status(view, club, "RAM!"), 10, 126)
+    assert len(lines) > 5_000
+    plain = _view("four-hand", 1, Phase.HEELS, (1,))
+    assert screens.game_status(plain) == "deal 1, the cut"  # room enough: said in full
+    assert screens.game_status(_view("three-hand", 12, Phase.SHOW, (1, 2, 3)), "club off", "RAM!") == "club off|RAM! d12 show"
+
+
+def test_the_title_holds_every_side_and_score_without_a_cut():
+    """Every variant with every side one short of the target: the title is one of its forms and fits 128 px,
+    in the title's 12 px font while one form does, else in the 10 px font ("R* 120 B 120 G 120 Y 120")."""
+    for variant in VARIANTS:
+        for names in (COLOURS, LONG_NAMES):
+            view = _view(variant, 1, Phase.PLAY, (1,), names=names)
+            title = screens.game_title(view)
+            assert title in scores_titles(view)
+            assert screens.fits(title, screens.title_size(title), 128), (variant, title)
+    four = _view("four-hand-individual", 1, Phase.PLAY, (1,))
+    assert screens.game_title(four) == "R* 120 B 120 G 120 Y 120" and screens.title_size("R* 120 B 120 G 120 Y 120") == 10
+    assert screens.game_title(_view("six-card", 1, Phase.PLAY, (1,), (14, 10))) == "Red* 14  Blue 10"

@@ -4,7 +4,7 @@ terminal board, with the result and the tally once the game is over."""
 from firmware.board.pc.simulator import Simulator, run_script
 from firmware.board.pc.terminal import compose, score_line
 from firmware.board.screens import scores_screen
-from firmware.board.view import result_text, scores_title, tally_text
+from firmware.board.view import scores_title, tally_text, won_text
 from firmware.config import load_config
 
 
@@ -49,8 +49,8 @@ def test_the_view_of_a_finished_game_has_the_result_and_the_tally(tmp_path):
     sim = Simulator(load_config(), tmp_path / "ledger.sqlite3")
     try:
         view = sim.board.view()
-        assert view.winner_side == 0 and view.show == () and result_text(view) == "skunk"
-        assert tally_text(view) == "Red won 1 game (3 match points)"
-        assert sim.board.oled_screen().lines[1:] == ("Red won 1 game (3", "match points)")
+        assert view.winner_side == 0 and view.show == () and won_text(view) == "Red wins by 53, a skunk"
+        assert tally_text(view) == "Red won 1 game (3 game points)"
+        assert sim.board.oled_screen().lines[1:] == ("Red won 1 game (3", "game points)")
     finally:
         sim.close()

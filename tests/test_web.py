@@ -178,6 +178,23 @@ def test_pages_render_what_the_api_says(served):
     assert "percentile" in stats.decode() and "<h2><bdi>Alice</bdi>" in stats.decode() and "<h2><bdi>Ann" not in stats.decode()
 
 
+def test_results_read_as_a_player_says_them(served):
+    """/games and /games/ID say "Alice won, a double skunk" (and "won by 70, ..." with the margin), never
+    "Alice (double skunk)", which reads as if Alice were the one skunked."""
+    base, _ = served
+    _, games = get_json(base + "/api/games")
+    _, _, listing = get(base + "/games")
+    listing = " ".join(listing.decode().split())
+    for game in (g for g in games if g["winner"]):
+        how = "" if game["result"] == "win" else ", a " + game["result"].replace("-", " ")
+        assert f'<bdi>{game["winner"]}</bdi> won{how}' in listing
+        _, _, page = get(base + f'/games/{game["id"]}')
+        page = " ".join(page.decode().split())
+        assert f'<bdi>{game["winner"]}</bdi> won by {game["margin"]}{how}' in page
+        assert f'<b>{game["game_points"]}</b> game points' in page
+    assert any(g["result"] != "win" for g in games) and "</bdi> (" not in listing
+
+
 def test_every_write_method_is_refused_with_405(served):
     """POST, PUT, DELETE and PATCH get 405 on every path, known or not."""
     base, _ = served
@@ -494,8 +511,8 @@ def test_the_live_board_says_the_note_the_result_the_tally_and_the_undos():
     done = state_dict(replay(first + second).book)
     html = live_html(done, None, [])
     assert f'<bdi>{done["winner"]}</bdi> wins' in html and 'class="result"' in html
-    assert "match after 2 games" in html and "<bdi>Bob</bdi> won 2 games (4 match points)" in html
-    assert "phase" not in html and "game point" not in html
+    assert "match after 2 games" in html and "<bdi>Bob</bdi> won 2 games (4 game points)" in html
+    assert "phase" not in html and "match point" not in html
 
 
 @pytest.mark.slow

@@ -33,8 +33,8 @@ from .outcome import NOTHING, Crossed, Did, Handled, Made, Move, Outcome
 from .panels import CHECKING_A_COUNT, PAIRING_A_PHONE, Panel
 from .picker import CountChecker, checks_a_crib, wrap_pixels
 from .scoring import Act, NewGame, Refusal, ScoreInput, Source, decide, player_of
-from .screens import Screen, scores_screen
-from .view import GameView, deal_text, laps_note, next_text, scores_title, show_text, tally_text, won_text
+from .screens import Screen, game_status, game_title, scores_screen
+from .view import GameView, next_text, show_text, tally_text, won_text
 
 if TYPE_CHECKING:
     from .phones import Paired, PhoneEntry, Phones
@@ -514,21 +514,20 @@ class Controller:
             footer = game.pegged[-1].describe() if game.pegged else ""
         if view.outcome is not None:
             return Screen(
-                title=scores_title(view),
+                title=game_title(view),
                 lines=(*wrap_pixels(won_text(view), ""), *wrap_pixels(view.pairing or tally_text(view), "")),
                 footer=footer if alert else "hold knob: new game",
                 alert=alert,
             )
-        status = ", ".join(filter(None, (deal_text(view), laps_note(view))))
-        if self.store.in_memory:  # said in full at start; kept in sight while it lasts
-            status = f"{IN_RAM} {status}"
+        mark = IN_RAM if self.store.in_memory else ""  # said in full at start; kept in sight while it lasts
+        club = ""
         if self.club is not None:  # the club's connection first; before the first entry, its pairing
-            status = f"{self.club.connection} | {status}"
+            club = self.club.connection
             if not game.pegged and view.pairing and not fresh:
                 footer = view.pairing
         return Screen(
-            title=scores_title(view),
-            lines=(status,),
+            title=game_title(view),
+            lines=(game_status(view, club, mark),),
             big=str(self.dial),
             big_caption=PLAY_HINT + next_text(view) if view.in_play else "knob: " + show_text(view),
             footer=footer,

@@ -110,7 +110,7 @@ class ControlsCard:
     """Everything the printed card shows, taken from the board's config."""
 
     game: str  # "six-card to 121; Alice deals first"
-    options: str  # "muggins on; skunk under 91, double under 61; match points: win 2, ..." (options on only)
+    options: str  # "muggins on; skunk under 91, double under 61; game points: win 2, ..." (options on only)
     buttons: tuple[Button, ...]
     pins: dict[str, int]  # knob A, knob B, knob press, undo, menu
     hold_s: float
@@ -137,7 +137,7 @@ def controls_card(config: Config) -> ControlsCard:
         + ("; partners share a colour" if variant.partnership else ""),
         options="; ".join([*(f"{name} on" for name, set_on in (("exact-out", options.exact_out),
                                                                 ("muggins", options.muggins)) if set_on),
-                           skunk_words(variant.target, options.skunk), match_points_words(options)]),
+                           skunk_words(variant.target, options.skunk), game_points_words(options)]),
         buttons=tuple(buttons),
         pins={"knob A": pins.encoder_a, "knob B": pins.encoder_b,
               "knob press": pins.encoder_button, "undo": pins.buttons["undo"], "menu": pins.buttons["menu"]},
@@ -162,11 +162,11 @@ def skunk_words(target: int, lines: SkunkLines) -> str:
                      + [f"{_kind_words(line.kind).split()[0]} under {line.below}" for line in rest])
 
 
-def match_points_words(options: Options) -> str:
-    """What a game is worth to the match, for the results these skunk lines make: "match points:
+def game_points_words(options: Options) -> str:
+    """What a game is worth to the match, for the results these skunk lines make: "game points:
     win 2, skunk 3, double 3"."""
     kinds = [ResultKind.WIN] + [line.kind for line in skunk_lines(121, options.skunk)]
-    return "match points: " + ", ".join(
+    return "game points: " + ", ".join(
         f"{_kind_words(kind).split()[0]} {options.points.for_kind(kind)}" for kind in kinds)
 
 

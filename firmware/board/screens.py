@@ -15,9 +15,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from hardware.display import HEIGHT, WIDTH
 
-from .view import GameView, lap_note, lap_text, next_text, side_name, won_text
+from .view import GameView, lap_note, lap_text, next_text, scores_titles, side_name, status_texts, won_text
 
-__all__ = ["Screen", "font", "lap_note", "oled_image", "scores_screen"]  # lap_note: .view's, named here too
+__all__ = ["Screen", "font", "game_status", "game_title", "lap_note", "oled_image", "scores_screen"]  # lap_note: .view's, named here too
 
 
 @lru_cache(maxsize=None)
@@ -121,6 +121,38 @@ def _wrap(draw: ImageDraw.ImageDraw, text: str, size: int, width: int, lines: in
     return [_fit(draw, line, size, width) for line in out]
 
 
+TITLE_SIZE, SMALL_TITLE_SIZE, LINE_SIZE = 12, 10, 10  # px: the title's font, a title too long for it, a body line's
+LINE_WIDTH = WIDTH - 2  # px a body line has
+
+
+def fits(text: str, size: int, width: int) -> bool:
+    """Whether ``text`` in the font of ``size`` px is drawn within ``width`` px."""
+    return _measured("1", text, size) <= width
+
+
+def first_fitting(forms: tuple[str, ...], size: int = LINE_SIZE, width: int = LINE_WIDTH) -> str:
+    """The first of ``forms`` (each shorter than the one before) that fits ``width`` px in the font of
+    ``size`` px; the last one when none does."""
+    return next((form for form in forms if fits(form, size, width)), forms[-1])
+
+
+def title_size(title: str) -> int:
+    """The font a title is drawn in: TITLE_SIZE, or SMALL_TITLE_SIZE when it is too wide for that."""
+    return TITLE_SIZE if fits(title, TITLE_SIZE, WIDTH) else SMALL_TITLE_SIZE
+
+
+def game_title(view: GameView) -> str:
+    """Every side's name and score, as long as the OLED's title holds them (in its own font if any form
+    fits, else in the smaller one): "Red* 14  Blue 10", down to "R* 120 B 120 G 120 Y 120"."""
+    forms = scores_titles(view)
+    return next((form for form in forms if fits(form, TITLE_SIZE, WIDTH)), first_fitting(forms, SMALL_TITLE_SIZE, WIDTH))
+
+
+def game_status(view: GameView, club: str = "", mark: str = "") -> str:
+    """The status line under the dial (:func:`.view.status_texts`), shortened on purpose to fit, never cut."""
+    return first_fitting(status_texts(view, club, mark))
+
+
 FOOTER_MOST = 5  # footer lines the OLED holds: four under the title, five over it
 
 
@@ -146,7 +178,8 @@ def oled_image(screen: Screen) -> Image.Image:
     footer_top = HEIGHT - 11 * len(footer)
     y = 0
     if screen.title and len(footer) < FOOTER_MOST:
-        _text(image, (0, -1), _fit(draw, screen.title, 12, WIDTH), 12, 1)
+        size = title_size(screen.title)
+        _text(image, (0, -1 if size == TITLE_SIZE else 0), _fit(draw, screen.title, size, WIDTH), size, 1)
         y = 13
         draw.line((0, y - 1, WIDTH - 1, y - 1), fill=1)
     if screen.big is not None:

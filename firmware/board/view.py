@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from hardware.layout import lap_of
 from scorer.game import PHASE_WORDS, Game, Outcome, Phase
+from scorer.variants import result_words
 
 from .frames import BoardView
 
@@ -83,9 +84,16 @@ def side_name(view: GameView, side: int, width: int | None = None) -> str:
     return name + dealer_mark(view, side)
 
 
-def scores_title(view: GameView) -> str:
-    """Every side's name and score on one line, the dealer marked: "Red* 14  Blue 10"."""
-    return "  ".join(f"{side_name(view, i, 6)} {score}" for i, score in enumerate(view.scores))
+def scores_title(view: GameView, letters: int = 6, gap: str = "  ") -> str:
+    """Every side's name (its first ``letters``) and score on one line, ``gap`` between sides, the dealer
+    marked: "Red* 14  Blue 10"."""
+    return gap.join(f"{side_name(view, i, letters)} {score}" for i, score in enumerate(view.scores))
+
+
+def scores_titles(view: GameView) -> tuple[str, ...]:
+    """:func:`scores_title` from the longest to the shortest: names of 6 letters, then of 3, then initials
+    ("R* 120 B 120 G 120 Y 120"), for a screen to take the first that fits."""
+    return (scores_title(view), scores_title(view, 6, " "), scores_title(view, 3, " "), scores_title(view, 1, " "))
 
 
 def lap_text(view: GameView, side: int) -> str:
@@ -124,19 +132,13 @@ def next_text(view: GameView) -> str:
     return count_text(view.show[0]) if view.show else ""
 
 
-def result_text(view: GameView) -> str:
-    """How the game was won, in words: "win", "skunk", "double skunk", "lurch"."""
-    return view.outcome.kind.value.replace("-", " ") if view.outcome is not None else ""
-
-
 def won_text(view: GameView) -> str:
     """Who won and by how much, with the skunk (or lurch) if there was one: "Red wins by 12",
     "Red wins by 40, a skunk"; "" while the game is on."""
     outcome = view.outcome
     if outcome is None:
         return ""
-    result = result_text(view)
-    return f"{outcome.winner} wins by {outcome.margin}" + ("" if result == "win" else f", a {result}")
+    return result_words(outcome.winner, outcome.kind, outcome.margin, "wins")
 
 
 def plural(count: int, noun: str) -> str:
@@ -145,15 +147,36 @@ def plural(count: int, noun: str) -> str:
 
 
 def tally_text(view: GameView) -> str:
-    """The match so far, in words: "Red won 1 game (2 match points)" while one side has won,
-    else every side's match points: "Match points: Red 4, Blue 2"."""
+    """The match so far, in words: "Red won 1 game (2 game points)" while one side has won,
+    else every side's game points: "Game points: Red 4, Blue 2"."""
     winners = [(side, wins, points) for (side, points), wins in zip(view.tally, view.wins) if wins]
     if len(winners) == 1:
         side, wins, points = winners[0]
-        return f"{side} won {plural(wins, 'game')} ({plural(points, 'match point')})"
-    return "Match points: " + ", ".join(f"{side} {points}" for side, points in view.tally)
+        return f"{side} won {plural(wins, 'game')} ({plural(points, 'game point')})"
+    return "Game points: " + ", ".join(f"{side} {points}" for side, points in view.tally)
+
+
+SHORT_PHASES = {Phase.HEELS: "cut", Phase.PLAY: "play", Phase.SHOW: "show", Phase.OVER: "over"}  # a phase in a word
 
 
 def deal_text(view: GameView) -> str:
     """Where the deal stands: "deal 3, the play"."""
     return f"deal {view.deal}, {PHASE_WORDS[view.phase]}"
+
+
+def status_texts(view: GameView, club: str = "", mark: str = "") -> tuple[str, ...]:
+    """The status line under the dial, from the longest to the shortest, for a screen to take the first
+    that fits: the ``club``'s connection and a ``mark`` ("RAM!") first, then the deal, where it stands and
+    the laps ("club ok | deal 12, the show, Red lap 2"); then the phase in a word ("deal 12, show, Red lap 2"),
+    and the laps as numbers ("deal 12, show, laps 2/2/1"); then without the laps (the LEDs show them); then tight ("club ok|RAM! d12 show")."""
+    spaced = (f"{club} | " if club else "") + (f"{mark} " if mark else "")
+    tight = (f"{club}|" if club else "") + (f"{mark} " if mark else "")
+    laps = view.laps
+    short_laps = "" if max(laps) < 2 else (f"lap {laps[0]}" if len(set(laps)) == 1 else
+                                           "laps " + "/".join(map(str, laps)))
+    phase = SHORT_PHASES[view.phase]
+    return (spaced + ", ".join(filter(None, (deal_text(view), laps_note(view)))),
+            spaced + ", ".join(filter(None, (f"deal {view.deal}", phase, laps_note(view)))),
+            spaced + ", ".join(filter(None, (f"deal {view.deal}", phase, short_laps))),
+            spaced + f"deal {view.deal}, {phase}",
+            tight + f"d{view.deal} {phase}")

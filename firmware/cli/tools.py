@@ -100,10 +100,12 @@ def count(args) -> int:
 
 
 def coach(args) -> int:
-    """``coach CARDS --dealer|--pone [--json]``: the 15 discards of six cards, best first."""
+    """``coach CARDS --dealer|--pone [--json]``: the verdict in one line, then the 15 discards of six cards,
+    best first, each figure named (net, hand average, crib average)."""
     from scorer.cards import parse_cards
-    from scorer.coach import ASSUMES, CRIBS, STARTERS
+    from scorer.coach import ASSUMES, CRIBS, STARTERS, answer, verdict
     from scorer.coach import coach as rank
+    from scorer.figures import figure
 
     if args.dealer == args.pone:
         return fail(f"{PROG} coach: say whose crib it is: --dealer (yours) or --pone (the opponent's)")
@@ -111,18 +113,17 @@ def coach(args) -> int:
         return fail(f"{PROG} coach: give the 6 cards dealt, not {len(args.cards)}, e.g. coach 5H 5D JC 6S 7S KD --dealer")
     ranked = rank(parse_cards(_card_texts(args.cards)), dealer=args.dealer)
     if args.json:
-        _print_json({"dealer": args.dealer, "starters": STARTERS, "cribs_per_starter": CRIBS, "assumes": ASSUMES,
-                     "discards": [discard.to_dict() for discard in ranked]})
+        _print_json(answer(ranked, args.dealer))
         return 0
-    sign = "+" if args.dealer else "-"
-    print(f"throw    keep          expected   hand  min  max  {sign}crib")
+    print(verdict(ranked))
+    print(f"{'throw':<8} {'keep':<13} {'net':>6} {'hand avg':>8} {'min':>4} {'max':>4} {'crib avg':>8}")
     for d in ranked:
         throw, keep = " ".join(map(str, d.throw)), " ".join(map(str, d.keep))
-        print(f"{throw:<8} {keep:<13} {d.expected:8.2f} {d.hand_average:6.2f} {d.hand_min:4} {d.hand_max:4} "
-              f"{d.crib_average:6.2f}")
-    whose = "yours, added" if args.dealer else "the opponent's, taken off"
-    print(f"Averages over the {STARTERS} starters and, for the crib ({whose}), the {CRIBS} throws of the "
-          f"opponent with each: {ASSUMES}.")
+        print(f"{throw:<8} {keep:<13} {figure(d.expected, 2):>6} {figure(d.hand_average, 2):>8} {d.hand_min:>4} "
+              f"{d.hand_max:>4} {figure(d.crib_net, 2, plus=True):>8}")
+    how = "plus the crib's (yours)" if args.dealer else "less the crib's (the opponent's)"
+    print(f"Net: the hand's average {how}. Averages over the {STARTERS} starters and, for the crib, the {CRIBS} "
+          f"throws of the opponent with each: {ASSUMES}.")
     return 0
 
 

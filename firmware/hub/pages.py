@@ -18,6 +18,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from scorer.figures import figure
 from scorer.standings import credits, losers, name_key, rank_key
 
 from ..server.sheets import csv_cell
@@ -52,11 +53,8 @@ def places(lines) -> list[int]:
     return out
 
 
-def _signed(number: int) -> str:
-    return f"+{number}" if number > 0 else ("\u2212" + str(-number) if number < 0 else "0")
-
-
-ENV = environment(Path(__file__).resolve().parent / "templates", key=_key, signed=_signed)
+ENV = environment(Path(__file__).resolve().parent / "templates", key=_key,
+                  signed=lambda number: figure(number, plus=True))
 PARTS: Any = ENV.get_template("parts.html").module  # its macros, each a part of the page an event may send
 STANDINGS_HEAD = str(PARTS.standings_head())
 NO_PLAYERS = str(PARTS.no_players())

@@ -131,12 +131,12 @@ def live_context(state: dict | None, problem: str | None, recent: list[dict], me
         "winner": state.get("winner"), "note": state.get("note"),
         "match": ({"games": _count(match["games"], "game"),
                    "tally": [{"side": t["side"], "wins": _count(t["wins"], "game"),
-                              "points": _count(t["game_points"], "match point")} for t in match["tally"] if t["wins"]]}
+                              "points": _count(t["game_points"], "game point")} for t in match["tally"] if t["wins"]]}
                   if match["games"] else None),
     }
     if state.get("winner"):
-        game.update(margin=state["margin"], result=state["result"].replace("-", " "),
-                    points=_count(state["game_points"], "match point"))
+        game.update(margin=state["margin"], result=state["result"],
+                    points=_count(state["game_points"], "game point"))
     geometry = geometry_for(len(state["sides"]), layout)
     variant = VARIANTS.get(state["variant"])
     lines = [] if variant and variant.lowball else line_marks(race_lines(target, SkunkLines(options["skunk"])))
@@ -167,8 +167,8 @@ CARDS = tuple((f"{rank}{suit}", f"{'10' if rank == 'T' else rank}{symbol}") for 
 
 def seat_status(state: dict | None, seat: int) -> dict:
     """The seat's glance (as ``phone.js`` keeps it): every side's ``name`` and ``score`` (``mine`` for
-    the seat's own), and ``note`` when there is no player to show, else who ``won`` or the ``next``
-    count (with ``after``)."""
+    the seat's own), and ``note`` when there is no player to show, else who ``won`` (and the ``result``)
+    or the ``next`` count (with ``after``)."""
     if not state or not state.get("variant"):
         return {"note": "No game on the board yet.", "sides": []}
     seats = state.get("seats") or []
@@ -176,7 +176,7 @@ def seat_status(state: dict | None, seat: int) -> dict:
     sides = [{"name": side["name"], "score": side["score"], "mine": name in side["seats"]} for side in state["sides"]]
     if name is None:
         return {"note": "This game has no player on your seat.", "sides": sides}
-    return {"note": None, "sides": sides, "won": state.get("winner"), "next": state.get("next"),
+    return {"note": None, "sides": sides, "won": state.get("winner"), "result": state.get("result"), "next": state.get("next"),
             "after": " (after the play)" if state.get("phase") in ("heels", "play") else ""}
 
 

@@ -40,7 +40,8 @@
     showSides(name);
     if (!state || !state.variant) { status.textContent = "No game on the board yet."; return; }
     if (name === null || name === undefined) { status.textContent = "This game has no player on your seat."; return; }
-    if (state.winner) status.textContent = state.winner + " won. " + AFTER_THE_GAME;
+    if (state.winner) status.textContent = state.winner + " won" + (state.result && state.result !== "win" ?
+      ", a " + state.result.replace("-", " ") : "") + ". " + AFTER_THE_GAME;  // as ResultKind.words says it: "Red won, a skunk"
     else if (state.next) status.textContent = "Next count: " + state.next.seat + " " + state.next.count +
       (state.phase === "heels" || state.phase === "play" ? " (after the play)" : "");
     else status.textContent = "";
@@ -183,10 +184,23 @@
   var coachPicked = [], coachBox = document.getElementById("coach-cards"), coachPick = document.getElementById("coach-pick");
   var coachTable = document.getElementById("coach-table"), coachRanks = document.getElementById("coach-ranks");
   var coachNote = document.getElementById("coach-note"), coachAsked = 0, coachChosen = false;
+  var coachVerdictLine = document.getElementById("coach-verdict");
   var coachDealer = document.getElementById("coach-dealer"), coachPone = document.getElementById("coach-pone");
   var SUIT_SIGNS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
   function shown(cards) {
     return cards.map(function (card) { return card.slice(0, -1) + SUIT_SIGNS[card.slice(-1)]; }).join(" ");
+  }
+  // A figure as scorer.figures writes it: one minus sign (U+2212), "+" when asked, never "\u22120.0".
+  function figure(value, places, plus) {
+    var text = Math.abs(value).toFixed(places);
+    if (Number(text) === 0) return text;
+    return value < 0 ? "\u2212" + text : (plus ? "+" + text : text);
+  }
+  function cribNet(discard, dealer) { return dealer ? discard.crib.average : -discard.crib.average; }
+  // The net and what makes it, each named, as scorer.coach.Discard.figures says them.
+  function figures(discard, dealer) {
+    return figure(discard.expected, 1) + " net on average (hand " + figure(discard.hand.average, 1) +
+      ", crib " + figure(cribNet(discard, dealer), 1, true) + ")";
   }
   function coachSide() {  // the board says who deals, until the player chooses
     if (coachChosen || !state || !state.dealer || coachDealer.checked === (state.dealer === me())) return;
@@ -206,15 +220,16 @@
       var row = document.createElement("tr");
       if (i === 0) row.className = "best";
       cell(row, shown(discard.throw)); cell(row, shown(discard.keep));
-      cell(row, discard.expected.toFixed(1), "", "n");
-      cell(row, discard.hand.average.toFixed(1), discard.hand.min + "\u2013" + discard.hand.max, "n");
-      cell(row, (body.dealer ? "+" : "\u2212") + discard.crib.average.toFixed(1), "", "n");
+      cell(row, figure(discard.expected, 1), "", "n");
+      cell(row, figure(discard.hand.average, 1), discard.hand.min + "\u2013" + discard.hand.max, "n");
+      cell(row, figure(cribNet(discard, body.dealer), 1, true), "", "n");
       coachRanks.appendChild(row);
     });
     coachTable.hidden = false;
+    coachVerdictLine.textContent = body.verdict; coachVerdictLine.hidden = false;
     var variant = state && state.variant && state.variant !== "six-card" ? "This game is " + state.variant + ". " : "";
-    coachNote.textContent = variant + "Points: the hand's average " + (body.dealer ? "plus" : "minus") +
-      " the crib's, over the " + body.starters + " starters and the crib's " + body.cribs_per_starter +
+    coachNote.textContent = variant + "Net: the hand's average " + (body.dealer ? "plus the crib's (yours)" :
+      "less the crib's (theirs)") + ", over the " + body.starters + " starters and the crib's " + body.cribs_per_starter +
       " possible throws from the opponent with each (" + body.assumes + ").";
   }
   // After the show: the hand just checked, against the coach's ranking of the six cards picked above.
@@ -225,9 +240,9 @@
     var best = coached.discards[0];
     coached.discards.forEach(function (discard) {
       if (discard.keep.slice().sort().join(" ") !== kept) return;
-      countCoach.textContent = "Keeping " + shown(discard.keep) + " was worth " + discard.expected.toFixed(1) +
-        " on average" + (discard === best ? ": the best of the 15 throws." :
-        "; keeping " + shown(best.keep) + " was best at " + best.expected.toFixed(1) + ".");
+      countCoach.textContent = "Keeping " + shown(discard.keep) + ": " + figures(discard, coached.dealer) +
+        (discard === best ? ", the best of the 15 throws." :
+        "; keeping " + shown(best.keep) + " was best at " + figure(best.expected, 1) + " net.");
     });
   }
   function askCoach() {
@@ -249,8 +264,11 @@
     for (var i = 0; i < buttons.length; i++)
       buttons[i].setAttribute("aria-pressed", coachPicked.indexOf(buttons[i].getAttribute("data-card")) >= 0 ? "true" : "false");
     coachPick.textContent = coachPicked.length < 6 ? "Pick the six cards dealt: " + (6 - coachPicked.length) + " more"
-      : "Best first, by the points each throw keeps:";
-    if (coachPicked.length < 6) { coachAsked += 1; coachTable.hidden = true; coachRanks.textContent = ""; coachNote.textContent = ""; }
+      : "Best first, by the net each throw keeps (under the cards):";
+    if (coachPicked.length < 6) {
+      coachAsked += 1; coachTable.hidden = true; coachRanks.textContent = ""; coachNote.textContent = "";
+      coachVerdictLine.hidden = true; coachVerdictLine.textContent = "";
+    }
     else askCoach();
   }
   coachBox.addEventListener("click", function (event) {

@@ -17,7 +17,8 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.templating import Jinja2Templates
 
 from scorer.cards import parse_cards
-from scorer.coach import ASSUMES, CRIBS, STARTERS, coach
+from scorer.coach import answer as coach_answer
+from scorer.coach import coach
 from scorer.counting import score_hand
 from scorer.errors import CribbageError
 
@@ -249,8 +250,7 @@ class PhoneRoutes:
             if answer is None:
                 async with self.coaching:
                     ranked = await run_in_threadpool(coach, cards, dealer == "1")
-                answer = {"ok": True, "dealer": dealer == "1", "starters": STARTERS, "cribs_per_starter": CRIBS,
-                          "assumes": ASSUMES, "discards": [discard.to_dict() for discard in ranked]}
+                answer = {"ok": True, **coach_answer(ranked, dealer == "1")}
                 self.coached.put(key, answer)
         except CribbageError as error:
             return JSONResponse({"ok": False, "message": str(error)}, status_code=400)

@@ -1,7 +1,8 @@
 """The web view's templates (``templates/``), in one autoescaping Jinja2 environment.
 
 Names from the ledger go through the filters ``visible`` (hidden characters shown
-as U+FFFD) and ``name_text`` (isolated for a title attribute): :mod:`.names`.
+as U+FFFD) and ``name_text`` (isolated for a title attribute): :mod:`.names`; a
+result ("skunk") after the winner's name through ``won_how`` (", a skunk").
 :mod:`.pages` adds what every page shares (the style, the scripts' addresses).
 """
 
@@ -11,10 +12,19 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from scorer.variants import ResultKind
+
 from ..server.templating import environment
 from .names import name_text, visible
 
-ENV = environment(Path(__file__).resolve().parent / "templates", visible=visible, name_text=name_text)
+
+def won_how(result: str | None) -> str:
+    """How a game was won, said after "Red won": ", a skunk"; "" for a plain win (or none)."""
+    return ResultKind(result).words if result else ""
+
+
+ENV = environment(Path(__file__).resolve().parent / "templates", visible=visible, name_text=name_text,
+                  won_how=won_how)
 
 
 def render(name: str, context: dict) -> str:

@@ -19,14 +19,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from hardware.layout import HOLES_PER_TRACK, Layout
-from scorer.game import Phase
 
 from ..controller import MAX_DIAL
 from ..controls import CONTROLS
 from ..outcome import Handled
 from ..panels import PAIRING_A_PHONE, PHONE_VIEW
 from ..screens import Screen
-from ..view import GameView, deal_text, dealer_mark, lap_text, next_text, won_text
+from ..view import SHORT_PHASES, GameView, deal_text, dealer_mark, lap_text, next_text, won_text
 from .simulator import Simulator
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
@@ -553,7 +552,6 @@ def choose_plan(layout: Layout, columns: int, rows: int) -> Plan | None:
 # ---- what the board shows ------------------------------------------------------
 
 SHORT_NUMBERS = {"three": "3", "four": "4", "five": "5", "six": "6", "seven": "7"}
-SHORT_PHASES = {Phase.HEELS: "cut", Phase.PLAY: "play", Phase.SHOW: "show", Phase.OVER: "over"}
 SHORT_NAMES = (5, 3)  # letters a name keeps when the score line is too long for it whole, then for its shorter form
 
 
