@@ -234,7 +234,7 @@ class PhoneRoutes:
     async def coach(self, request: Request):
         """``GET /api/coach?cards=5H,5D,JC,6S,7S,KD&dealer=1``: the 15 discards, best first, as
         ``cribbage-board coach --json`` gives them (``dealer=0``: the opponent's crib). For a paired
-        phone's page (a coached hand costs the Pi a second or two: rate-limited as its taps are); reads
+        phone's page (rate-limited as its taps are); reads
         nothing of the game; computed off the event loop, one at a time, and kept for hands asked again."""
         refused = await self._refuse(request)
         if refused is not None:
