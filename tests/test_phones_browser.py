@@ -46,6 +46,7 @@ def test_a_phone_pairs_from_the_qr_code_and_scores_its_seat(table, browser):
         tap(browser, f'button[data-digit="{digit}"]')
     tap(browser, 'button[data-act="hand"]')
     answer(browser, "Blue hand 8")
+    wait_for(browser, lambda d: " ".join(d.find_element("id", "sides").text.split()) == "Red 0 Blue 10")  # live
     shoot(browser, "phone-seat")
     browser.delete_all_cookies()  # now Red's phone (the dealer's)
     url = table.show_pairing(0)
