@@ -112,11 +112,19 @@ def ledgers(sizes: list[int], folder: Path, keep: Path) -> dict[int, Path]:
 def fetch(connection: http.client.HTTPConnection, path: str, gzip: bool) -> tuple[float, bytes, int]:
     """(seconds to the last byte, the body as sent, status) of one GET on a kept-alive connection."""
     headers = {"Accept-Encoding": "gzip"} if gzip else {}
-    began = time.perf_counter()
-    connection.request("GET", path, headers=headers)
-    response = connection.getresponse()
-    body = response.read()
-    took = time.perf_counter() - began
+    for _ in range(3):
+        began = time.perf_counter()
+        try:
+            connection.request("GET", path, headers=headers)
+            response = connection.getresponse()
+            body = response.read()
+        except (http.client.RemoteDisconnected, ConnectionError):  # the server's keep-alive ran out: again
+            connection.close()
+            continue
+        took = time.perf_counter() - began
+        break
+    else:
+        raise SystemExit(f"{path}: the server closed the connection 3 times")
     if gzip != (response.getheader("Content-Encoding") == "gzip") and len(body) >= 1024:
         raise SystemExit(f"{path}: gzip asked {gzip}, answered {response.getheader('Content-Encoding')}")
     return took, body, response.status
