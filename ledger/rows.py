@@ -165,7 +165,28 @@ def _listed(row: tuple[Any, ...], last: int | None, path: Path, messages: list[s
 
 class GamePage(NamedTuple):
     """A page of the games listed (:func:`game_page`): ``rows`` newest first, and whether any game
-    listed is ``older`` than the last of them or ``newer`` than the first."""
+    listed is ``older`` than the last of them or ``newer`` than the first.
+
+    >>> import os, tempfile
+    >>> from scorer.record import parse_line
+    >>> from ledger.writer import LedgerWriter
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "board.sqlite3")
+    >>> writer = LedgerWriter(path, clock=lambda: 0.0)
+    >>> for line in ("game six-card seats=Ann,Bob dealer=Ann target=31", "peg Bob 2", "hand Bob 29",
+    ...              "game six-card seats=Ann,Bob target=31", "peg Bob 2", "hand Bob 29",
+    ...              "game six-card seats=Ann,Bob target=31"):
+    ...     _ = writer.apply(parse_line(line))
+    >>> from ledger.reader import LedgerReader
+    >>> reader = LedgerReader(path)
+    >>> page = reader.games_page(1)
+    >>> [game.id for game in page.rows], page.older, page.newer
+    ([2], True, False)
+    >>> [game.id for game in reader.games_page(1, before=2).rows]
+    [1]
+    >>> reader.close()
+    >>> writer.close(); folder.cleanup()
+    """
 
     rows: list[GameRow]
     older: bool
