@@ -23,7 +23,7 @@ from .book import CurrentMatch, export_game, game_ids, read_current_match
 from .causes import error_code, is_damage, sqlite_cause
 from .errors import Damaged, LedgerError
 from .lock import lock_held, lock_path
-from .rows import GameRow, GameTimes, game_rows, game_times, listed_games
+from .rows import GamePage, GameRow, GameTimes, game_page, game_rows, game_times, listed_game, listed_games, newest_game
 from .schema import BUSY_TIMEOUT_MS, close_connection
 
 T = TypeVar("T")
@@ -247,6 +247,25 @@ class LedgerReader:
         rows = self._reading(game_rows)
         listed, self.messages = listed_games(rows, self.path)
         return listed
+
+    def games_page(self, count: int, before: int | None = None, after: int | None = None) -> GamePage:
+        """A page of at most ``count`` of the games :meth:`games` lists, newest first: the newest, those
+        before game ``before``, or the oldest after game ``after`` (:func:`~ledger.rows.game_page`); its
+        cost does not grow with the ledger."""
+        return self._reading(lambda conn: game_page(conn, self.path, count, before, after))
+
+    def game(self, game_id: int) -> GameRow | None:
+        """Game ``game_id`` as :meth:`games` lists it; None if it lists no such game (the live game too)."""
+        return self._reading(lambda conn: listed_game(conn, self.path, game_id))
+
+    def has_game(self, game_id: int) -> bool:
+        """Whether the ledger has game ``game_id`` (listed or live)."""
+        return self._reading(lambda conn: conn.execute("SELECT 1 FROM games WHERE id=?", (game_id,)).fetchone()
+                             is not None)
+
+    def newest_game(self) -> tuple[int, bool] | None:
+        """The newest game's id and whether it has a result (:func:`~ledger.rows.newest_game`)."""
+        return self._reading(newest_game)
 
     def times(self, game_id: int) -> GameTimes:
         """When a game happened (:class:`~ledger.rows.GameTimes`): its start, its end

@@ -11,7 +11,7 @@ import sqlite3
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from scorer.game import LoserResult, Outcome
 from scorer.record import GameHeader
@@ -107,16 +107,19 @@ class GameTimes:
     entries: tuple[str | None, ...]
 
 
+def _columns(conn: sqlite3.Connection) -> str:
+    """The columns a listing reads: (id, match_id, header, outcome, started, finished, status)."""
+    extra = "started, finished, status" if has_times(conn) else (
+        "NULL, NULL, CASE WHEN outcome IS NULL AND NOT EXISTS "
+        f"(SELECT 1 FROM actions WHERE game_id = games.id) THEN '{EMPTY}' END")
+    return f"id, match_id, header, outcome, {extra}"
+
+
 def game_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
     """(id, match_id, header, outcome, started, finished, status) of every game, newest first."""
     conn.execute("BEGIN")
     try:
-        extra = "started, finished, status" if has_times(conn) else (
-            "NULL, NULL, CASE WHEN outcome IS NULL AND NOT EXISTS "
-            f"(SELECT 1 FROM actions WHERE game_id = games.id) THEN '{EMPTY}' END")
-        return conn.execute(
-            f"SELECT id, match_id, header, outcome, {extra} FROM games ORDER BY id DESC"
-        ).fetchall()
+        return conn.execute(f"SELECT {_columns(conn)} FROM games ORDER BY id DESC").fetchall()
     finally:
         if conn.in_transaction:
             conn.execute("COMMIT")
@@ -127,31 +130,121 @@ def listed_games(rows: list[tuple[Any, ...]], path: Path) -> tuple[list[GameRow]
     replaced before anything was entered in them; a game whose stored lines no longer
     read is left out and said in the messages returned beside the rows."""
     messages: list[str] = []
-    listed = []
     last = rows[0][0] if rows else None
-    for game_id, match_id, header_line, outcome_text, started, finished, status in rows:
-        if outcome_text is not None:
-            status = FINISHED
-        elif status == EMPTY:
-            continue  # replaced before anything was entered: no game to list
-        elif status != ABANDONED:
-            if game_id == last:
-                continue  # the live game
-            status = ABANDONED  # replaced by a later game (schema 1 did not say so)
-        header = _header(header_line)
-        if header is None:
-            messages.append(f"ledger {path}: game {game_id} is left out: its game line is damaged")
-            continue
-        result = {}
-        if status == FINISHED:
-            try:
-                result = _result(outcome_text, header)
-            except UNREADABLE as error:
-                messages.append(f"ledger {path}: game {game_id} is left out: its result is damaged ({error!r})")
-                continue
-        listed.append(GameRow(game_id, match_id, header.variant.name, tuple(header.seats), header.variant.target,
-                              status, started=started, finished=finished, **result))
+    listed = [game for row in rows if (game := _listed(row, last, path, messages)) is not None]
     return listed, messages
+
+
+def _listed(row: tuple[Any, ...], last: int | None, path: Path, messages: list[str]) -> GameRow | None:
+    """One row of :func:`game_rows` as a GameRow; None for the live game (``last``, the newest), one
+    replaced before anything was entered in it, and one whose stored lines no longer read (said in
+    ``messages``)."""
+    game_id, match_id, header_line, outcome_text, started, finished, status = row
+    if outcome_text is not None:
+        status = FINISHED
+    elif status == EMPTY:
+        return None  # replaced before anything was entered: no game to list
+    elif status != ABANDONED:
+        if game_id == last:
+            return None  # the live game
+        status = ABANDONED  # replaced by a later game (schema 1 did not say so)
+    header = _header(header_line)
+    if header is None:
+        messages.append(f"ledger {path}: game {game_id} is left out: its game line is damaged")
+        return None
+    result = {}
+    if status == FINISHED:
+        try:
+            result = _result(outcome_text, header)
+        except UNREADABLE as error:
+            messages.append(f"ledger {path}: game {game_id} is left out: its result is damaged ({error!r})")
+            return None
+    return GameRow(game_id, match_id, header.variant.name, tuple(header.seats), header.variant.target,
+                   status, started=started, finished=finished, **result)
+
+
+class GamePage(NamedTuple):
+    """A page of the games listed (:func:`game_page`): ``rows`` newest first, and whether any game
+    listed is ``older`` than the last of them or ``newer`` than the first.
+
+    >>> import os, tempfile
+    >>> from scorer.record import parse_line
+    >>> from ledger.writer import LedgerWriter
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "board.sqlite3")
+    >>> writer = LedgerWriter(path, clock=lambda: 0.0)
+    >>> for line in ("game six-card seats=Ann,Bob dealer=Ann target=31", "peg Bob 2", "hand Bob 29",
+    ...              "game six-card seats=Ann,Bob target=31", "peg Bob 2", "hand Bob 29",
+    ...              "game six-card seats=Ann,Bob target=31"):
+    ...     _ = writer.apply(parse_line(line))
+    >>> from ledger.reader import LedgerReader
+    >>> reader = LedgerReader(path)
+    >>> page = reader.games_page(1)
+    >>> [game.id for game in page.rows], page.older, page.newer
+    ([2], True, False)
+    >>> [game.id for game in reader.games_page(1, before=2).rows]
+    [1]
+    >>> reader.close()
+    >>> writer.close(); folder.cleanup()
+    """
+
+    rows: list[GameRow]
+    older: bool
+    newer: bool
+
+
+def game_page(conn: sqlite3.Connection, path: Path, count: int, before: int | None = None,
+              after: int | None = None) -> GamePage:
+    """At most ``count`` games as :func:`listed_games` lists them, newest first: the newest, those
+    before game ``before`` or the oldest after game ``after``; one read snapshot, which reads only
+    the rows of the page and the next row listed on each side of it (never the whole table)."""
+    conn.execute("BEGIN")
+    try:
+        last = conn.execute("SELECT max(id) FROM games").fetchone()[0]
+        columns = _columns(conn)
+
+        def listed(where: str, bound: int, newest_first: bool, most: int) -> list[GameRow]:
+            order = "DESC" if newest_first else "ASC"
+            out: list[GameRow] = []
+            for row in conn.execute(f"SELECT {columns} FROM games WHERE id {where} ? ORDER BY id {order}", (bound,)):
+                game = _listed(row, last, path, [])
+                if game is not None:
+                    out.append(game)
+                    if len(out) == most:
+                        break
+            return out
+
+        if after is not None:
+            rows = listed(">", after, False, count + 1)
+            newer, rows = len(rows) > count, rows[:count][::-1]
+            older = bool(listed("<=", after, True, 1))
+        else:
+            rows = listed("<", (last or 0) + 1 if before is None else before, True, count + 1)
+            older, rows = len(rows) > count, rows[:count]
+            newer = before is not None and bool(listed(">=", before, False, 1))
+        return GamePage(rows, older, newer)
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+def newest_game(conn: sqlite3.Connection) -> tuple[int, bool] | None:
+    """The newest game's id and whether it has a result, None without games: what the listing of
+    games depends on besides rows that never change (a game listed is over)."""
+    row = conn.execute("SELECT id, outcome IS NOT NULL FROM games ORDER BY id DESC LIMIT 1").fetchone()
+    return None if row is None else (row[0], bool(row[1]))
+
+
+def listed_game(conn: sqlite3.Connection, path: Path, game_id: int) -> GameRow | None:
+    """Game ``game_id`` as :func:`listed_games` lists it; None if the ledger does not list it."""
+    conn.execute("BEGIN")
+    try:
+        last = conn.execute("SELECT max(id) FROM games").fetchone()[0]
+        row = conn.execute(f"SELECT {_columns(conn)} FROM games WHERE id=?", (game_id,)).fetchone()
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+    return None if row is None else _listed(row, last, path, [])
 
 
 def game_times(conn: sqlite3.Connection, path: Path, game_id: int) -> GameTimes:

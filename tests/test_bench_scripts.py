@@ -215,6 +215,8 @@ SHORT_RUNS = {
                              r"^starlette: GET /games/1 +first \d+ ms"]),
     "pages.py": (["--short"], [r"^web view: /games/1 +[\d.]+ ms$",
                                r"^hub: /club \(100 tables, 200 players\), a snapshot's first +[\d.]+ ms$"]),
+    "history.py": (["--short"], [r"^games /games lists \(at most 50\) +10: 10; 100: 50$",
+                                 r"^/games, gzip +10: [\d.]+ ms \(1\.00x\), [\d.]+ KB; 100: [\d.]+ ms \([\d.]+x\)"]),
     "wire_bytes.py": (["--entries", "4"], [
         r"^bytes on the wire, gzip : as written, /phone and what it loads \(4 files\) +0\.\d\dx \([\d,]+ against "
         r"[\d,]+ bytes; gzip\)$"]),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
+from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
@@ -20,8 +21,6 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
-
-from scorer.distribution import distribution
 
 from ..server.compression import Compressed
 from ..server.guard import READ_METHODS, Guard, security_headers, served_names
@@ -46,7 +45,9 @@ SCRIPT_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable"}  # its
 ICON_HEADERS = {"Cache-Control": "public, max-age=86400"}
 QR_MARK = MARK.encode()
 SECURITY_HEADERS = security_headers(pages.CONTENT_SECURITY_POLICY)
-PAGE_HEADERS = ((b"content-type", b"text/html; charset=utf-8"),)
+HTML = "text/html; charset=utf-8"
+PAGE_HEADERS = ((b"content-type", HTML.encode()),)
+PAGE_KEYS = ("before", "after")  # what chooses a page of /games: one of them, a game's number
 TEMPLATES = Jinja2Templates(env=ENV)  # the pages rendered for one request
 
 
@@ -127,6 +128,21 @@ class Composed(NamedTuple):
     code: str
     body: bytes
     headers: list[tuple[bytes, bytes]]
+
+
+def page_asked(query: str) -> tuple[int | None, int | None] | str:
+    """(before, after) of a query of ``/games`` (None for the one not given, both for the newest page);
+    a line saying what is wrong with it, for a 400, if it asks for a page in another way."""
+    given = [(key, value) for key, value in parse_qsl(query, keep_blank_values=True) if key in PAGE_KEYS]
+    if not given:
+        return None, None
+    if len(given) > 1:
+        return "a page of games takes one of before= and after=, once: e.g. /games?before=120"
+    key, value = given[0]
+    if not (value.isascii() and value.isdigit() and len(value) <= 18):
+        return f"{key}= takes a game's number (up to 18 digits), not {value[:20]!r}: e.g. /games?{key}=120"
+    number = int(value)
+    return (number, None) if key == "before" else (None, number)
 
 
 def _authority(scope: Scope) -> str:
@@ -263,16 +279,22 @@ class WebView:
 
     async def phone_page(self, request: Request) -> Response:
         """``/phone``: the paired seat's page over the live board (:meth:`.phones.PhoneRoutes.phone_page`)."""
-        return await self.phones.phone_page(request, self.site.live())
+        return await self.phones.phone_page(request, self.site.seat_page)
 
     # ---- the games ---------------------------------------------------------------
 
     async def games(self, request: Request) -> Response:
-        """``/games``: every finished or abandoned game; 503 with the reason while the ledger is away."""
+        """``/games``: a page of the finished or abandoned games, newest first (``?before=ID``, ``?after=ID``:
+        the pages beside it); 400 in one line for a page asked for in another way, 404 in words for one
+        past either end, 503 with the reason while the ledger is away."""
+        asked = page_asked(request.url.query)
+        if isinstance(asked, str):
+            return PlainTextResponse(asked + "\n", status_code=400)
         try:
-            return TEMPLATES.TemplateResponse(request, "games.html", pages.games_context(self.site.games(), None))
+            made = self.site.games_page(*asked)
         except LedgerUnavailable as error:
             return TEMPLATES.TemplateResponse(request, "games.html", pages.games_context([], str(error)), status_code=503)
+        return Response(made.body, status_code=made.status, media_type=HTML)
 
     async def games_csv(self, request: Request) -> Response:
         """``/games.csv``: the games as a spreadsheet's download."""
@@ -317,9 +339,9 @@ class WebView:
         return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="game-{game_id}.txt"'})
 
     async def api_games(self, request: Request) -> Response:
-        """``/api/games``: every finished or abandoned game as JSON."""
+        """``/api/games``: every finished or abandoned game as JSON, newest first."""
         try:
-            return JSONResponse([game.to_dict() for game in self.site.games()])
+            return Response(self.site.api_games(), media_type="application/json")
         except LedgerUnavailable as error:
             return JSONResponse({"error": str(error)}, status_code=503)
 
@@ -345,14 +367,10 @@ class WebView:
     async def stats(self, request: Request) -> Response:
         """``/stats``: each player and partnership, their hands against the distribution of all hands."""
         try:
-            players = self.site.stats()
+            return Response(self.site.stats_page(), media_type=HTML)
         except LedgerUnavailable as error:
             return TEMPLATES.TemplateResponse(request, "stats.html", pages.stats_context([], {}, str(error)),
                                               status_code=503)
-        sizes = {int(size) for p in players for size in p["hands_by_size"]}
-        tables = {size: distribution(size, False) for size in sizes}
-        return TEMPLATES.TemplateResponse(request, "stats.html", pages.stats_context(players, tables, None,
-                                                                                    self.site.colours()))
 
     async def api_stats(self, request: Request) -> Response:
         """``/api/stats``: the statistics as JSON."""

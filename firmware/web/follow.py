@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ledger.errors import LedgerError
 from ledger.reader import LedgerReader
-from ledger.rows import GameRow, GameTimes
+from ledger.rows import GamePage, GameRow, GameTimes
 from scorer.errors import CribbageBoardError
 from scorer.record import source_of
 from scorer.report import state_dict
@@ -167,7 +167,7 @@ class LedgerFollower:
     def export(self, game_id: int) -> list[str]:
         """A game's record lines; KeyError if there is no such game."""
         def lines(reader: LedgerReader):
-            if game_id not in reader.game_ids():
+            if not reader.has_game(game_id):
                 raise KeyError(game_id)
             return reader.export(game_id)
 
@@ -182,6 +182,21 @@ class LedgerFollower:
     def games(self) -> list[GameRow]:
         """Finished and abandoned games, newest first, as the ledger lists them."""
         return self.read(lambda reader: reader.games())
+
+    def games_page(self, count: int, before: int | None = None, after: int | None = None) -> GamePage:
+        """A page of the games listed, newest first (``LedgerReader.games_page``)."""
+        return self.read(lambda reader: reader.games_page(count, before, after))
+
+    def game(self, game_id: int) -> GameRow | None:
+        """Game ``game_id`` as listed; None if the ledger lists no such game."""
+        return self.read(lambda reader: reader.game(game_id))
+
+    def history(self) -> tuple:
+        """A value that changes when the games listed may have: the file read (its generation) and the
+        newest game, with whether it has a result. A game listed is over and never changes, so a
+        page of them needs making again only when this changes, not at every entry of the game in play."""
+        newest = self.read(lambda reader: reader.newest_game())  # may open a new file: read first
+        return (self.generation, newest)
 
     def times(self, game_id: int) -> GameTimes:
         """When a game and each of its entries happened (None where not known)."""

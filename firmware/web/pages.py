@@ -232,9 +232,12 @@ def _time(value: str | None) -> str:
     return value[11:19] if value and len(value) >= 19 else ""
 
 
-def games_context(games: list[GameRow], problem: str | None) -> dict:
-    """What games.html shows: every game, newest first (date, players, variant, result, margin)."""
-    return {"problem": problem, "rows": [(g, _day(g.finished or g.started)) for g in games]}
+def games_context(games: list[GameRow], problem: str | None, links: dict | None = None) -> dict:
+    """What games.html shows: a page of games, newest first (date, players, variant, result, margin),
+    the links to the pages beside it (``newest``, ``newer``, ``older``: :func:`.site.page_links`) and
+    what it says when it lists none (``empty``)."""
+    return {"problem": problem, "rows": [(g, _day(g.finished or g.started)) for g in games],
+            "empty": "No finished games yet.", "newest": None, "newer": None, "older": None, **(links or {})}
 
 
 def game_context(game: GameRow, played, times: GameTimes) -> dict:

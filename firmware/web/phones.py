@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
@@ -24,7 +25,6 @@ from scorer.errors import CribbageError
 
 from ..wire.acts import PHONE_ACT_NAMES
 from ..wire.relay import HEADER, MAX_LINE, BoardAway, BoardSilent, ask_async, header_token, plain_text, shallow_json
-from . import pages
 from .lru import LRU
 
 COOKIE = "cribbage_phone"
@@ -121,8 +121,9 @@ class PhoneRoutes:
 
     # ---- the seat's page -------------------------------------------------------
 
-    async def phone_page(self, request: Request, live: dict):
-        """``/phone``: the seat's controls over the live board; without a session, how to pair."""
+    async def phone_page(self, request: Request, page: Callable[[int, str, str], bytes]):
+        """``/phone``: the seat's controls over the live board, ``page(seat, token, away)`` (made once per
+        state of the ledger: ``Site.seat_page``); without a session, how to pair."""
         session = plain_text(request.cookies.get(COOKIE), SESSION_CHARS)
         seat = _seat_cookie(request)
         if not session or seat is None:
@@ -140,8 +141,7 @@ class PhoneRoutes:
         if not answer.get("away"):
             self.paired.put(session, time.monotonic())
         away = BOARD_AWAY if answer.get("away") else ""
-        return self.templates.TemplateResponse(request, "phone.html",
-                                               pages.phone_context(live, int(answer["seat"]), header_token(session), away))
+        return Response(page(int(answer["seat"]), header_token(session), away), media_type="text/html; charset=utf-8")
 
     # ---- writes ----------------------------------------------------------------
 

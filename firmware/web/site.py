@@ -2,14 +2,19 @@
 
 What is kept per game is bounded (least recently used first out), and all of it is
 dropped when another file takes the ledger's place (the follower's ``generation``).
+The history's pages (a page of ``/games``, ``/stats``, the CSV and the JSON of the games)
+are made once per change of the games listed (:meth:`Site.history`), not at every entry
+of the game in play; the live pages (``/``, a seat's page) once per change of the ledger.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, NamedTuple
 
-from ledger.rows import PLAYING, GameRow, GameTimes
+from ledger.rows import PLAYING, GamePage, GameRow, GameTimes
 from ledger.schema import ABANDONED
+from scorer.distribution import distribution
 from scorer.errors import CribbageError
 from scorer.history import player_stats
 from scorer.record import GameHeader, Scorebook, parse_line
@@ -24,6 +29,15 @@ if TYPE_CHECKING:
 
 CACHED_GAMES = 64  # games replayed for their pages kept at once (a game's replay is the most a page keeps)
 CACHED_RECORDS = 2048  # games' record lines kept for the statistics (a kilobyte or two each)
+PAGE_GAMES = 50  # the most games a page of /games lists
+CACHED_PAGES = 32  # pages of /games and seats' pages kept (a few tens of kilobytes each)
+
+
+class Made(NamedTuple):
+    """A page made: its status and its bytes."""
+
+    status: int
+    body: bytes
 
 
 class Site:
@@ -36,6 +50,9 @@ class Site:
         self._records = LRU(CACHED_RECORDS)
         self._scores = LRU(CACHED_RECORDS)  # abandoned games' scores, replayed for the CSV
         self._generation = follower.generation
+        self._history: dict[str, tuple[object, object]] = {}  # what shows every game listed, by name
+        self._pages = LRU(CACHED_PAGES)  # pages of /games, by what was asked
+        self._seats = LRU(CACHED_PAGES)  # seats' pages, by seat, token and the board's absence
 
     def _same_file(self) -> None:
         """Look at the ledger; if another file has taken its place, forget every game kept."""
@@ -45,6 +62,8 @@ class Site:
             self._played.clear()
             self._records.clear()
             self._scores.clear()
+            self._history.clear()
+            self._pages.clear()
 
     def live(self) -> dict:
         """The live board's data: state, problem, recent entries, messages (cached per ledger state)."""
@@ -69,6 +88,69 @@ class Site:
                                     self.layout).encode()
         return self.follower.cached("board-page", render)
 
+    def seat_page(self, seat: int, token: str, away: str) -> bytes:
+        """A seat's page (``/phone``) over the live board, rendered once per state of the ledger for
+        each seat, token and word of the board's absence (``away``)."""
+        live = self.live()
+        key = (seat, token, away)
+        hit = self._seats.get(key)
+        if hit is not None and hit[0] is live:  # the live board is made once per state of the ledger
+            return hit[1]
+        body = pages.render("phone.html", pages.phone_context(live, seat, token, away)).encode()
+        self._seats.put(key, (live, body))
+        return body
+
+    # ---- the history ------------------------------------------------------------
+
+    def history(self) -> object:
+        """What changes when the games listed may have (``LedgerFollower.history``), looked at once
+        per state of the ledger."""
+        return self.follower.cached("history", self.follower.history)
+
+    def _kept(self, store, key, compute):
+        """``compute()`` once per :meth:`history`, kept in ``store`` under ``key``. A change that lands
+        while it computes changes the history: the next look computes again."""
+        self._same_file()
+        mark = self.history()
+        hit = store.get(key)
+        if hit is not None and hit[0] == mark:
+            return hit[1]
+        value = compute()
+        if isinstance(store, LRU):
+            store.put(key, (mark, value))
+        else:
+            store[key] = (mark, value)
+        return value
+
+    def games_page(self, before: int | None = None, after: int | None = None) -> Made:
+        """``/games``, a page of at most PAGE_GAMES games, newest first: the newest, those before game
+        ``before`` or the oldest after game ``after``; 404 with the words for a page past either end."""
+        def render() -> Made:
+            page = self.follower.games_page(PAGE_GAMES, before, after)
+            context = pages.games_context(page.rows, None, page_links(page))
+            missing = not page.rows and (before is not None or after is not None)
+            if missing:
+                context["newest"] = "/games"
+                context["empty"] = (f"No games before game {before}." if before is not None
+                                    else f"No games after game {after}.")
+            return Made(404 if missing else 200, pages.render("games.html", context).encode())
+        return self._kept(self._pages, (before, after), render)
+
+    def stats_page(self) -> bytes:
+        """``/stats``, rendered once per change of the games listed."""
+        def render() -> bytes:
+            players = self.stats()
+            tables = {size: distribution(size, False) for size in {int(size) for p in players
+                                                                    for size in p["hands_by_size"]}}
+            return pages.render("stats.html", pages.stats_context(players, tables, None, self.colours())).encode()
+        return self._kept(self._history, "stats-page", render)
+
+    def api_games(self) -> bytes:
+        """``/api/games``: every game listed as JSON, made once per change of them."""
+        return self._kept(self._history, "api-games",
+                          lambda: json.dumps([game.to_dict() for game in self.games()],
+                                             ensure_ascii=False, separators=(",", ":")).encode())
+
     def records(self) -> list[list[str]]:
         """The record of every game but the one in play, oldest first (a game that is over never changes)."""
         self._same_file()
@@ -86,7 +168,7 @@ class Site:
 
     def games(self) -> list[GameRow]:
         """Finished and abandoned games, newest first, as the ledger lists them (the game in play is not)."""
-        return self.follower.cached("games", self.follower.games)
+        return self._kept(self._history, "games", self.follower.games)
 
     def game(self, game_id: int) -> tuple[GameRow, Played, GameTimes]:
         """One game: as listed (or, in play, as replayed), replayed, and its times (KeyError if none)."""
@@ -97,7 +179,7 @@ class Site:
             p = play_record(game_id, self.follower.export(game_id))
             if game_id != current:
                 self._played.put(game_id, p)
-        listed = next((g for g in self.games() if g.id == game_id), None)
+        listed = self.follower.game(game_id)
         if listed is None:
             listed = summary(p, PLAYING if game_id == current else ABANDONED)
         return listed, p, self.follower.times(game_id)
@@ -121,14 +203,23 @@ class Site:
                         self._scores.put(listed.id, scores)  # a game listed is over: it never changes
                     replayed[listed.id] = scores
             return pages.games_csv(games, replayed)
-        return self.follower.cached("games-csv", render)
+        return self._kept(self._history, "games-csv", render)
 
     def stats(self) -> list[dict]:
-        return self.follower.cached("stats", lambda: _stats(self.records()))
+        """``scorer.history.player_stats`` of every game listed, once per change of them."""
+        return self._kept(self._history, "stats", lambda: _stats(self.records()))
 
     def colours(self) -> dict:
         """Each player's and partnership's colour on the board (:func:`side_colours`)."""
-        return self.follower.cached("colours", lambda: side_colours(self.records()))
+        return self._kept(self._history, "colours", lambda: side_colours(self.records()))
+
+
+def page_links(page: GamePage) -> dict:
+    """The links from a page of games to the pages beside it: ``newest`` (``/games``), ``newer`` and
+    ``older`` (None where there is none)."""
+    newer = f"/games?after={page.rows[0].id}" if page.newer and page.rows else None
+    return {"newest": "/games" if page.newer else None, "newer": newer,
+            "older": f"/games?before={page.rows[-1].id}" if page.older and page.rows else None}
 
 
 def side_colours(records: list[list[str]]) -> dict:
