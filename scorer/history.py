@@ -132,12 +132,23 @@ class _Totals:
         self.deals = self.heels = self.play = 0
         self.hands: list[int] = []
         self.by_size: dict[str, list[int]] = {}  # the same hands by hand size
+        self.seen: dict[str, dict[int, int]] = {}  # by hand size: how many hands scored each total
+        self.hand_points = self.crib_points = 0
+        self.best: int | None = None
         self.placed: dict[str, tuple[int, float]] = {}  # by hand size: (hands placed, sum of their percentiles)
         self.cribs: list[int] = []
 
     def hand(self, size: int, points: int) -> None:
         self.hands.append(points)
         self.by_size.setdefault(str(size), []).append(points)
+        seen = self.seen.setdefault(str(size), {})
+        seen[points] = seen.get(points, 0) + 1
+        self.hand_points += points
+        self.best = points if self.best is None else max(self.best, points)
+
+    def crib(self, points: int) -> None:
+        self.cribs.append(points)
+        self.crib_points += points
 
     def percentile(self) -> float | None:
         """:func:`hand_percentile` of the hands, each against its own hand size, weighted by how many
@@ -167,20 +178,16 @@ class _Totals:
             "skunks_given": self.skunks_given,
             "skunks_taken": self.skunks_taken,
             "deals": self.deals,
-            "average_hand": _mean(counts),
-            "average_crib": _mean(self.cribs),
+            "average_hand": self.hand_points / len(counts) if counts else None,
+            "average_crib": self.crib_points / len(self.cribs) if self.cribs else None,
             "play_per_deal": self.play / self.deals if self.deals else None,
-            "best_hand": max(counts) if counts else None,
+            "best_hand": self.best,
             "heels": self.heels,
             "hands": list(counts),
             "hands_by_size": {size: list(points) for size, points in self.by_size.items()},
             "cribs": list(self.cribs),
             "percentile": self.percentile() if percentile else None,
         }
-
-
-def _mean(values: list[int]) -> float | None:
-    return sum(values) / len(values) if values else None
 
 
 class PlayerTally:
@@ -238,12 +245,17 @@ class PlayerTally:
                 row.hand(figures.hand_size, points)
         for seat, points in figures.cribs:
             for row in rows_of(seat):
-                row.cribs.append(points)
+                row.crib(points)
         for seat, play, heels in figures.seats:
             for row in rows_of(seat):
                 row.play += play
                 row.heels += heels
         self.games += 1
+
+    def seen(self) -> dict[tuple[str, str | frozenset[str]], dict[str, dict[int, int]]]:
+        """How many hands scored each total, by hand size, of each row: by its kind and name ignoring
+        case (a partnership's: the set of its players' names)."""
+        return {key: totals.seen for key, totals in self._totals.items()}
 
     def rows(self, percentile: bool = True) -> list[dict[str, Any]]:
         """The figures so far, as :func:`player_stats` gives them, in new lists (counting more

@@ -89,3 +89,21 @@ def test_the_site_counts_only_the_games_it_has_not_seen(tmp_path, monkeypatch):
     finally:
         follower.close()
         store.close()
+
+
+def test_the_charts_drawn_from_the_tally_are_those_drawn_from_the_hands():
+    """stats_context given the tally's counts of each total draws the charts it draws by counting each
+    player's hands, and counts them itself when those counts are not the rows' (a stale tally)."""
+    from firmware.web.pages import stats_context
+
+    records = match_records(2) + [game_record("game four-hand seats=Alice,Bob,Cat,Dan dealer=Dan", seed=5)]
+    tally = PlayerTally()
+    for record in records:
+        tally.add(record)
+    players = tally.rows(percentile=False)
+    tables = {size: {total: 1 + total % 3 for total in range(30)} for size in (4, 5)}
+    drawn = stats_context(players, tables, None)
+    assert stats_context(players, tables, None, None, tally.seen()) == drawn
+    assert [card["chart"] is not None for card in drawn["cards"]] == [True] * len(players)
+    tally.add(game_record("game six-card seats=Alice,Bob dealer=Bob", seed=8))
+    assert stats_context(players, tables, None, None, tally.seen()) == drawn

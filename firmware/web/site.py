@@ -144,7 +144,9 @@ class Site:
             players = self.stats()
             tables = {size: distribution(size, False) for size in {int(size) for p in players
                                                                     for size in p["hands_by_size"]}}
-            return pages.render("stats.html", pages.stats_context(players, tables, None, self.colours())).encode()
+            colours = self.colours()
+            seen = self._folded.tally.seen() if self._folded is not None else None
+            return pages.render("stats.html", pages.stats_context(players, tables, None, colours, seen)).encode()
         return self._kept(self._history, "stats-page", render)
 
     def api_games(self) -> bytes:
