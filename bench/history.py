@@ -11,8 +11,9 @@ same figure over 10 games, measured in the same run (the target: ``/games`` over
 also side by side: the board's start (``LedgerWriter`` opened with
 ``check="later"`` as the board opens it, and closed), the current game replayed
 (``LedgerReader.book``), and what a game ending costs the history: a page of
-``/games`` and ``/stats`` made again (every game's figures kept, as the server
-keeps them after its warm-up).
+``/games`` made again, and ``/stats`` made again after the game in play is
+played to its end and the next begun (untimed; the statistics of every game
+before it already counted, as the server counts them at its first visit).
 
 The ledgers are written once by the project's ``LedgerWriter`` (unsynced, for
 speed: about 6 minutes for 10,000 games here) and kept in
@@ -62,17 +63,31 @@ def fill(store: LedgerWriter, games: int, rng: random.Random) -> None:
     for _ in range(games):
         header = "game six-card seats=Red,Blue" + ("" if store.game is not None else " dealer=Red")
         store.apply(parse_line(header))
-        game = store.game
-        while not game.is_over:
-            for _ in range(rng.randint(1, 4)):
-                store.apply(Entry.peg(rng.choice(["Red", "Blue"]), rng.randint(1, 6)))
-                if game.is_over:
-                    break
-            for seat, what in game.remaining_show():
-                if game.is_over:
-                    break
-                points = rng.choice([0, 2, 4, 6, 8, 12])
-                store.apply(Entry.crib(points) if what == "crib" else Entry.hand(seat, points))
+        play_out(store, rng)
+
+
+def play_out(store: LedgerWriter, rng: random.Random) -> None:
+    """The writer's game pegged and counted at random to its end."""
+    game = store.game
+    while not game.is_over:
+        for _ in range(rng.randint(1, 4)):
+            store.apply(Entry.peg(rng.choice(["Red", "Blue"]), rng.randint(1, 6)))
+            if game.is_over:
+                break
+        for seat, what in game.remaining_show():
+            if game.is_over:
+                break
+            points = rng.choice([0, 2, 4, 6, 8, 12])
+            store.apply(Entry.crib(points) if what == "crib" else Entry.hand(seat, points))
+
+
+def end_a_game(path: Path, rng: random.Random) -> None:
+    """The ledger's game in play played to its end, and the next begun, as the board writes them."""
+    with LedgerWriter(path) as store:
+        play_out(store, rng)
+        store.apply(parse_line("game six-card seats=Red,Blue"))
+        for _ in range(LIVE_ENTRIES):
+            store.apply(Entry.peg(rng.choice(["Red", "Blue"]), rng.randint(1, 3)))
 
 
 def ledgers(sizes: list[int], folder: Path, keep: Path) -> dict[int, Path]:
@@ -180,15 +195,17 @@ def in_process(paths: dict[int, Path], rounds: int) -> dict:
         sites[size].games_page()
 
     def stats_page(size):
-        sites[size]._history.clear()
         sites[size].stats_page()
 
     work = dict(zip(LOCAL_ORDER, (start, lambda size: readers[size].book, game_page, stats_page)))
     times: dict = {}
     order = [(name, size) for name in work for size in paths]
+    rng = random.Random(1)
     for _ in range(rounds):
         random.shuffle(order)
         for name, size in order:
+            if work[name] is stats_page:
+                end_a_game(paths[size], rng)  # not timed: what /stats makes again is timed
             began = time.perf_counter()
             work[name](size)
             times.setdefault((name, size), []).append(time.perf_counter() - began)
@@ -208,9 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     base = sizes[0]
     with tempfile.TemporaryDirectory() as folder:
         paths = ledgers(sizes, Path(folder), Path(folder) / "kept" if options.short else KEPT)
-        local = in_process(paths, max(3, rounds // 3))
         listed: dict[int, int] = {}
         web = served(paths, rounds, listed)
+        local = in_process(paths, max(3, rounds // 3))  # ends games: after the pages are counted
     rows = [(f"games /games lists (at most {PAGE_GAMES})", "; ".join(f"{size:,}: {listed[size]}" for size in sizes))]
     for name in sorted(dict.fromkeys(name for name, _ in local), key=LOCAL_ORDER.index):
         figures = [f"{size:,}: {local[name, size] * 1e3:.2f} ms ({local[name, size] / local[name, base]:.2f}x)"

@@ -3,7 +3,8 @@ a player's hands ran against the exact distribution of all hands. Pure: no I/O.
 
 A game is replayed by the scorer's own rules, so every figure follows the
 record exactly (undone entries do not count, redone ones do); lines the rules
-refuse change nothing, as at the board. What it takes: :func:`player_stats`.
+refuse change nothing, as at the board. What it takes: :func:`player_stats`
+(or, a game at a time, :class:`PlayerTally`).
 """
 
 from __future__ import annotations
@@ -129,17 +130,44 @@ class _Totals:
         self.games = self.wins = self.losses = self.abandoned = 0
         self.skunks_given = self.skunks_taken = 0
         self.deals = self.heels = self.play = 0
-        self.hands: list[tuple[int, int]] = []  # (hand size, points)
+        self.hands: list[int] = []
+        self.by_size: dict[str, list[int]] = {}  # the same hands by hand size
+        self.seen: dict[str, dict[int, int]] = {}  # by hand size: how many hands scored each total
+        self.hand_points = self.crib_points = 0
+        self.best: int | None = None
+        self.placed: dict[str, tuple[int, float]] = {}  # by hand size: (hands placed, sum of their percentiles)
         self.cribs: list[int] = []
 
+    def hand(self, size: int, points: int) -> None:
+        self.hands.append(points)
+        self.by_size.setdefault(str(size), []).append(points)
+        seen = self.seen.setdefault(str(size), {})
+        seen[points] = seen.get(points, 0) + 1
+        self.hand_points += points
+        self.best = points if self.best is None else max(self.best, points)
+
+    def crib(self, points: int) -> None:
+        self.cribs.append(points)
+        self.crib_points += points
+
+    def percentile(self) -> float | None:
+        """:func:`hand_percentile` of the hands, each against its own hand size, weighted by how many
+        there are of each size; each hand is placed once, at the first ask after it was added."""
+        if not self.hands:
+            return None
+        weighted = 0.0
+        for size, counts in self.by_size.items():
+            placed, total = self.placed.get(size, (0, 0.0))
+            if placed < len(counts):
+                table = _table(int(size))
+                for points in counts[placed:]:
+                    total += _place(table, points)
+                self.placed[size] = (len(counts), total)
+            weighted += total / len(counts) * len(counts)
+        return weighted / len(self.hands)
+
     def row(self, percentile: bool) -> dict[str, Any]:
-        counts = [points for _, points in self.hands]
-        by_size: dict[str, list[int]] = {}
-        for size, points in self.hands:
-            by_size.setdefault(str(size), []).append(points)
-        placed = None
-        if percentile and counts:
-            placed = sum(hand_percentile(c, int(s)) * len(c) for s, c in by_size.items()) / len(counts)
+        counts = self.hands
         return {
             "name": self.name,
             "kind": self.kind,
@@ -150,20 +178,91 @@ class _Totals:
             "skunks_given": self.skunks_given,
             "skunks_taken": self.skunks_taken,
             "deals": self.deals,
-            "average_hand": _mean(counts),
-            "average_crib": _mean(self.cribs),
+            "average_hand": self.hand_points / len(counts) if counts else None,
+            "average_crib": self.crib_points / len(self.cribs) if self.cribs else None,
             "play_per_deal": self.play / self.deals if self.deals else None,
-            "best_hand": max(counts) if counts else None,
+            "best_hand": self.best,
             "heels": self.heels,
-            "hands": counts,
-            "hands_by_size": by_size,
+            "hands": list(counts),
+            "hands_by_size": {size: list(points) for size, points in self.by_size.items()},
             "cribs": list(self.cribs),
-            "percentile": placed,
+            "percentile": self.percentile() if percentile else None,
         }
 
 
-def _mean(values: list[int]) -> float | None:
-    return sum(values) / len(values) if values else None
+class PlayerTally:
+    """:func:`player_stats` counted a record at a time: :meth:`add` a game's record, ask
+    :meth:`rows` at any point. A record that does not read raises ValueError and changes nothing.
+
+    >>> tally = PlayerTally()
+    >>> tally.add(["game six-card seats=Alice,Bob dealer=Alice target=31", "peg Bob 2", "hand Bob 12"])
+    >>> [(row["name"], row["abandoned"], row["hands"]) for row in tally.rows(percentile=False)]
+    [('Alice', 1, []), ('Bob', 1, [12])]
+    """
+
+    def __init__(self) -> None:
+        self._totals: dict[tuple[str, str | frozenset[str]], _Totals] = {}
+        self.games = 0  # records counted
+
+    def _of(self, key: tuple[str, str | frozenset[str]], name: str, kind: str) -> _Totals:
+        if key not in self._totals:
+            self._totals[key] = _Totals(name, kind)
+        return self._totals[key]
+
+    def add(self, record: Iterable[str]) -> None:
+        """Count one game's record (as :func:`player_stats` reads it); ValueError if it is not one game."""
+        figures = _figures(tuple(record))  # raises before anything is counted
+        totals = self._totals
+        sides = {}
+        for name, seats in figures.sides:
+            rows = [self._of(("player", seat.lower()), seat, "player") for seat in seats]
+            if len(seats) > 1:
+                rows.append(self._of(("partnership", frozenset(seat.lower() for seat in seats)), name, "partnership"))
+            sides[name] = rows
+        for rows in sides.values():
+            for row in rows:
+                row.deals += figures.deals
+                if figures.winner is None:
+                    row.abandoned += 1
+                else:
+                    row.games += 1
+        if figures.winner is not None:
+            for row in sides[figures.winner]:
+                row.wins += 1
+                row.skunks_given += sum(skunked for _, skunked in figures.losers)
+            for side, skunked in figures.losers:
+                for row in sides[side]:
+                    row.losses += 1
+                    row.skunks_taken += skunked
+
+        def rows_of(seat: str) -> list[_Totals]:
+            """The seat's own row and its partnership's, if any."""
+            side = figures.side_of[seat]
+            return [totals[("player", seat.lower())]] + [r for r in sides[side] if r.kind == "partnership"]
+
+        for seat, points in figures.hands:
+            for row in rows_of(seat):
+                row.hand(figures.hand_size, points)
+        for seat, points in figures.cribs:
+            for row in rows_of(seat):
+                row.crib(points)
+        for seat, play, heels in figures.seats:
+            for row in rows_of(seat):
+                row.play += play
+                row.heels += heels
+        self.games += 1
+
+    def seen(self) -> dict[tuple[str, str | frozenset[str]], dict[str, dict[int, int]]]:
+        """How many hands scored each total, by hand size, of each row: by its kind and name ignoring
+        case (a partnership's: the set of its players' names)."""
+        return {key: totals.seen for key, totals in self._totals.items()}
+
+    def rows(self, percentile: bool = True) -> list[dict[str, Any]]:
+        """The figures so far, as :func:`player_stats` gives them, in new lists (counting more
+        changes none of them)."""
+        table = [t.row(percentile) for t in self._totals.values()]
+        table.sort(key=lambda r: (r["kind"] != "player", -r["wins"], -r["games"], r["name"].lower()))
+        return table
 
 
 def player_stats(games: Iterable[Iterable[str]], percentile: bool = True) -> list[dict[str, Any]]:
@@ -205,54 +304,10 @@ def player_stats(games: Iterable[Iterable[str]], percentile: bool = True) -> lis
     >>> alice["name"], alice["wins"], alice["hands"], alice["best_hand"]
     ('Alice', 1, [8, 24], 24)
     """
-    totals: dict[tuple[str, str | frozenset[str]], _Totals] = {}
-
-    def totals_of(key: tuple[str, str | frozenset[str]], name: str, kind: str) -> _Totals:
-        if key not in totals:
-            totals[key] = _Totals(name, kind)
-        return totals[key]
-
+    tally = PlayerTally()
     for record in games:
-        figures = _figures(tuple(record))
-        sides = {}
-        for name, seats in figures.sides:
-            rows = [totals_of(("player", seat.lower()), seat, "player") for seat in seats]
-            if len(seats) > 1:
-                rows.append(totals_of(("partnership", frozenset(seat.lower() for seat in seats)), name, "partnership"))
-            sides[name] = rows
-        for rows in sides.values():
-            for row in rows:
-                row.deals += figures.deals
-                if figures.winner is None:
-                    row.abandoned += 1
-                else:
-                    row.games += 1
-        if figures.winner is not None:
-            for row in sides[figures.winner]:
-                row.wins += 1
-                row.skunks_given += sum(skunked for _, skunked in figures.losers)
-            for side, skunked in figures.losers:
-                for row in sides[side]:
-                    row.losses += 1
-                    row.skunks_taken += skunked
-        def rows_of(seat: str) -> list[_Totals]:
-            """The seat's own row and its partnership's, if any."""
-            side = figures.side_of[seat]
-            return [totals[("player", seat.lower())]] + [r for r in sides[side] if r.kind == "partnership"]
-
-        for seat, points in figures.hands:
-            for row in rows_of(seat):
-                row.hands.append((figures.hand_size, points))
-        for seat, points in figures.cribs:
-            for row in rows_of(seat):
-                row.cribs.append(points)
-        for seat, play, heels in figures.seats:
-            for row in rows_of(seat):
-                row.play += play
-                row.heels += heels
-    table = [t.row(percentile) for t in totals.values()]
-    table.sort(key=lambda r: (r["kind"] != "player", -r["wins"], -r["games"], r["name"].lower()))
-    return table
+        tally.add(record)
+    return tally.rows(percentile)
 
 
 class _Figures(NamedTuple):

@@ -23,10 +23,9 @@ SIX = "game six-card seats=Alice,Bob dealer=Alice"
 
 @pytest.mark.slow
 def test_the_per_game_caches_stay_bounded(tmp_path, monkeypatch):
-    """Visiting every game page and the statistics keeps at most CACHED_GAMES replayed games and
-    CACHED_RECORDS records; a game pushed out is replayed again, the same."""
+    """Visiting every game page and the statistics keeps at most CACHED_GAMES replayed games and no
+    record (the statistics keep their tally); a game pushed out is replayed again, the same."""
     monkeypatch.setattr(site_module, "CACHED_GAMES", 4)
-    monkeypatch.setattr(site_module, "CACHED_RECORDS", 6)
     path = tmp_path / "ledger.sqlite3"
     records = match_records(12)
     with LedgerWriter(path) as store:
@@ -38,7 +37,7 @@ def test_the_per_game_caches_stay_bounded(tmp_path, monkeypatch):
         for game_id in range(1, 13):
             assert site.game(game_id)[1].lines == play_record(game_id, exported[game_id - 1]).lines
         assert site.stats() == player_stats(exported)
-        assert len(site._played) == 4 and len(site._records) == 6
+        assert len(site._played) == 4 and site.folded().tally.games == 12
         assert site.game(1)[1].lines == play_record(1, exported[0]).lines
     finally:
         follower.close()

@@ -129,16 +129,17 @@ def _legend(sides: list[str], plot: Box, obstacles: list[Box]) -> dict:
                       "middle": y + LEGEND_ROW * s + LEGEND_ROW / 2} for s, name in enumerate(sides)]}
 
 
-def distribution_svg(counts: list[int], table: dict[int, int], name: str, size: int = 4,
+def distribution_svg(seen: dict[int, int], table: dict[int, int], name: str, size: int = 4,
                      colour: str = COLOURS[1]) -> Markup:
-    """Bars in the player's ``colour``: the share of a player's hands at each total, over the exact
-    share of all hands (a line)."""
+    """Bars in the player's ``colour``: the share of a player's hands at each total (``seen``: how many
+    hands scored each total), over the exact share of all hands (a line)."""
     w, h, left, bottom, top = 420.0, 190.0, 42.0, 26.0, 22.0
     totals = list(range(0, max(table) + 1))
     every = sum(table.values())
-    seen = {t: counts.count(t) / len(counts) for t in totals} if counts else {t: 0.0 for t in totals}
+    hands = sum(seen.values())
+    shares = {t: seen.get(t, 0) / hands for t in totals} if hands else {t: 0.0 for t in totals}
     exact = {t: table.get(t, 0) / every for t in totals}
-    peak = max(max(seen.values()), max(exact.values())) or 1.0
+    peak = max(max(shares.values()), max(exact.values())) or 1.0
     band = (w - left - 4) / len(totals)
 
     def y(share):
@@ -146,9 +147,9 @@ def distribution_svg(counts: list[int], table: dict[int, int], name: str, size: 
 
     return part("distribution.svg", {
         "width": w, "height": h, "left": left, "top": top, "bottom": bottom, "band": band, "name": name,
-        "colour": colour, "hands": len(counts), "size": size,
+        "colour": colour, "hands": hands, "size": size,
         "axis": [(share, y(share)) for share in (0.0, 0.1, 0.2) if share <= peak],
-        "bars": [{"total": t, "x": left + i * band, "y": y(seen[t]), "seen": seen[t], "exact": exact[t]}
+        "bars": [{"total": t, "x": left + i * band, "y": y(shares[t]), "seen": shares[t], "exact": exact[t]}
                  for i, t in enumerate(totals)],
         "exact": [(left + i * band + band / 2, y(exact[t])) for i, t in enumerate(totals)],
     })

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -291,11 +292,12 @@ def _figure(value, fmt: str = "{}") -> str:
 
 
 def stats_context(players: list[dict], tables: dict[int, dict[int, int]], problem: str | None,
-                  colours: dict | None = None) -> dict:
+                  colours: dict | None = None, seen: dict | None = None) -> dict:
     """What stats.html shows: each player (and partnership), as ``scorer.history.player_stats`` counts
     them: results, averages, best hand, heels, and the hands against the exact distribution of all
     hands, in the player's colour on the board (``colours``: :func:`.site.side_colours`; the first
-    side's if unknown)."""
+    side's if unknown). ``seen``, if given, is ``scorer.history.PlayerTally.seen()`` of the same
+    players: how many hands scored each total, so the charts need not count the hands again."""
     cards = []
     for p in [] if problem else players:
         colour = (colours or {}).get(player_key(p["name"], p["kind"]), 0) % len(COLOURS)
@@ -310,7 +312,10 @@ def stats_context(players: list[dict], tables: dict[int, dict[int, int]], proble
         by_size = p["hands_by_size"]
         if by_size:
             size = max(by_size, key=lambda k: len(by_size[k]))
-            chart = distribution_svg(by_size[size], tables[int(size)], p["name"], int(size), COLOURS[colour])
+            kept = (seen or {}).get((p["kind"], player_key(p["name"], p["kind"])), {}).get(size)
+            if kept is None or sum(kept.values()) != len(by_size[size]):
+                kept = dict(Counter(by_size[size]))
+            chart = distribution_svg(kept, tables[int(size)], p["name"], int(size), COLOURS[colour])
         percentile = None if p["percentile"] is None else ordinal(round(p["percentile"]))
         cards.append({"name": p["name"], "partnership": p["kind"] == "partnership", "colour": colour, "facts": facts,
                       "chart": chart, "percentile": percentile, "hands": len(p["hands"])})

@@ -5,6 +5,7 @@ dropped when another file takes the ledger's place (the follower's ``generation`
 The history's pages (a page of ``/games``, ``/stats``, the CSV and the JSON of the games)
 are made once per change of the games listed (:meth:`Site.history`), not at every entry
 of the game in play; the live pages (``/``, a seat's page) once per change of the ledger.
+The statistics read and count each game listed once (:meth:`Site.folded`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ledger.rows import PLAYING, GamePage, GameRow, GameTimes
 from ledger.schema import ABANDONED
 from scorer.distribution import distribution
 from scorer.errors import CribbageError
-from scorer.history import player_stats
+from scorer.history import PlayerTally
 from scorer.record import GameHeader, Scorebook, parse_line
 
 from . import pages
@@ -28,8 +29,9 @@ if TYPE_CHECKING:
     from hardware.layout import Layout
 
 CACHED_GAMES = 64  # games replayed for their pages kept at once (a game's replay is the most a page keeps)
-CACHED_RECORDS = 2048  # games' record lines kept for the statistics (a kilobyte or two each)
+CACHED_RECORDS = 2048  # abandoned games' scores kept for the CSV
 PAGE_GAMES = 50  # the most games a page of /games lists
+FOLD_GAMES = 500  # games listed read at once when the statistics count the games not counted yet
 CACHED_PAGES = 32  # pages of /games and seats' pages kept (a few tens of kilobytes each)
 
 
@@ -47,12 +49,12 @@ class Site:
         self.follower = follower
         self.layout = layout
         self._played = LRU(CACHED_GAMES)  # games before the current one never change
-        self._records = LRU(CACHED_RECORDS)
         self._scores = LRU(CACHED_RECORDS)  # abandoned games' scores, replayed for the CSV
         self._generation = follower.generation
         self._history: dict[str, tuple[object, object]] = {}  # what shows every game listed, by name
         self._pages = LRU(CACHED_PAGES)  # pages of /games, by what was asked
         self._seats = LRU(CACHED_PAGES)  # seats' pages, by seat, token and the board's absence
+        self._folded: Folded | None = None  # the games listed counted so far, for /stats
 
     def _same_file(self) -> None:
         """Look at the ledger; if another file has taken its place, forget every game kept."""
@@ -60,10 +62,10 @@ class Site:
         if self.follower.generation != self._generation:
             self._generation = self.follower.generation
             self._played.clear()
-            self._records.clear()
             self._scores.clear()
             self._history.clear()
             self._pages.clear()
+            self._folded = None
 
     def live(self) -> dict:
         """The live board's data: state, problem, recent entries, messages (cached per ledger state)."""
@@ -142,7 +144,9 @@ class Site:
             players = self.stats()
             tables = {size: distribution(size, False) for size in {int(size) for p in players
                                                                     for size in p["hands_by_size"]}}
-            return pages.render("stats.html", pages.stats_context(players, tables, None, self.colours())).encode()
+            colours = self.colours()
+            seen = self._folded.tally.seen() if self._folded is not None else None
+            return pages.render("stats.html", pages.stats_context(players, tables, None, colours, seen)).encode()
         return self._kept(self._history, "stats-page", render)
 
     def api_games(self) -> bytes:
@@ -150,21 +154,6 @@ class Site:
         return self._kept(self._history, "api-games",
                           lambda: json.dumps([game.to_dict() for game in self.games()],
                                              ensure_ascii=False, separators=(",", ":")).encode())
-
-    def records(self) -> list[list[str]]:
-        """The record of every game but the one in play, oldest first (a game that is over never changes)."""
-        self._same_file()
-        out = []
-        for listed in reversed(self.games()):
-            record = self._records.get(listed.id)
-            if record is None:
-                try:
-                    record = self.follower.export(listed.id)
-                except KeyError:
-                    continue
-                self._records.put(listed.id, record)
-            out.append(record)
-        return out
 
     def games(self) -> list[GameRow]:
         """Finished and abandoned games, newest first, as the ledger lists them (the game in play is not)."""
@@ -207,11 +196,49 @@ class Site:
 
     def stats(self) -> list[dict]:
         """``scorer.history.player_stats`` of every game listed, once per change of them."""
-        return self._kept(self._history, "stats", lambda: _stats(self.records()))
+        return self._kept(self._history, "stats", lambda: self.folded().tally.rows())
 
     def colours(self) -> dict:
         """Each player's and partnership's colour on the board (:func:`side_colours`)."""
-        return self._kept(self._history, "colours", lambda: side_colours(self.records()))
+        return self._kept(self._history, "colours", lambda: dict(self.folded().colours))
+
+    def folded(self) -> Folded:
+        """Every game listed, counted for the statistics: only the games listed since the last look
+        are read and counted, oldest first. If the last game counted is no longer listed as it was
+        (reopened by an undo, or gone), or another file took the ledger's place, all are counted
+        again from the first."""
+        self._same_file()
+        folded = self._folded
+        if folded is not None and folded.last is not None and self.follower.game(folded.last.id) != folded.last:
+            folded = None
+        if folded is None:
+            folded = self._folded = Folded()
+        while True:
+            page = self.follower.games_page(FOLD_GAMES, after=folded.last.id if folded.last else 0)
+            for listed in reversed(page.rows):
+                try:
+                    record = self.follower.export(listed.id)
+                except KeyError:
+                    record = None
+                if record is not None:
+                    folded.colours.update(side_colours([record]))
+                    try:
+                        folded.tally.add(record)
+                    except ValueError:
+                        pass  # its lines no longer read (changed by another program): left out, not the page
+                folded.last = listed
+            if not page.newer:
+                return folded
+
+
+class Folded:
+    """The games listed counted so far (:meth:`Site.folded`): the statistics, the colours, and the
+    last game counted as it was listed then."""
+
+    def __init__(self) -> None:
+        self.tally = PlayerTally()
+        self.colours: dict = {}
+        self.last: GameRow | None = None
 
 
 def page_links(page: GamePage) -> dict:
@@ -242,19 +269,3 @@ def side_colours(records: list[list[str]]) -> dict:
             if len(side.seats) > 1:
                 colours[pages.player_key(side.name, "partnership")] = place
     return colours
-
-
-def _stats(records: list[list[str]]) -> list[dict]:
-    """``player_stats`` of the records; one whose lines no longer read (changed by another
-    program) is left out rather than failing the page."""
-    try:
-        return player_stats(records)
-    except ValueError:
-        readable = []
-        for record in records:
-            try:
-                player_stats([record], percentile=False)
-            except ValueError:
-                continue
-            readable.append(record)
-        return player_stats(readable)
