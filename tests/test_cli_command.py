@@ -201,3 +201,39 @@ def test_every_option_for_the_board(option):
     dest, value = VALUES[option]
     args = parse_args([option] + ([value] if value else []))
     assert args.command is None and getattr(args, dest) == ([value] if dest == "set" else value or True)
+
+
+def test_the_console_on_a_pipe_answers_each_line_before_the_next_is_sent(tmp_path):
+    """A program driving `console` through pipes, with Python's output buffered as it is by default
+    (no PYTHONUNBUFFERED), reads each line's answer before it sends the next: nothing waits in a buffer."""
+    import os
+    import selectors
+
+    from waits import CEILING_S
+
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    env["PYTHONPATH"] = str(ROOT)
+    console = subprocess.Popen([sys.executable, "-m", "firmware.cli", "console", "--state", str(tmp_path / "l.sqlite3")],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+    selector = selectors.DefaultSelector()
+    selector.register(console.stdout, selectors.EVENT_READ)
+
+    def read_until(marker: bytes) -> bytes:
+        got = b""
+        while marker not in got:
+            assert selector.select(CEILING_S), f"no {marker!r} within {CEILING_S} s: {got!r}"
+            chunk = os.read(console.stdout.fileno(), 4096)
+            assert chunk, f"the console ended: {got!r}"
+            got += chunk
+        return got
+
+    try:
+        read_until(b"status  export  help  quit")  # its help, before it waits for the first line
+        for line, answer in ((b"game six-card seats=Ann,Bob dealer=Ann\n", b"show: Bob hand"),
+                             (b"peg Bob 2\n", b"ok: Bob peg 2")):
+            console.stdin.write(line)
+            console.stdin.flush()
+            read_until(answer)
+    finally:
+        console.stdin.close()
+        console.wait(CEILING_S)

@@ -105,7 +105,7 @@ def run_console(state: str | Path, stdin: TextIO | None = None, stdout: TextIO |
         while True:
             if interactive:
                 out("> ")
-                stdout.flush()
+            stdout.flush()  # every answer out before the next line is awaited: a program on a pipe reads it now
             line, refused = read_line(stdin)
             if refused:
                 out(f"! {refused}\n")
