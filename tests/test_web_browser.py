@@ -91,6 +91,28 @@ def test_live_board_shows_names_scores_and_updates_without_reload(tmp_path, brow
             shoot(browser, "board-tv", TV)
 
 
+def test_the_first_live_event_keeps_the_board_the_page_was_served_with(tmp_path, browser):
+    """The page's first live event holds the board it was served with: the served board stays (no redraw,
+    so no style and layout again at load); the next entry's event draws it anew."""
+    state = tmp_path / "ledger.sqlite3"
+    record = game_record("game six-card seats=Alice,Bob dealer=Alice", seed=7, entries=20)
+    served = ("document.addEventListener('DOMContentLoaded', function () {"
+              " window.servedBoard = document.getElementById('live').firstElementChild; });")
+    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": served})
+    try:
+        with LedgerWriter(state) as store:
+            write_games(store, [record[:-1]])
+            with page_server(browser, state) as base:
+                browser.get(base + "/")
+                wait_for(browser, lambda d: "live-dot on" in d.page_source)
+                same = "return document.getElementById('live').firstElementChild === window.servedBoard"
+                assert browser.execute_script("return !!window.servedBoard") and browser.execute_script(same)
+                store.apply(parse_line(record[-1]))
+                wait_for(browser, lambda d: not d.execute_script(same))
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+
 def test_history_game_and_stats_pages_render(tmp_path, browser):
     """Games, one game (race chart, ledger) and stats render, with screenshots at phone and TV sizes."""
     state = tmp_path / "ledger.sqlite3"

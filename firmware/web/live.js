@@ -12,6 +12,7 @@
     dot.className = on ? "live-dot on" : "live-dot";
     if (word.textContent !== text) word.textContent = text;
   }
+  var parsed = document.createElement("template");
   var source = new EventSource("/events");
   shown(false, "connecting\u2026");
   source.onopen = function () { shown(true, "live"); };
@@ -23,7 +24,10 @@
     var data = JSON.parse(event.data);
     // live: the page hears the web view; the board itself may still be stopped, and then nothing is entered
     shown(data.board !== false, data.board === false ? "board not running" : "live");
-    if (data.html !== live.innerHTML) live.innerHTML = data.html;
+    // The board drawn again only when it changed: the event's HTML parsed inert (no style, no layout) and
+    // compared as the browser writes it, so the page's first event, the board it was served with, costs no redraw.
+    parsed.innerHTML = data.html;
+    if (parsed.innerHTML !== live.innerHTML) live.replaceChildren(parsed.content);
     document.title = data.title;
     if (said && data.said && data.said.key !== heard) {  // a new entry (or one taken back): say it once
       heard = data.said.key;
