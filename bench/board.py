@@ -172,17 +172,22 @@ def fill_ledger(path: Path, games: int) -> None:
         for _ in range(games):
             store.apply(parse_line(header if store.game is None or not store.game.is_over
                                    else "game six-card seats=Red,Blue"))
-            game = store.game
-            while not game.is_over:
-                for _ in range(rng.randint(1, 4)):
-                    store.apply(Entry.peg(rng.choice(["Red", "Blue"]), rng.randint(1, 6)))
-                    if game.is_over:
-                        break
-                for seat, what in game.remaining_show():
-                    if game.is_over:
-                        break
-                    points = rng.choice([0, 2, 4, 6, 8, 12])
-                    store.apply(Entry.crib(points) if what == "crib" else Entry.hand(seat, points))
+            play_out(store, rng)
+
+
+def play_out(store: LedgerWriter, rng: random.Random) -> None:
+    """The writer's game pegged and counted at random to its end."""
+    game = store.game
+    while not game.is_over:
+        for _ in range(rng.randint(1, 4)):
+            store.apply(Entry.peg(rng.choice(["Red", "Blue"]), rng.randint(1, 6)))
+            if game.is_over:
+                break
+        for seat, what in game.remaining_show():
+            if game.is_over:
+                break
+            points = rng.choice([0, 2, 4, 6, 8, 12])
+            store.apply(Entry.crib(points) if what == "crib" else Entry.hand(seat, points))
 
 
 def start_board(state: Path, idle_seconds: float = 0.0, command: list[str] | None = None,

@@ -46,6 +46,7 @@ from ledger.writer import LedgerWriter  # noqa: E402
 from scorer.game import Entry  # noqa: E402
 from scorer.record import parse_line  # noqa: E402
 
+from board import play_out  # noqa: E402
 from table import print_table  # noqa: E402
 from web_games import web_server  # noqa: E402
 
@@ -64,21 +65,6 @@ def fill(store: LedgerWriter, games: int, rng: random.Random) -> None:
         header = "game six-card seats=Red,Blue" + ("" if store.game is not None else " dealer=Red")
         store.apply(parse_line(header))
         play_out(store, rng)
-
-
-def play_out(store: LedgerWriter, rng: random.Random) -> None:
-    """The writer's game pegged and counted at random to its end."""
-    game = store.game
-    while not game.is_over:
-        for _ in range(rng.randint(1, 4)):
-            store.apply(Entry.peg(rng.choice(["Red", "Blue"]), rng.randint(1, 6)))
-            if game.is_over:
-                break
-        for seat, what in game.remaining_show():
-            if game.is_over:
-                break
-            points = rng.choice([0, 2, 4, 6, 8, 12])
-            store.apply(Entry.crib(points) if what == "crib" else Entry.hand(seat, points))
 
 
 def end_a_game(path: Path, rng: random.Random) -> None:
