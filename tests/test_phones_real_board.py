@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from firmware.web.feed import STREAMS_PER_CLIENT
-from firmware.wire.relay import HEADER, ask, header_token, socket_path, unix_address
+from firmware.wire.relay import HEADER, ask, header_token, socket_path
 from ledger.reader import LedgerReader
 
+from test_phone_attacks import _raw
 from test_phones import Phone, request
 from waits import CEILING_S, eventually
 from web_games import ROOT, _start_web, stop
@@ -150,22 +151,6 @@ def _next_tap_is_entered(table: ShippedTable, phone: Phone, points: int) -> None
     status, answer = phone.enter("peg", points)
     assert (status, answer.get("text")) == (200, f"Blue peg {points}"), answer
     assert table.ledger_lines()[-1] == f"peg Blue {points}  # via phone Blue"
-
-
-def _raw(table: ShippedTable, data: bytes) -> bytes:
-    """``data`` on the board's socket, and what came back before it closed."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(5.0)
-        with unix_address(socket_path(table.ledger)) as address:
-            sock.connect(address)
-        sock.sendall(data)
-        got = b""
-        try:
-            while chunk := sock.recv(4096):
-                got += chunk
-        except OSError:
-            pass
-        return got
 
 
 def _first_answer(sock: socket.socket) -> str:
