@@ -23,15 +23,15 @@ import tempfile
 import time
 from collections.abc import Callable
 from io import BytesIO
-from itertools import combinations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from coach_reference import brute_totals  # noqa: E402
 
 from scorer.cards import deck  # noqa: E402
 from scorer.coach import coach  # noqa: E402
-from scorer.totals import hand_total  # noqa: E402
 
 from startup import PI_ZERO_2W_FACTOR, instructions  # noqa: E402
 from table import print_table  # noqa: E402
@@ -82,19 +82,9 @@ def sums(ranked) -> dict:
 
 
 def brute(six) -> dict:
-    """Each throw's sums by plain loops over every starter and crib, each counted by hand_total."""
-    six = sorted(six)
-    unseen = [card for card in deck() if card not in six]
-    found = {}
-    for throw in combinations(six, 2):
-        keep = [card for card in six if card not in throw]
-        hands = [hand_total(keep, starter) for starter in unseen]
-        crib = 0
-        for starter in unseen:
-            rest = [card for card in unseen if card != starter]
-            crib += sum([hand_total((*throw, a, b), starter, True) for a, b in combinations(rest, 2)])
-        found[tuple(map(str, throw))] = (sum(hands), min(hands), max(hands), crib)
-    return found
+    """Each throw's sums by plain loops over every starter and crib, each counted by hand_total
+    (tests/coach_reference.py), keyed as :func:`sums` keys them."""
+    return {tuple(map(str, throw)): totals for throw, totals in brute_totals(sorted(six)).items()}
 
 
 def installed(tree: Path, venv: Path) -> Path:

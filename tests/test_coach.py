@@ -10,13 +10,14 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
+from coach_reference import brute_totals
 
 from scorer import coach as coach_module
 from scorer.cards import deck, parse_cards
 from scorer.coach import CRIBS, STARTERS, coach, verdict
 from scorer.counting import score_hand
 from scorer.errors import CardError
-from scorer.totals import hand_parts, hand_total
+from scorer.totals import hand_parts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,22 +96,6 @@ def test_the_crib_flushes_and_nobs_in_closed_form_match_every_crib_counted(cards
     seen = {(card.rank, card.suit) for card in six}
     suited = Counter(card.suit for card in unseen)
     assert coach_module._crib_suits(thrown, seen, suited) == counted
-
-
-def brute_totals(six):
-    """(hand sum, min, max, crib sum) of each throw by plain loops over every starter and crib, each
-    counted by hand_total (score_hand's total on every hand: tests/test_totals.py)."""
-    unseen = [card for card in deck() if card not in six]
-    found = {}
-    for throw in combinations(six, 2):
-        keep = [card for card in six if card not in throw]
-        hands = [hand_total(keep, starter) for starter in unseen]
-        crib = 0
-        for starter in unseen:
-            rest = [card for card in unseen if card != starter]
-            crib += sum([hand_total((*throw, a, b), starter, True) for a, b in combinations(rest, 2)])
-        found[throw] = (sum(hands), min(hands), max(hands), crib)
-    return found
 
 
 RANDOM_DEALS = [sorted(random.Random(seed).sample(deck(), 6)) for seed in range(20)]
