@@ -86,7 +86,8 @@ def _runner(command: str | None):
 
         return {"board-template": drawings.board_template, "controls-card": drawings.controls_card,
                 "wiring": drawings.wiring}[command]
-    return {"console": _console, "web": _web, "hub": _hub, "club-network": _club_network}.get(command, _board)
+    return {"console": _console, "web": _web, "hub": _hub, "club-network": _club_network,
+            "first-boot": _first_boot}.get(command, _board)
 
 
 def _console(args) -> int:
@@ -125,6 +126,15 @@ def _club_network(args) -> int:
     except NetworkError as error:
         return fail(f"{PROG} club-network: {error}")
     return 0
+
+
+def _first_boot(args) -> int:
+    """``cribbage-board first-boot``: the card's cribbage-board.toml applied once."""
+    from pathlib import Path
+
+    from .first_boot import first_boot
+
+    return first_boot(Path(args.boot))
 
 
 def _hub(args) -> int:

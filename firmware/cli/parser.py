@@ -238,6 +238,16 @@ def _club_network(parser: argparse.ArgumentParser) -> None:
                         help="the drop-in to write (default /etc/systemd/system/cribbage-board.service.d/club.conf)")
 
 
+def _first_boot(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Apply the SD card's cribbage-board.toml (the image's FAT partition) once, at the first boot: the board's "
+        "sections into /etc/cribbage-board/config.toml, the hostname, time zone, Wi-Fi and SSH keys into the "
+        "system; then overwrite and remove the file, leaving cribbage-board-applied.txt. A mistake changes nothing "
+        "and is written to cribbage-board-error.txt beside it. The image's cribbage-board-first-boot.service runs it.")
+    parser.add_argument("--boot", metavar="FOLDER", default="/boot/firmware",
+                        help="the card's FAT partition (default /boot/firmware)")
+
+
 def _hub(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Keep a club night from the tables' MQTT messages in the hub's own ledger (--state, default hub.sqlite3 in "
@@ -277,6 +287,8 @@ COMMANDS: dict[str, tuple[str, tuple[str, ...], Callable[[argparse.ArgumentParse
             _web),
     "club-network": ("let the installed board's service reach its club's broker, and nothing else",
                      ("config", "set"), _club_network),
+    "first-boot": ("apply the SD card's cribbage-board.toml at the first boot (the Pi image runs it)", (),
+                   _first_boot),
     "hub": ("run a club night's hub: standings, pairings and the /club page from the tables over MQTT", ("state",),
             _hub),
 }
