@@ -20,6 +20,12 @@
 # CRIBBAGE_INSTALL_TARGET=vm runs it on a booted systemd that is not a Pi (the
 # VM of tests/system/test-boot-vm.sh): everything runs for real but the Pi's own
 # steps (the model check, raspi-config, the boot files), which print "skipped: ...".
+# CRIBBAGE_INSTALL_TARGET=image runs it in the root of the Pi image that
+# systemd/build-image.sh makes: as chroot, and the image's recipe (systemd/image/)
+# brings the packages and the boot files' lines, so apt-get and the boot-file
+# edits print "skipped: ..." too.
+# CRIBBAGE_WHEELS names a folder of wheels to install the app from, with no index
+# (the image's arm64 wheels: nothing compiles on the Pi).
 # CRIBBAGE_BOOT_DIR names the folder with config.txt and cmdline.txt when it
 # is neither /boot/firmware (Bookworm, Trixie) nor /boot (older releases).
 #
@@ -166,34 +172,42 @@ main() {
             fi
             echo "install.sh: installing on a $model"
             ;;
-        chroot | vm)
+        chroot | vm | image)
             model=""
             skip "Raspberry Pi model check (/proc/device-tree/model): CRIBBAGE_INSTALL_TARGET=$target"
             ;;
         *)
-            echo "install.sh: CRIBBAGE_INSTALL_TARGET must be pi, vm or chroot, not '$target'" >&2
+            echo "install.sh: CRIBBAGE_INSTALL_TARGET must be pi, vm, chroot or image, not '$target'" >&2
             exit 2
             ;;
     esac
 
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update
-    # gcc and the headers build rpi_ws281x and spidev; polkitd reads the power-off rule.
-    # swig builds lgpio where pip must (see below).
-    apt-get install -y python3-venv python3-dev gcc swig i2c-tools polkitd
-    # gpiozero's pin library: Raspberry Pi OS packages it (python3-lgpio), and
-    # the venv sees it. Plain Debian does not: then pip brings it, a wheel
-    # where PyPI has one (Python 3.11), else built from its sdist; PYPI=1 makes
-    # that build compile the lg library in instead of linking a liblgpio.
-    if apt-cache show python3-lgpio >/dev/null 2>&1; then
-        apt-get install -y python3-lgpio
+    if [ "$target" = image ]; then
+        skip "apt-get: the image's package list (systemd/image/packages) brought what the board needs"
     else
-        echo "install.sh: no python3-lgpio package here (not Raspberry Pi OS): pip installs lgpio"
+        apt-get update
+        # gcc and the headers build rpi_ws281x and spidev; polkitd reads the power-off rule.
+        # swig builds lgpio where pip must (see below).
+        apt-get install -y python3-venv python3-dev gcc swig i2c-tools polkitd
+        # gpiozero's pin library: Raspberry Pi OS packages it (python3-lgpio), and
+        # the venv sees it. Plain Debian does not: then pip brings it, a wheel
+        # where PyPI has one (Python 3.11), else built from its sdist; PYPI=1 makes
+        # that build compile the lg library in instead of linking a liblgpio.
+        if apt-cache show python3-lgpio >/dev/null 2>&1; then
+            apt-get install -y python3-lgpio
+        else
+            echo "install.sh: no python3-lgpio package here (not Raspberry Pi OS): pip installs lgpio"
+        fi
     fi
 
     # SPI (the strip), I2C (the OLED), and a spidev buffer that holds a whole
     # frame in one transfer (4096 bytes by default; see hardware/README.md).
-    if [ "$target" = pi ] && command -v raspi-config >/dev/null; then
+    if [ "$target" = image ]; then
+        skip "config.txt and cmdline.txt: the image's /etc/default/raspi-firmware-custom and raspi-extra-cmdline set them"
+        install -d /etc/modules-load.d
+        echo i2c-dev >/etc/modules-load.d/cribbage-board.conf  # /dev/i2c-1 for the OLED
+    elif [ "$target" = pi ] && command -v raspi-config >/dev/null; then
         if [ "$(raspi-config nonint get_spi)" != 0 ]; then raspi-config nonint do_spi 0; reboot=1; fi
         if [ "$(raspi-config nonint get_i2c)" != 0 ]; then raspi-config nonint do_i2c 0; reboot=1; fi
     else
@@ -211,7 +225,9 @@ main() {
         install -d /etc/modules-load.d
         echo i2c-dev >/etc/modules-load.d/cribbage-board.conf  # /dev/i2c-1 for the OLED
     fi
-    if dir=$(boot_dir); then
+    if [ "$target" = image ]; then
+        :
+    elif dir=$(boot_dir); then
         if cmdline_ensure "$dir/cmdline.txt" spidev.bufsiz=65536; then
             echo "cmdline.txt: set spidev.bufsiz=65536"
             reboot=1
@@ -238,7 +254,11 @@ main() {
 
     # --system-site-packages lets the venv see apt's python3-lgpio.
     [ -x "$prefix/venv/bin/python" ] || python3 -m venv --system-site-packages "$prefix/venv"
-    PYPI=1 "$prefix/venv/bin/pip" install --upgrade "$src"
+    if [ -n "${CRIBBAGE_WHEELS:-}" ]; then
+        "$prefix/venv/bin/pip" install --upgrade --no-index --find-links "$CRIBBAGE_WHEELS" cribbage-board
+    else
+        PYPI=1 "$prefix/venv/bin/pip" install --upgrade "$src"
+    fi
 
     install -d -m 0755 "$(dirname "$system_config")"
     if [ ! -e "$system_config" ]; then
@@ -252,7 +272,7 @@ main() {
                 "then: sudo $prefix/venv/bin/cribbage-board club-network" >&2
     # The web view: the board, history and stats on phones at the table (read-only, on web.port).
     install -m 0644 "$src/systemd/cribbage-board-web.service" /etc/systemd/system/cribbage-board-web.service
-    if [ "$target" != chroot ]; then
+    if [ "$target" != chroot ] && [ "$target" != image ]; then
         systemctl daemon-reload
         systemctl enable cribbage-board.service cribbage-board-web.service
         systemctl restart cribbage-board.service cribbage-board-web.service

@@ -19,7 +19,12 @@ KMOD_BUILD = ROOT / "tests" / "system" / "vm" / "kmod" / "build.sh"
 CLUB_BROKER = ROOT / "systemd" / "club-broker.sh"
 HOME_ASSISTANT = ROOT / "tests" / "system" / "test-home-assistant.sh"
 PHONE_AUDIT = ROOT / "tests" / "system" / "test-phone-audit.sh"
-SCRIPTS = (INSTALL, ARM64, BOOT_VM, VM_AGENT, KMOD_BUILD, DEBIAN_ROOT, CLUB_BROKER, HOME_ASSISTANT, PHONE_AUDIT)
+BUILD_IMAGE = ROOT / "systemd" / "build-image.sh"
+GROW_ROOT = ROOT / "systemd" / "image" / "rootfs" / "usr" / "local" / "sbin" / "cribbage-board-grow-root"
+PI_IMAGE = ROOT / "tests" / "system" / "test-pi-image.sh"
+PI_CHECK = ROOT / "tests" / "system" / "pi" / "check.sh"
+SCRIPTS = (INSTALL, ARM64, BOOT_VM, VM_AGENT, KMOD_BUILD, DEBIAN_ROOT, CLUB_BROKER, HOME_ASSISTANT, PHONE_AUDIT,
+           BUILD_IMAGE, GROW_ROOT, PI_IMAGE, PI_CHECK)
 RULE = ROOT / "systemd" / "50-cribbage-board.rules"
 UNIT = ROOT / "systemd" / "cribbage-board.service"
 WEB_UNIT = ROOT / "systemd" / "cribbage-board-web.service"
@@ -50,10 +55,10 @@ def shell(function: str, *args: str, env: dict | None = None) -> subprocess.Comp
 
 
 def test_install_scripts_parse():
-    """install.sh, club-broker.sh, the arm64, VM, Home Assistant and phone audit checks (and the VM's guest side)
-    pass bash -n."""
+    """install.sh, club-broker.sh, build-image.sh and its grow-root, the arm64, VM, Pi image, Home Assistant and
+    phone audit checks (and the VM's and Pi image's guest sides) pass bash -n (grow-root: sh -n)."""
     for script in SCRIPTS:
-        result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+        result = subprocess.run(["sh" if script == GROW_ROOT else "bash", "-n", str(script)], capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
 
 
@@ -154,7 +159,7 @@ def test_install_refuses_an_unknown_target_in_one_line():
                             env={**os.environ, "CRIBBAGE_INSTALL_TARGET": "laptop"})
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.splitlines()) == 1
-    assert ("pi, vm or chroot" in result.stderr) if os.geteuid() == 0 else ("run as root" in result.stderr)
+    assert ("pi, vm, chroot or image" in result.stderr) if os.geteuid() == 0 else ("run as root" in result.stderr)
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or Path("/proc/device-tree/model").exists(),
