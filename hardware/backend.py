@@ -17,7 +17,7 @@ from .display import Display, DisplaySettings, MockDisplay, open_display
 from .errors import HardwareError
 from .inputs import Controls, InputPins, MockControls
 from .leds import LedStrip, MockStrip, StripSettings, open_strip
-from .model import pi_model
+from .model import pi_model, revision_for_model
 from .power import power_off
 
 ENV_VAR = "CRIBBAGE_BACKEND"
@@ -68,6 +68,38 @@ class PiBackend(Backend):
     name = "real"
     physical = True
     powers_off = True
+    _pin_factory = None
+
+    def pin_factory(self):
+        """gpiozero's own choice of pin library (None), unless the kernel gives no board revision, which
+        gpiozero needs: then lgpio with the revision of the device tree's model (Debian's kernel)."""
+        if self._pin_factory is None:
+            from gpiozero.exc import PinUnknownPi
+            from gpiozero.pins.local import get_pi_revision
+
+            try:
+                get_pi_revision()
+                return None
+            except PinUnknownPi:
+                revision = revision_for_model(pi_model())
+                if revision is None:
+                    return None
+            except OSError:
+                return None
+            try:
+                from gpiozero.pins.lgpio import LGPIOFactory
+            except ImportError:
+                return None
+
+            class ModelRevisionFactory(LGPIOFactory):
+                def _get_revision(self):
+                    return revision
+
+            try:
+                self._pin_factory = ModelRevisionFactory()
+            except Exception:  # lgpio's own error type: gpiozero's choice then says what is wrong, in words
+                return None
+        return self._pin_factory
 
     def open_strip(self, settings: StripSettings, count: int) -> LedStrip:
         """The strip with the driver the settings name (auto: spi, see hardware.model)."""
@@ -84,7 +116,7 @@ class PiBackend(Backend):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", PinFactoryFallback)
             try:
-                return Controls(pins)
+                return Controls(pins, pin_factory=self.pin_factory())
             except HardwareError as error:
                 fallbacks = [str(w.message) for w in caught if issubclass(w.category, PinFactoryFallback)]
                 if not fallbacks:
@@ -92,7 +124,7 @@ class PiBackend(Backend):
                 raise HardwareError(f"{error} ({fallbacks[0]}): on a Pi, pip install lgpio in the venv") from None
 
     def open_buzzer(self, pin: int) -> Buzzer:
-        return TonalBuzzer(pin)
+        return TonalBuzzer(pin, pin_factory=self.pin_factory())
 
     def power_off(self) -> None:
         power_off()

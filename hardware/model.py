@@ -61,3 +61,26 @@ def led_driver_for(model: str | None) -> tuple[str, str]:
     if problem:
         return "spi", f"{model}: spi, the only driver here (rpi_ws281x does not support this board)"
     return "spi", f'{model}: spi ({why}); leds.driver = "ws281x" uses rpi_ws281x instead'
+
+
+# A revision code for each model whose header the image serves, for a kernel that gives none (Debian's
+# own kernel: no /system/linux,revision in the device tree without the firmware's, no Revision in
+# /proc/cpuinfo on arm64). gpiozero reads the header's layout from it; every 40-pin model has the same.
+MODEL_REVISIONS = (
+    ("Raspberry Pi 3 Model B Plus", 0xA020D3),
+    ("Raspberry Pi 3 Model A Plus", 0x9020E0),
+    ("Raspberry Pi 3 Model B", 0xA02082),
+    ("Raspberry Pi Zero 2 W", 0x902120),
+    ("Raspberry Pi Compute Module 3 Plus", 0xA02100),
+    ("Raspberry Pi 4 Model B", 0xC03111),
+    ("Raspberry Pi 400", 0xC03130),
+    ("Raspberry Pi Compute Module 4", 0xA03140),
+)
+
+
+def revision_for_model(model: str | None) -> int | None:
+    """A revision code for ``model`` (the device tree's model string), None for a model not listed."""
+    for prefix, revision in MODEL_REVISIONS:
+        if model and model.startswith(prefix):
+            return revision
+    return None
