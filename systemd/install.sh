@@ -246,6 +246,11 @@ main() {
     fi
 
     make_users
+    # The devices for those groups: Raspberry Pi OS's udev rules do it there, plain Debian's do not.
+    install -D -m 0644 "$src/systemd/cribbage-board-devices.rules" /etc/udev/rules.d/60-cribbage-board-devices.rules
+    if [ "$target" = pi ] || [ "$target" = vm ]; then
+        { udevadm control --reload && udevadm trigger --subsystem-match=spidev --subsystem-match=gpio --subsystem-match=i2c-dev; } || true
+    fi
 
     # The board's "Shut down" runs `systemctl --no-ask-password poweroff` as
     # this user; logind asks polkit, and this rule says yes for that user only.
