@@ -1,13 +1,9 @@
 """The card's first boot: ``cribbage-board first-boot`` (:func:`first_boot`).
 
-The image's FAT partition carries ``cribbage-board.toml``, which a builder edits on any
-computer before the card goes in: the board's own sections (``[game]``, ``[club]``, ...), and
-``[system]`` (hostname, time zone), ``[wifi]`` (name, password, country) and ``[ssh]`` (a user
-and public keys; no key, no SSH). :func:`read_card` checks it whole; :func:`apply` writes the
-board's config and the system's settings under a root folder, and says which commands to run;
-then the file is overwritten and removed from the card, and a note of what was set, without
-secrets, is left in its place. A file with a mistake changes nothing: the mistake is written
-beside it, in one line, for the builder to mend.
+``cribbage-board.toml`` on the image's FAT partition holds the board's sections and ``[system]``,
+``[wifi]`` and ``[ssh]``. :func:`read_card` checks it whole, :func:`apply` writes what it says under
+a root folder and returns the commands to run; then the file is overwritten and removed, and a note
+without secrets is left. A file with a mistake changes nothing: the mistake is written beside it.
 """
 
 from __future__ import annotations
