@@ -18,8 +18,8 @@
 #   wheels  the app's dependencies as arm64 wheels, built in a copy of that root
 #           with gcc (which the image never gets), kept as wheels-KEY/;
 #   image   this tree's wheel, the install, the settings, and the two file systems,
-#           made again each time: the same tree on the same cached root gives the
-#           same bytes (SOURCE_DATE_EPOCH: the tree's last commit; fixed UUIDs).
+#           made again each time, every file's time clamped to the tree's last commit
+#           (SOURCE_DATE_EPOCH) and fixed UUIDs (ext4's inode change times still differ).
 # DEBIAN_MIRROR names the archive (a snapshot.debian.org/archive/debian/TIME address
 # pins every package); the manifest of package versions is written beside the image.
 # Run as root on an amd64 or arm64 Debian or Ubuntu host.
@@ -235,8 +235,8 @@ ln -s ../run/systemd/resolve/stub-resolv.conf "$root/etc/resolv.conf"
 rm -rf "$root"/tmp/* "$root"/var/tmp/* "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin \
     "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/debconf/*-old "$root"/var/lib/dpkg/*-old \
     "$root"/root/.cache "$root"/var/log/*.log "$root"/var/log/apt/* "$root"/var/log/journal "$root"/var/cache/ldconfig/aux-cache
-# Every time to the tree's last commit, then the app's bytecode made for those times, so the same tree
-# gives the same bytes.
+# Every time to the tree's last commit, then the app's bytecode made for those times, so that the same
+# tree gives the same files.
 find "$root" -newermt "@$SOURCE_DATE_EPOCH" -print0 | xargs -0r touch -h -d "@$SOURCE_DATE_EPOCH"
 chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin /opt/cribbage-board/venv/bin/python -m compileall -q \
     -x '/(tests?|test_[^/]*)/' /opt/cribbage-board/venv/lib >/dev/null || true
