@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hardware.tomlfile import TomlFileError, read_toml
+from ledger.files import replace_durably, sync_folder
 from scorer.errors import CribbageBoardError
 
 from ..config import load_config
@@ -169,15 +170,10 @@ def wpa_supplicant_conf(settings: CardSettings) -> str:
     return "\n".join(lines + ["}"]) + "\n"
 
 
-def _write(path: Path, text: str, mode: int = 0o644) -> None:
+def _write(path: Path, text: str, mode: int | None = 0o644) -> None:
+    """``text`` as the whole of ``path``, durably, its folder made if need be (``mode`` None: the mount's)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    part = path.with_name(path.name + ".part")
-    with open(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "w", encoding="utf-8") as out:
-        out.write(text)
-        out.flush()
-        os.fsync(out.fileno())
-    os.chmod(part, mode)
-    os.replace(part, path)
+    replace_durably(path, text.encode("utf-8"), mode)
 
 
 def apply(settings: CardSettings, root: Path) -> list[list[str]]:
@@ -242,16 +238,12 @@ def remove_card_file(path: Path) -> None:
         out.flush()
         os.fsync(out.fileno())
     path.unlink()
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+    sync_folder(path.parent)
 
 
 def write_note(boot: Path, name: str, lines: list[str]) -> None:
-    """A short file for the builder on the card's FAT partition."""
-    _write(boot / name, "\r\n".join(lines) + "\r\n")
+    """A short file for the builder on the card's FAT partition (its permissions are the mount's)."""
+    _write(boot / name, "\r\n".join(lines) + "\r\n", None)
 
 
 def first_boot(boot: Path, root: Path = Path("/"), run=None) -> int:
@@ -270,13 +262,8 @@ def first_boot(boot: Path, root: Path = Path("/"), run=None) -> int:
         write_note(boot, ERROR_FILE, [message, "Nothing was changed. Mend the file on any computer, then boot again."])
         print(message, flush=True)
         return 1
-    failed = []
-    for command in apply(settings, root):
-        if run(command) != 0:
-            failed.append(" ".join(command))
-    for command in ssh_on(settings, root):
-        if run(command) != 0:
-            failed.append(" ".join(command))
+    failed = [" ".join(command) for command in apply(settings, root) if run(command) != 0]
+    failed += [" ".join(command) for command in ssh_on(settings, root) if run(command) != 0]  # after the user exists
     remove_card_file(card)
     (boot / ERROR_FILE).unlink(missing_ok=True)
     lines = [f"{CARD_FILE} was applied at the first boot and removed from the card (its secrets with it):",
