@@ -60,6 +60,37 @@ class Backend:
         return f"{type(self).__name__}({self.source!r}, {self.message!r})"
 
 
+def model_revision_factory():
+    """lgpio's pin factory with the board revision of the device tree's model, for a kernel that gives
+    gpiozero none (Debian's own); None where gpiozero finds the revision itself, off a Pi, or without lgpio."""
+    from gpiozero.exc import PinUnknownPi
+    from gpiozero.pins.local import get_pi_revision
+
+    try:
+        get_pi_revision()
+        return None
+    except PinUnknownPi:
+        pass
+    except OSError:
+        return None
+    revision = revision_for_model(pi_model())
+    if revision is None:
+        return None
+    try:
+        from gpiozero.pins.lgpio import LGPIOFactory
+    except ImportError:
+        return None
+
+    class ModelRevisionFactory(LGPIOFactory):
+        def _get_revision(self):
+            return revision
+
+    try:
+        return ModelRevisionFactory()
+    except Exception:  # lgpio's own error type: gpiozero's choice then says what is wrong, in words
+        return None
+
+
 class PiBackend(Backend):
     """The Raspberry Pi's own devices: the strip through spidev or rpi_ws281x, the OLED
     through luma, buttons and encoder through gpiozero's pins, a PWM buzzer, and a
@@ -71,34 +102,10 @@ class PiBackend(Backend):
     _pin_factory = None
 
     def pin_factory(self):
-        """gpiozero's own choice of pin library (None), unless the kernel gives no board revision, which
-        gpiozero needs: then lgpio with the revision of the device tree's model (Debian's kernel)."""
+        """gpiozero's own choice of pin library (None), unless the kernel gives no board revision: then
+        lgpio with the revision of the device tree's model (:func:`model_revision_factory`), made once."""
         if self._pin_factory is None:
-            from gpiozero.exc import PinUnknownPi
-            from gpiozero.pins.local import get_pi_revision
-
-            try:
-                get_pi_revision()
-                return None
-            except PinUnknownPi:
-                revision = revision_for_model(pi_model())
-                if revision is None:
-                    return None
-            except OSError:
-                return None
-            try:
-                from gpiozero.pins.lgpio import LGPIOFactory
-            except ImportError:
-                return None
-
-            class ModelRevisionFactory(LGPIOFactory):
-                def _get_revision(self):
-                    return revision
-
-            try:
-                self._pin_factory = ModelRevisionFactory()
-            except Exception:  # lgpio's own error type: gpiozero's choice then says what is wrong, in words
-                return None
+            self._pin_factory = model_revision_factory()
         return self._pin_factory
 
     def open_strip(self, settings: StripSettings, count: int) -> LedStrip:
