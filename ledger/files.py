@@ -53,7 +53,17 @@ def replace_durably(path: str | os.PathLike[str], data: bytes, mode: int | None 
 
 
 def sync_folder(folder: str | os.PathLike[str]) -> None:
-    """fsync a folder, so that the names made, renamed or removed in it are on the disk."""
+    """fsync a folder, so that the names made, renamed or removed in it are on the disk.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "secret.toml")
+    ...     open(path, "w").close()
+    ...     os.remove(path)
+    ...     sync_folder(folder)
+    ...     print(os.listdir(folder))
+    []
+    """
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(fd)
