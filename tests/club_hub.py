@@ -69,6 +69,14 @@ class HubProcess:
             self.base = f"http://127.0.0.1:{self.port}"
         raise AssertionError(f"the hub found no free port in 5 tries: {self.log()}")
 
+    def subscribed(self) -> "HubProcess":
+        """Wait until this start's hub has subscribed to the tables (its journal says it is connected):
+        a table's QoS 1 message sent before that is the broker's to drop, the hub having no session yet."""
+        wait_for(lambda: "connected to" in (self.folder / f"hub-{self.starts}.err").read_text(errors="replace")
+                 or self.process.poll() is not None, f"the hub did not connect: {self.log()}")
+        self.answers()
+        return self
+
     def answers(self) -> bool:
         if self.process.poll() is not None:
             raise AssertionError(f"the hub stopped ({self.process.returncode}): {self.log()}")

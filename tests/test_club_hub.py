@@ -305,6 +305,7 @@ def test_the_events_stream_sends_the_standings_when_a_result_comes(tmp_path, bro
     """/club/events: the whole live part at once, then only what changed: the new standings after a game,
     put in place by the rows' keys, give the standings the API gives."""
     with HubProcess(tmp_path / "hub", broker.url, "--players", PLAYERS, "--tables", "1,2") as hub:
+        hub.subscribed()
         stream = urllib.request.urlopen(hub.base + "/club/events", timeout=CEILING_S)
         table = Table(broker.port, "1")
         try:

@@ -93,7 +93,7 @@ def test_a_game_line_the_hub_refuses_is_told_to_the_table_and_listed_for_the_dir
     the board stops sending them; conflicts and held list the game with its table and what makes it
     count. At 40-character names the result is kept, held as waiting for a line that never comes, and
     accept counts it."""
-    hub = HubProcess(tmp_path / "hub", broker.url, console=True).start()
+    hub = HubProcess(tmp_path / "hub", broker.url, console=True).start().subscribed()
     listener = Listener(broker, f"cribbage/{CLUB}/table/+/kept")
     table = Table(broker.port, "1")
     try:

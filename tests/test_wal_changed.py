@@ -160,7 +160,7 @@ def _other_night(hub: HubLedger) -> None:
 def test_a_changed_wal_under_the_hub_loses_no_acknowledged_entry(tmp_path, broker, how, stop):
     """A table's 20 entries kept, the hub's -wal changed, 10 more sent: the hub says in its journal where its
     ledger is whole and keeps nothing more; stopped or killed, started again, it has the 20."""
-    hub = HubProcess(tmp_path / "hub", broker.url, "--tables", "1").start()
+    hub = HubProcess(tmp_path / "hub", broker.url, "--tables", "1").start().subscribed()
     table = Table(broker.port, "1")
     try:
         for seq in range(20):
