@@ -48,7 +48,7 @@
   }
 
   // The views: the scoring keys, check my count, which two to throw, and the game and this phone;
-  // one shows at a time, the glance above them all.
+  // one shows at a time, the glance above them all. The page comes showing the scoring keys.
   var views = root.querySelectorAll("button[data-view]"), sections = root.querySelectorAll("[data-shows]");
   function showView(view) {
     for (var i = 0; i < views.length; i++) views[i].setAttribute("aria-pressed", views[i].getAttribute("data-view") === view ? "true" : "false");
@@ -371,5 +371,5 @@
     }
   });
   if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(function () {});
-  showState(); showDial(); refreshPick(); coachSide(); refreshCoach(); keepAwake(); showView("score");
+  showState(); showDial(); refreshPick(); coachSide(); refreshCoach(); keepAwake();
 })();
