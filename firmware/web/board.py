@@ -119,7 +119,8 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]], tal
         return (q[0] - x0) * pitch, (q[1] - y0) * pitch
 
     drawn = sides[:len(geometry.tracks)]
-    tracks = [{"name": side["name"], "side": t % len(COLOURS), "holes": [at(p) for p in geometry.tracks[t]],
+    tracks = [{"name": side["name"], "side": t % len(COLOURS),
+               "holes": _holes_path([at(p) for p in geometry.tracks[t]], hole_r),
                "start": at(geometry.starts[t]) if geometry.starts[t] else None} for t, side in enumerate(drawn)]
     marks = [mark for score, label in lines if (mark := _skunk_mark(geometry, len(sides), at, score, label, target,
                                                                      width, tall))]
@@ -144,6 +145,12 @@ def board_svg(state: dict, geometry: Geometry, lines: list[tuple[int, str]], tal
         "hole_r": hole_r, "tracks": tracks, "marks": marks, "game_hole": (gx, gy), "won": state.get("winner") is not None,
         "target": target, "target_at": (gx, gy - 8) if tall else (gx, gy + 12), "colours": COLOURS, "sides": pegs,
     })
+
+
+def _holes_path(centres: list[tuple[float, float]], r: float) -> str:
+    """One SVG path of a track's holes, each a circle of radius ``r`` drawn as two arcs: one element
+    a track for the page to lay out and paint, not one a hole."""
+    return "".join(f"M{x - r:.1f} {y:.1f}a{r} {r} 0 1 0 {2 * r:.1f} 0a{r} {r} 0 1 0 {-2 * r:.1f} 0" for x, y in centres)
 
 
 def _skunk_mark(geometry: Geometry, sides: int, at, score: int, label: str, target: int, width: float,
