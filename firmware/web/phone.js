@@ -288,8 +288,6 @@
   // ---- this phone: keep the screen on, say entries aloud, unpair ----
   var awake = document.getElementById("awake"), awakeNote = document.getElementById("awake-note"), lock = null;
   var speak = document.getElementById("speak");
-  awake.checked = localStorage.getItem("cribbage-awake") !== "off";
-  speak.checked = localStorage.getItem("cribbage-speak") === "on";
   // Where the page has no Wake Lock API (plain http, as at the table), a silent video kept playing keeps
   // the screen on; browsers let it play once the player has tapped the page, so each tap tries again.
   var video = null;
@@ -370,6 +368,14 @@
       else speakEntry(n);
     }
   });
-  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(function () {});
-  showState(); showDial(); refreshPick(); coachSide(); refreshCoach(); keepAwake();
+  showState(); showDial(); refreshPick(); coachSide(); refreshCoach();
+  // What drawing the page does not need comes in a task of its own, after this one: this phone's settings
+  // (localStorage's first read waits on the browser), keeping the screen on, the service worker. A setting
+  // changed before then is already stored.
+  setTimeout(function () {
+    awake.checked = localStorage.getItem("cribbage-awake") !== "off";
+    speak.checked = localStorage.getItem("cribbage-speak") === "on";
+    keepAwake();
+    if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(function () {});
+  }, 0);
 })();
