@@ -120,6 +120,39 @@ def test_the_keypad_refuses_past_29_and_the_page_asks_before_it_unpairs_or_start
     assert table.board.board.controller.phones.paired_seats() == set()
 
 
+def test_the_dial_empties_as_its_number_is_sent_and_a_refused_number_comes_back(table, browser):
+    """With 400 ms of latency, 6 then Peg then 4 before the board answers: the 4 starts the next
+    number (not "64", refused), the board takes the 6; a hand of 25, which no hand scores, is refused
+    in the board's words and its 25 is back on the dial."""
+    browser.set_window_size(*PHONE)
+    browser.get(table.show_pairing(1))
+    tap(browser, ".pair button")
+    wait_for(browser, lambda d: "live-dot on" in d.page_source)
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 400, "downloadThroughput": -1, "uploadThroughput": -1})
+    try:
+        tap(browser, 'button[data-digit="6"]')
+        tap(browser, 'button[data-act="peg"]:not([data-points])')
+        tap(browser, 'button[data-digit="4"]')
+        assert browser.find_element("id", "answer").text == "Sending\u2026"  # the board has not answered yet
+        assert browser.find_element("id", "dial").text == "4"
+        answer(browser, "Blue peg 6")
+        assert browser.find_element("id", "dial").text == "4"
+        tap(browser, 'button[data-digit="clear"]')
+        tap(browser, 'button[data-digit="2"]')
+        tap(browser, 'button[data-digit="5"]')
+        tap(browser, 'button[data-act="hand"]')
+        assert browser.find_element("id", "dial").text == "0"
+        wait_for(browser, lambda d: "refused" in d.find_element("id", "answer").get_attribute("class"))
+        assert browser.find_element("id", "dial").text == "25"
+        assert "25" in browser.find_element("id", "answer").text, browser.find_element("id", "answer").text
+    finally:
+        browser.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    assert table.board.board.controller.game.state.scores == (0, 6)
+
+
 def test_each_entry_is_spoken_once_by_its_seats_phone_with_its_own_breakdown(table, browser):
     """With "Say each entry aloud" on and 400 ms of latency: Blue's hand, tapped on Blue's phone, is not
     spoken by Red's; Red's checked count is spoken once, by Red's phone, with its own breakdown."""
@@ -290,8 +323,8 @@ def test_a_whole_game_is_scored_from_two_phones_in_at_most_83_taps(table):
                        EntryKind.CRIB: 'button[data-act="crib"]'}[entry.kind])
             rules.push(entry)
             wait_for(driver, lambda d: len(table.ledger_lines()) == made + 1)
-            assert "refused" not in driver.find_element("id", "answer").get_attribute("class"), \
-                driver.find_element("id", "answer").text
+            said = wait_for(driver, lambda d: (shown := d.find_element("id", "answer")).text != "Sending\u2026" and shown)
+            assert "refused" not in said.get_attribute("class"), said.text
         game = table.board.board.controller.game
         assert game.is_over and game.state.scores == rules.state.scores
         wait_for(driver, lambda d: d.find_element("id", "status").text == "Red won. Next: New game, under More")

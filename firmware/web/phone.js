@@ -118,10 +118,15 @@
     if (act === null) return;
     var question = button.getAttribute("data-confirm");
     if (question && !window.confirm(question)) return;
-    var points = button.hasAttribute("data-points") ? Number(button.getAttribute("data-points")) : Number(dial || 0);
-    if ((act === "hand" || act === "crib") && dial === "19") points = 0;  // nineteen: a hand of no points
-    if (["heels", "undo", "redo", "go", "new-game", "new-match"].indexOf(act) >= 0) points = 0;
-    send(act, points, function () { if (!button.hasAttribute("data-points")) { dial = ""; showDial(); } });
+    var fixed = button.hasAttribute("data-points");
+    var fromDial = !fixed && ["heels", "undo", "redo", "go", "new-game", "new-match"].indexOf(act) < 0;
+    var points = fixed ? Number(button.getAttribute("data-points")) : fromDial ? Number(dial || 0) : 0;
+    if (fromDial && (act === "hand" || act === "crib") && dial === "19") points = 0;  // nineteen: a hand of no points
+    // The dial is emptied as its number is sent, so a fast next digit starts the next number; refused,
+    // the number comes back to the dial if nothing was typed since.
+    var sent = dial;
+    if (fromDial) { dial = ""; showDial(); }
+    send(act, points, null, function () { if (fromDial && dial === "") { dial = sent; showDial(); } });
   });
 
   // ---- check my count: the hand, then the starter, on a card grid ----
