@@ -19,7 +19,7 @@
 #           with gcc (which the image never gets), kept as wheels-KEY/;
 #   image   this tree's wheel, the install, the settings, and the two file systems,
 #           made again each time, every file's time clamped to the tree's last commit
-#           (SOURCE_DATE_EPOCH) and fixed UUIDs (ext4's inode change times still differ).
+#           (SOURCE_DATE_EPOCH, change times too) and fixed UUIDs.
 # DEBIAN_MIRROR names the archive (a snapshot.debian.org/archive/debian/TIME address
 # pins every package); the manifest of package versions is written beside the image.
 # Run as root on an amd64 or arm64 Debian or Ubuntu host.
@@ -242,6 +242,31 @@ chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin /opt/cribbage-board/venv/bin/p
     -x '/(tests?|test_[^/]*)/' /opt/cribbage-board/venv/lib >/dev/null || true
 find "$root" -newermt "@$SOURCE_DATE_EPOCH" -print0 | xargs -0r touch -h -d "@$SOURCE_DATE_EPOCH"
 
+# mkfs.ext4 -d copies each file's change time, which only the kernel sets (to when this host unpacked
+# it), and its access time (moved by a read since the clamp, compileall's): every inode in use (all
+# but the free ones dumpe2fs lists) gets SOURCE_DATE_EPOCH for both.
+clamp_change_times() {  # EXT4_IMAGE
+    local ext=$1
+    dumpe2fs "$ext" 2>/dev/null | awk -v when="@$SOURCE_DATE_EPOCH" '
+        /^Inodes per group:/ { per = $4 }
+        /^Group [0-9]+:/ { group = substr($2, 1, length($2) - 1) + 0 }
+        /^  Free inodes:/ {
+            split("", free)
+            n = split(substr($0, index($0, ":") + 2), ranges, ", ")
+            for (i = 1; i <= n; i++) {
+                if (ranges[i] == "") continue
+                m = split(ranges[i], ends, "-")
+                for (k = ends[1] + 0; k <= ends[m] + 0; k++) free[k] = 1
+            }
+            for (k = group * per + 1; k <= (group + 1) * per; k++)
+                if (!(k in free)) print "set_inode_field <" k "> ctime " when "\nset_inode_field <" k "> atime " when
+        }' >"$work/ctimes"
+    [ -s "$work/ctimes" ] || fail "dumpe2fs listed no inode in use in $ext"
+    E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH debugfs -w -f "$work/ctimes" "$ext" >/dev/null 2>"$work/ctimes.log" ||
+        { cat "$work/ctimes.log"; fail "debugfs could not set the change times"; }
+    ! grep -v '^debugfs [0-9.]* (' "$work/ctimes.log" || fail "debugfs refused a change time"
+}
+
 # --- The card: a FAT partition (the firmware's folder) and the ext4 root, on an MBR.
 say "image: the file systems"
 fat_mib=192  # room for two kernels with their initrds while an upgrade runs (about 70 MB each), and the firmware
@@ -257,6 +282,7 @@ ext=$work/root.img
 E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L RASPIROOT -U 5241535f-524f-4f54-8000-435249424247 \
     -E hash_seed=5241535f-524f-4f54-8000-435249424247,root_owner=0:0 -T default -d "$root" "$ext" "${root_mib}M" ||
     fail "mkfs.ext4 -d"
+clamp_change_times "$ext"
 img=$work/$name
 truncate -s "$((4 + fat_mib + root_mib))M" "$img"
 sfdisk --quiet "$img" <<PARTS
