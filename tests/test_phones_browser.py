@@ -197,7 +197,8 @@ def in_view(driver, element_id: str) -> bool:
 def test_every_score_and_the_boards_answer_stay_in_view_at_390x844(table, browser):
     """The first screen shows each side's name and score with whose count is next; scrolled to the
     bottom of the keys, they and the board's answer are still on screen; check my count is a view of
-    its own, and Peg it's answer shows without scrolling."""
+    its own, and Peg it's answer shows without scrolling. The board under the keys keeps its own
+    cards for the sides (the glance's style is the glance's alone)."""
     blue = table.pair(1)
     assert blue.enter("peg", 5)[1]["text"] == "Blue peg 5"
     browser.set_window_size(*PHONE)
@@ -209,6 +210,10 @@ def test_every_score_and_the_boards_answer_stay_in_view_at_390x844(table, browse
     assert [(kind, " ".join(text.split())) for kind, text in sides] == [("mine", "Red 0"), ("", "Blue 5")]
     assert in_view(browser, "sides") and in_view(browser, "status") and "Next count: Blue hand" in \
         browser.find_element("id", "status").text
+    cards = browser.execute_script(  # the board below keeps its own cards, side by side, a line of words each
+        "return Array.from(document.querySelectorAll('#live .side')).map(s => "
+        "[s.getBoundingClientRect().width, s.querySelector('.sub').getBoundingClientRect().height])")
+    assert len(cards) == 2 and all(width >= 150 and height < 60 for width, height in cards), cards
     browser.execute_script("window.scrollTo(0, document.body.scrollHeight)")
     assert in_view(browser, "sides") and in_view(browser, "answer")
     tap(browser, 'button[data-view="count"]')
