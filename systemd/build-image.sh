@@ -235,9 +235,10 @@ ln -s ../run/systemd/resolve/stub-resolv.conf "$root/etc/resolv.conf"
 rm -rf "$root"/tmp/* "$root"/var/tmp/* "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin \
     "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/debconf/*-old "$root"/var/lib/dpkg/*-old \
     "$root"/root/.cache "$root"/var/log/*.log "$root"/var/log/apt/* "$root"/var/log/journal "$root"/var/cache/ldconfig/aux-cache
-# Every time to the tree's last commit, then the app's bytecode made for those times, so that the same
-# tree gives the same files.
+# Every time to the tree's last commit, then the app's bytecode made again for those times (what pip
+# compiled as it installed names the times before: none kept), so that the same tree gives the same files.
 find "$root" -newermt "@$SOURCE_DATE_EPOCH" -print0 | xargs -0r touch -h -d "@$SOURCE_DATE_EPOCH"
+find "$root/opt/cribbage-board/venv" -name __pycache__ -prune -exec rm -rf {} +
 chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin /opt/cribbage-board/venv/bin/python -m compileall -q \
     -x '/(tests?|test_[^/]*)/' /opt/cribbage-board/venv/lib >/dev/null || true
 find "$root" -newermt "@$SOURCE_DATE_EPOCH" -print0 | xargs -0r touch -h -d "@$SOURCE_DATE_EPOCH"
@@ -276,6 +277,7 @@ mkfs.fat -F 32 --invariant -i 43524942 -n RASPIFIRM "$fat" >/dev/null
 (cd "$root/boot/firmware" && find . -mindepth 1 -maxdepth 1 -printf '%P\n' | LC_ALL=C sort |
     while IFS= read -r entry; do MTOOLS_SKIP_CHECK=1 mcopy -s -p -m -i "$fat" "$entry" ::; done)
 rm -rf "${root:?}"/boot/firmware/* "${root:?}"/boot/firmware/.[!.]* 2>/dev/null || true
+touch -d "@$SOURCE_DATE_EPOCH" "$root/boot/firmware"  # emptied: its own time moved
 used_mib=$(du -s -B1M --apparent-size "$root" | cut -f1)
 root_mib=$(( (used_mib + used_mib / 20 + 64 + 3) / 4 * 4 ))  # small: the first boot grows it to the card
 ext=$work/root.img
