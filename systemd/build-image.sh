@@ -197,8 +197,9 @@ install -m 0644 "$recipe/cribbage-board.toml" "$root/boot/firmware/cribbage-boar
 mkdir -p "$root/tmp/wheels" "$root/tmp/src"
 cp "$wheels"/*.whl "$app_wheel" "$root/tmp/wheels/"
 git -C "$src" ls-files -co --exclude-standard -z | tar -C "$src" --null -T - -cf - | tar -C "$root/tmp/src" -xf -
+# SOURCE_DATE_EPOCH: useradd's day of the last password change in /etc/shadow is the commit's, not today's.
 in_root "$root" env CRIBBAGE_INSTALL_TARGET=image CRIBBAGE_WHEELS=/tmp/wheels PIP_NO_COMPILE=1 \
-    bash /tmp/src/systemd/install.sh >"$work/install.log" 2>&1 || { tail -n 30 "$work/install.log"; fail "install.sh failed in the image"; }
+    SOURCE_DATE_EPOCH="$SOURCE_DATE_EPOCH" bash /tmp/src/systemd/install.sh >"$work/install.log" 2>&1 || { tail -n 30 "$work/install.log"; fail "install.sh failed in the image"; }
 grep '^skipped: ' "$work/install.log" || true
 in_root "$root" systemctl enable cribbage-board-first-boot.service cribbage-board-grow-root.service \
     systemd-networkd.service systemd-resolved.service systemd-timesyncd.service >/dev/null 2>&1
