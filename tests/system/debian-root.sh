@@ -51,10 +51,10 @@ in_root() {  # Run a command in the root with a clean environment (and the host'
         HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "${pip_env[@]}" "$@"
 }
 
-host_packages() {  # PACKAGE...: apt-get install those the host lacks.
+host_packages() {  # PACKAGE[=VERSION]...: apt-get install those the host lacks (at VERSION, if given).
     local pkg missing=()
     for pkg in "$@"; do
-        dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+        dpkg -s "${pkg%%=*}" >/dev/null 2>&1 || missing+=("$pkg")
     done
     if [ ${#missing[@]} -gt 0 ]; then
         say "installing ${missing[*]}"

@@ -123,8 +123,7 @@ case $arch in
         # qemu-system-x86 of the installed qemu-system-common's version: test-pi-image.sh may have
         # brought that from bookworm-backports, and apt refuses bookworm's own qemu-system-x86 beside it.
         qemu_common=$(dpkg-query -W -f='${Status} ${Version}' qemu-system-common 2>/dev/null | sed -n 's/^install ok installed //p')
-        dpkg -s qemu-system-x86 >/dev/null 2>&1 || host_packages "qemu-system-x86${qemu_common:+=$qemu_common}"
-        host_packages debootstrap qemu-utils e2fsprogs
+        host_packages "qemu-system-x86${qemu_common:+=$qemu_common}" debootstrap qemu-utils e2fsprogs
         ;;
     arm64)
         packages+=,linux-image-arm64
